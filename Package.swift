@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ucube",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ucube", targets: ["ucube"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // OpenSSL's libcrypto (Debian: libssl-dev) for the TDES primitive; no cipher is written by hand.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
+        .target(name: "UCubeProtocol", swiftSettings: strict),
+        // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto.
+        .target(name: "UCubeCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
+        // I/O: transports and the RPC client actor.
+        .target(
+            name: "UCubeLink",
+            dependencies: [
+                "UCubeProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // A uCube Touch peer: reuses the pure layers, never the driver's client.
+        .target(
+            name: "UCubeSimulator",
+            dependencies: [
+                "UCubeProtocol", "UCubeCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "ucube",
+            dependencies: [
+                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "UCubeProtocolTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
+        .testTarget(name: "UCubeCryptoTests", dependencies: ["UCubeCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "UCubeLinkTests",
+            dependencies: ["UCubeLink", "UCubeSimulator", "UCubeCrypto", "UCubeProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
+        .testTarget(name: "ucubeTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,7 @@
+#ifndef UCUBE_CLIBCRYPTO_SHIM_H
+#define UCUBE_CLIBCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/err.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#endif

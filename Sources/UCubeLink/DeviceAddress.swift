@@ -1,0 +1,78 @@
+import UCubeProtocol
+
+/// Where a terminal is: the `--device` grammar (ARCHITECTURE.md "The command line").
+public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The built-in simulator, in process.
+    case simulator
+    /// Raw frames over TCP (spec §3.4), e.g. another `ucube simulate --listen`.
+    case tcp(host: String, port: Int)
+    /// A serial or RFCOMM device file, or a pseudo-terminal.
+    case serial(path: String)
+    /// A uCube Touch over BLE, by address or advertised name.
+    case ble(String)
+    /// A terminal remembered by `ucube connect`, by name.
+    case remembered(String)
+
+    /// Default TCP port of the simulator (PROJECT CHOICE, spec §3.4).
+    public static let defaultTCPPort = 5000
+
+    /// Parses `sim`, `tcp://host:port`, `serial:///dev/rfcomm0`, `ble://…`, or a remembered name.
+    public init(parsing text: String) throws(LinkError) {
+        if text == "sim" || text == "simulator" {
+            self = .simulator
+        } else if text.hasPrefix("tcp://") {
+            let rest = text.dropFirst("tcp://".count)
+            var host = Substring(rest)
+            var port = DeviceAddress.defaultTCPPort
+            if rest.hasPrefix("[") {  // [::1]:5000
+                guard let close = rest.firstIndex(of: "]") else {
+                    throw LinkError(.connectFailed, "bad address '\(text)': missing ']'")
+                }
+                host = rest[rest.index(after: rest.startIndex)..<close]
+                let after = rest[rest.index(after: close)...]
+                if after.hasPrefix(":") {
+                    guard let p = Int(after.dropFirst()), (1...65535).contains(p) else {
+                        throw LinkError(.connectFailed, "bad port in '\(text)'")
+                    }
+                    port = p
+                }
+            } else if let colon = rest.lastIndex(of: ":") {
+                host = rest[..<colon]
+                guard let p = Int(rest[rest.index(after: colon)...]), (1...65535).contains(p) else {
+                    throw LinkError(.connectFailed, "bad port in '\(text)': expected tcp://HOST:PORT with PORT 1…65535")
+                }
+                port = p
+            }
+            guard !host.isEmpty else { throw LinkError(.connectFailed, "bad address '\(text)': no host") }
+            self = .tcp(host: String(host), port: port)
+        } else if text.hasPrefix("serial://") {
+            let path = String(text.dropFirst("serial://".count))
+            guard path.hasPrefix("/") else {
+                throw LinkError(.connectFailed, "bad address '\(text)': expected serial:///dev/NAME (an absolute path)")
+            }
+            self = .serial(path: path)
+        } else if text.hasPrefix("ble://") {
+            let target = String(text.dropFirst("ble://".count))
+            guard !target.isEmpty else { throw LinkError(.connectFailed, "bad address '\(text)': no device") }
+            self = .ble(target)
+        } else if text.hasPrefix("/dev/") {
+            self = .serial(path: text)
+        } else if text.contains("://") {
+            throw LinkError(.connectFailed, "unknown device scheme in '\(text)': use sim, tcp://, serial:// or ble://")
+        } else if !text.isEmpty {
+            self = .remembered(text)
+        } else {
+            throw LinkError(.connectFailed, "empty device address")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .simulator: "sim"
+        case .tcp(let host, let port): host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"
+        case .serial(let path): "serial://\(path)"
+        case .ble(let target): "ble://\(target)"
+        case .remembered(let name): name
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import UCubeProtocol
+
+/// A failure of the link or of the exchange, never a terminal status (a status is a value in `Reply`).
+/// `code` is stable (exit codes and tests key on it); `reason` says what happened and what to do.
+public struct LinkError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The terminal did not answer in time.
+        case timeout
+        /// The link dropped (peer closed, radio lost, device removed).
+        case disconnected
+        /// No link is open.
+        case notConnected
+        /// The link could not be opened.
+        case connectFailed
+        /// Bytes from the terminal were not a valid frame (wrong CRC, missing ETX, oversize LEN).
+        case badFrame
+        /// A frame answered a command that is not pending.
+        case unexpectedResponse
+        /// A success response whose data does not follow the command's layout.
+        case malformedResponse
+        /// Another command is already in flight (one at a time, spec §3.1; only CancelAll may overlap).
+        case busy
+        /// The request could not be encoded (bad argument, too long for a frame).
+        case invalidRequest
+    }
+
+    public let code: Code
+    public let reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+    public static func == (lhs: LinkError, rhs: LinkError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NIOCore
+import NIOPosix
+import UCubeProtocol
+
+/// Forwards a channel's bytes into an `AsyncThrowingStream`; the stream finishes when the channel closes.
+private final class StreamingHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+
+    init(continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) { self.continuation = continuation }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        if let bytes = buffer.readBytes(length: buffer.readableBytes) { continuation.yield(bytes) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish(throwing: LinkError(.disconnected, "the terminal closed the link"))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        continuation.finish(throwing: LinkError(.disconnected, "link error: \(error)"))
+        context.close(promise: nil)
+    }
+}
+
+/// A transport over a SwiftNIO channel: a TCP socket or a device file (serial port, RFCOMM tty, pseudo-terminal).
+public struct ChannelTransport: Transport {
+    public let name: String
+    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+    private let channel: any Channel
+
+    /// Connects over TCP (spec §3.4: raw RPC frames, no BLE stuffing).
+    public static func connectTCP(host: String, port: Int, timeout: Duration = .seconds(5)) async throws -> ChannelTransport {
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let handler = StreamingHandler(continuation: continuation)
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.milliseconds(Int64(timeout.components.seconds * 1000)))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                }
+                .connect(host: host, port: port)
+                .get()
+            return ChannelTransport(name: "tcp://\(host):\(port)", incoming: stream, channel: channel)
+        } catch {
+            continuation.finish()
+            throw LinkError(.connectFailed, "cannot connect to \(host):\(port): \(error)")
+        }
+    }
+
+    /// Opens a serial or RFCOMM device file (or a pseudo-terminal) in raw mode.
+    public static func openDevice(path: String) async throws -> ChannelTransport {
+        let fd = open(path, O_RDWR | O_NOCTTY)
+        guard fd >= 0 else {
+            throw LinkError(.connectFailed, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        if isatty(fd) == 1 {
+            var tio = termios()
+            if tcgetattr(fd, &tio) == 0 {
+                cfmakeraw(&tio)
+                _ = tcsetattr(fd, TCSANOW, &tio)
+            }
+        }
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let handler = StreamingHandler(continuation: continuation)
+        do {
+            let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                }
+                .takingOwnershipOfDescriptor(inputOutput: fd)
+                .get()
+            return ChannelTransport(name: "serial://\(path)", incoming: stream, channel: channel)
+        } catch {
+            continuation.finish()
+            _ = Glibc.close(fd)
+            throw LinkError(.connectFailed, "cannot use \(path) as a serial link: \(error)")
+        }
+    }
+
+    public func write(_ bytes: [UInt8]) async throws {
+        guard channel.isActive else { throw LinkError(.disconnected, "\(name) is closed") }
+        do {
+            try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+        } catch {
+            throw LinkError(.disconnected, "write to \(name) failed: \(error)")
+        }
+    }
+
+    public func close() async {
+        try? await channel.close()
+    }
+}

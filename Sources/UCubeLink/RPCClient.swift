@@ -1,0 +1,296 @@
+import UCubeProtocol
+
+/// One exchange as seen on the link, for `--trace` and logs.
+public enum TraceEvent: Sendable {
+    /// A frame we wrote, with its exact bytes.
+    case sent(bytes: [UInt8], frame: CommandFrame)
+    /// A frame we received, with its exact bytes.
+    case received(bytes: [UInt8], frame: RawFrame)
+    /// Bytes that were not a frame, and why.
+    case rejected(FrameError)
+    /// The link dropped.
+    case disconnected(String)
+}
+
+/// The answer to one command: the terminal's status (a value, not an error) and, when the status is one the
+/// command treats as success, its typed response.
+public struct Reply<Response: RPCResponse>: Sendable {
+    /// The SEQ our command carried.
+    public let sequence: UInt8
+    /// The response frame as interpreted (secured or plain).
+    public let frame: ResponseFrame
+    /// The decoded response; nil when the status is not a success status of the command.
+    public let response: Response?
+
+    public var status: Status { frame.status }
+}
+
+/// The answer to a hand-built command (`ucube rpc raw`).
+public struct RawReply: Sendable {
+    public let sequence: UInt8
+    public let frame: ResponseFrame
+}
+
+/// The RPC client: owns the transport, numbers frames, tracks the secure session, keeps one command in flight
+/// (only CancelAll may overlap a pending command, spec §9), applies per-command deadlines and turns every link
+/// failure into a `LinkError` — never a hang.
+public actor RPCClient {
+    private let transport: any Transport
+    private var decoder = FrameDecoder()
+    public private(set) var rules: LinkRules
+    private let defaultTimeout: Duration
+    private let trace: (@Sendable (TraceEvent) -> Void)?
+    private var pending: [Pending] = []
+    private var readerTask: Task<Void, Never>?
+    private var closedReason: String?
+    private var nextToken = 0
+
+    private struct Pending {
+        let token: Int
+        let command: CommandID
+        let sequence: UInt8
+        let securedResponse: Bool
+        let continuation: CheckedContinuation<ResponseFrame, any Error>
+        var timeoutTask: Task<Void, Never>?
+    }
+
+    /// `rules` lets a caller resume a session kept across processes (SEQ and secured flag).
+    public init(
+        transport: any Transport, defaultTimeout: Duration = .seconds(10), rules: LinkRules = LinkRules(),
+        trace: (@Sendable (TraceEvent) -> Void)? = nil
+    ) {
+        self.transport = transport
+        self.defaultTimeout = defaultTimeout
+        self.rules = rules
+        self.trace = trace
+    }
+
+    public var transportName: String { transport.name }
+    public var isConnected: Bool { closedReason == nil }
+    public var isSecured: Bool { rules.secured }
+    /// True while a command other than CancelAll awaits its answer.
+    public var hasPendingCommand: Bool { pending.contains { $0.command != .cancelAll } }
+
+    /// Starts reading from the transport. Called once, before the first command (send calls it too).
+    public func start() {
+        guard readerTask == nil else { return }
+        let stream = transport.incoming
+        readerTask = Task { [weak self] in
+            do {
+                for try await chunk in stream {
+                    await self?.received(chunk)
+                }
+                await self?.linkDropped("the terminal closed the link")
+            } catch {
+                await self?.linkDropped("\(error)")
+            }
+        }
+    }
+
+    /// Closes the link; pending commands fail with `.disconnected`.
+    public func close() async {
+        linkDropped("closed by the host")
+        readerTask?.cancel()
+        await transport.close()
+    }
+
+    // MARK: Typed commands
+
+    /// Sends a typed command and waits for its answer, at most `timeout` (default: the command's own timeout for
+    /// long-running commands, else the client's RPC timeout). A non-zero status is returned, not thrown.
+    public func send<C: RPCCommand>(_ command: C, timeout: Duration? = nil) async throws(LinkError) -> Reply<C.Response> {
+        let payload: [UInt8]
+        do {
+            payload = try command.encodePayload()
+        } catch {
+            throw LinkError(.invalidRequest, error.reason)
+        }
+        let modes = CommandCatalogue.modes(for: C.id)
+        let (seq, frame) = try await exchange(
+            id: C.id, payload: payload, inputMode: modes.input, outputMode: modes.output, rawBody: false,
+            timeout: timeout ?? command.responseTimeout ?? defaultTimeout)
+        var response: C.Response? = nil
+        if C.successStatuses.contains(frame.status) {
+            do {
+                response = try C.Response(status: frame.status, data: frame.data)
+            } catch {
+                throw LinkError(.malformedResponse, "\(C.descriptor.name) response: \(error.reason)")
+            }
+        }
+        return Reply(sequence: seq, frame: frame, response: response)
+    }
+
+    /// Sends a hand-built command. `inputMode`/`outputMode` override the catalogue: NONE sends `payload` as the
+    /// whole body; SIGNED_NOT_CHECKED wraps it with crypto header 0x7F and a zero MAC; SIGNED and SIGNED_CIPHERED
+    /// mean the payload is an HSM-built body (crypto header ‖ data ‖ MAC) and is sent as it is.
+    public func sendRaw(
+        id: CommandID, payload: [UInt8], inputMode: SecurityMode? = nil, outputMode: SecurityMode? = nil,
+        timeout: Duration? = nil
+    ) async throws(LinkError) -> RawReply {
+        let modes = CommandCatalogue.modes(for: id)
+        let input = inputMode ?? modes.input
+        let hsmBuilt = inputMode == .signed || inputMode == .signedCiphered
+        let (seq, frame) = try await exchange(
+            id: id, payload: payload, inputMode: input, outputMode: outputMode ?? modes.output, rawBody: hsmBuilt,
+            timeout: timeout ?? defaultTimeout)
+        return RawReply(sequence: seq, frame: frame)
+    }
+
+    /// Sends CancelAll (spec §5.2): a pending long-running command then ends with −32, which its caller receives
+    /// as an ordinary reply. Returns CancelAll's own status.
+    @discardableResult
+    public func cancelAll(timeout: Duration? = nil) async throws(LinkError) -> Status {
+        try await exchange(
+            id: .cancelAll, payload: [], inputMode: .none, outputMode: .none, rawBody: false,
+            timeout: timeout ?? defaultTimeout
+        ).1.status
+    }
+
+    // MARK: Exchange
+
+    private func exchange(
+        id: CommandID, payload: [UInt8], inputMode: SecurityMode, outputMode: SecurityMode, rawBody: Bool,
+        timeout: Duration
+    ) async throws(LinkError) -> (UInt8, ResponseFrame) {
+        start()
+        if let closedReason { throw LinkError(.notConnected, "not connected to a terminal: \(closedReason)") }
+        if id != .cancelAll, let busy = pending.first(where: { $0.command != .cancelAll }) {
+            throw LinkError(.busy, "\(busy.command) is still waiting for its answer; only cancel-all may be sent now")
+        }
+        if pending.contains(where: { $0.command == id }) {
+            throw LinkError(.busy, "\(id) is already in flight")
+        }
+        // Decide, then act: everything about this command is settled before the first suspension.
+        let seq = rules.takeSequence(for: id)
+        let frame: CommandFrame
+        if rawBody && rules.secured {
+            frame = CommandFrame(sequence: seq, command: id, payload: payload)  // HSM-built body, sent as it is
+        } else if rules.wraps(id, payload: payload, inputMode: inputMode) {
+            frame = CommandFrame(sequence: seq, command: id, payload: payload, envelope: SecuredEnvelope())
+        } else {
+            frame = CommandFrame(sequence: seq, command: id, payload: payload)
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try frame.encoded()
+        } catch {
+            throw LinkError(.invalidRequest, "\(id): \(error.reason)")
+        }
+        let securedResponse = rules.expectsSecuredResponse(id, outputMode: outputMode)
+        let token = nextToken
+        nextToken += 1
+
+        let result: Result<ResponseFrame, LinkError> = await withTaskCancellationHandler {
+            do {
+                let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ResponseFrame, any Error>) in
+                    pending.append(
+                        Pending(token: token, command: id, sequence: seq, securedResponse: securedResponse, continuation: continuation))
+                    let deadlineTask = Task { [weak self] in
+                        try? await Task.sleep(for: timeout)
+                        if !Task.isCancelled { await self?.expire(token: token, after: timeout) }
+                    }
+                    if let i = pending.firstIndex(where: { $0.token == token }) { pending[i].timeoutTask = deadlineTask }
+                    trace?(.sent(bytes: bytes, frame: frame))
+                    Task { await self.write(bytes, token: token) }
+                }
+                return .success(response)
+            } catch let error as LinkError {
+                return .failure(error)
+            } catch {
+                return .failure(LinkError(.disconnected, "\(error)"))
+            }
+        } onCancel: {
+            // Task cancellation (Ctrl-C, `ucube cancel`) maps onto the terminal's cancel: CancelAll makes the pending
+            // command answer −32, and that answer comes back through the normal path.
+            if id != .cancelAll { Task { await self.cancelFromTask() } }
+        }
+        switch result {
+        case .success(let response):
+            rules.responseReceived(id, status: response.status)
+            return (seq, response)
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    private func cancelFromTask() async {
+        guard hasPendingCommand, closedReason == nil else { return }
+        _ = try? await cancelAll()
+    }
+
+    private func write(_ bytes: [UInt8], token: Int) async {
+        do {
+            try await transport.write(bytes)
+        } catch {
+            fail(token: token, LinkError(.disconnected, "write failed: \(error)"))
+        }
+    }
+
+    private func expire(token: Int, after timeout: Duration) {
+        guard let p = pending.first(where: { $0.token == token }) else { return }
+        // Whatever is buffered may be a stray STX waiting for bytes that never come: start clean.
+        decoder.reset()
+        fail(token: token, LinkError(.timeout, "no answer to \(p.command) within \(timeout)"))
+    }
+
+    private func fail(token: Int, _ error: LinkError) {
+        guard let i = pending.firstIndex(where: { $0.token == token }) else { return }
+        let p = pending.remove(at: i)
+        p.timeoutTask?.cancel()
+        p.continuation.resume(throwing: error)
+    }
+
+    private func resolve(index i: Int, raw: RawFrame) {
+        let p = pending.remove(at: i)
+        p.timeoutTask?.cancel()
+        do {
+            let frame = try ResponseFrame(raw: raw, secured: p.securedResponse && raw.command != .unrecognised)
+            p.continuation.resume(returning: frame)
+        } catch {
+            p.continuation.resume(throwing: LinkError(.badFrame, "\(p.command) response: \(error.reason)"))
+        }
+    }
+
+    // MARK: Receiving
+
+    private func received(_ chunk: [UInt8]) {
+        decoder.append(chunk)
+        while true {
+            let raw: RawFrame
+            do {
+                guard let next = try decoder.next() else { return }
+                raw = next
+            } catch {
+                trace?(.rejected(error))
+                // A bad frame answers nothing we can trust: fail the command waiting for it (not CancelAll).
+                if let p = pending.last(where: { $0.command != .cancelAll }) ?? pending.last {
+                    fail(token: p.token, LinkError(.badFrame, "bad frame from the terminal: \(error.reason)"))
+                }
+                continue
+            }
+            if let bytes = try? raw.encoded() { trace?(.received(bytes: bytes, frame: raw)) }
+            if let i = pending.firstIndex(where: { $0.command == raw.command }) {
+                resolve(index: i, raw: raw)
+            } else if raw.command == .unrecognised, let i = pending.lastIndex(where: { $0.command != .cancelAll }) ?? pending.indices.last {
+                // "command ID is 0x8000 in case of error": route to the pending command (spec §2.7).
+                resolve(index: i, raw: raw)
+            } else if let p = pending.last(where: { $0.command != .cancelAll }) {
+                fail(token: p.token, LinkError(.unexpectedResponse, "the terminal answered \(raw.command) while \(p.command) was pending"))
+            }
+            // A frame with nothing pending (a late answer after a timeout) is dropped; the trace shows it.
+        }
+    }
+
+    private func linkDropped(_ reason: String) {
+        guard closedReason == nil else { return }
+        closedReason = reason
+        trace?(.disconnected(reason))
+        rules.reset()
+        let failing = pending
+        pending.removeAll()
+        for p in failing {
+            p.timeoutTask?.cancel()
+            p.continuation.resume(throwing: LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)"))
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// Commands with an empty payload: CancelAll, PowerOff, Enter/ExitSecureSession, RTCGet, InstallForLoadKey
+/// (spec §5.2: "Request: empty").
+public protocol EmptyPayloadCommand: RPCCommand, Hashable {
+    init()
+}
+
+extension EmptyPayloadCommand {
+    public func encodePayload() throws(CommandError) -> [UInt8] { [] }
+
+    public init(payload: [UInt8]) throws(CommandError) {
+        guard payload.isEmpty else {
+            throw CommandError(.malformed, "\(Self.descriptor.name) takes no payload, got \(payload.count) bytes")
+        }
+        self.init()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: EmptyCodingKeys.self)
+    }
+}
+
+enum EmptyCodingKeys: CodingKey {}
+
+/// 0x0202 CancelAll: a pending asynchronous command ends with −32; answers 0 even when nothing is pending (PROJECT
+/// CHOICE, spec §5.2).
+public struct CancelAll: EmptyPayloadCommand {
+    public typealias Response = EmptyResponse
+    public static let id = CommandID.cancelAll
+    public init() {}
+}
+
+/// 0x5060 PowerOff: switches the terminal off (IS:Constants; empty payload inferred, spec §5.2).
+public struct PowerOff: EmptyPayloadCommand {
+    public typealias Response = EmptyResponse
+    public static let id = CommandID.powerOff
+    public init() {}
+}
+
+/// 0x5102 ExitSecuredSession: SECURED → READY; always sent and answered in READY format (spec §2.3).
+public struct ExitSecureSession: EmptyPayloadCommand {
+    public typealias Response = EmptyResponse
+    public static let id = CommandID.exitSecureSession
+    public init() {}
+}
+
+/// 0x5101 EnterSecuredSession: READY → SECURED (PERSO → READY, PRE-PERSO → PERSO); answers the SRED KSN (spec §5.2).
+public struct EnterSecureSession: EmptyPayloadCommand {
+    public static let id = CommandID.enterSecureSession
+    public init() {}
+
+    /// The 10-byte SRED KSN of the new session (iOS `ksnLength` = 10, MP `sredKsn[10]`).
+    public struct Response: RPCResponse, Hashable {
+        public static let ksnLength = 10
+
+        public var ksn: [UInt8]
+
+        public init(ksn: [UInt8]) { self.ksn = ksn }
+
+        /// Trailing bytes after the KSN are ignored, as `EmptyResponse` ignores padding.
+        public init(status: Status, data: [UInt8]) throws(CommandError) {
+            var reader = ByteReader(data, what: "EnterSecureSession response")
+            ksn = try reader.take(Self.ksnLength, "SRED KSN")
+        }
+
+        public func encodeData() -> [UInt8] { ksn }
+
+        public var summary: [String] { ["SRED KSN: \(Hex.encode(ksn))"] }
+
+        private enum CodingKeys: String, CodingKey { case ksn }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeHex(ksn, forKey: .ksn)
+        }
+    }
+}

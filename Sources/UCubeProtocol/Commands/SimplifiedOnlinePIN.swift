@@ -1,0 +1,238 @@
+/// 0x5171 SimplifiedOnlinePIN: the terminal shows the amount, takes the PIN and answers the PIN KSN and the enciphered
+/// PIN block (spec §5.2).
+///
+/// Request, in order: amount text (counted, NUL-terminated); currency label (same); PIN block format (1); prompt text
+/// line; wait text line (`font ‖ length ‖ text ‖ 00 ‖ x ‖ y` each); TLVs DF30…DF36.
+public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
+    public static let id = CommandID.simplifiedOnlinePIN
+
+    // SDK defaults (spec §5.2).
+    public static let defaultPrompt = DisplayLine(font: 0, text: "PIN ?", x: 0, y: 0)
+    public static let defaultWaitText = DisplayLine(font: 0, text: "...", x: 0, y: 0)
+    public static let defaultMinDigits: UInt8 = 4
+    public static let defaultMaxDigits: UInt8 = 12
+    public static let defaultFirstDigitTimeout: UInt16 = 24
+    public static let defaultInterDigitTimeout: UInt16 = 24
+    public static let defaultGlobalTimeout: UInt16 = 60
+    /// The SDK limits the global timeout to 1…60 s.
+    public static let globalTimeoutRange: ClosedRange<UInt16> = 1...60
+    /// The spec gives no SDK default for DF35; erasing the last digit is the usual PIN-pad behaviour.
+    public static let defaultCorrectionKeyMode = CorrectionKeyMode.eraseLastDigit
+    public static let defaultDigitsPerLine: UInt8 = 6
+
+    private enum TLVTag {
+        static let minDigits: UInt32 = 0xDF30
+        static let maxDigits: UInt32 = 0xDF31
+        static let firstDigitTimeout: UInt32 = 0xDF32
+        static let interDigitTimeout: UInt32 = 0xDF33
+        static let globalTimeout: UInt32 = 0xDF34
+        static let correctionKeyMode: UInt32 = 0xDF35
+        static let digitsPerLine: UInt32 = 0xDF36
+    }
+
+    /// The amount as shown, e.g. "1234.50" (see `amountText(minorUnits:exponent:)`).
+    public var amountText: String
+    /// The currency as shown, e.g. "EUR".
+    public var currencyLabel: String
+    public var pinBlockFormat: PINBlockFormatCode
+    public var prompt: DisplayLine
+    public var waitText: DisplayLine
+    /// DF30.
+    public var minDigits: UInt8
+    /// DF31.
+    public var maxDigits: UInt8
+    /// DF32, seconds.
+    public var firstDigitTimeout: UInt16
+    /// DF33, seconds.
+    public var interDigitTimeout: UInt16
+    /// DF34, seconds, 1…60.
+    public var globalTimeout: UInt16
+    /// DF35.
+    public var correctionKeyMode: CorrectionKeyMode
+    /// DF36.
+    public var digitsPerLine: UInt8
+
+    public init(
+        amountText: String,
+        currencyLabel: String,
+        pinBlockFormat: PINBlockFormatCode = .iso0,
+        prompt: DisplayLine = SimplifiedOnlinePIN.defaultPrompt,
+        waitText: DisplayLine = SimplifiedOnlinePIN.defaultWaitText,
+        minDigits: UInt8 = SimplifiedOnlinePIN.defaultMinDigits,
+        maxDigits: UInt8 = SimplifiedOnlinePIN.defaultMaxDigits,
+        firstDigitTimeout: UInt16 = SimplifiedOnlinePIN.defaultFirstDigitTimeout,
+        interDigitTimeout: UInt16 = SimplifiedOnlinePIN.defaultInterDigitTimeout,
+        globalTimeout: UInt16 = SimplifiedOnlinePIN.defaultGlobalTimeout,
+        correctionKeyMode: CorrectionKeyMode = SimplifiedOnlinePIN.defaultCorrectionKeyMode,
+        digitsPerLine: UInt8 = SimplifiedOnlinePIN.defaultDigitsPerLine
+    ) {
+        self.amountText = amountText
+        self.currencyLabel = currencyLabel
+        self.pinBlockFormat = pinBlockFormat
+        self.prompt = prompt
+        self.waitText = waitText
+        self.minDigits = minDigits
+        self.maxDigits = maxDigits
+        self.firstDigitTimeout = firstDigitTimeout
+        self.interDigitTimeout = interDigitTimeout
+        self.globalTimeout = globalTimeout
+        self.correctionKeyMode = correctionKeyMode
+        self.digitsPerLine = digitsPerLine
+    }
+
+    /// The amount text for `minorUnits` of a currency with `exponent` decimals: always two decimals, '.' as the
+    /// separator, no grouping ("1234.50"). The SDK uses Java's locale-dependent `"%,.2f"` ("1,234.50" or "1 234,50",
+    /// spec §13); a fixed form is chosen instead. Exponents over 2 round half up; exponents under 2 pad with zeros.
+    public static func amountText(minorUnits: UInt64, exponent: UInt8) throws(CommandError) -> String {
+        guard minorUnits <= 999_999_999_999 else {
+            throw CommandError(.invalidArgument, "amount must be at most 999999999999 minor units, got \(minorUnits)")
+        }
+        guard exponent <= 9 else { throw CommandError(.invalidArgument, "exponent must be 0…9, got \(exponent)") }
+        var cents = minorUnits
+        if exponent < 2 {
+            for _ in exponent..<2 { cents *= 10 }
+        } else if exponent > 2 {
+            var divisor: UInt64 = 1
+            for _ in 2..<exponent { divisor *= 10 }
+            cents = (minorUnits + divisor / 2) / divisor
+        }
+        let fraction = cents % 100
+        return "\(cents / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    public var responseTimeout: Duration? { ResponseTimeouts.after(seconds: globalTimeout) }
+
+    public func encodePayload() throws(CommandError) -> [UInt8] {
+        let amount = try ASCII.encodePrintable(amountText, field: "amount text")
+        guard (1...CountedText.maxTextCount).contains(amount.count) else {
+            throw CommandError(.invalidArgument, "amount text must be 1…254 characters, got \(amount.count)")
+        }
+        let label = try ASCII.encodePrintable(currencyLabel, field: "currency label")
+        guard label.count <= CountedText.maxTextCount else {
+            throw CommandError(.invalidArgument, "currency label must be at most 254 characters, got \(label.count)")
+        }
+        guard minDigits >= 4, minDigits <= maxDigits, maxDigits <= 12 else {
+            throw CommandError(
+                .invalidArgument,
+                "PIN length must satisfy 4 ≤ min ≤ max ≤ 12 (ISO 9564), got \(minDigits)…\(maxDigits)"
+            )
+        }
+        guard Self.globalTimeoutRange.contains(globalTimeout) else {
+            throw CommandError(.invalidArgument, "PIN global timeout must be 1…60 seconds, got \(globalTimeout)")
+        }
+        var out: [UInt8] = []
+        CountedText.append(amount, to: &out)
+        CountedText.append(label, to: &out)
+        out.append(pinBlockFormat.rawValue)
+        try prompt.append(to: &out, "PIN prompt")
+        try waitText.append(to: &out, "wait text")
+        var writer = TLVWriter("SimplifiedOnlinePIN")
+        try writer.append(TLVTag.minDigits, [minDigits])
+        try writer.append(TLVTag.maxDigits, [maxDigits])
+        try writer.append(TLVTag.firstDigitTimeout, Self.twoBytes(firstDigitTimeout))
+        try writer.append(TLVTag.interDigitTimeout, Self.twoBytes(interDigitTimeout))
+        try writer.append(TLVTag.globalTimeout, Self.twoBytes(globalTimeout))
+        try writer.append(TLVTag.correctionKeyMode, [correctionKeyMode.rawValue])
+        try writer.append(TLVTag.digitsPerLine, [digitsPerLine])
+        return try PayloadLimits.checked(out + writer.bytes, "SimplifiedOnlinePIN")
+    }
+
+    private static func twoBytes(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+
+    /// Reads the request; a DF30…DF36 object that is absent takes the SDK default.
+    public init(payload: [UInt8]) throws(CommandError) {
+        let what = "SimplifiedOnlinePIN request"
+        var reader = ByteReader(payload, what: what)
+        amountText = Latin1.decode(try CountedText.read(&reader, "amount text"))
+        currencyLabel = Latin1.decode(try CountedText.read(&reader, "currency label"))
+        let format = try reader.u8("PIN block format")
+        guard let pinBlockFormat = PINBlockFormatCode(rawValue: format) else {
+            throw CommandError(.malformed, "\(what): unknown PIN block format \(format)")
+        }
+        self.pinBlockFormat = pinBlockFormat
+        prompt = try DisplayLine.read(&reader, "PIN prompt")
+        waitText = try DisplayLine.read(&reader, "wait text")
+        let fields = try TLVFields(reader.rest(), what)
+        func twoByte(_ tag: UInt32, _ name: String) throws(CommandError) -> UInt16? {
+            try fields.optional(tag, name, count: 2).map { UInt16($0[0]) << 8 | UInt16($0[1]) }
+        }
+        minDigits = try fields.optionalByte(TLVTag.minDigits, "minimum PIN digits") ?? Self.defaultMinDigits
+        maxDigits = try fields.optionalByte(TLVTag.maxDigits, "maximum PIN digits") ?? Self.defaultMaxDigits
+        firstDigitTimeout =
+            try twoByte(TLVTag.firstDigitTimeout, "first-digit timeout") ?? Self.defaultFirstDigitTimeout
+        interDigitTimeout =
+            try twoByte(TLVTag.interDigitTimeout, "inter-digit timeout") ?? Self.defaultInterDigitTimeout
+        globalTimeout = try twoByte(TLVTag.globalTimeout, "global timeout") ?? Self.defaultGlobalTimeout
+        if let mode = try fields.optionalByte(TLVTag.correctionKeyMode, "correction key mode") {
+            guard let known = CorrectionKeyMode(rawValue: mode) else {
+                throw CommandError(.malformed, "\(what): unknown correction key mode \(mode)")
+            }
+            correctionKeyMode = known
+        } else {
+            correctionKeyMode = Self.defaultCorrectionKeyMode
+        }
+        digitsPerLine = try fields.optionalByte(TLVTag.digitsPerLine, "digits per line") ?? Self.defaultDigitsPerLine
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case amountText, currencyLabel, pinBlockFormat, prompt, waitText, minDigits, maxDigits, firstDigitTimeout
+        case interDigitTimeout, globalTimeout, correctionKeyMode, digitsPerLine
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(amountText, forKey: .amountText)
+        try container.encode(currencyLabel, forKey: .currencyLabel)
+        try container.encode(pinBlockFormat, forKey: .pinBlockFormat)
+        try container.encode(prompt, forKey: .prompt)
+        try container.encode(waitText, forKey: .waitText)
+        try container.encode(minDigits, forKey: .minDigits)
+        try container.encode(maxDigits, forKey: .maxDigits)
+        try container.encode(firstDigitTimeout, forKey: .firstDigitTimeout)
+        try container.encode(interDigitTimeout, forKey: .interDigitTimeout)
+        try container.encode(globalTimeout, forKey: .globalTimeout)
+        try container.encode(correctionKeyMode, forKey: .correctionKeyMode)
+        try container.encode(digitsPerLine, forKey: .digitsPerLine)
+    }
+
+    /// PROJECT CHOICE (spec §5.2): TLV `DF3E 0A <PIN KSN> DF3F 08 <enciphered PIN block>` (tags from IS:Constants).
+    public struct Response: RPCResponse, Hashable {
+        public static let pinKSNTag = Tag(0xDF3E)
+        public static let pinBlockTag = Tag(0xDF3F)
+        public static let pinKSNLength = 10
+        public static let pinBlockLength = 8
+
+        public var pinKSN: [UInt8]
+        public var pinBlock: [UInt8]
+
+        public init(pinKSN: [UInt8], pinBlock: [UInt8]) {
+            self.pinKSN = pinKSN
+            self.pinBlock = pinBlock
+        }
+
+        public init(status: Status, data: [UInt8]) throws(CommandError) {
+            let fields = TLVFields(
+                tlvs: try TLVParser.parseCommandData(data, "SimplifiedOnlinePIN response"),
+                "SimplifiedOnlinePIN response"
+            )
+            pinKSN = try fields.required(Self.pinKSNTag.rawValue, "PIN KSN", count: Self.pinKSNLength)
+            pinBlock = try fields.required(Self.pinBlockTag.rawValue, "PIN block", count: Self.pinBlockLength)
+        }
+
+        public func encodeData() -> [UInt8] {
+            [TLV(Self.pinKSNTag, pinKSN), TLV(Self.pinBlockTag, pinBlock)].encoded
+        }
+
+        public var summary: [String] {
+            ["PIN KSN: \(Hex.encode(pinKSN))", "PIN block (enciphered): \(Hex.encode(pinBlock))"]
+        }
+
+        private enum CodingKeys: String, CodingKey { case pinKSN, pinBlock }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeHex(pinKSN, forKey: .pinKSN)
+            try container.encodeHex(pinBlock, forKey: .pinBlock)
+        }
+    }
+}

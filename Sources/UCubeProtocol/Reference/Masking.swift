@@ -1,0 +1,175 @@
+/// PAN and track-data masking, and the Luhn-based detector that proves nothing leaked.
+///
+/// Output, logs, journals and bundles show a PAN only as first 6 / last 4 (PCI DSS requirement 3.4, the most it
+/// allows) — see ARCHITECTURE "Nothing sensitive leaks".
+public enum Masking {
+    /// What stands for each hidden digit.
+    public static let maskCharacter: Character = "*"
+
+    /// What stands for the hidden part of track data after the separator, whatever its length.
+    static let hiddenRest = "****"
+
+    /// "4761739001010010" → "476173******0010": first 6 and last 4 kept (PCI DSS). Shorter than 13 digits, fewer
+    /// are kept so that at least half of the digits stay hidden.
+    public static func maskPAN(_ digits: String) -> String {
+        let chars = Array(digits)
+        let n = chars.count
+        let first: Int
+        let last: Int
+        if n >= 13 {
+            first = 6
+            last = 4
+        } else {
+            let visible = n / 2
+            last = min(4, visible / 2)
+            first = min(6, visible - last)
+        }
+        return String(chars.prefix(first)) + String(repeating: maskCharacter, count: n - first - last)
+            + String(chars.suffix(last))
+    }
+
+    /// PAN digits from packed BCD ("cn": left-justified, padded with F), e.g. 5A: 47 61 73 90 01 01 00 10 →
+    /// "4761739001010010". Stops at the first nibble that is not a digit.
+    public static func panDigits(from bcd: [UInt8]) -> String {
+        var out = ""
+        for nibble in nibbles(bcd) {
+            guard nibble <= 9 else { break }
+            out.append(Character(Unicode.Scalar(UInt8(ascii: "0") + nibble)))
+        }
+        return out
+    }
+
+    /// Track 2 equivalent data (57, 9F6B: PAN, separator nibble D, expiry, service code, discretionary data, F pad):
+    /// the PAN masked, everything after the separator hidden: "476173******0010=****".
+    public static func maskTrack2(_ bytes: [UInt8]) -> String {
+        var pan = ""
+        var sawSeparator = false
+        for nibble in nibbles(bytes) {
+            if nibble == 0xD {
+                sawSeparator = true
+                break
+            }
+            guard nibble <= 9 else { break }
+            pan.append(Character(Unicode.Scalar(UInt8(ascii: "0") + nibble)))
+        }
+        guard !pan.isEmpty else { return hidden(bytes.count) }
+        return maskPAN(pan) + (sawSeparator ? "=" + hiddenRest : "")
+    }
+
+    /// Track 1 data (56; ISO/IEC 7813 format B, ASCII "B<PAN>^<name>^<expiry>…"): "B476173******0010^****".
+    public static func maskTrack1(_ bytes: [UInt8]) -> String {
+        var rest = bytes[...]
+        var prefix = ""
+        if rest.first == UInt8(ascii: "%") { rest = rest.dropFirst() }
+        if rest.first == UInt8(ascii: "B") {
+            prefix = "B"
+            rest = rest.dropFirst()
+        }
+        let pan = rest.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard !pan.isEmpty else { return hidden(bytes.count) }
+        let hasMore = pan.count < rest.count
+        return prefix + maskPAN(String(decoding: pan, as: UTF8.self)) + (hasMore ? "^" + hiddenRest : "")
+    }
+
+    /// "<n bytes hidden>": how a sensitive value that is not a PAN is shown.
+    public static func hidden(_ count: Int) -> String {
+        "<\(count) byte\(count == 1 ? "" : "s") hidden>"
+    }
+
+    // MARK: Luhn detection
+
+    /// The Luhn (ISO/IEC 7812-1 Annex B) check on a digit string; `false` for empty text or any non-digit.
+    public static func luhnValid(_ digits: String) -> Bool {
+        let values = digits.utf8.map { Int($0) - Int(UInt8(ascii: "0")) }
+        guard !values.isEmpty, values.allSatisfy({ (0...9).contains($0) }) else { return false }
+        var sum = 0
+        for (i, digit) in values.reversed().enumerated() {
+            if i % 2 == 1 {
+                let doubled = digit * 2
+                sum += doubled > 9 ? doubled - 9 : doubled
+            } else {
+                sum += digit
+            }
+        }
+        return sum % 10 == 0
+    }
+
+    /// Whether `text` holds a PAN in clear: a run of 13–19 digits passing the Luhn check, either unbroken or written
+    /// in groups of 3–6 digits separated by single spaces or dashes ("4012 3456 7890 9").
+    public static func containsUnmaskedPAN(_ text: String) -> Bool {
+        !panSpans(in: Array(text.utf8)).isEmpty
+    }
+
+    /// `text` with every PAN that `containsUnmaskedPAN` would find replaced by its masked form.
+    public static func redactPANs(in text: String) -> String {
+        let bytes = Array(text.utf8)
+        let spans = panSpans(in: bytes)
+        guard !spans.isEmpty else { return text }
+        var out: [UInt8] = []
+        var index = 0
+        for span in spans {
+            out += bytes[index..<span.lowerBound]
+            let digits = String(decoding: bytes[span].filter(isDigit), as: UTF8.self)
+            out += Array(maskPAN(digits).utf8)
+            index = span.upperBound
+        }
+        out += bytes[index...]
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static let panLengths = 13...19
+    static let groupLengths = 3...6
+
+    /// Byte ranges of Luhn-valid PANs, in order and not overlapping.
+    private static func panSpans(in bytes: [UInt8]) -> [Range<Int>] {
+        // Maximal runs of ASCII digits.
+        var runs: [Range<Int>] = []
+        var i = 0
+        while i < bytes.count {
+            guard isDigit(bytes[i]) else {
+                i += 1
+                continue
+            }
+            let start = i
+            while i < bytes.count && isDigit(bytes[i]) { i += 1 }
+            runs.append(start..<i)
+        }
+        func digits(_ from: Int, _ through: Int) -> String {
+            String(decoding: runs[from...through].flatMap { bytes[$0] }, as: UTF8.self)
+        }
+        var spans: [Range<Int>] = []
+        var r = 0
+        while r < runs.count {
+            // An unbroken run.
+            if panLengths.contains(runs[r].count), luhnValid(digits(r, r)) {
+                spans.append(runs[r])
+                r += 1
+                continue
+            }
+            // Groups joined by one space or dash, each 3–6 digits: the longest Luhn-valid chain from here.
+            var found: Int? = nil
+            var end = r
+            var total = runs[r].count
+            while groupLengths.contains(runs[end].count), end + 1 < runs.count,
+                runs[end + 1].lowerBound == runs[end].upperBound + 1,
+                bytes[runs[end].upperBound] == UInt8(ascii: " ") || bytes[runs[end].upperBound] == UInt8(ascii: "-"),
+                groupLengths.contains(runs[end + 1].count), total + runs[end + 1].count <= panLengths.upperBound
+            {
+                end += 1
+                total += runs[end].count
+                if panLengths.contains(total), luhnValid(digits(r, end)) { found = end }
+            }
+            if let found {
+                spans.append(runs[r].lowerBound..<runs[found].upperBound)
+                r = found + 1
+            } else {
+                r += 1
+            }
+        }
+        return spans
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private static func nibbles(_ bytes: [UInt8]) -> [UInt8] { bytes.flatMap { [$0 >> 4, $0 & 0x0F] } }
+}

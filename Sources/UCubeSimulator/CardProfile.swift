@@ -1,0 +1,220 @@
+import UCubeProtocol
+
+/// One simulated payment card: what the terminal reads from it and how it answers the EMV steps.
+///
+/// A value type so scenarios can be listed, compared and tweaked (`var card = CardProfile.visaContact; card.pan = …`).
+/// The default card is a Visa credit card on the contact interface that asks to go online (ARQC) at the first
+/// GENERATE AC and approves at the second when the issuer says "00".
+public struct CardProfile: Sendable, Hashable {
+    /// How a card can meet the terminal.
+    public enum Interface: String, Sendable, Hashable, CaseIterable {
+        /// Inserted in the ICC reader (reader id 0x11, spec §7.3).
+        case contact
+        /// Tapped on the NFC reader (reader id 0x21, spec §7.3).
+        case contactless
+
+        /// The reader id of spec §7.3.
+        public var readerID: UInt8 { self == .contact ? SimulatorChoices.iccReader : SimulatorChoices.nfcReader }
+    }
+
+    /// The card's answer to the first GENERATE AC (spec §7.6 values of 9F27).
+    public enum Cryptogram: UInt8, Sendable, Hashable, CaseIterable {
+        /// Go online (ARQC).
+        case arqc = 0x80
+        /// Approved offline (TC).
+        case tc = 0x40
+        /// Declined offline (AAC).
+        case aac = 0x00
+    }
+
+    /// One EMV application on the card (a candidate-list entry, spec §5.2 0x5510).
+    public struct Application: Sendable, Hashable {
+        public var aid: [UInt8]
+        /// Application label (tag 50), at most 16 ASCII characters.
+        public var label: String
+        /// Application priority indicator (tag 87), low nibble used.
+        public var priority: UInt8
+        /// Application version number (tag 9F08).
+        public var version: [UInt8]
+
+        public init(aid: [UInt8], label: String, priority: UInt8 = 0x01, version: [UInt8] = [0x00, 0x96]) {
+            self.aid = aid
+            self.label = label
+            self.priority = priority
+            self.version = version
+        }
+    }
+
+    /// A short name for scenarios and logs.
+    public var name: String
+    /// Interfaces the card supports.
+    public var interfaces: Set<Interface>
+    /// How the cardholder presents the card when every interface it supports is enabled.
+    public var preferredInterface: Interface
+    /// The card's applications, in the order the candidate list reports them.
+    public var applications: [Application]
+    /// Primary account number, 12 to 19 digits.
+    public var pan: String
+    /// PAN sequence number (5F34).
+    public var panSequenceNumber: UInt8
+    /// Expiry "YYMM" (the day is the last day of that month in 5F24).
+    public var expiry: String
+    /// Effective date "YYMM" (5F25).
+    public var effectiveDate: String
+    /// Magnetic-stripe service code, three digits.
+    public var serviceCode: String
+    /// Cardholder name (5F20), "SURNAME/FIRST NAME".
+    public var cardholderName: String
+    /// Issuer country, ISO 3166 numeric (5F28).
+    public var issuerCountry: UInt16
+    /// The ATR the ICC reader reports; `nil` → a seeded ATR (`3B 68 00 00` + 8 seeded historical bytes).
+    public var atr: [UInt8]?
+    /// Application interchange profile (82).
+    public var aip: [UInt8]
+    /// Issuer application data (9F10).
+    public var issuerApplicationData: [UInt8]
+    /// The first GENERATE AC decision (TransactionProcess 9F27).
+    public var firstCryptogram: Cryptogram
+    /// DF72 outcome of a contactless read (spec §7.5): `30 36` receipt + approved offline.
+    public var contactlessOutcome: [UInt8]
+    /// Application transaction counter (9F36) before the first transaction of a connection.
+    public var initialATC: UInt16
+
+    public init(
+        name: String,
+        interfaces: Set<Interface>,
+        preferredInterface: Interface,
+        applications: [Application],
+        pan: String,
+        panSequenceNumber: UInt8 = 0x01,
+        expiry: String,
+        effectiveDate: String = "2201",
+        serviceCode: String = "201",
+        cardholderName: String,
+        issuerCountry: UInt16 = 0x0250,
+        atr: [UInt8]? = nil,
+        aip: [UInt8] = [0x38, 0x00],
+        issuerApplicationData: [UInt8] = [0x06, 0x01, 0x0A, 0x03, 0xA0, 0x00, 0x00],
+        firstCryptogram: Cryptogram = .arqc,
+        contactlessOutcome: [UInt8] = [0x30, 0x36],
+        initialATC: UInt16 = 0x0010
+    ) {
+        self.name = name
+        self.interfaces = interfaces
+        self.preferredInterface = preferredInterface
+        self.applications = applications
+        self.pan = pan
+        self.panSequenceNumber = panSequenceNumber
+        self.expiry = expiry
+        self.effectiveDate = effectiveDate
+        self.serviceCode = serviceCode
+        self.cardholderName = cardholderName
+        self.issuerCountry = issuerCountry
+        self.atr = atr
+        self.aip = aip
+        self.issuerApplicationData = issuerApplicationData
+        self.firstCryptogram = firstCryptogram
+        self.contactlessOutcome = contactlessOutcome
+        self.initialATC = initialATC
+    }
+
+    /// The default card: Visa credit, contact and contactless, inserted when the ICC reader is enabled.
+    /// PAN 4761739001010010 is the Visa test-card PAN printed on public acquirer test cards.
+    public static let visaContact = CardProfile(
+        name: "visa",
+        interfaces: [.contact, .contactless],
+        preferredInterface: .contact,
+        applications: [Application(aid: [0xA0, 0x00, 0x00, 0x00, 0x03, 0x10, 0x10], label: "VISA CREDIT")],
+        pan: "4761739001010010",
+        expiry: "2512",
+        cardholderName: "CARDHOLDER/VISA"
+    )
+
+    /// The interface used when `enabled` readers are offered, or `nil` when the card cannot meet any of them.
+    func interface(forReaders enabled: [UInt8]) -> Interface? {
+        let usable = interfaces.filter { enabled.contains($0.readerID) }
+        if usable.contains(preferredInterface) { return preferredInterface }
+        return Interface.allCases.first { usable.contains($0) }
+    }
+
+    // MARK: Card data objects
+
+    /// PAN as "cn" BCD, F-padded to whole bytes (5A).
+    var panBytes: [UInt8] { Self.packDigits(pan, pad: 0xF) }
+
+    /// 5F24 YYMMDD: the last day of the expiry month.
+    var expiryDate: [UInt8] {
+        let digits = Array(expiry.utf8).map { $0 &- UInt8(ascii: "0") }
+        let year = Int(digits[0]) * 10 + Int(digits[1])
+        let month = Int(digits[2]) * 10 + Int(digits[3])
+        let day = Self.lastDay(month: month, year: 2000 + year)
+        return Self.packDigits(expiry + (day < 10 ? "0" : "") + String(day), pad: 0xF)
+    }
+
+    /// 5F25 YYMMDD: the first day of the effective month.
+    var effectiveDateBytes: [UInt8] { Self.packDigits(effectiveDate + "01", pad: 0xF) }
+
+    /// Track 2 equivalent data (57): PAN ‖ D ‖ YYMM ‖ service code ‖ discretionary data, F-padded.
+    var track2: [UInt8] {
+        var nibbles = Self.digits(pan)
+        nibbles.append(0xD)
+        nibbles += Self.digits(expiry) + Self.digits(serviceCode) + Self.digits(SimulatorChoices.track2Discretionary)
+        if nibbles.count % 2 == 1 { nibbles.append(0xF) }
+        return stride(from: 0, to: nibbles.count, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
+    }
+
+    /// Track 1 equivalent data (56): "B" PAN "^" name "^" YYMM service code discretionary data, ASCII.
+    var track1: [UInt8] {
+        Array("B\(pan)^\(cardholderName)^\(expiry)\(serviceCode)\(SimulatorChoices.track2Discretionary)".utf8)
+    }
+
+    private static func digits(_ text: String) -> [UInt8] { text.utf8.map { $0 &- UInt8(ascii: "0") } }
+
+    private static func packDigits(_ text: String, pad: UInt8) -> [UInt8] {
+        var nibbles = digits(text)
+        if nibbles.count % 2 == 1 { nibbles.append(pad) }
+        return stride(from: 0, to: nibbles.count, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
+    }
+
+    private static func lastDay(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}
+
+/// What the simulated cardholder and card do: the card to present, the keys and list-box choices to press, the PIN
+/// to type. Queues are consumed in order, one entry per display or list box.
+public struct SimulatorScript: Sendable, Hashable {
+    /// The card the cardholder presents when the terminal waits for one; `nil` = no card (waits time out with −2).
+    public var card: CardProfile?
+    /// Key codes answered to displays (DisplayMessage data, spec §5.2 PROJECT CHOICE), one per display; when empty a
+    /// display answers when its timeout expires, with no key.
+    public var keys: [UInt8]
+    /// 1-based list-box choices, one per list box; when empty a list box answers
+    /// `SimulatorChoices.defaultListChoice`.
+    public var choices: [Int]
+    /// The PIN typed at SimplifiedOnlinePIN.
+    public var pin: String
+    /// How long the cardholder takes to present the card once the terminal waits for it (scaled by `timeScale`).
+    public var cardPresentationDelay: Duration
+
+    public init(
+        card: CardProfile? = .visaContact,
+        keys: [UInt8] = [],
+        choices: [Int] = [],
+        pin: String = SimulatorChoices.defaultPIN,
+        cardPresentationDelay: Duration = .zero
+    ) {
+        self.card = card
+        self.keys = keys
+        self.choices = choices
+        self.pin = pin
+        self.cardPresentationDelay = cardPresentationDelay
+    }
+
+    /// The default card, no scripted keys, default choices, PIN 1234.
+    public static let `default` = SimulatorScript()
+}

@@ -1,0 +1,341 @@
+import Foundation
+import UCubeCrypto
+import UCubeProtocol
+
+/// Everything a simulated terminal keeps across power cycles and host processes: identity, versions, settings,
+/// terminal state, DUKPT counters and bank parameters. Persisted as `device.json` (see `DeviceStore`).
+///
+/// Decoding is lenient: a key missing from the file takes its default, so files written by older simulators load.
+public struct DeviceState: Sendable, Hashable {
+    /// Terminal serial number, printed in decimal (C3 carries it × 4, spec §4).
+    public var serialNumber: UInt64
+    /// Terminal part number, 15 ASCII bytes (C2).
+    public var partNumber: String
+    /// C1 Atmel serial.
+    public var atmelSerial: [UInt8]
+    /// D1 SVPP firmware version.
+    public var firmwareVersion: FirmwareVersion
+    /// E8 → D1 NFC (ST) firmware version.
+    public var nfcFirmwareVersion: FirmwareVersion
+    /// E8 → A0 EMV L1 contactless library version.
+    public var nfcEMVL1Version: FirmwareVersion
+    /// E8 → A2 EMV L2 contactless version.
+    public var nfcEMVL2Version: FirmwareVersion
+    /// E8 → C4 NFC firmware state.
+    public var nfcFirmwareState: UInt8
+    /// D3 PCI PED version.
+    public var pciPEDVersion: FirmwareVersion
+    /// D5 EMV L1 version.
+    public var emvL1Version: FirmwareVersion
+    /// D7 EMV L2 version.
+    public var emvL2Version: FirmwareVersion
+    /// D9 boot loader version.
+    public var bootLoaderVersion: FirmwareVersion
+    /// EC OS version.
+    public var osVersion: FirmwareVersion
+    /// FD non-secure firmware version.
+    public var nonSecureFirmwareVersion: FirmwareVersion
+    /// EA EMV ICC configuration version.
+    public var iccConfigVersion: FirmwareVersion
+    /// EB EMV NFC configuration version.
+    public var nfcConfigVersion: FirmwareVersion
+    /// C5 battery level in percent (PROJECT CHOICE, spec §7.1).
+    public var batteryPercent: UInt8
+    /// FB charging status.
+    public var charging: UInt8
+    /// FC BLE speed mode (0 slow, 1 quick).
+    public var speedMode: UInt8
+    /// C6 power-off timeout in seconds (0 = never).
+    public var powerOffTimeout: UInt8
+    /// F7 current merchant locale (PROJECT CHOICE, spec §5.2).
+    public var locale: String
+    /// F6 supported locales (PROJECT CHOICE, spec §5.2).
+    public var supportedLocales: [String]
+    /// ED mPOS (NFC) module state: 3 = ready.
+    public var nfcModuleState: UInt8
+    /// DB key serial list id.
+    public var kslID: [UInt8]
+    /// C4 terminal state. SECURED persists too: a real terminal outlives the host process.
+    public var terminalState: TerminalState
+    /// The data (SRED) DUKPT key's transaction counter; the SRED KSN is the initial KSN with this counter.
+    public var dataCounter: UInt32
+    /// The PIN DUKPT key's transaction counter.
+    public var pinCounter: UInt32
+    /// Opaque EMV bank parameters stored by 0x5501 and returned by 0x5503 (PROJECT CHOICE, spec §5.2).
+    public var bankParameters: [UInt8]
+    /// The terminal clock as last set by RTCSet (or the default), in seconds since 2000-01-01 00:00:00.
+    public var clockSeconds: Int64
+
+    /// A new terminal: the values of `SimulatorChoices.DefaultDevice`, READY, counters at 0.
+    public init() {
+        typealias D = SimulatorChoices.DefaultDevice
+        serialNumber = D.serialNumber
+        partNumber = D.partNumber
+        atmelSerial = D.atmelSerial
+        firmwareVersion = D.firmwareVersion
+        nfcFirmwareVersion = D.nfcFirmwareVersion
+        nfcEMVL1Version = D.nfcEMVL1Version
+        nfcEMVL2Version = D.nfcEMVL2Version
+        nfcFirmwareState = D.nfcFirmwareState
+        pciPEDVersion = D.pciPEDVersion
+        emvL1Version = D.emvL1Version
+        emvL2Version = D.emvL2Version
+        bootLoaderVersion = D.bootLoaderVersion
+        osVersion = D.osVersion
+        nonSecureFirmwareVersion = D.nonSecureFirmwareVersion
+        iccConfigVersion = D.iccConfigVersion
+        nfcConfigVersion = D.nfcConfigVersion
+        batteryPercent = D.batteryPercent
+        charging = D.charging
+        speedMode = D.speedMode
+        powerOffTimeout = D.powerOffTimeout
+        locale = D.locale
+        supportedLocales = D.supportedLocales
+        nfcModuleState = D.nfcModuleState
+        kslID = D.kslID
+        terminalState = SimulatorChoices.initialState
+        dataCounter = 0
+        pinCounter = 0
+        bankParameters = []
+        clockSeconds = D.clockSeconds
+    }
+
+    /// The SRED KSN of the current data key (spec §12.3: initial KSN FFFF9876543210E00000 with the data counter).
+    var dataKSN: KSN { Self.ksn(counter: dataCounter) }
+    /// The KSN of the current PIN key.
+    var pinKSN: KSN { Self.ksn(counter: pinCounter) }
+
+    private static func ksn(counter: UInt32) -> KSN {
+        do {
+            return try CryptoChoices.initialKSN.withCounter(counter & KSN.counterMask)
+        } catch {
+            preconditionFailure("a 21-bit counter always fits the KSN: \(error)")
+        }
+    }
+
+    // MARK: GetInfo
+
+    /// The TLV the terminal answers for a GetInfo tag (spec §7.1), or `nil` for a tag it does not know.
+    func getInfoTLV(_ tag: UInt8) -> TLV? {
+        let value: [UInt8]
+        switch tag {
+        case 0xC1: value = atmelSerial
+        case 0xC2: value = Self.partNumberBytes(partNumber)
+        case 0xC3: value = Self.serialBytes(serialNumber)
+        case 0xC4: value = [terminalState.rawValue]
+        case 0xC5: value = [batteryPercent]
+        case 0xC6: value = [powerOffTimeout]
+        case 0xCD: value = CryptoChoices.ksnFormatRecord
+        case 0xD1: value = firmwareVersion.parts
+        case 0xD3: value = pciPEDVersion.parts
+        case 0xD5: value = emvL1Version.parts
+        case 0xD7: value = emvL2Version.parts
+        case 0xD9: value = bootLoaderVersion.parts
+        case 0xDB: value = kslID
+        case 0xE8:
+            return TLV(
+                Tag(0xE8),
+                children: [
+                    TLV(Tag(0xD1), nfcFirmwareVersion.parts),
+                    TLV(Tag(0xA0), nfcEMVL1Version.parts),
+                    TLV(Tag(0xA2), nfcEMVL2Version.parts),
+                    TLV(Tag(0xC4), [nfcFirmwareState]),
+                ]
+            )
+        case 0xEA: value = iccConfigVersion.parts
+        case 0xEB: value = nfcConfigVersion.parts
+        case 0xEC: value = osVersion.parts
+        case 0xED: value = [nfcModuleState]
+        case 0xF6: value = supportedLocales.flatMap { Array($0.utf8) + [0x00] }
+        case 0xF7: value = Array(locale.utf8)
+        case 0xFB: value = [charging]
+        case 0xFC: value = [speedMode]
+        case 0xFD: value = nonSecureFirmwareVersion.parts
+        default: return nil
+        }
+        return TLV(Tag(UInt32(tag)), value)
+    }
+
+    /// C3: the serial number × 4 as a 5-byte big-endian integer (spec §4).
+    static func serialBytes(_ serial: UInt64) -> [UInt8] {
+        let value = serial &* 4
+        return (0..<5).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
+    }
+
+    /// C2: 15 ASCII bytes, space-padded or cut (spec §4).
+    static func partNumberBytes(_ partNumber: String) -> [UInt8] {
+        let bytes = Array(partNumber.utf8.prefix(SimulatorChoices.partNumberLength))
+        return bytes + [UInt8](repeating: 0x20, count: SimulatorChoices.partNumberLength - bytes.count)
+    }
+}
+
+// MARK: - JSON
+
+extension DeviceState: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case serialNumber, partNumber, atmelSerial, firmwareVersion, nfcFirmwareVersion, nfcEMVL1Version
+        case nfcEMVL2Version, nfcFirmwareState, pciPEDVersion, emvL1Version, emvL2Version, bootLoaderVersion
+        case osVersion, nonSecureFirmwareVersion, iccConfigVersion, nfcConfigVersion, batteryPercent, charging
+        case speedMode, powerOffTimeout, locale, supportedLocales, nfcModuleState, kslID, terminalState
+        case dataCounter, pinCounter, bankParameters, clockSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func hex(_ key: CodingKeys, _ fallback: [UInt8]) throws -> [UInt8] {
+            guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return fallback }
+            do {
+                return try Hex.decode(text)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: error.description)
+            }
+        }
+        func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
+            try c.decodeIfPresent(T.self, forKey: key) ?? fallback
+        }
+        serialNumber = try value(.serialNumber, serialNumber)
+        partNumber = try value(.partNumber, partNumber)
+        atmelSerial = try hex(.atmelSerial, atmelSerial)
+        firmwareVersion = try value(.firmwareVersion, firmwareVersion)
+        nfcFirmwareVersion = try value(.nfcFirmwareVersion, nfcFirmwareVersion)
+        nfcEMVL1Version = try value(.nfcEMVL1Version, nfcEMVL1Version)
+        nfcEMVL2Version = try value(.nfcEMVL2Version, nfcEMVL2Version)
+        nfcFirmwareState = try value(.nfcFirmwareState, nfcFirmwareState)
+        pciPEDVersion = try value(.pciPEDVersion, pciPEDVersion)
+        emvL1Version = try value(.emvL1Version, emvL1Version)
+        emvL2Version = try value(.emvL2Version, emvL2Version)
+        bootLoaderVersion = try value(.bootLoaderVersion, bootLoaderVersion)
+        osVersion = try value(.osVersion, osVersion)
+        nonSecureFirmwareVersion = try value(.nonSecureFirmwareVersion, nonSecureFirmwareVersion)
+        iccConfigVersion = try value(.iccConfigVersion, iccConfigVersion)
+        nfcConfigVersion = try value(.nfcConfigVersion, nfcConfigVersion)
+        batteryPercent = try value(.batteryPercent, batteryPercent)
+        charging = try value(.charging, charging)
+        speedMode = try value(.speedMode, speedMode)
+        powerOffTimeout = try value(.powerOffTimeout, powerOffTimeout)
+        locale = try value(.locale, locale)
+        supportedLocales = try value(.supportedLocales, supportedLocales)
+        nfcModuleState = try value(.nfcModuleState, nfcModuleState)
+        kslID = try hex(.kslID, kslID)
+        if let name = try c.decodeIfPresent(String.self, forKey: .terminalState) {
+            guard let state = TerminalState.allCases.first(where: { $0.description == name }) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .terminalState,
+                    in: c,
+                    debugDescription: "terminal state must be PRE_PERSO, PERSO, READY or SECURED, got \(name)"
+                )
+            }
+            terminalState = state
+        }
+        dataCounter = try value(.dataCounter, dataCounter)
+        pinCounter = try value(.pinCounter, pinCounter)
+        bankParameters = try hex(.bankParameters, bankParameters)
+        clockSeconds = try value(.clockSeconds, clockSeconds)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(serialNumber, forKey: .serialNumber)
+        try c.encode(partNumber, forKey: .partNumber)
+        try c.encode(Hex.encode(atmelSerial), forKey: .atmelSerial)
+        try c.encode(firmwareVersion, forKey: .firmwareVersion)
+        try c.encode(nfcFirmwareVersion, forKey: .nfcFirmwareVersion)
+        try c.encode(nfcEMVL1Version, forKey: .nfcEMVL1Version)
+        try c.encode(nfcEMVL2Version, forKey: .nfcEMVL2Version)
+        try c.encode(nfcFirmwareState, forKey: .nfcFirmwareState)
+        try c.encode(pciPEDVersion, forKey: .pciPEDVersion)
+        try c.encode(emvL1Version, forKey: .emvL1Version)
+        try c.encode(emvL2Version, forKey: .emvL2Version)
+        try c.encode(bootLoaderVersion, forKey: .bootLoaderVersion)
+        try c.encode(osVersion, forKey: .osVersion)
+        try c.encode(nonSecureFirmwareVersion, forKey: .nonSecureFirmwareVersion)
+        try c.encode(iccConfigVersion, forKey: .iccConfigVersion)
+        try c.encode(nfcConfigVersion, forKey: .nfcConfigVersion)
+        try c.encode(batteryPercent, forKey: .batteryPercent)
+        try c.encode(charging, forKey: .charging)
+        try c.encode(speedMode, forKey: .speedMode)
+        try c.encode(powerOffTimeout, forKey: .powerOffTimeout)
+        try c.encode(locale, forKey: .locale)
+        try c.encode(supportedLocales, forKey: .supportedLocales)
+        try c.encode(nfcModuleState, forKey: .nfcModuleState)
+        try c.encode(Hex.encode(kslID), forKey: .kslID)
+        try c.encode(terminalState.description, forKey: .terminalState)
+        try c.encode(dataCounter, forKey: .dataCounter)
+        try c.encode(pinCounter, forKey: .pinCounter)
+        try c.encode(Hex.encode(bankParameters), forKey: .bankParameters)
+        try c.encode(clockSeconds, forKey: .clockSeconds)
+    }
+}
+
+// MARK: - Store
+
+/// Reads and writes `device.json` in the state directory. Writes are atomic (write to a temporary file, then rename),
+/// so a crash never leaves half a file.
+struct DeviceStore: Sendable {
+    static let fileName = "device.json"
+
+    let directory: String
+
+    var path: String { directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName }
+
+    /// The stored state; `nil` when there is no file yet. Throws `SimulatorError(.stateUnreadable)` for a file that
+    /// exists but is not a device state.
+    func load() throws(SimulatorError) -> DeviceState? {
+        let url = URL(fileURLWithPath: path)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let data = try Data(contentsOf: url)
+            return try JSONDecoder().decode(DeviceState.self, from: data)
+        } catch {
+            throw SimulatorError(
+                .stateUnreadable,
+                "cannot read the simulator state \(path): \(error); fix or delete the file"
+            )
+        }
+    }
+
+    func save(_ state: DeviceState) throws(SimulatorError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(state).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw SimulatorError(.stateUnwritable, "cannot write the simulator state \(path): \(error)")
+        }
+    }
+
+    func remove() throws(SimulatorError) {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw SimulatorError(.stateUnwritable, "cannot remove the simulator state \(path): \(error)")
+        }
+    }
+}
+
+/// A simulator failure a user can act on. `code` is stable; `reason` says what happened and what to do.
+public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// `device.json` exists but cannot be read or decoded.
+        case stateUnreadable
+        /// The state directory or `device.json` cannot be written.
+        case stateUnwritable
+        /// The TCP server could not bind its address.
+        case bindFailed
+    }
+
+    public let code: Code
+    public let reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+    public static func == (lhs: SimulatorError, rhs: SimulatorError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}

@@ -1,0 +1,233 @@
+import UCubeCrypto
+import UCubeProtocol
+
+/// Every PROJECT CHOICE the simulator makes, in one place, each naming the spec section that leaves it open
+/// (spec = shared/spec/ucube-protocol.md). The protocol-wide choices (C4 values, security-mode table, SRED/MAC
+/// algorithms, the CD record, F6/F7 tags, the RTC layout) live in `UCubeProtocol` / `UCubeCrypto`; what is here is how
+/// *this terminal* behaves where the sources are silent. The constants below are read by the simulator; the
+/// behaviour choices that are code paths rather than values are listed here and implemented where noted.
+///
+/// Behaviour choices:
+/// - §2.4: every response echoes the SEQ of the command it answers (errors, −32 and 0x8000 answers included).
+/// - §2.2: a frame with a bad CRC, a missing ETX or an oversize LEN is dropped without an answer; the decoder
+///   resynchronises on the next STX and the next good frame is answered (`TerminalSimulator.serve`).
+/// - §2.3: in SECURED state a command is read wrapped iff its input mode ≠ NONE and its body is non-empty (plus the
+///   legacy rule below); the answer is secured iff the output mode ≠ NONE, errors included; 0x5102 is always plain.
+///   A secured answer's crypto header is a seeded byte; its MAC is present only when DATA is non-empty.
+/// - §3.4: `SimulatorServer` serves one TCP connection at a time. A second client is accepted by the kernel and
+///   waits, unread, until the first disconnects (nothing is refused). The device state survives connections.
+/// - §9: long-running commands (catalogue `isLongRunning`) do not block reading. While one is pending only CancelAll
+///   is served; anything else is answered `busyStatus` at once and the pending command keeps waiting. CancelAll ends
+///   it: the pending command's −32 answer is written first, then CancelAll's 0. When the connection ends, a pending
+///   command is dropped without an answer.
+/// - §5.2 0x5101: READY → SECURED advances the data DUKPT counter to the next valid X9.24 value and answers the SRED
+///   KSN (a fresh terminal answers FFFF9876543210E00001). PERSO → READY and PRE_PERSO → PERSO answer no data (there is
+///   no session, so no KSN). Entering or leaving a session forgets the transaction data.
+/// - §5.2 0x5020 / 0x5530: the scripted card is presented after `SimulatorScript.cardPresentationDelay` on the card's
+///   preferred interface among the enabled readers (the default card is inserted when ICC is enabled, tapped when NFC
+///   is the only reader). No card, or a card slower than the timeout, answers −2 when the timeout expires.
+/// - §5.2 0x5021: the cardholder removes the card at once: WaitCardRemoval answers 0 immediately.
+/// - §5.2 0x5040: a display answers the script's next key at once (1 data byte), else no data when its timeout
+///   expires; timeout 0 answers at once. 0x5043/0x5045 (layouts not in sources) answer the next key or nothing at once.
+/// - §5.2 0x5042: a list box answers the script's next choice, else `defaultListChoice`; a scripted choice ≤ 0 is
+///   the cardholder aborting (−114).
+/// - §5.2 0x5160/0x5161: blocks accumulate in memory; no signature is verified yet; the last block answers 0 and the
+///   binary becomes `TerminalSimulator.lastLoadedBinary`. A Load without InstallForLoad answers `outOfOrderStatus`.
+/// - §5.2 0x5171 (MP-README on 0x5170): the PIN DUKPT counter advances on the first PIN command of a secure session
+///   only; later PIN commands of the session reuse that KSN. OnlinePIN (0x5170, layout not in sources) answers like
+///   SimplifiedOnlinePIN in ISO format 0. ISO format 4 (AES only) is a malformed request.
+/// - §5.2 0x5025/0x5026: SRED tags (`sredTags`) are never answered in plain (GetPlainTag, TransactionProcess,
+///   Finalisation, StartNFC, CompleteNFC); GetSecuredTag and the ciphered TransactionInit may carry them. A single
+///   requested tag is answered as its bare value, several as TLVs; unknown tags are left out.
+/// - §9: PowerOff answers 0, ends any secure session (SECURED → READY: session keys live in RAM) and takes the card
+///   away; the simulated terminal stays reachable, as a BLE connection powers the Touch on.
+/// - §5.2 0x0301/0x0302: the clock starts at `DefaultDevice.clockSeconds` and runs on the configured clock (not scaled
+///   by `timeScale`) from the start of the simulator or the last RTCSet; only the value set by RTCSet is persisted.
+/// - §7.2: a new terminal is `initialState`; the state is persisted after every change (SECURED too: a real terminal
+///   outlives the host process).
+public enum SimulatorChoices {
+    // MARK: Framing and dispatch
+
+    /// §2.7: an unknown command id is answered with CMD 0x8000, status −1, no data (plain, even in SECURED state,
+    /// since unknown commands are NONE/NONE, §2.3 "anything else").
+    static let unknownCommandResponseID = CommandID.unrecognised
+    static let unknownCommandStatus = Status.unknownCommand
+
+    /// §2.3 legacy switch (`SimulatorConfiguration.legacySecuredCommands`): in SECURED state a NONE-mode command with a
+    /// non-empty body is read as wrapped when the body is longer than crypto header + MAC and ends with the old SDK's
+    /// all-zero MAC (§2.3 "MAC always zero", §13); otherwise it is read as plain. Its MAC is not checked.
+    static let legacyWrappedMAC: [UInt8] = [0, 0, 0, 0]
+
+    /// §3.4: raw RPC frames (no BLE stuffing) over TCP, default port 5000.
+    public static let defaultTCPPort = 5000
+
+    // MARK: Statuses the sources do not name (simulator range −900…−999)
+
+    /// §12.3: a SIGNED input (0x5501) whose MAC-request-variant retail MAC does not verify.
+    public static let macMismatchStatus = Status(-900)
+    /// §5.2: a request payload that does not follow its command's layout (bad TLV, wrong length, secured body too
+    /// short for crypto header + MAC, an unsupported PIN block format, an unknown FC speed-mode value).
+    public static let malformedRequestStatus = Status(-901)
+    /// §5.2 "Locale commands": SetInfoField F7 with a locale that is not in the F6 supported list.
+    public static let unsupportedLocaleStatus = Status(-902)
+
+    /// §9 + §2.7: the answer to anything but CancelAll while a long-running command is pending: −287.
+    static let busyStatus = Status.badTerminalState
+
+    /// §5.2 0x0202: what a pending command answers when CancelAll ends it (CancelAll itself answers 0, even when
+    /// nothing is pending).
+    static let cancelledStatus = Status.cancelled
+
+    /// Payment commands out of EMV order (TransactionProcess before TransactionInit, Finalisation without an ARQC,
+    /// NFCComplete without a contactless read, Load without InstallForLoad) → −287 BAD_TERMINAL_STATE (§2.7).
+    static let outOfOrderStatus = Status.badTerminalState
+
+    /// Contact payment commands (0x5510–0x5513) without a card in the ICC reader, and a PIN in format 0/3 without a
+    /// card PAN → −35 NO_CARD (§6).
+    static let noCardStatus = Status.noCard
+
+    /// §5.2 0x5511: TransactionInit for an AID the card does not have → −300 EMV_NOT_SUPPORTED (the driver drops the
+    /// AID and selects again).
+    static let unknownAIDStatus = Status.emvNotSupported
+
+    // MARK: Terminal states and sessions
+
+    /// §7.2: the state of a new simulated terminal.
+    static let initialState = TerminalState.ready
+
+    /// §9 / §12.1: when the data DUKPT counter cannot advance any more (past 0x1FF800), EnterSecureSession answers
+    /// −287 BAD_TERMINAL_STATE: the terminal needs new keys (RKI) before another session. Same for the PIN counter.
+    static let keysExhaustedStatus = Status.badTerminalState
+
+    // MARK: Cardholder and card
+
+    /// §5.2 0x5020: the ICC status byte in the WaitCard answer ("card powered, ATR received"; values not in sources).
+    static let iccStatusPowered: UInt8 = 0x00
+    /// §5.2 0x5020: a card without a fixed ATR answers `3B 68 00 00` (direct convention, TB1 = TC1 = 0, 8 historical
+    /// bytes) followed by 8 seeded historical bytes.
+    static let seededATRPrefix: [UInt8] = [0x3B, 0x68, 0x00, 0x00]
+    static let seededATRHistoricalCount = 8
+
+    /// Reader ids (§7.3).
+    static let iccReader: UInt8 = 0x11
+    static let nfcReader: UInt8 = 0x21
+
+    /// §5.2 0x5042: a list box without a scripted choice answers item 1.
+    public static let defaultListChoice = 1
+
+    /// §5.2 0x5171: the PIN the cardholder types when the script does not say.
+    public static let defaultPIN = "1234"
+
+    /// §5.1: the uCube Touch has no magnetic-stripe reader (§1), so MagstripeRead (0x5024) is answered like an unknown
+    /// command (0x8000, −1).
+    static let hasMagstripeReader = false
+
+    /// Discretionary data in the track 2 / track 1 equivalents of the simulated cards.
+    static let track2Discretionary = "0000000000"
+
+    // MARK: EMV answers (§5.2 0x5510–0x5531)
+
+    /// 0x5510: C2 01 asks for the "full TLV" output, whose layout is not in sources; the simulator answers, per
+    /// application, `84` AID, `50` label, `87` priority, concatenated.
+    static let candidateTLVOutputFormat: UInt8 = 0x01
+
+    /// 0x5171: a scripted PIN that is not 4–12 digits is answered −2 TIMEOUT, as if the cardholder never finished.
+    static let invalidScriptedPINStatus = Status.timeout
+
+    /// 0x5512 / 0x5513: tags every TransactionProcess and TransactionFinalisation answer carries, in this order,
+    /// before any other requested tag: CID, AC, IAD, ATC, TVR, TSI.
+    static let generateACTags: [UInt32] = [0x9F27, 0x9F26, 0x9F10, 0x9F36, 0x95, 0x9B]
+
+    /// 0x5512: the TSI after the first GENERATE AC (offline data authentication, cardholder verification, card and
+    /// terminal risk management performed).
+    static let defaultTSI: [UInt8] = [0xE8, 0x00]
+
+    /// 0x5513: status 7 (TC) when 8A is "00" (§7.7 "the only value the old SDK treats as approved"), 8 (AAC) otherwise.
+    static let approvedARC: [UInt8] = [0x30, 0x30]
+
+    /// 0x5531: DF72 after CompleteNFC: `30 36` (approved) when DF73 is "00", `30 37` (declined) otherwise.
+    static let nfcApprovedOutcome: [UInt8] = [0x30, 0x36]
+    static let nfcDeclinedOutcome: [UInt8] = [0x30, 0x37]
+
+    /// SRED tags (§5.2 0x5025): never in a plain answer, only in GetSecuredTag's blob or a ciphered answer.
+    static let sredTags: Set<UInt32> = [0x56, 0x57, 0x5A, 0x5F20, 0x5F24, 0x5F30, 0x9F0B, 0x9F6B, 0xDF62, 0xDF5A]
+
+    /// Terminal data objects the simulated terminal holds (EMV Book 4): country 0250 (France), type 22 (attended,
+    /// offline with online capability, merchant), capabilities E0F8C8 (plain/enciphered PIN, signature, SDA/DDA/CDA).
+    static let terminalData: [UInt32: [UInt8]] = [
+        0x9F1A: [0x02, 0x50],
+        0x9F35: [0x22],
+        0x9F33: [0xE0, 0xF8, 0xC8],
+        0x9F40: [0x60, 0x00, 0xF0, 0xA0, 0x01],
+        0x9F1E: Array("SIM00001".utf8),
+    ]
+
+    // MARK: Keys and downloads (§5.2 0x5110–0x5161)
+
+    /// 0x5130: fixed demonstration certificate chain `LL LL` CA-prod certificate `LL LL` KEK certificate; the bytes are
+    /// opaque labels, not X.509 (the real chain is signed by YouTransactor).
+    static let demoCAProdCertificate: [UInt8] = Array("UCUBE-SIM DEMO CA-PROD CERTIFICATE v1".utf8)
+    static func demoKEKCertificate(serial: UInt64) -> [UInt8] {
+        Array("UCUBE-SIM DEMO K_KEK CERTIFICATE v1 SN ".utf8) + Array(String(serial).utf8)
+    }
+
+    /// 0x5110 GetKeyInfo answers the key descriptors of GetInfo CD (§12.2); 0x5120 ExportPublicKey answers a fixed
+    /// demonstration key label. Key-loading commands (0x5121, 0x5122, 0x5131) and SetInfoProd (0x5002) answer 0.
+    static let keyInfo: [UInt8] = CryptoChoices.ksnFormatRecord
+    static let demoPublicKey: [UInt8] = Array("UCUBE-SIM DEMO K_KEK_PUB".utf8)
+
+    /// 0x5022 CardSendAPDU answers the status word 90 00 without response data.
+    static let apduSuccess: [UInt8] = [0x90, 0x00]
+
+    // MARK: SetInfoField (§5.2 0x5003)
+
+    /// C6 follows the SDK clamp: 0 = never, 1…31 stored as 32, 32…255 as sent. FC must be 0 or 1. F7 must be in F6.
+    /// Other tags (buzzer, …: tag numbers not in sources) are accepted and ignored. Either every field applies or none.
+    static let minimumPowerOffTimeout: UInt8 = 32
+
+    // MARK: Default device (§4, §7.1)
+
+    /// The profile of a new simulated terminal.
+    public enum DefaultDevice {
+        /// §4: printed 202401001; C3 carries 202401001 × 4 = 809604004 = 00 30 41 93 A4.
+        public static let serialNumber: UInt64 = 202_401_001
+        /// §4 / §13: the old SDK's A-DevInfos swaps C2 and C3 unless the part number contains "UCUBE"; a part
+        /// number that contains it is read right by the old SDK and by a correct client alike.
+        public static let partNumber = "UCUBE-TOUCH-EU"
+        public static let atmelSerial: [UInt8] = [0x5A, 0x17, 0x00, 0x20, 0x24, 0x01, 0x00, 0x01]
+        /// §3.1: 6.0.0.54 is the first firmware with the FC speed mode.
+        public static let firmwareVersion = FirmwareVersion([6, 0, 0, 54])
+        public static let nfcFirmwareVersion = FirmwareVersion([1, 4, 2, 7])
+        public static let nfcEMVL1Version = FirmwareVersion([4, 3, 0, 1])
+        public static let nfcEMVL2Version = FirmwareVersion([2, 6, 0, 0])
+        public static let nfcFirmwareState: UInt8 = 0x01
+        public static let pciPEDVersion = FirmwareVersion([5, 1, 0, 0])
+        public static let emvL1Version = FirmwareVersion([4, 3, 0, 0])
+        public static let emvL2Version = FirmwareVersion([4, 3, 1, 0])
+        public static let bootLoaderVersion = FirmwareVersion([1, 2, 0, 3])
+        public static let osVersion = FirmwareVersion([2, 3, 0, 1])
+        public static let nonSecureFirmwareVersion = FirmwareVersion([1, 0, 3, 0])
+        public static let iccConfigVersion = FirmwareVersion([1, 0, 0, 5])
+        public static let nfcConfigVersion = FirmwareVersion([1, 0, 0, 4])
+        /// §7.1 C5 PROJECT CHOICE: percent.
+        public static let batteryPercent: UInt8 = 87
+        public static let charging: UInt8 = 0x00
+        public static let speedMode: UInt8 = 0
+        public static let powerOffTimeout: UInt8 = 60
+        /// §5.2 "Locale commands" PROJECT CHOICE: F7 current locale, F6 supported list "en\0fr\0de\0es\0it\0".
+        public static let locale = "en"
+        public static let supportedLocales = ["en", "fr", "de", "es", "it"]
+        /// §7.1 ED: 3 = NFC module ready.
+        public static let nfcModuleState: UInt8 = 3
+        /// §7.1 DB: BEA704B46856 = "DEV KEY" (the simulator holds the public X9.24 test BDK, §12.3).
+        public static let kslID: [UInt8] = [0xBE, 0xA7, 0x04, 0xB4, 0x68, 0x56]
+        /// 2025-01-01 00:00:00 in seconds since 2000-01-01 (9132 days).
+        public static let clockSeconds: Int64 = 9132 * 86_400
+    }
+
+    /// §4: C2 is 15 ASCII bytes.
+    static let partNumberLength = 15
+
+    /// The seed of `SimulatorConfiguration()` when none is given.
+    public static let defaultSeed: UInt64 = 0x7563_7562_6553_494D
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// How one simulated terminal behaves: its seed, where it keeps its state, its link and its cardholder script.
+public struct SimulatorConfiguration: Sendable {
+    /// Seeds every "random" value (crypto headers, ATR, cryptograms, unpredictable numbers): two simulators with the
+    /// same seed, state and input produce byte-identical output.
+    public var seed: UInt64
+    /// Directory holding `device.json`; `nil` keeps the device state in memory only.
+    /// The CLI passes `$UCUBE_SIM_HOME` or `$XDG_STATE_HOME/ucube/simulator` (see `defaultStateDirectory`).
+    public var stateDirectory: String?
+    /// Link timing applied to every frame received and sent; `nil` = no delay.
+    public var linkModel: LinkModel?
+    /// The cardholder: card, keys, list-box choices, PIN.
+    public var script: SimulatorScript
+    /// Also accept wrapped (crypto header + payload + zero MAC) NONE-mode commands in SECURED state, as the old SDK
+    /// sends them (spec §2.3: "a simulator may offer a 'legacy' switch").
+    public var legacySecuredCommands: Bool
+    /// Factor applied to every terminal-side duration: display and card-wait timeouts, the cardholder's delays.
+    /// 1 = real time; tests use e.g. 0.01 so a 30 s timeout takes 0.3 s. The link model is not scaled.
+    public var timeScale: Double
+    /// The clock timeouts and link delays sleep on (`ContinuousClock` in production; tests may inject their own).
+    public var clock: any Clock<Duration>
+
+    public init(
+        seed: UInt64 = SimulatorChoices.defaultSeed,
+        stateDirectory: String? = nil,
+        linkModel: LinkModel? = nil,
+        script: SimulatorScript = .default,
+        legacySecuredCommands: Bool = false,
+        timeScale: Double = 1,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        precondition(timeScale >= 0 && timeScale.isFinite, "timeScale is a finite, non-negative factor")
+        self.seed = seed
+        self.stateDirectory = stateDirectory
+        self.linkModel = linkModel
+        self.script = script
+        self.legacySecuredCommands = legacySecuredCommands
+        self.timeScale = timeScale
+        self.clock = clock
+    }
+
+    /// `$UCUBE_SIM_HOME`, else `$XDG_STATE_HOME/ucube/simulator`, else `$HOME/.local/state/ucube/simulator`
+    /// (XDG Base Directory default); `nil` when none can be formed.
+    public static func defaultStateDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
+        if let home = environment["UCUBE_SIM_HOME"], !home.isEmpty { return home }
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/ucube/simulator" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/ucube/simulator" }
+        return nil
+    }
+
+    /// `duration` × `timeScale`.
+    func scaled(_ duration: Duration) -> Duration { duration * timeScale }
+}

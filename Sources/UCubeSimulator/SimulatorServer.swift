@@ -1,0 +1,64 @@
+import NIOCore
+import NIOPosix
+
+/// Serves a `TerminalSimulator` over TCP: raw RPC frames, no BLE stuffing (spec §3.4 PROJECT CHOICE, default port
+/// 5000), one connection at a time.
+public enum SimulatorServer {
+    /// Binds `host:port` and serves connections until the calling task is cancelled.
+    ///
+    /// `port` 0 binds an ephemeral port; `ready` receives the bound port once the socket listens. Connections are
+    /// served one after the other: a second client is accepted by the kernel and waits, unread, until the first one
+    /// disconnects (SimulatorChoices). The device state lives in `simulator`, so it
+    /// survives between connections. Throws `SimulatorError(.bindFailed)` when the address cannot be bound.
+    public static func listen(
+        host: String,
+        port: Int = SimulatorChoices.defaultTCPPort,
+        simulator: TerminalSimulator,
+        ready: @Sendable (Int) -> Void
+    ) async throws {
+        let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        do {
+            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 8)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .bind(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw SimulatorError(.bindFailed, "cannot listen on \(host):\(port): \(error)")
+        }
+        ready(server.channel.localAddress?.port ?? port)
+        try await server.executeThenClose { connections in
+            for try await connection in connections {
+                await serve(connection, simulator)
+            }
+        }
+    }
+
+    /// Bridges one TCP connection to `TerminalSimulator.serve(input:output:)`; returns when the client disconnects.
+    private static func serve(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        _ simulator: TerminalSimulator
+    ) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            let (input, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+            async let reading: Void = {
+                do {
+                    for try await buffer in inbound {
+                        continuation.yield(Array(buffer.readableBytesView))
+                    }
+                } catch {
+                    // A reset connection ends like a closed one.
+                }
+                continuation.finish()
+            }()
+            await simulator.serve(input: input) { bytes in
+                try? await outbound.write(ByteBuffer(bytes: bytes))
+            }
+            await reading
+        }
+    }
+}

@@ -1,0 +1,350 @@
+import UCubeCrypto
+import UCubeProtocol
+
+/// The EMV transaction of the current secure session: how far it got and the data objects it produced.
+struct CardTransaction: Sendable {
+    /// Where the transaction stands (spec §8.1 states, as the terminal sees them).
+    enum Stage: Sendable, Equatable {
+        /// Nothing yet in this session.
+        case idle
+        /// BuildCandidateList answered.
+        case candidatesListed
+        /// TransactionInit selected an application; the card's records are read.
+        case initialised
+        /// TransactionProcess ran the first GENERATE AC with this answer.
+        case processed(CryptogramType)
+        /// TransactionFinalisation ran the second GENERATE AC.
+        case finalised
+        /// NFCStartTransaction read the card contactlessly with this DF72 outcome.
+        case contactlessRead(NFCOutcome)
+        /// NFCCompleteTransaction ended the contactless transaction.
+        case contactlessCompleted
+    }
+
+    var stage: Stage = .idle
+    /// The application TransactionInit selected (or the contactless read used).
+    var application: CardProfile.Application?
+    /// Data objects of this transaction: what the host sent (amount, currency, dates, TVR) and what the card and
+    /// terminal produced (cryptograms, ATC, TSI, unpredictable number, outcome).
+    var data: [UInt32: [UInt8]] = [:]
+}
+
+extension TerminalSimulator {
+    // MARK: - Data objects
+
+    /// The value of `tag` as the terminal knows it: the transaction's data first, then the card's data (when a card is
+    /// at a reader), then the terminal's own data objects and clock.
+    func dataObject(_ tag: UInt32, _ transaction: CardTransaction, cardAtReader: Bool) -> [UInt8]? {
+        if let value = transaction.data[tag] { return value }
+        if cardAtReader, let card = script.card, let value = cardObject(tag, card, transaction) { return value }
+        if let value = SimulatorChoices.terminalData[tag] { return value }
+        switch tag {
+        case 0x9A: return today().date
+        case 0x9F21: return today().time
+        default: return nil
+        }
+    }
+
+    private func cardObject(_ tag: UInt32, _ card: CardProfile, _ transaction: CardTransaction) -> [UInt8]? {
+        let app = transaction.application ?? card.applications.first
+        switch tag {
+        case 0x4F, 0x84: return app?.aid
+        case 0x50: return app.map { Array($0.label.utf8) }
+        case 0x87: return app.map { [$0.priority] }
+        case 0x9F08: return app?.version
+        case 0x5A: return card.panBytes
+        case 0x5F24: return card.expiryDate
+        case 0x5F25: return card.effectiveDateBytes
+        case 0x5F28: return [UInt8(card.issuerCountry >> 8), UInt8(card.issuerCountry & 0xFF)]
+        case 0x5F34: return [card.panSequenceNumber]
+        case 0x57: return card.track2
+        case 0x56: return card.track1
+        case 0x5F20: return Array(card.cardholderName.utf8)
+        case 0x82: return card.aip
+        case 0x9F10: return card.issuerApplicationData
+        case 0x9F36: return [UInt8(runtime.atc >> 8), UInt8(runtime.atc & 0xFF)]
+        default: return nil
+        }
+    }
+
+    /// TLVs of `tags` the terminal knows, in order, each once, from `transaction` (default: the current one) and the
+    /// card when `cardAtReader` (default: a card is at a reader). `includeSRED`: SRED tags may be returned (ciphered
+    /// outputs only; SimulatorChoices.sredTags).
+    func tlvs(
+        _ tags: [Tag],
+        includeSRED: Bool,
+        transaction: CardTransaction? = nil,
+        cardAtReader: Bool? = nil
+    ) -> [TLV] {
+        let transaction = transaction ?? runtime.transaction
+        let cardAtReader = cardAtReader ?? (runtime.cardPresent != nil)
+        var seen = Set<UInt32>()
+        return tags.compactMap { tag in
+            guard seen.insert(tag.rawValue).inserted else { return nil }
+            guard includeSRED || !SimulatorChoices.sredTags.contains(tag.rawValue) else { return nil }
+            return dataObject(tag.rawValue, transaction, cardAtReader: cardAtReader).map { TLV(tag, $0) }
+        }
+    }
+
+    /// `first` followed by the requested tags not already in it.
+    private func tags(_ first: [UInt32], then requested: [Tag]) -> [Tag] {
+        first.map { Tag($0) } + requested.filter { !first.contains($0.rawValue) }
+    }
+
+    /// The RTC date and time as 9A YYMMDD and 9F21 HHMMSS BCD.
+    private func today() -> (date: [UInt8], time: [UInt8]) {
+        let running = elapsed() - runtime.clockSetAt
+        let now = CivilTime.dateTime(secondsSince2000: device.clockSeconds + running.components.seconds)
+        func bcd(_ value: Int) -> UInt8 { UInt8(value / 10 % 10) << 4 | UInt8(value % 10) }
+        return (
+            [bcd(now.year % 100), bcd(now.month), bcd(now.day)], [bcd(now.hour), bcd(now.minute), bcd(now.second)]
+        )
+    }
+
+    private func nextATC() -> [UInt8] {
+        runtime.atc &+= 1
+        return [UInt8(runtime.atc >> 8), UInt8(runtime.atc & 0xFF)]
+    }
+
+    /// The card in the ICC reader, or `nil` (contact commands then answer −35).
+    private var insertedCard: CardProfile? {
+        guard runtime.cardPresent == .contact else { return nil }
+        return script.card
+    }
+
+    // MARK: - Contact EMV (0x5510–0x5513)
+
+    /// spec §5.2 0x5510: the card's applications as legacy 64-byte blocks (or TLV output for C2 01).
+    func buildCandidateList(_ request: Request) -> Outcome {
+        parsed(BuildCandidateList.self, request) { command in
+            guard let card = insertedCard else { return .now(Reply(SimulatorChoices.noCardStatus)) }
+            var apps = card.applications
+            if let limit = command.maxApplications { apps = Array(apps.prefix(Int(limit))) }
+            guard !apps.isEmpty else { return .now(Reply(.emvNotSupported)) }
+            runtime.transaction = CardTransaction(stage: .candidatesListed)
+            if command.outputFormat == SimulatorChoices.candidateTLVOutputFormat {
+                let tlvs = apps.flatMap { app in
+                    [TLV(Tag(0x84), app.aid), TLV(Tag(0x50), Array(app.label.utf8)), TLV(Tag(0x87), [app.priority])]
+                }
+                return .now(.ok(tlvs.encoded))
+            }
+            let candidates = apps.map { CandidateApplication(aid: $0.aid, label: $0.label, priority: $0.priority) }
+            return .now(.ok(BuildCandidateList.Response(candidates: candidates).encodeData()))
+        }
+    }
+
+    /// spec §5.2 0x5511: selects the AID, keeps the transaction data, answers the requested tags (ciphered output, so
+    /// SRED tags are allowed).
+    func transactionInit(_ request: Request) -> Outcome {
+        parsed(TransactionInit.self, request) { command in
+            guard let card = insertedCard else { return .now(Reply(SimulatorChoices.noCardStatus)) }
+            guard let app = card.applications.first(where: { $0.aid == command.aid }) else {
+                return .now(Reply(SimulatorChoices.unknownAIDStatus))
+            }
+            var transaction = CardTransaction(stage: .initialised, application: app)
+            transaction.data[0x5F2A] = BCDBytes.encode(UInt64(command.currencyCode), count: 2)
+            transaction.data[0x5F36] = [command.exponent]
+            transaction.data[0x9C] = [command.type.rawValue]
+            transaction.data[0x9F02] = BCDBytes.encode(command.amount, count: 6)
+            if let cashback = command.cashback { transaction.data[0x9F03] = BCDBytes.encode(cashback, count: 6) }
+            if let date = command.date { transaction.data[0x9A] = date }
+            if let time = command.time { transaction.data[0x9F21] = time }
+            transaction.data[0x9F37] = random.bytes(4)
+            runtime.transaction = transaction
+            return .now(.ok(TLVResponse(tlvs: tlvs(command.requestedTags, includeSRED: true)).encodeData()))
+        }
+    }
+
+    /// spec §5.2 0x5512: first GENERATE AC with the card's decision (default ARQC); answers CID, AC, IAD, ATC, TVR,
+    /// TSI and any other requested tag.
+    func transactionProcess(_ request: Request) -> Outcome {
+        parsed(TransactionProcess.self, request) { command in
+            guard let card = insertedCard else { return .now(Reply(SimulatorChoices.noCardStatus)) }
+            guard runtime.transaction.stage == .initialised else {
+                return .now(Reply(SimulatorChoices.outOfOrderStatus))
+            }
+            let cryptogram = CryptogramType(rawValue: card.firstCryptogram.rawValue) ?? .arqc
+            runtime.transaction.data[0x95] = command.tvr
+            if let date = command.date { runtime.transaction.data[0x9A] = date }
+            if let time = command.time { runtime.transaction.data[0x9F21] = time }
+            if let counter = command.transactionSequenceCounter { runtime.transaction.data[0x9F41] = counter }
+            if let version = command.applicationVersion { runtime.transaction.data[0x9F09] = version }
+            runtime.transaction.data[0x9F36] = nextATC()
+            runtime.transaction.data[0x9F27] = [cryptogram.rawValue]
+            runtime.transaction.data[0x9F26] = random.bytes(8)
+            runtime.transaction.data[0x9B] = SimulatorChoices.defaultTSI
+            runtime.transaction.stage = .processed(cryptogram)
+            let answer = tlvs(tags(SimulatorChoices.generateACTags, then: command.requestedTags), includeSRED: false)
+            return .now(.ok(TLVResponse(tlvs: answer).encodeData()))
+        }
+    }
+
+    /// spec §5.2 0x5513: second GENERATE AC after an ARQC: status 7 (TC) when 8A is "00", else 8 (AAC).
+    func transactionFinalisation(_ request: Request) -> Outcome {
+        parsed(TransactionFinalisation.self, request) { command in
+            guard insertedCard != nil else { return .now(Reply(SimulatorChoices.noCardStatus)) }
+            guard runtime.transaction.stage == .processed(.arqc) else {
+                return .now(Reply(SimulatorChoices.outOfOrderStatus))
+            }
+            let approved = command.authorisationResponseCode == SimulatorChoices.approvedARC
+            let cryptogram: CryptogramType = approved ? .tc : .aac
+            runtime.transaction.data[0x8A] = command.authorisationResponseCode
+            runtime.transaction.data[0x9F27] = [cryptogram.rawValue]
+            runtime.transaction.data[0x9F26] = random.bytes(8)
+            runtime.transaction.stage = .finalised
+            let answer = tlvs(tags(SimulatorChoices.generateACTags, then: command.requestedTags), includeSRED: false)
+            let response = TransactionFinalisation.Response(approved: approved, tlvs: answer)
+            return .now(Reply(response.status, response.encodeData()))
+        }
+    }
+
+    // MARK: - Single entry point and contactless (0x5530, 0x5531)
+
+    /// spec §5.2 0x5530: waits for the scripted card on the enabled readers. Inserted → DF70 11; tapped (NFC the only
+    /// usable reader) → the whole contactless read happens here: DF70 21, DF72 outcome (default 30 36, approved
+    /// offline), requested tags. No card → −2 after DF71.
+    func nfcStartTransaction(_ request: Request) -> Outcome {
+        parsed(NFCStartTransaction.self, request) { command in
+            let timeout = scaled(.seconds(Int(command.cardWaitTimeout)))
+            guard let card = script.card, let interface = card.interface(forReaders: command.readers.map(\.rawValue))
+            else { return .after(timeout, Reply(.timeout)) }
+            let delay = runtime.cardPresent == interface ? .zero : scaled(script.cardPresentationDelay)
+            guard delay < timeout || delay == .zero else { return .after(timeout, Reply(.timeout)) }
+
+            var transaction = CardTransaction()
+            transaction.data[0x9C] = [command.type.rawValue]
+            transaction.data[0x5F2A] = BCDBytes.encode(UInt64(command.currencyCode), count: 2)
+            transaction.data[0x5F36] = [command.exponent]
+            transaction.data[0x9F02] = BCDBytes.encode(command.amount, count: 6)
+            if let cashback = command.cashback { transaction.data[0x9F03] = BCDBytes.encode(cashback, count: 6) }
+            if let date = command.date { transaction.data[0x9A] = date }
+            if let time = command.time { transaction.data[0x9F21] = time }
+
+            let response: NFCStartTransaction.Response
+            switch interface {
+            case .contact:
+                response = NFCStartTransaction.Response(
+                    activatedReader: .icc,
+                    outcome: nil,
+                    tlvs: tlvs(command.requestedTags, includeSRED: false, transaction: transaction)
+                )
+            case .contactless:
+                let outcome =
+                    (try? NFCOutcome(bytes: card.contactlessOutcome)) ?? NFCOutcome(cvm: .receipt, result: .approved)
+                let cryptogram: CryptogramType =
+                    switch outcome.result {
+                    case .approved: .tc
+                    case .onlineRequest: .arqc
+                    default: .aac
+                    }
+                transaction.application = card.applications.first
+                transaction.stage = .contactlessRead(outcome)
+                transaction.data[0x9F37] = random.bytes(4)
+                transaction.data[0x9F36] = nextATC()
+                transaction.data[0x9F27] = [cryptogram.rawValue]
+                transaction.data[0x9F26] = random.bytes(8)
+                transaction.data[NFCOutcome.tag.rawValue] = outcome.bytes
+                response = NFCStartTransaction.Response(
+                    activatedReader: .nfc,
+                    outcome: outcome,
+                    tlvs: tlvs(command.requestedTags, includeSRED: false, transaction: transaction, cardAtReader: true)
+                )
+            }
+            let reply = Reply(
+                .success,
+                response.encodeData(),
+                effects: [.cardPresented(interface), .transaction(transaction)]
+            )
+            return .after(delay, reply)
+        }
+    }
+
+    /// spec §5.2 0x5531: DF73 "00" → DF72 30 36 (approved), anything else → 30 37 (declined).
+    func nfcCompleteTransaction(_ request: Request) -> Outcome {
+        parsed(NFCCompleteTransaction.self, request) { command in
+            guard case .contactlessRead = runtime.transaction.stage else {
+                return .now(Reply(SimulatorChoices.outOfOrderStatus))
+            }
+            let approved = command.authorisationResponseCode == SimulatorChoices.approvedARC
+            let outcome = approved ? SimulatorChoices.nfcApprovedOutcome : SimulatorChoices.nfcDeclinedOutcome
+            runtime.transaction.data[0x8A] = command.authorisationResponseCode
+            runtime.transaction.data[NFCOutcome.tag.rawValue] = outcome
+            runtime.transaction.stage = .contactlessCompleted
+            let response = NFCCompleteTransaction.Response(
+                outcome: try? NFCOutcome(bytes: outcome),
+                tlvs: tlvs(command.requestedTags, includeSRED: false)
+            )
+            return .now(.ok(response.encodeData()))
+        }
+    }
+
+    // MARK: - Tags (0x5025, 0x5026)
+
+    /// spec §5.2 0x5026: the requested tags the terminal knows, never SRED tags.
+    func getPlainTag(_ command: GetPlainTag) -> Reply {
+        .ok(TLVResponse(tlvs: tlvs(command.tags, includeSRED: false)).encodeData())
+    }
+
+    /// spec §5.2 0x5025, §12.3: one tag → its bare value, several → TLVs; TDES-CBC under the data-response key of the
+    /// current SRED KSN. The blob is the response's ciphered DATA itself.
+    func getSecuredTag(_ command: GetSecuredTag) -> Reply {
+        let found = tlvs(command.tags, includeSRED: true)
+        let plaintext = command.tags.count == 1 ? (found.first?.value ?? []) : found.encoded
+        let key = sessionKeys.dataResponse
+        let blob = Self.crypto { try SRED.encrypt(plaintext: plaintext, key: key) }
+        return Reply(.success, SecuredTagResponse(blob: blob).encodeData(), isCiphertext: true)
+    }
+
+    // MARK: - PIN (0x5170, 0x5171)
+
+    func simplifiedOnlinePIN(_ request: Request) -> Outcome {
+        parsed(SimplifiedOnlinePIN.self, request) { command in
+            guard let format = PINBlockFormat(rawValue: command.pinBlockFormat.rawValue), format != .iso4 else {
+                return .now(Reply(SimulatorChoices.malformedRequestStatus))  // ISO 9564 format 4 is AES-only
+            }
+            return .now(onlinePIN(format: format))
+        }
+    }
+
+    /// The scripted PIN as an enciphered PIN block under the PIN variant of the PIN DUKPT key (spec §12.3), with the
+    /// PIN KSN: TLV `DF3E 0A <KSN> DF3F 08 <block>` (spec §5.2 PROJECT CHOICE).
+    func onlinePIN(format: PINBlockFormat) -> Reply {
+        let pan = script.card?.pan
+        guard pan != nil || format == .iso1 else { return Reply(SimulatorChoices.noCardStatus) }
+        let ksn: KSN
+        if let issued = runtime.pinKSNInSession {
+            ksn = issued
+        } else {
+            guard let counter = KSN.nextCounter(after: device.pinCounter) else {
+                return Reply(SimulatorChoices.keysExhaustedStatus)
+            }
+            device.pinCounter = counter
+            persist()
+            ksn = device.pinKSN
+            runtime.pinKSNInSession = ksn
+        }
+        let pin = script.pin
+        let fill = random.bytes(PINBlock.randomByteCount(pinLength: pin.utf8.count, format: format))
+        let key = Self.crypto { try DUKPT.sessionKey(ipek: ipek, ksn: ksn, variant: .pin) }
+        let block: [UInt8]
+        do {
+            block = try PINBlock.encrypt(pin: pin, pan: pan, format: format, randomBytes: fill, key: key)
+        } catch {
+            return Reply(SimulatorChoices.invalidScriptedPINStatus)
+        }
+        return .ok(SimplifiedOnlinePIN.Response(pinKSN: ksn.bytes, pinBlock: block).encodeData())
+    }
+}
+
+/// Packed BCD for amounts and currency codes (spec §4), for the values the host already validated.
+enum BCDBytes {
+    static func encode(_ value: UInt64, count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var rest = value
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            out[index] = UInt8(rest % 10) | UInt8(rest / 10 % 10) << 4
+            rest /= 100
+        }
+        return out
+    }
+}

@@ -1,0 +1,429 @@
+import UCubeCrypto
+import UCubeProtocol
+
+/// One simulated uCube Touch: a peer that answers the RPC protocol over bytes, with terminal states, a DUKPT secure
+/// session, a scripted cardholder and persisted device state.
+///
+/// It serves one connection at a time (`serve(input:output:)`); the device state outlives connections, as a real
+/// terminal outlives its BLE links. Every "random" value comes from the configuration's seed, so the same seed, state
+/// and input give byte-identical output.
+public actor TerminalSimulator {
+    /// The configuration the simulator was made with (its script is the initial one; queues are consumed in `script`).
+    public nonisolated let configuration: SimulatorConfiguration
+
+    /// The persisted device state.
+    public internal(set) var device: DeviceState
+    /// The last failure writing `device.json`; the terminal keeps working from memory meanwhile.
+    public private(set) var persistenceError: SimulatorError?
+    /// The bytes of the last binary completely received by InstallForLoad + Load (no signature check yet).
+    public internal(set) var lastLoadedBinary: [UInt8]?
+
+    let store: DeviceStore?
+    /// The cardholder's script; key and choice queues are consumed as displays and list boxes are answered.
+    var script: SimulatorScript
+    var random: SeededGenerator
+    /// What the terminal holds in RAM: the card at a reader, the current transaction, a download in progress.
+    var runtime = RuntimeState()
+    /// The data DUKPT IPEK (derived once from the test BDK; a real terminal receives it by RKI, spec §12.1).
+    let ipek: [UInt8]
+    /// Time since the simulator started, on the configured clock (drives the terminal's RTC).
+    let elapsed: @Sendable () -> Duration
+
+    private var connection: Connection?
+    private var connectionWaiters: [CheckedContinuation<Void, Never>] = []
+    private var pending: PendingCommand?
+    private var nextPendingID: UInt64 = 0
+    private var sessionKeyCache: SessionKeys?
+
+    /// Loads `device.json` from the state directory (or starts from the defaults). Throws
+    /// `SimulatorError(.stateUnreadable)` when the file exists but cannot be read.
+    public init(configuration: SimulatorConfiguration) throws(SimulatorError) {
+        self.configuration = configuration
+        self.store = configuration.stateDirectory.map(DeviceStore.init(directory:))
+        self.device = try store?.load() ?? DeviceState()
+        self.script = configuration.script
+        self.random = SeededGenerator(seed: configuration.seed)
+        do {
+            self.ipek = try DUKPT.ipek(bdk: CryptoChoices.testBDK, ksn: CryptoChoices.initialKSN)
+        } catch {
+            preconditionFailure("the X9.24 test BDK and KSN are valid constants: \(error)")
+        }
+        self.elapsed = Self.stopwatch(configuration.clock)
+        self.runtime.clockSetAt = .zero
+        self.runtime.atc = configuration.script.card?.initialATC ?? 0
+    }
+
+    /// Back to a new terminal: default device state (written to `device.json` when persisting), an empty RAM state,
+    /// the configured script and the seed's first value. A pending long-running command is dropped without an answer.
+    public func resetState() throws(SimulatorError) {
+        dropPending()
+        device = DeviceState()
+        runtime = RuntimeState()
+        runtime.clockSetAt = elapsed()
+        runtime.atc = configuration.script.card?.initialATC ?? 0
+        script = configuration.script
+        random = SeededGenerator(seed: configuration.seed)
+        sessionKeyCache = nil
+        lastLoadedBinary = nil
+        try store?.save(device)
+        persistenceError = nil
+    }
+
+    /// Replaces the cardholder's script (card, keys, choices, PIN) from now on.
+    public func setScript(_ script: SimulatorScript) {
+        self.script = script
+        runtime.atc = script.card?.initialATC ?? runtime.atc
+    }
+
+    // MARK: - Serving a connection
+
+    /// Serves one connection until `input` finishes: decodes frames from `input`, answers each through `output`.
+    ///
+    /// Bad frames (CRC, ETX, oversize LEN) are dropped silently and decoding goes on (SimulatorChoices). Long-running
+    /// commands do not block reading: CancelAll can end them. If another connection is being served, this one waits
+    /// for it to end first. When `input` finishes, a pending command is dropped without an answer.
+    public func serve(input: AsyncStream<[UInt8]>, output: @escaping @Sendable ([UInt8]) async -> Void) async {
+        while connection != nil {
+            await withCheckedContinuation { connectionWaiters.append($0) }
+        }
+        let (outbox, outboxContinuation) = AsyncStream.makeStream(of: [UInt8].self)
+        connection = Connection(outbox: outboxContinuation)
+
+        let link = configuration.linkModel
+        let clock = configuration.clock
+        let writer = Task {
+            for await frame in outbox {
+                if let link { try? await Self.sleep(on: clock, for: link.transferTime(forFrame: frame)) }
+                await output(frame)
+            }
+        }
+
+        var decoder = FrameDecoder()
+        for await chunk in input {
+            decoder.append(chunk)
+            while true {
+                let frame: RawFrame?
+                do {
+                    frame = try decoder.next()
+                } catch {
+                    continue  // a bad frame: the terminal stays silent (spec §2.2; SimulatorChoices)
+                }
+                guard let frame else { break }
+                if let link, let bytes = try? frame.encoded() {
+                    try? await Self.sleep(on: clock, for: link.transferTime(forFrame: bytes))
+                }
+                receive(frame)
+            }
+        }
+
+        dropPending()
+        outboxContinuation.finish()
+        await writer.value
+        connection = nil
+        if !connectionWaiters.isEmpty { connectionWaiters.removeFirst().resume() }
+    }
+
+    private func send(_ bytes: [UInt8]) {
+        connection?.outbox.yield(bytes)
+    }
+
+    // MARK: - One command
+
+    /// Reads one frame and answers it, now or when its wait ends (spec §2.3 framing, §2.7 states, §9 long commands).
+    private func receive(_ raw: RawFrame) {
+        guard let descriptor = CommandCatalogue.descriptor(for: raw.command),
+            raw.command != .magstripeRead || SimulatorChoices.hasMagstripeReader
+        else {
+            send(unknownCommandResponse(sequence: raw.sequence))
+            return
+        }
+        let state = device.terminalState
+        // spec §2.3 PROJECT CHOICE: 0x5102 is always plain; otherwise the modes decide.
+        let secured = state == .secured && raw.command != .exitSecureSession
+        let securedAnswer = secured && descriptor.outputMode != .none
+        let answer = AnswerFormat(
+            sequence: raw.sequence,
+            command: raw.command,
+            secured: securedAnswer,
+            ciphered: securedAnswer && descriptor.outputMode == .signedCiphered
+        )
+
+        if pending != nil && raw.command != .cancelAll {
+            send(encode(Reply(SimulatorChoices.busyStatus), answer))
+            return
+        }
+        guard descriptor.allowedStates.contains(state) else {
+            send(encode(Reply(.badTerminalState), answer))
+            return
+        }
+
+        let wrapped =
+            secured && !raw.body.isEmpty
+            && (descriptor.inputMode != .none || (configuration.legacySecuredCommands && looksLegacyWrapped(raw.body)))
+        let frame: CommandFrame
+        do {
+            frame = try CommandFrame(raw: raw, secured: wrapped)
+        } catch {
+            send(encode(Reply(SimulatorChoices.malformedRequestStatus), answer))
+            return
+        }
+        if wrapped && descriptor.inputMode == .signed && !macVerifies(frame) {
+            send(encode(Reply(SimulatorChoices.macMismatchStatus), answer))
+            return
+        }
+
+        switch dispatch(Request(id: raw.command, payload: frame.payload, descriptor: descriptor)) {
+        case .none:
+            send(unknownCommandResponse(sequence: raw.sequence))
+        case .now(let reply):
+            send(encode(reply, answer))
+        case .after(let delay, let reply):
+            guard delay > .zero else {
+                apply(reply.effects)
+                send(encode(reply, answer))
+                return
+            }
+            startPending(delay: delay, reply: reply, answer: answer)
+        }
+    }
+
+    /// spec §2.3 legacy switch: a NONE-mode body that ends with the old SDK's zero MAC (SimulatorChoices).
+    private func looksLegacyWrapped(_ body: [UInt8]) -> Bool {
+        body.count > FrameLimits.cryptoHeaderSize + FrameLimits.macSize
+            && Array(body.suffix(FrameLimits.macSize)) == SimulatorChoices.legacyWrappedMAC
+    }
+
+    /// spec §12.3: SIGNED inputs carry the MAC-request-variant retail MAC over SEQ ‖ CMD ‖ crypto header ‖ payload.
+    private func macVerifies(_ frame: CommandFrame) -> Bool {
+        guard let mac = frame.envelope?.mac else { return false }
+        return Self.crypto { try RetailMAC.verify(mac: mac, key: sessionKeys.macRequest, data: frame.macInput) }
+    }
+
+    // MARK: - Long-running commands
+
+    private func startPending(delay: Duration, reply: Reply, answer: AnswerFormat) {
+        nextPendingID += 1
+        let id = nextPendingID
+        let clock = configuration.clock
+        let timer = Task {
+            do {
+                try await Self.sleep(on: clock, for: delay)
+            } catch {
+                return  // cancelled: CancelAll or the end of the connection answered instead
+            }
+            self.pendingExpired(id)
+        }
+        pending = PendingCommand(id: id, answer: answer, reply: reply, timer: timer)
+    }
+
+    /// The wait ended: answer the pending command with its prepared reply.
+    private func pendingExpired(_ id: UInt64) {
+        guard let current = pending, current.id == id else { return }
+        pending = nil
+        apply(current.reply.effects)
+        send(encode(current.reply, current.answer))
+    }
+
+    /// CancelAll (spec §5.2 0x0202): the pending command answers −32 first; CancelAll itself then answers 0.
+    func cancelPending() {
+        guard let current = pending else { return }
+        pending = nil
+        current.timer.cancel()
+        send(encode(Reply(SimulatorChoices.cancelledStatus), current.answer))
+    }
+
+    /// The connection ended (or a reset): forget the pending command without answering.
+    private func dropPending() {
+        pending?.timer.cancel()
+        pending = nil
+    }
+
+    private func apply(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .cardPresented(let interface): runtime.cardPresent = interface
+            case .transaction(let transaction): runtime.transaction = transaction
+            }
+        }
+    }
+
+    // MARK: - Encoding answers
+
+    /// spec §2.7 PROJECT CHOICE: CMD 0x8000, status −1, no data, plain.
+    private func unknownCommandResponse(sequence: UInt8) -> [UInt8] {
+        let frame = ResponseFrame(
+            sequence: sequence,
+            command: SimulatorChoices.unknownCommandResponseID,
+            status: SimulatorChoices.unknownCommandStatus
+        )
+        return Self.encoded(frame)
+    }
+
+    /// A response in the layout `answer` asks for (spec §2.2 plain; §2.3 secured with a seeded crypto header and, when
+    /// there is data, the MAC-response-variant MAC of spec §12.3; SIGNED_CIPHERED data TDES-CBC encrypted).
+    func encode(_ reply: Reply, _ answer: AnswerFormat) -> [UInt8] {
+        guard answer.secured else {
+            return Self.encoded(
+                ResponseFrame(
+                    sequence: answer.sequence,
+                    command: answer.command,
+                    status: reply.status,
+                    data: reply.data
+                )
+            )
+        }
+        let keys = sessionKeys
+        let data =
+            answer.ciphered && !reply.isCiphertext
+            ? Self.crypto { try SRED.encrypt(plaintext: reply.data, key: keys.dataResponse) } : reply.data
+        let header = random.byte()
+        var frame = ResponseFrame(
+            sequence: answer.sequence,
+            command: answer.command,
+            status: reply.status,
+            data: data,
+            envelope: SecuredEnvelope(cryptoHeader: header, mac: [])
+        )
+        // "no MAC if the data is null" (spec §2.3).
+        if !data.isEmpty {
+            let mac = Self.crypto { try RetailMAC.mac4(key: keys.macResponse, data: frame.macInput) }
+            frame.envelope = SecuredEnvelope(cryptoHeader: header, mac: mac)
+        }
+        return Self.encoded(frame)
+    }
+
+    /// The session keys of the current SRED KSN (spec §12.3), cached per counter.
+    var sessionKeys: SessionKeys {
+        let ksn = device.dataKSN
+        if let cached = sessionKeyCache, cached.ksn == ksn { return cached }
+        let keys = Self.crypto {
+            SessionKeys(
+                ksn: ksn,
+                macRequest: try DUKPT.sessionKey(ipek: ipek, ksn: ksn, variant: CryptoChoices.requestMACVariant),
+                macResponse: try DUKPT.sessionKey(ipek: ipek, ksn: ksn, variant: CryptoChoices.responseMACVariant),
+                dataResponse: try DUKPT.sessionKey(ipek: ipek, ksn: ksn, variant: CryptoChoices.sredKeyVariant)
+            )
+        }
+        sessionKeyCache = keys
+        return keys
+    }
+
+    /// A response that cannot be encoded (data over the 2068-byte limit: our own bug) becomes a bare −901.
+    private static func encoded(_ frame: ResponseFrame) -> [UInt8] {
+        if let bytes = try? frame.encoded() { return bytes }
+        let fallback = ResponseFrame(
+            sequence: frame.sequence,
+            command: frame.command,
+            status: SimulatorChoices.malformedRequestStatus
+        )
+        guard let bytes = try? fallback.encoded() else { preconditionFailure("an empty response always fits a frame") }
+        return bytes
+    }
+
+    /// Crypto with constant, well-formed keys and lengths cannot fail; a failure is our own bug.
+    static func crypto<T>(_ body: () throws -> T) -> T {
+        do {
+            return try body()
+        } catch {
+            preconditionFailure("simulator crypto on well-formed keys failed: \(error)")
+        }
+    }
+
+    // MARK: - Persistence and time
+
+    /// Writes `device.json` after a state change (atomically; a failure is kept in `persistenceError`).
+    func persist() {
+        guard let store else { return }
+        do {
+            try store.save(device)
+            persistenceError = nil
+        } catch {
+            persistenceError = error
+        }
+    }
+
+    /// A terminal-side duration (timeouts, cardholder delays) scaled by `timeScale`.
+    func scaled(_ duration: Duration) -> Duration { configuration.scaled(duration) }
+
+    private static func sleep(on clock: any Clock<Duration>, for duration: Duration) async throws {
+        try await clock.sleep(for: duration)
+    }
+
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+}
+
+// MARK: - Supporting values
+
+/// The connection being served: where its answers go, in order.
+private struct Connection {
+    let outbox: AsyncStream<[UInt8]>.Continuation
+}
+
+/// A long-running command waiting for its event or timeout (spec §9); `reply` is sent when the wait ends.
+private struct PendingCommand {
+    let id: UInt64
+    let answer: AnswerFormat
+    let reply: Reply
+    let timer: Task<Void, Never>
+}
+
+/// How to answer one command: its SEQ and id, and whether the answer is secured and ciphered (spec §2.3 rule).
+struct AnswerFormat: Sendable {
+    let sequence: UInt8
+    let command: CommandID
+    let secured: Bool
+    let ciphered: Bool
+}
+
+/// A command the terminal accepted: its payload, unwrapped.
+struct Request: Sendable {
+    let id: CommandID
+    let payload: [UInt8]
+    let descriptor: CommandDescriptor
+}
+
+/// What the terminal answers: status and data, and what happens to the terminal when a deferred answer is sent.
+struct Reply: Sendable {
+    var status: Status
+    var data: [UInt8]
+    /// DATA is already ciphertext: GetSecuredTag's SRED blob is itself the output ciphering (spec §12.3).
+    var isCiphertext: Bool
+    /// Applied when the reply is sent (never when CancelAll ends the wait first).
+    var effects: [Effect]
+
+    init(_ status: Status, _ data: [UInt8] = [], isCiphertext: Bool = false, effects: [Effect] = []) {
+        self.status = status
+        self.data = data
+        self.isCiphertext = isCiphertext
+        self.effects = effects
+    }
+
+    static func ok(_ data: [UInt8] = []) -> Reply { Reply(.success, data) }
+}
+
+/// A change to the terminal that happens only if a deferred reply is actually sent.
+enum Effect: Sendable {
+    /// The cardholder presented the card at this interface.
+    case cardPresented(CardProfile.Interface)
+    /// The transaction moves on (a contactless read done inside NFCStartTransaction).
+    case transaction(CardTransaction)
+}
+
+/// When a command is answered.
+enum Outcome: Sendable {
+    /// At once.
+    case now(Reply)
+    /// After the (already scaled) delay, unless CancelAll comes first (spec §9).
+    case after(Duration, Reply)
+}
+
+/// The working keys of one secure session (spec §12.3): MAC request/response variants and the data-response key.
+struct SessionKeys: Sendable {
+    let ksn: KSN
+    let macRequest: [UInt8]
+    let macResponse: [UInt8]
+    let dataResponse: [UInt8]
+}

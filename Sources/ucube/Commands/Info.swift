@@ -1,0 +1,26 @@
+import ArgumentParser
+import UCubeLink
+import UCubeProtocol
+
+extension UCube {
+    /// `ucube info`: GetInfo with the standard tags, shown decoded.
+    struct Info: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "info",
+            abstract: "Show the terminal's serial and part number, versions, state and battery.")
+
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            try await withConnection(globals) { connection in
+                let reply = try await connection.client.send(GetInfo())
+                if await connection.client.isSecured {
+                    throw CLIFailure(
+                        ExitCodes.terminalStatus,
+                        "the terminal is in a secure session, so GetInfo's data is ciphered (spec §2.3); run `ucube rpc exit-secure-session` first")
+                }
+                try RPCOutput.print(reply, command: GetInfo.descriptor, globals: globals)
+            }
+        }
+    }
+}

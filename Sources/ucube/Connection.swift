@@ -1,0 +1,115 @@
+import Foundation
+import UCubeLink
+import UCubeProtocol
+import UCubeSimulator
+
+/// Opens the link a command asked for and gives it an RPC client. Also keeps the link session (SEQ and secure
+/// session flag) across one-shot invocations, since the terminal outlives the process (a file per device under the
+/// runtime directory).
+struct Connection {
+    let client: RPCClient
+    let address: DeviceAddress
+    private let sessionFile: String?
+    private let simulatorTask: Task<Void, Never>?
+
+    static func open(_ globals: GlobalOptions) async throws -> Connection {
+        let address: DeviceAddress
+        do {
+            address = try DeviceAddress(parsing: globals.deviceAddress)
+        } catch {
+            throw CLIFailure(ExitCodes.usage, error.reason)
+        }
+        let trace: (@Sendable (TraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
+        let sessionFile = Self.sessionPath(for: address)
+        let rules = sessionFile.flatMap(SessionRecord.load)?.rules ?? LinkRules()
+        let transport: any Transport
+        var simulatorTask: Task<Void, Never>? = nil
+        do {
+            switch address {
+            case .simulator:
+                let (client, peer) = InMemoryTransport.pair(name: "sim")
+                let simulator = try BuiltInSimulator.make()
+                simulatorTask = Task {
+                    await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) })
+                    peer.disconnect()
+                }
+                transport = client
+            case .tcp(let host, let port):
+                transport = try await ChannelTransport.connectTCP(host: host, port: port)
+            case .serial(let path):
+                transport = try await ChannelTransport.openDevice(path: path)
+            case .ble(let target):
+                throw CLIFailure(ExitCodes.link, "BLE transport (ble://\(target)) is not available in this build yet")
+            case .remembered(let name):
+                throw CLIFailure(
+                    ExitCodes.usage,
+                    "unknown device '\(name)': use sim, tcp://HOST:PORT, serial:///dev/NAME or ble://ADDRESS")
+            }
+        } catch let error as LinkError {
+            throw CLIFailure(error)
+        }
+        let client = RPCClient(transport: transport, defaultTimeout: globals.timeout, rules: rules, trace: trace)
+        return Connection(client: client, address: address, sessionFile: sessionFile, simulatorTask: simulatorTask)
+    }
+
+    /// Saves the session and closes the link.
+    func close() async {
+        if let sessionFile {
+            let rules = await client.rules
+            SessionRecord(rules: rules).save(to: sessionFile)
+        }
+        await client.close()
+        if let simulatorTask { await simulatorTask.value }
+    }
+
+    private static func sessionPath(for address: DeviceAddress) -> String? {
+        let key = address.description.map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        return Environment.runtimeDirectory + "/session-" + String(key) + ".json"
+    }
+}
+
+/// The link session kept between invocations.
+private struct SessionRecord: Codable {
+    var secured: Bool
+    var nextSequence: UInt8
+
+    init(rules: LinkRules) {
+        secured = rules.secured
+        nextSequence = rules.nextSequence
+    }
+
+    var rules: LinkRules { LinkRules(secured: secured, nextSequence: nextSequence) }
+
+    static func load(_ path: String) -> SessionRecord? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(SessionRecord.self, from: data)
+    }
+
+    func save(to path: String) {
+        do {
+            try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
+            try JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            StandardError.write("ucube: warning: cannot save the link session to \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// `--trace`: every frame, both ways, as hex with its fields (spec §2 layout), on stderr.
+enum TracePrinter {
+    static func print(_ event: TraceEvent) {
+        switch event {
+        case .sent(let bytes, let frame):
+            let layout = frame.envelope == nil ? "" : " secured crypto=\(Hex.encode([frame.envelope!.cryptoHeader])) MAC=\(Hex.encode(frame.envelope!.mac))"
+            StandardError.write("> \(Hex.encode(bytes, separator: " "))")
+            StandardError.write("  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(bytes.count - 9)\(layout)")
+        case .received(let bytes, let frame):
+            StandardError.write("< \(Hex.encode(bytes, separator: " "))")
+            StandardError.write("  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(frame.body.count)")
+        case .rejected(let error):
+            StandardError.write("! rejected bytes: \(error.reason)")
+        case .disconnected(let reason):
+            StandardError.write("! link down: \(reason)")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Environment variables and XDG paths (ARCHITECTURE.md: configuration under $XDG_CONFIG_HOME/ucube, state under
+/// $XDG_STATE_HOME/ucube).
+enum Environment {
+    static func value(_ name: String) -> String? {
+        guard let v = ProcessInfo.processInfo.environment[name], !v.isEmpty else { return nil }
+        return v
+    }
+
+    private static var home: String { value("HOME") ?? NSHomeDirectory() }
+
+    /// $XDG_STATE_HOME/ucube (default ~/.local/state/ucube).
+    static var stateDirectory: String { (value("XDG_STATE_HOME") ?? home + "/.local/state") + "/ucube" }
+
+    /// $XDG_CONFIG_HOME/ucube (default ~/.config/ucube).
+    static var configDirectory: String { (value("XDG_CONFIG_HOME") ?? home + "/.config") + "/ucube" }
+
+    /// $XDG_RUNTIME_DIR/ucube, else the state directory (runtime files: link sessions, control sockets).
+    static var runtimeDirectory: String {
+        if let r = value("XDG_RUNTIME_DIR") { return r + "/ucube" }
+        return stateDirectory + "/run"
+    }
+
+    /// Where the built-in simulator keeps its device state: $UCUBE_SIM_HOME, else $XDG_STATE_HOME/ucube/simulator.
+    static var simulatorDirectory: String { value("UCUBE_SIM_HOME") ?? stateDirectory + "/simulator" }
+
+    /// Creates a directory (and parents) with owner-only permissions.
+    static func ensureDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}
+
+/// Writes to stderr without going through `print` buffering on stdout.
+enum StandardError {
+    static func write(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import UCubeLink
+import UCubeProtocol
+
+/// The one table of exit codes. The README and the man page list these; scripts can rely on them.
+enum ExitCodes {
+    struct Entry {
+        let code: Int32
+        let name: String
+        let meaning: String
+    }
+
+    static let ok = Entry(code: 0, name: "ok", meaning: "success")
+    static let failure = Entry(code: 1, name: "failure", meaning: "an unexpected internal error")
+    static let terminalStatus = Entry(
+        code: 3, name: "terminal-status", meaning: "the terminal answered with a non-success status (printed with its meaning)")
+    static let timeout = Entry(code: 4, name: "timeout", meaning: "the terminal did not answer in time (--rpc-timeout)")
+    static let link = Entry(
+        code: 5, name: "link", meaning: "the link could not be opened or dropped (connect failed, disconnected)")
+    static let protocolError = Entry(
+        code: 6, name: "protocol",
+        meaning: "the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)")
+    static let busy = Entry(code: 7, name: "busy", meaning: "another command is in flight on this link")
+    static let dataError = Entry(
+        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex)")
+    static let usage = Entry(
+        code: 64, name: "usage",
+        meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range")
+
+    static let all: [Entry] = [ok, failure, terminalStatus, timeout, link, protocolError, busy, usage, dataError]
+
+    static func code(for error: LinkError) -> Entry {
+        switch error.code {
+        case .timeout: timeout
+        case .disconnected, .notConnected, .connectFailed: link
+        case .badFrame, .unexpectedResponse, .malformedResponse: protocolError
+        case .busy: busy
+        case .invalidRequest: usage
+        }
+    }
+}
+
+/// An error already explained to the user: the message is printed once, then the process exits with `exit`.
+struct CLIFailure: Error, CustomStringConvertible {
+    let message: String
+    let exit: ExitCodes.Entry
+
+    var description: String { message }
+
+    init(_ exit: ExitCodes.Entry, _ message: String) {
+        self.exit = exit
+        self.message = message
+    }
+
+    init(_ error: LinkError) {
+        self.init(ExitCodes.code(for: error), error.reason)
+    }
+}

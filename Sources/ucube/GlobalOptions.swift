@@ -1,0 +1,43 @@
+import ArgumentParser
+import UCubeLink
+import UCubeProtocol
+
+/// Options every command takes, before or after the subcommand name. Values are optional so the shell's `set …`,
+/// the environment and the config file can fill what the line leaves out.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The terminal: sim, tcp://HOST:PORT, serial:///dev/rfcommN, ble://ADDRESS|NAME, or a remembered name. Default: $UCUBE_DEVICE, else sim.",
+            valueName: "device"))
+    var device: String?
+
+    @Flag(name: .long, help: "Print results as JSON on stdout.")
+    var json = false
+
+    @Flag(name: .long, help: "Hex-dump every frame sent and received on stderr.")
+    var trace = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for an ordinary answer (long commands use their own timeout).", valueName: "seconds"))
+    var rpcTimeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error.", valueName: "level"))
+    var logLevel: String?
+
+    func validate() throws {
+        if let t = rpcTimeout, !(t > 0 && t <= 3600) {
+            throw ValidationError("--rpc-timeout must be between 0 and 3600 seconds")
+        }
+        if let level = logLevel, !["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error")
+        }
+    }
+
+    /// The device string, from the option, then `$UCUBE_DEVICE`, then the simulator.
+    var deviceAddress: String { device ?? Environment.value("UCUBE_DEVICE") ?? "sim" }
+
+    var timeout: Duration {
+        guard let t = rpcTimeout else { return .seconds(10) }
+        return .milliseconds(Int64(t * 1000))
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+
+/// A small JSON encoder for `--json` output. Unlike Foundation's, it writes every `[UInt8]` as an upper-case hex
+/// string (frames, KSNs, cryptograms read as hex everywhere else in ucube), sorts keys, and emits one line or an
+/// indented document.
+enum JSONOutput {
+    indirect enum Value {
+        case null, bool(Bool), number(String), string(String), array([Value]), object([(String, Value)])
+    }
+
+    static func encode<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
+        let tree = try TreeEncoder.encode(value)
+        var out = ""
+        write(tree, into: &out, pretty: pretty, indent: 0)
+        return out
+    }
+
+    /// Prints `value` as JSON on stdout.
+    static func print<T: Encodable>(_ value: T, pretty: Bool = true) throws {
+        Swift.print(try encode(value, pretty: pretty))
+    }
+
+    static func write(_ value: Value, into out: inout String, pretty: Bool, indent: Int) {
+        let pad = pretty ? String(repeating: "  ", count: indent + 1) : ""
+        let closePad = pretty ? String(repeating: "  ", count: indent) : ""
+        let nl = pretty ? "\n" : ""
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n
+        case .string(let s): out += quote(s)
+        case .array(let items):
+            if items.isEmpty { out += "[]"; return }
+            out += "[" + nl
+            for (i, item) in items.enumerated() {
+                out += pad
+                write(item, into: &out, pretty: pretty, indent: indent + 1)
+                out += (i < items.count - 1 ? "," : "") + nl
+            }
+            out += closePad + "]"
+        case .object(let fields):
+            if fields.isEmpty { out += "{}"; return }
+            out += "{" + nl
+            let sorted = fields.sorted { $0.0 < $1.0 }
+            for (i, (key, item)) in sorted.enumerated() {
+                out += pad + quote(key) + (pretty ? ": " : ":")
+                write(item, into: &out, pretty: pretty, indent: indent + 1)
+                out += (i < sorted.count - 1 ? "," : "") + nl
+            }
+            out += closePad + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Builds a `JSONOutput.Value` tree from any `Encodable`; `[UInt8]` becomes a hex string at any depth.
+private final class Node {
+    enum Kind {
+        case value(JSONOutput.Value)
+        case object([(String, Node)])
+        case array([Node])
+    }
+
+    var kind: Kind
+
+    init(_ value: JSONOutput.Value = .null) { kind = .value(value) }
+
+    func set(_ key: String, _ child: Node) {
+        var fields: [(String, Node)] = []
+        if case .object(let f) = kind { fields = f }
+        fields.removeAll { $0.0 == key }
+        fields.append((key, child))
+        kind = .object(fields)
+    }
+
+    func append(_ child: Node) {
+        var items: [Node] = []
+        if case .array(let a) = kind { items = a }
+        items.append(child)
+        kind = .array(items)
+    }
+
+    var value: JSONOutput.Value {
+        switch kind {
+        case .value(let v): v
+        case .object(let fields): .object(fields.map { ($0.0, $0.1.value) })
+        case .array(let items): .array(items.map { $0.value })
+        }
+    }
+}
+
+private final class TreeEncoder: Encoder {
+    var codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] = [:]
+    let node: Node
+
+    init(node: Node, codingPath: [any CodingKey] = []) {
+        self.node = node
+        self.codingPath = codingPath
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> JSONOutput.Value {
+        let node = Node()
+        try fill(node, with: value, codingPath: [])
+        return node.value
+    }
+
+    static func fill<T: Encodable>(_ node: Node, with value: T, codingPath: [any CodingKey]) throws {
+        if let bytes = value as? [UInt8] {
+            node.kind = .value(.string(bytes.map { String(format: "%02X", $0) }.joined()))
+            return
+        }
+        try value.encode(to: TreeEncoder(node: node, codingPath: codingPath))
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object = node.kind {} else { node.kind = .object([]) }
+        return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if case .array = node.kind {} else { node.kind = .array([]) }
+        return Unkeyed(node: node, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { Single(node: node, codingPath: codingPath) }
+
+    struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let node: Node
+        var codingPath: [any CodingKey]
+        mutating func encodeNil(forKey key: Key) throws { node.set(key.stringValue, Node(.null)) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { node.set(key.stringValue, Node(.bool(value))) }
+        mutating func encode(_ value: String, forKey key: Key) throws { node.set(key.stringValue, Node(.string(value))) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { node.set(key.stringValue, Node(.number(value.isFinite ? String(value) : "null"))) }
+        mutating func encode(_ value: Float, forKey key: Key) throws { node.set(key.stringValue, Node(.number(value.isFinite ? String(value) : "null"))) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: Int8, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: Int16, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: Int32, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt8, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt16, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt32, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            let child = Node()
+            try TreeEncoder.fill(child, with: value, codingPath: codingPath + [key])
+            node.set(key.stringValue, child)
+        }
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            let child = Node()
+            node.set(key.stringValue, child)
+            return TreeEncoder(node: child, codingPath: codingPath + [key]).container(keyedBy: keyType)
+        }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            let child = Node()
+            node.set(key.stringValue, child)
+            return TreeEncoder(node: child, codingPath: codingPath + [key]).unkeyedContainer()
+        }
+        mutating func superEncoder() -> any Encoder { TreeEncoder(node: node, codingPath: codingPath) }
+        mutating func superEncoder(forKey key: Key) -> any Encoder {
+            let child = Node()
+            node.set(key.stringValue, child)
+            return TreeEncoder(node: child, codingPath: codingPath + [key])
+        }
+    }
+
+    struct Unkeyed: UnkeyedEncodingContainer {
+        let node: Node
+        var codingPath: [any CodingKey]
+        var count: Int {
+            if case .array(let a) = node.kind { return a.count }
+            return 0
+        }
+        mutating func encodeNil() throws { node.append(Node(.null)) }
+        mutating func encode(_ value: Bool) throws { node.append(Node(.bool(value))) }
+        mutating func encode(_ value: String) throws { node.append(Node(.string(value))) }
+        mutating func encode(_ value: Double) throws { node.append(Node(.number(value.isFinite ? String(value) : "null"))) }
+        mutating func encode(_ value: Float) throws { node.append(Node(.number(value.isFinite ? String(value) : "null"))) }
+        mutating func encode(_ value: Int) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: Int8) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: Int16) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: Int32) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: Int64) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt8) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt16) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt32) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode(_ value: UInt64) throws { node.append(Node(.number(String(value)))) }
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            let child = Node()
+            try TreeEncoder.fill(child, with: value, codingPath: codingPath)
+            node.append(child)
+        }
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+            let child = Node()
+            node.append(child)
+            return TreeEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)
+        }
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+            let child = Node()
+            node.append(child)
+            return TreeEncoder(node: child, codingPath: codingPath).unkeyedContainer()
+        }
+        mutating func superEncoder() -> any Encoder {
+            let child = Node()
+            node.append(child)
+            return TreeEncoder(node: child, codingPath: codingPath)
+        }
+    }
+
+    struct Single: SingleValueEncodingContainer {
+        let node: Node
+        var codingPath: [any CodingKey]
+        mutating func encodeNil() throws { node.kind = .value(.null) }
+        mutating func encode(_ value: Bool) throws { node.kind = .value(.bool(value)) }
+        mutating func encode(_ value: String) throws { node.kind = .value(.string(value)) }
+        mutating func encode(_ value: Double) throws { node.kind = .value(.number(value.isFinite ? String(value) : "null")) }
+        mutating func encode(_ value: Float) throws { node.kind = .value(.number(value.isFinite ? String(value) : "null")) }
+        mutating func encode(_ value: Int) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: Int8) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: Int16) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: Int32) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: Int64) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: UInt) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: UInt8) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: UInt16) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: UInt32) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode(_ value: UInt64) throws { node.kind = .value(.number(String(value))) }
+        mutating func encode<T: Encodable>(_ value: T) throws { try TreeEncoder.fill(node, with: value, codingPath: codingPath) }
+    }
+}

@@ -1,0 +1,59 @@
+import UCubeLink
+import UCubeProtocol
+
+/// Prints a command's reply: the decoded response on success, the status and its meaning otherwise. A non-success
+/// status ends the command with exit code 3 after printing.
+enum RPCOutput {
+    struct StatusJSON: Encodable {
+        let value: Int
+        let hex: String
+        let name: String?
+        let meaning: String?
+
+        init(_ status: Status) {
+            value = Int(status.rawValue)
+            hex = Hex.encode(status.bytes)
+            name = status.info?.name
+            meaning = status.info?.meaning
+        }
+    }
+
+    struct ReplyJSON<R: Encodable>: Encodable {
+        let command: String
+        let commandID: String
+        let sequence: Int
+        let secured: Bool
+        let status: StatusJSON
+        let response: R?
+        let data: [UInt8]
+        let mac: [UInt8]?
+    }
+
+    static func print<R: RPCResponse>(_ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions) throws {
+        let succeeded = reply.response != nil
+        if globals.json {
+            try JSONOutput.print(
+                ReplyJSON(
+                    command: command.cliName, commandID: Hex.encode([UInt8(command.id.rawValue >> 8), UInt8(command.id.rawValue & 0xFF)]),
+                    sequence: Int(reply.sequence), secured: reply.frame.envelope != nil, status: StatusJSON(reply.status),
+                    response: reply.response, data: reply.frame.data, mac: reply.frame.envelope?.mac))
+        } else if let response = reply.response {
+            if reply.frame.envelope != nil && command.outputMode == .signedCiphered {
+                Swift.print("data is ciphered (SIGNED_CIPHERED in a secure session): \(Hex.encode(reply.frame.data))")
+            } else {
+                for line in response.summary { Swift.print(line) }
+            }
+            if reply.status != .success { Swift.print("status: \(reply.status)") }
+        }
+        if !succeeded {
+            throw CLIFailure(ExitCodes.terminalStatus, statusMessage(reply.status, command: command.name))
+        }
+    }
+
+    static func statusMessage(_ status: Status, command: String) -> String {
+        if let info = status.info {
+            return "\(command) failed: \(status) — \(info.meaning)"
+        }
+        return "\(command) failed: status \(status)"
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import UCubeLink
+import UCubeProtocol
+
+/// The `ucube` command: drives a YouTransactor uCube / uCube Touch terminal, or the built-in simulator.
+@main
+struct UCube: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ucube",
+        abstract: "Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.",
+        discussion: """
+            Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate \
+            --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal).
+
+            Exit codes: \(ExitCodes.all.map { "\($0.code) \($0.name)" }.joined(separator: ", ")).
+            """,
+        version: "0.1.0",
+        subcommands: [Info.self, RPC.self, Decode.self, Simulate.self]
+    )
+
+    @OptionGroup var globals: GlobalOptions
+
+    /// Runs the command line and maps every failure to its documented exit code, printing one clear line.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CLIFailure {
+            StandardError.write("ucube: error: \(failure.message)")
+            Foundation.exit(failure.exit.code)
+        } catch let error as LinkError {
+            let failure = CLIFailure(error)
+            StandardError.write("ucube: error: \(failure.message)")
+            Foundation.exit(failure.exit.code)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            StandardError.write(fullMessage(for: error))
+            // ArgumentParser's own usage errors are 64 (EX_USAGE), the same as ours.
+            Foundation.exit(code == .validationFailure ? ExitCodes.usage.code : code.rawValue)
+        }
+    }
+}
+
+/// Runs `body` with an open connection and always closes it, saving the link session.
+func withConnection<T>(_ globals: GlobalOptions, _ body: (Connection) async throws -> T) async throws -> T {
+    let connection = try await Connection.open(globals)
+    do {
+        let result = try await body(connection)
+        await connection.close()
+        return result
+    } catch {
+        await connection.close()
+        throw error
+    }
+}

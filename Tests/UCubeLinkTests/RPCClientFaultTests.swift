@@ -1,0 +1,129 @@
+import Testing
+@testable import UCubeLink
+import UCubeProtocol
+
+/// The client against a scripted peer that answers with chosen bytes: every fault becomes a typed error, never a
+/// hang (each test bounds its own time through the client's timeout).
+@Suite struct RPCClientFaultTests {
+    /// A peer that reads one command frame and answers with what `answer` returns for it.
+    static func client(
+        timeout: Duration = .seconds(2), answer: @escaping @Sendable (RawFrame) -> [[UInt8]]
+    ) -> (RPCClient, Task<Void, Never>) {
+        let (transport, peer) = InMemoryTransport.pair()
+        let task = Task {
+            var decoder = FrameDecoder()
+            for await chunk in peer.input {
+                decoder.append(chunk)
+                while let frame = try? decoder.next() {
+                    for bytes in answer(frame) {
+                        if bytes.isEmpty { peer.disconnect() } else { peer.write(bytes) }
+                    }
+                }
+            }
+        }
+        return (RPCClient(transport: transport, defaultTimeout: timeout), task)
+    }
+
+    static func ok(_ frame: RawFrame, data: [UInt8] = []) -> [UInt8] {
+        try! ResponseFrame(sequence: frame.sequence, command: frame.command, status: .success, data: data).encoded()
+    }
+
+    @Test func successAndSequenceNumbers() async throws {
+        let (client, task) = Self.client { [Self.ok($0, data: [0xC4, 0x01, 0x02])] }
+        let first = try await client.send(GetInfo(tags: [0xC4]))
+        #expect(first.sequence == 0)
+        #expect(first.response?.state == .ready)
+        let second = try await client.send(GetInfo(tags: [0xC4]))
+        #expect(second.sequence == 1)
+        await client.close()
+        task.cancel()
+    }
+
+    @Test func wrongCRCIsATypedError() async throws {
+        let (client, task) = Self.client { frame in
+            var bytes = Self.ok(frame, data: [0xC4, 0x01, 0x02])
+            bytes[bytes.count - 2] ^= 0xFF
+            return [bytes]
+        }
+        await #expect(throws: LinkError(.badFrame, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        await client.close()
+        task.cancel()
+    }
+
+    @Test func badETXIsATypedError() async throws {
+        let (client, task) = Self.client { frame in
+            var bytes = Self.ok(frame)
+            bytes[bytes.count - 1] = 0x00
+            return [bytes]
+        }
+        await #expect(throws: LinkError(.badFrame, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        await client.close()
+        task.cancel()
+    }
+
+    @Test func oversizeLENIsATypedError() async throws {
+        let (client, task) = Self.client { _ in [[0x02, 0xFF, 0xFF, 0x00, 0x50, 0x01]] }
+        await #expect(throws: LinkError(.badFrame, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        await client.close()
+        task.cancel()
+    }
+
+    @Test func mismatchedCommandIDIsATypedError() async throws {
+        let (client, task) = Self.client { frame in
+            [try! ResponseFrame(sequence: frame.sequence, command: .waitCard, status: .success).encoded()]
+        }
+        await #expect(throws: LinkError(.unexpectedResponse, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        await client.close()
+        task.cancel()
+    }
+
+    // spec §2.7: 0x8000 answers the pending command; its status is a value.
+    @Test func unrecognisedCommandIsAStatus() async throws {
+        let (client, task) = Self.client { frame in
+            [try! ResponseFrame(sequence: frame.sequence, command: .unrecognised, status: .unknownCommand).encoded()]
+        }
+        let reply = try await client.sendRaw(id: CommandID(0x1234), payload: [])
+        #expect(reply.frame.command == .unrecognised)
+        #expect(reply.frame.status == Status(-1))
+        await client.close()
+        task.cancel()
+    }
+
+    @Test func silenceTimesOut() async throws {
+        let (client, task) = Self.client(timeout: .milliseconds(200)) { _ in [] as [[UInt8]] }
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: LinkError(.timeout, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        #expect(clock.now - start < .seconds(2))
+        // The link is still usable after a timeout.
+        #expect(await client.isConnected)
+        await client.close()
+        task.cancel()
+    }
+
+    @Test func droppedLinkFailsAtOnceAndStaysDown() async throws {
+        let (client, task) = Self.client(timeout: .seconds(30)) { _ in [[]] }  // [] = disconnect
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: LinkError(.disconnected, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        #expect(clock.now - start < .seconds(5))
+        await #expect(throws: LinkError(.notConnected, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        task.cancel()
+    }
+
+    @Test func malformedSuccessDataIsATypedError() async throws {
+        let (client, task) = Self.client { [Self.ok($0, data: [0xC4, 0x05, 0x02])] }  // TLV says 5 bytes, 1 follows
+        await #expect(throws: LinkError(.malformedResponse, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        await client.close()
+        task.cancel()
+    }
+
+    @Test func tooLongRequestIsRefusedBeforeSending() async throws {
+        let (client, task) = Self.client { [Self.ok($0)] }
+        await #expect(throws: LinkError(.invalidRequest, "")) {
+            try await client.sendRaw(id: .load, payload: [UInt8](repeating: 0, count: 3000))
+        }
+        await client.close()
+        task.cancel()
+    }
+}

@@ -1,0 +1,86 @@
+import Testing
+
+@testable import UCubeProtocol
+
+@Suite("PAN masking and leak detection")
+struct MaskingTests {
+    /// PCI DSS: at most the first 6 and last 4 digits are shown.
+    @Test func maskPAN() {
+        #expect(Masking.maskPAN("4761739001010010") == "476173******0010")
+        #expect(Masking.maskPAN("4012345678909") == "401234***8909")
+        #expect(Masking.maskPAN("6799998900000060018") == "679999*********0018")
+    }
+
+    /// Below 13 digits fewer are kept, so that at least half of them stay hidden.
+    @Test(arguments: 1...19)
+    func maskKeepsAtMostHalfAndAtMostTen(length: Int) {
+        let digits = String((0..<length).map { Character(String($0 % 10)) })
+        let masked = Masking.maskPAN(digits)
+        #expect(masked.count == length)
+        let visible = masked.filter { $0 != "*" }.count
+        #expect(visible <= 10)
+        if length < 13 { #expect(visible * 2 <= length, "\(masked)") }
+    }
+
+    @Test func panDigitsStripPadding() {
+        #expect(Masking.panDigits(from: [0x40, 0x12, 0x34, 0x56, 0x78, 0x90, 0x9F]) == "4012345678909")
+        #expect(Masking.panDigits(from: [0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10]) == "4761739001010010")
+        #expect(Masking.panDigits(from: []) == "")
+    }
+
+    /// Track 2 equivalent data (EMV 57): PAN, separator D, expiry, service code, discretionary data, F padding.
+    @Test func maskTrack2() throws {
+        let track2 = try Hex.decode("4761739001010010D25122011234567890")
+        #expect(Masking.maskTrack2(track2) == "476173******0010=****")
+        #expect(Masking.maskTrack2(try Hex.decode("4012345678909D2512201F")) == "401234***8909=****")
+        #expect(Masking.maskTrack2(try Hex.decode("DD")) == "<1 byte hidden>")
+        // Nothing after the separator survives, not even its length.
+        #expect(!Masking.maskTrack2(track2).contains("2512"))
+    }
+
+    @Test func maskTrack1() {
+        let track1 = Array("B4761739001010010^DOE/JOHN^2512201000000".utf8)
+        #expect(Masking.maskTrack1(track1) == "B476173******0010^****")
+        #expect(Masking.maskTrack1(Array("^^".utf8)) == "<2 bytes hidden>")
+    }
+
+    @Test func luhn() {
+        #expect(Masking.luhnValid("4012345678909"))
+        #expect(Masking.luhnValid("4761739001010010"))
+        #expect(Masking.luhnValid("79927398713"))
+        #expect(!Masking.luhnValid("4761739001010011"))
+        #expect(!Masking.luhnValid(""))
+        #expect(!Masking.luhnValid("4012 3456"))
+    }
+
+    /// The X9.24 test PAN of spec §12.3 in a log line is found.
+    @Test(arguments: [
+        "PIN block for PAN 4012345678909 built",
+        "card=4761739001010010;",
+        "PAN 4761 7390 0101 0010 read",
+        "PAN 4761-7390-0101-0010",
+        "4111111111111111",
+    ])
+    func unmaskedPANsAreFound(line: String) {
+        #expect(Masking.containsUnmaskedPAN(line))
+    }
+
+    @Test(arguments: [
+        "amount 1234567812345678 is not a PAN",  // 16 digits, Luhn fails
+        "card 476173******0010 read",  // masked
+        "2025-01-31 14:30:05 seq 0001 len 0012",
+        "KSN FFFF9876543210E00000",
+        "12345678901234567890123",  // 23 digits: longer than any PAN
+        "",
+    ])
+    func otherNumbersAreNotFlagged(line: String) {
+        #expect(!Masking.containsUnmaskedPAN(line))
+    }
+
+    @Test func redactPANs() {
+        #expect(Masking.redactPANs(in: "card=4761739001010010; amount 1250") == "card=476173******0010; amount 1250")
+        #expect(Masking.redactPANs(in: "PAN 4761 7390 0101 0010 ok") == "PAN 476173******0010 ok")
+        #expect(Masking.redactPANs(in: "nothing here 42") == "nothing here 42")
+        #expect(!Masking.containsUnmaskedPAN(Masking.redactPANs(in: "a 4012345678909 b 4111111111111111 c")))
+    }
+}
