@@ -25,8 +25,8 @@ let package = Package(
         ),
         // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
         .target(name: "UCubeProtocol", swiftSettings: strict),
-        // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto.
-        .target(name: "UCubeCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
+        // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto. Uses UCubeProtocol's Hex and CodedError only.
+        .target(name: "UCubeCrypto", dependencies: ["UCubeProtocol", "CLibCrypto"], swiftSettings: strict),
         // I/O: transports and the RPC client actor.
         .target(
             name: "UCubeLink",
@@ -63,6 +63,6 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
-        .testTarget(name: "ucubeTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
+        .testTarget(name: "ucubeTests", dependencies: ["UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
     ]
 )

@@ -1,8 +1,10 @@
+import UCubeProtocol
+
 /// Error thrown by every UCubeCrypto operation.
 ///
 /// `code` is stable and meant for programmatic checks; `reason` is a human-readable explanation that never contains
 /// key material, PINs or plaintext. Two errors compare equal when their codes are equal (the reason is ignored).
-public struct CryptoError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+public struct CryptoError: CodedError {
     /// Stable error category.
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// A key had the wrong length (TDES: 8 or 16 bytes; BDK, IPEK, MAC key: 16 bytes).
@@ -39,8 +41,6 @@ public struct CryptoError: Error, Equatable, Hashable, Sendable, CustomStringCon
         self.reason = reason
     }
 
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String { "CryptoError.\(code.rawValue): \(reason)" }
 }

@@ -1,38 +1,16 @@
-/// Minimal hex helpers (internal; uppercase output). Kept local so this module needs nothing beyond the standard
-/// library and libcrypto.
-enum CryptoHex {
-    static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".unicodeScalars)
-        var out = String.UnicodeScalarView()
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
-        }
-        return String(out)
-    }
+import UCubeProtocol
 
-    /// Parses hex (either case); spaces are ignored. Throws `.invalidHex` on odd length or a non-hex character.
+/// Hex for this module's errors and constants, on top of UCubeProtocol's `Hex`.
+enum CryptoHex {
+    static func encode(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
+
+    /// Parses hex (either case, spaces allowed); a malformed string throws `CryptoError(.invalidHex)`.
     static func decode(_ text: String) throws -> [UInt8] {
-        var nibbles: [UInt8] = []
-        nibbles.reserveCapacity(text.utf8.count)
-        for c in text.utf8 {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(c - UInt8(ascii: "0"))
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(c - UInt8(ascii: "A") + 10)
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(c - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: " "): continue
-            default: throw CryptoError(.invalidHex, "non-hex character in hex string")
-            }
+        do {
+            return try Hex.decode(text)
+        } catch {
+            throw CryptoError(.invalidHex, error.reason)
         }
-        guard nibbles.count % 2 == 0 else { throw CryptoError(.invalidHex, "hex string has an odd number of digits") }
-        var out: [UInt8] = []
-        out.reserveCapacity(nibbles.count / 2)
-        var i = 0
-        while i < nibbles.count {
-            out.append(nibbles[i] << 4 | nibbles[i + 1])
-            i += 2
-        }
-        return out
     }
 
     /// For compile-time-known literals only (project constants); traps on a malformed literal.

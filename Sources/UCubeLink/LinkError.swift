@@ -2,7 +2,7 @@ import UCubeProtocol
 
 /// A failure of the link or of the exchange, never a terminal status (a status is a value in `Reply`).
 /// `code` is stable (exit codes and tests key on it); `reason` says what happened and what to do.
-public struct LinkError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct LinkError: CodedError {
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// The terminal did not answer in time.
         case timeout
@@ -32,7 +32,4 @@ public struct LinkError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { reason }
-    public static func == (lhs: LinkError, rhs: LinkError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -19,10 +19,14 @@ public struct Reply<Response: RPCResponse>: Sendable {
     public let sequence: UInt8
     /// The response frame as interpreted (secured or plain).
     public let frame: ResponseFrame
-    /// The decoded response; nil when the status is not a success status of the command.
+    /// The decoded response; nil when the status is not a success status of the command, or the data is ciphered.
     public let response: Response?
+    /// The data is SIGNED_CIPHERED ciphertext (a secure session): only the HSM side can read it (spec §2.3).
+    public let isCiphered: Bool
 
     public var status: Status { frame.status }
+    /// The terminal accepted the command (its status is one the command treats as success).
+    public var succeeded: Bool { response != nil || (isCiphered && frame.status.isSuccess) }
 }
 
 /// The answer to a hand-built command (`ucube rpc raw`).
@@ -89,7 +93,7 @@ public actor RPCClient {
 
     /// Closes the link; pending commands fail with `.disconnected`.
     public func close() async {
-        linkDropped("closed by the host")
+        linkDropped(nil)
         readerTask?.cancel()
         await transport.close()
     }
@@ -110,14 +114,15 @@ public actor RPCClient {
             id: C.id, payload: payload, inputMode: modes.input, outputMode: modes.output, rawBody: false,
             timeout: timeout ?? command.responseTimeout ?? defaultTimeout)
         var response: C.Response? = nil
-        if C.successStatuses.contains(frame.status) {
+        let ciphered = frame.envelope != nil && modes.output == .signedCiphered && !frame.data.isEmpty
+        if C.successStatuses.contains(frame.status) && !ciphered {
             do {
                 response = try C.Response(status: frame.status, data: frame.data)
             } catch {
                 throw LinkError(.malformedResponse, "\(C.descriptor.name) response: \(error.reason)")
             }
         }
-        return Reply(sequence: seq, frame: frame, response: response)
+        return Reply(sequence: seq, frame: frame, response: response, isCiphered: ciphered)
     }
 
     /// Sends a hand-built command. `inputMode`/`outputMode` override the catalogue: NONE sends `payload` as the
@@ -281,10 +286,12 @@ public actor RPCClient {
         }
     }
 
-    private func linkDropped(_ reason: String) {
+    /// `reason` nil: we closed the link ourselves (not reported to the trace).
+    private func linkDropped(_ reason: String?) {
         guard closedReason == nil else { return }
-        closedReason = reason
-        trace?(.disconnected(reason))
+        closedReason = reason ?? "closed by the host"
+        if let reason { trace?(.disconnected(reason)) }
+        let reason = closedReason!
         rules.reset()
         let failing = pending
         pending.removeAll()

@@ -8,7 +8,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The terminal: sim, tcp://HOST:PORT, serial:///dev/rfcommN, ble://ADDRESS|NAME, or a remembered name. Default: $UCUBE_DEVICE, else sim.",
+            "The terminal: sim (built-in simulator), tcp://HOST:PORT, or serial:///dev/NAME. Default: $UCUBE_DEVICE, else sim.",
             valueName: "device"))
     var device: String?
 
@@ -21,15 +21,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for an ordinary answer (long commands use their own timeout).", valueName: "seconds"))
     var rpcTimeout: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error.", valueName: "level"))
-    var logLevel: String?
-
     func validate() throws {
         if let t = rpcTimeout, !(t > 0 && t <= 3600) {
             throw ValidationError("--rpc-timeout must be between 0 and 3600 seconds")
-        }
-        if let level = logLevel, !["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error")
         }
     }
 

@@ -122,7 +122,8 @@ private final class TreeEncoder: Encoder {
     }
 
     static func fill<T: Encodable>(_ node: Node, with value: T, codingPath: [any CodingKey]) throws {
-        if let bytes = value as? [UInt8] {
+        // Match the static type: an empty array of anything would also cast to [UInt8].
+        if T.self == [UInt8].self, let bytes = value as? [UInt8] {
             node.kind = .value(.string(bytes.map { String(format: "%02X", $0) }.joined()))
             return
         }

@@ -25,24 +25,24 @@ enum RPCOutput {
         let secured: Bool
         let status: StatusJSON
         let response: R?
+        let ciphered: Bool
         let data: [UInt8]
         let mac: [UInt8]?
     }
 
     static func print<R: RPCResponse>(_ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions) throws {
-        let succeeded = reply.response != nil
+        let succeeded = reply.succeeded
         if globals.json {
             try JSONOutput.print(
                 ReplyJSON(
                     command: command.cliName, commandID: Hex.encode([UInt8(command.id.rawValue >> 8), UInt8(command.id.rawValue & 0xFF)]),
                     sequence: Int(reply.sequence), secured: reply.frame.envelope != nil, status: StatusJSON(reply.status),
-                    response: reply.response, data: reply.frame.data, mac: reply.frame.envelope?.mac))
+                    response: reply.response, ciphered: reply.isCiphered, data: reply.frame.data, mac: reply.frame.envelope?.mac))
+        } else if reply.isCiphered {
+            Swift.print("data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
+            if let mac = reply.frame.envelope?.mac { Swift.print("MAC: \(Hex.encode(mac))") }
         } else if let response = reply.response {
-            if reply.frame.envelope != nil && command.outputMode == .signedCiphered {
-                Swift.print("data is ciphered (SIGNED_CIPHERED in a secure session): \(Hex.encode(reply.frame.data))")
-            } else {
-                for line in response.summary { Swift.print(line) }
-            }
+            for line in response.summary { Swift.print(line) }
             if reply.status != .success { Swift.print("status: \(reply.status)") }
         }
         if !succeeded {

@@ -13,7 +13,8 @@ struct UCube: AsyncParsableCommand {
             Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate \
             --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal).
 
-            Exit codes: \(ExitCodes.all.map { "\($0.code) \($0.name)" }.joined(separator: ", ")).
+            Exit codes:
+            \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
             """,
         version: "0.1.0",
         subcommands: [Info.self, RPC.self, Decode.self, Simulate.self]

@@ -46,7 +46,7 @@ public struct EmptyResponse: RPCResponse, Equatable {
 }
 
 /// A request or response that does not match its command's layout. `code` is stable; `reason` says what.
-public struct CommandError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct CommandError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// A field is out of its allowed range (a timeout over 255 s, a text over 254 characters, …).
         case invalidArgument
@@ -66,9 +66,6 @@ public struct CommandError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { reason }
-    public static func == (lhs: CommandError, rhs: CommandError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// A tiny cursor for reading fixed layouts; every read is bounds-checked and throws `.truncated`.

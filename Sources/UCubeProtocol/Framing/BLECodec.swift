@@ -102,7 +102,7 @@ public struct BLEReassembler: Sendable {
 }
 
 /// Why BLE bytes could not be un-stuffed.
-public struct BLEError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct BLEError: CodedError {
     public enum Code: String, Sendable, Hashable {
         case danglingEscape
         case oversize
@@ -116,7 +116,4 @@ public struct BLEError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { reason }
-    public static func == (lhs: BLEError, rhs: BLEError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

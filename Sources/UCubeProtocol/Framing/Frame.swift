@@ -182,7 +182,7 @@ public struct ResponseFrame: Hashable, Sendable {
 }
 
 /// Why bytes were not a frame. `code` is stable; `reason` is for people.
-public struct FrameError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct FrameError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// The announced LEN + 9 exceeds 2068 bytes (spec §2.2).
         case oversize
@@ -204,8 +204,5 @@ public struct FrameError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { reason }
 
-    public static func == (lhs: FrameError, rhs: FrameError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

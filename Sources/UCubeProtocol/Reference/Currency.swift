@@ -46,7 +46,7 @@ extension Unicode.Scalar {
 }
 
 /// Why an amount or a BCD field was refused. `code` is stable; `reason` says what was wrong.
-public struct AmountError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct AmountError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// No text at all.
         case empty
@@ -70,9 +70,6 @@ public struct AmountError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { reason }
-    public static func == (lhs: AmountError, rhs: AmountError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// An ISO 4217 currency that amounts can be expressed in: code, numeric code and exponent from `ISO4217Table`.

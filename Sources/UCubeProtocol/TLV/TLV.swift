@@ -95,7 +95,7 @@ public struct TLVRules: Sendable, Hashable {
 }
 
 /// Why bytes were not a TLV list. `code` is stable; `reason` says where.
-public struct TLVError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct TLVError: CodedError {
     public enum Code: String, Sendable, Hashable {
         /// The input ended inside a tag.
         case truncatedTag
@@ -123,8 +123,6 @@ public struct TLVError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(reason) at byte \(offset)" }
-    public static func == (lhs: TLVError, rhs: TLVError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// BER-TLV parser (spec §4; EMV Book 3 Annex B). Bounded: tags ≤ 3 bytes, lengths ≤ 2 bytes, depth ≤ `maxDepth`.

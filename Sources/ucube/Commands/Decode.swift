@@ -81,7 +81,9 @@ private struct Decoder {
         case .status: return try status()
         case .nfcOutcome: return try nfcOutcome()
         case .auto:
-            if bytes.first == FrameLimits.stx, let report = try? frame() { return report }
+            // Bytes that start with STX and are long enough for a frame are judged as a frame: its error is the
+            // useful one (a wrong CRC says more than "not TLV").
+            if bytes.first == FrameLimits.stx && bytes.count >= FrameLimits.overhead { return try frame() }
             if let report = try? tlv() { return report }
             if bytes.count == 2 {
                 var report = try status()
@@ -131,8 +133,10 @@ private struct Decoder {
                     payload: nil, status: .init(response.status), data: response.data))
         }
         lines.append("command\(name.map { " " + $0 } ?? ""), payload: \(Hex.encode(raw.body, separator: " "))")
-        if let request = CommandRegistry.describeRequest(id: raw.command, payload: raw.body) {
-            lines.append("  \(request)")
+        if let request = CommandRegistry.describeRequest(id: raw.command, payload: raw.body),
+            let json = try? JSONOutput.encode(request, pretty: false)
+        {
+            lines.append("  \(json)")
         }
         return DecodeReport(
             kind: "frame", lines: lines,

@@ -14,7 +14,7 @@ extension UCube {
         func run() async throws {
             try await withConnection(globals) { connection in
                 let reply = try await connection.client.send(GetInfo())
-                if await connection.client.isSecured {
+                if reply.isCiphered {
                     throw CLIFailure(
                         ExitCodes.terminalStatus,
                         "the terminal is in a secure session, so GetInfo's data is ciphered (spec §2.3); run `ucube rpc exit-secure-session` first")

@@ -1,0 +1,138 @@
+import Testing
+import UCubeCrypto
+@testable import UCubeLink
+import UCubeProtocol
+import UCubeSimulator
+
+/// The driver's client against the simulator, in process (as swift-nio-ssh runs its client against its server):
+/// timeouts, cancel, a dropped link and the secured layout with a MAC checked against the X9.24 keys.
+@Suite struct ClientSimulatorTests {
+    struct Harness {
+        let client: RPCClient
+        let peer: InMemoryTransport.PeerEnd
+        let serving: Task<Void, Never>
+    }
+
+    static func harness(script: SimulatorScript = .default, timeout: Duration = .seconds(5)) throws -> Harness {
+        let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(script: script, timeScale: 0.01))
+        let (transport, peer) = InMemoryTransport.pair()
+        let serving = Task {
+            await simulator.serve(input: peer.input, output: { peer.write($0) })
+        }
+        return Harness(client: RPCClient(transport: transport, defaultTimeout: timeout), peer: peer, serving: serving)
+    }
+
+    static var noCard: SimulatorScript {
+        var s = SimulatorScript.default
+        s.card = nil
+        return s
+    }
+
+    @Test func getInfoInReady() async throws {
+        let h = try Self.harness()
+        let reply = try await h.client.send(GetInfo())
+        #expect(reply.status == .success)
+        #expect(reply.response?.state == .ready)
+        #expect(reply.response?.serialNumber != nil)
+        await h.client.close()
+    }
+
+    // The terminal's own timeout: WaitCard with no card answers −2 (a status, not a link error).
+    @Test func waitCardWithoutACardTimesOutOnTheTerminal() async throws {
+        let h = try Self.harness(script: Self.noCard)
+        let reply = try await h.client.send(WaitCard(readers: [.icc], timeoutSeconds: 10))
+        #expect(reply.status == .timeout)
+        #expect(reply.response == nil)
+        await h.client.close()
+    }
+
+    // The client's own deadline when the terminal takes longer than we allow.
+    @Test func clientDeadline() async throws {
+        let h = try Self.harness(script: Self.noCard)
+        await #expect(throws: LinkError(.timeout, "")) {
+            try await h.client.send(WaitCard(readers: [.icc], timeoutSeconds: 60), timeout: .milliseconds(100))
+        }
+        await h.client.close()
+    }
+
+    // CancelAll while WaitCard is pending: the pending command answers −32 (spec §5.2), CancelAll itself 0.
+    @Test func cancelAllEndsAPendingWaitCard() async throws {
+        let h = try Self.harness(script: Self.noCard)
+        let client = h.client
+        let waiting = Task { try await client.send(WaitCard(readers: [.icc], timeoutSeconds: 200)) }
+        while !(await client.hasPendingCommand) { await Task.yield() }
+        let cancelStatus = try await client.cancelAll()
+        #expect(cancelStatus == .success)
+        let reply = try await waiting.value
+        #expect(reply.status == .cancelled)
+        // The link is usable afterwards.
+        #expect(try await client.send(GetInfo(tags: [0xC4])).response?.state == .ready)
+        await client.close()
+    }
+
+    // Swift task cancellation (Ctrl-C) maps onto CancelAll: the caller gets the terminal's −32.
+    @Test func taskCancellationSendsCancelAll() async throws {
+        let h = try Self.harness(script: Self.noCard)
+        let client = h.client
+        let waiting = Task { try await client.send(WaitCard(readers: [.icc], timeoutSeconds: 200)) }
+        while !(await client.hasPendingCommand) { await Task.yield() }
+        waiting.cancel()
+        let reply = try await waiting.value
+        #expect(reply.status == .cancelled)
+        await client.close()
+    }
+
+    // A link that drops in the middle of a command fails it at once with `.disconnected`.
+    @Test func droppedLinkDuringACommand() async throws {
+        let h = try Self.harness(script: Self.noCard, timeout: .seconds(30))
+        let client = h.client
+        let waiting = Task { try await client.send(WaitCard(readers: [.icc], timeoutSeconds: 200)) }
+        while !(await client.hasPendingCommand) { await Task.yield() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        h.peer.disconnect()
+        await #expect(throws: LinkError(.disconnected, "")) { try await waiting.value }
+        #expect(clock.now - start < .seconds(2))
+        #expect(!(await client.isConnected))
+    }
+
+    // −287 for a payment command in READY (spec §2.7), as a status value.
+    @Test func badTerminalStateIsAStatus() async throws {
+        let h = try Self.harness()
+        let reply = try await h.client.send(GetPlainTag(tags: [Tag(0x9F27)]))
+        #expect(reply.status == .badTerminalState)
+        await h.client.close()
+    }
+
+    // Enter a secure session, then read a SIGNED_CIPHERED GetInfo: the secured layout of spec §2.3, a MAC that
+    // verifies under the MAC-response variant of the X9.24 test BDK, and data that decrypts to the TLV.
+    @Test func securedResponseMACVerifiesWithTheX924Keys() async throws {
+        let h = try Self.harness()
+        let enter = try await h.client.send(EnterSecureSession())
+        #expect(enter.sequence == 0)
+        let ksn = try #require(enter.response?.ksn)
+        #expect(Hex.encode(ksn) == "FFFF9876543210E00001")
+        #expect(await h.client.isSecured)
+
+        let reply = try await h.client.send(GetInfo(tags: [0xC4, 0xD1]))
+        #expect(reply.sequence == 1)
+        #expect(reply.isCiphered && reply.succeeded && reply.response == nil)
+        let envelope = try #require(reply.frame.envelope)
+        #expect(envelope.mac.count == 4)
+        let macKey = try DUKPT.sessionKey(bdk: CryptoChoices.testBDK, ksn: ksn, variant: .macResponse)
+        #expect(try RetailMAC.mac4(key: macKey, data: reply.frame.macInput) == envelope.mac)
+        // A flipped data bit breaks the MAC.
+        var tampered = reply.frame
+        tampered.data[0] ^= 0x01
+        #expect(try RetailMAC.mac4(key: macKey, data: tampered.macInput) != envelope.mac)
+        // SIGNED_CIPHERED: the data is TDES-CBC under the data-response key (spec §12.3).
+        let plain = try SRED.decrypt(ciphertext: reply.frame.data, bdk: CryptoChoices.testBDK, ksn: try KSN(bytes: ksn))
+        let tlvs = try TLVParser.parse(plain, rules: .terminal)
+        #expect(tlvs[Tag(0xC4)] == [TerminalState.secured.rawValue])
+
+        let exit = try await h.client.send(ExitSecureSession())
+        #expect(exit.status == .success)
+        #expect(!(await h.client.isSecured))
+        await h.client.close()
+    }
+}

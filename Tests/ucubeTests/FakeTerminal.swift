@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import UCubeProtocol
+
+/// A TCP "terminal" that answers the first command with hand-made bytes (a wrong CRC, a bad ETX, an oversize LEN,
+/// or nothing and a hang-up), to test what `ucube` does with a hostile or broken peer.
+final class FakeTerminal: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let thread: Thread
+
+    /// `answer` gets the first command frame and returns the bytes to send back; nil closes the connection.
+    init(answer: @escaping @Sendable (RawFrame) -> [UInt8]?) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SandboxError(message: "socket failed") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 1) == 0 else { throw SandboxError(message: "bind/listen failed") }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        listener = fd
+        thread = Thread {
+            let conn = accept(fd, nil, nil)
+            guard conn >= 0 else { return }
+            var decoder = FrameDecoder()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = read(conn, &buffer, buffer.count)
+                if n <= 0 { break }
+                decoder.append(buffer[..<n])
+                if let frame = try? decoder.next() {
+                    if let reply = answer(frame) {
+                        _ = reply.withUnsafeBytes { write(conn, $0.baseAddress, $0.count) }
+                    } else {
+                        break
+                    }
+                }
+            }
+            close(conn)
+        }
+        thread.start()
+    }
+
+    deinit { close(listener) }
+
+    static func goodResponse(to frame: RawFrame, data: [UInt8] = [0xC4, 0x01, 0x02]) -> [UInt8] {
+        try! ResponseFrame(sequence: frame.sequence, command: frame.command, status: .success, data: data).encoded()
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import UCubeProtocol
+
+/// `ucube rpc <command>` as a user runs it: the built binary (`UCubeSandbox`: `.build/debug/ucube` or
+/// `$UCUBE_BINARY`) as a subprocess against the built-in simulator, with its state (simulator home, link session, XDG
+/// directories) in a fresh directory per test.
+@Suite struct RPCSubcommandTests {
+    private let sandbox: UCubeSandbox
+
+    init() throws { sandbox = try UCubeSandbox() }
+
+    // MARK: Help
+
+    /// Every catalogue command has a subcommand under its catalogue word; its help shows the id and the usage.
+    @Test(arguments: CommandCatalogue.all)
+    func helpForEveryCatalogueCommand(_ command: CommandDescriptor) throws {
+        let result = try run(["rpc", command.cliName, "--help"])
+        #expect(result.status == 0, "\(command.cliName): \(result.stderr)")
+        #expect(result.stdout.contains("USAGE: ucube rpc \(command.cliName)"))
+        #expect(result.stdout.contains(command.id.description))
+    }
+
+    @Test(
+        arguments: [
+            ("wait-card", "comma-separated: icc, nfc, msr"),
+            ("transaction-init", "(values: purchase, withdrawal, purchase-cashback, manual-cash, refund, inquiry)"),
+            ("install-for-load", "(values: sred, dynamic, plain)"),
+            ("simplified-online-pin", "(values: iso0, iso1, iso3, iso4)"),
+            ("set-info-field", "(values: slow, quick)"),
+        ])
+    func helpListsFixedValueSets(_ command: String, _ values: String) throws {
+        let help = try run(["rpc", command, "--help"]).stdout
+        // Help wraps at 80 columns; compare with the line breaks and indentation folded into single spaces.
+        let folded = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(folded.contains(values), "\(help)")
+    }
+
+    // MARK: Against the simulator
+
+    @Test func getInfoJSONWithGlobalOptionsBeforeTheCommand() throws {
+        let result = try run(["--device", "sim", "rpc", "get-info", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"serialNumber\""))
+    }
+
+    @Test func getInfoWithTagsAndGlobalOptionsAfterTheCommand() throws {
+        let result = try run(["rpc", "get-info", "C3", "C4", "--device", "sim"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("serial number:"))
+        #expect(result.stdout.contains("state: READY"))
+    }
+
+    @Test func displayMessage() throws {
+        let result = try run(["rpc", "display-message", "Hello"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func plainTagOutsideASecureSessionIsBadTerminalState() throws {
+        let result = try run(["rpc", "get-plain-tag", "DF60"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("BAD_TERMINAL_STATE"))
+    }
+
+    /// The link session (SEQ, secured flag) carries across invocations.
+    @Test func secureSessionAcrossInvocations() throws {
+        let enter = try run(["rpc", "enter-secure-session"])
+        #expect(enter.status == 0, "\(enter.stderr)")
+        #expect(enter.stdout.contains("FFFF9876543210E00001"))
+
+        let tag = try run(["rpc", "get-plain-tag", "9F27", "--json"])
+        #expect(tag.status == 0, "\(tag.stderr)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(tag.stdout.utf8)) as? [String: Any],
+            "not JSON: \(tag.stdout)"
+        )
+        #expect(json["secured"] as? Bool == true)
+        let status = try #require(json["status"] as? [String: Any])
+        #expect(status["name"] as? String != "BAD_TERMINAL_STATE")
+
+        let exit = try run(["rpc", "exit-secure-session"])
+        #expect(exit.status == 0, "\(exit.stderr)")
+    }
+
+    @Test func rtcSetThenGet() throws {
+        #expect(try run(["rpc", "rtc-set", "2026-11-22T10:00:00"]).status == 0)
+        let get = try run(["rpc", "rtc-get"])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout.contains("2026-11-22 10:00:00"))
+    }
+
+    // MARK: Usage errors (exit 64, before any link is opened)
+
+    @Test func timeoutOutOfRange() throws {
+        let result = try run(["rpc", "wait-card", "--timeout", "300"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--timeout"))
+        #expect(result.stderr.contains("0…255"))
+    }
+
+    @Test func unknownCommand() throws {
+        let result = try run(["rpc", "frobnicate"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("frobnicate"))
+    }
+
+    @Test(
+        arguments: [
+            (["rpc", "card-send-apdu", "00A4040"], "odd number of hex digits"),
+            (["rpc", "get-plain-tag", "notATag"], "<tag>"),
+            (["rpc", "get-info", "DF60"], "one byte"),
+            (["rpc", "wait-card", "--readers", "icc,chip"], "--readers"),
+            (["rpc", "nfc-start", "--amount", "1.999", "--currency", "EUR"], "--amount"),
+            (["rpc", "nfc-start", "--amount", "1", "--currency", "ZZZ"], "--currency"),
+            (["rpc", "rtc-set", "2026-02-30T10:00:00"], "day must be"),
+            (["rpc", "display-message", "Hello", "--x", "256"], "--x"),
+            (["rpc", "load", "--block", String(repeating: "00", count: 2041)], "2040"),
+            (["rpc", "set-info-field"], "--power-off-timeout"),
+            (["rpc", "transaction-finalisation", "--arc", "000"], "--arc"),
+        ])
+    func badInput(_ arguments: [String], _ message: String) throws {
+        let result = try run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+    }
+
+    private func run(_ arguments: [String]) throws -> UCubeRun { try sandbox.run(arguments) }
+}

@@ -1,0 +1,1240 @@
+#!/bin/bash
+
+__ucube_cursor_index_in_current_word() {
+    local remaining="${COMP_LINE}"
+
+    local word
+    for word in "${COMP_WORDS[@]::COMP_CWORD}"; do
+        remaining="${remaining##*([[:space:]])"${word}"*([[:space:]])}"
+    done
+
+    local -ir index="$((COMP_POINT - ${#COMP_LINE} + ${#remaining}))"
+    if [[ "${index}" -le 0 ]]; then
+        printf 0
+    else
+        printf %s "${index}"
+    fi
+}
+
+# positional arguments:
+#
+# - 1: the current (sub)command's count of positional arguments
+#
+# required variables:
+#
+# - repeating_flags: the repeating flags that the current (sub)command can accept
+# - non_repeating_flags: the non-repeating flags that the current (sub)command can accept
+# - repeating_options: the repeating options that the current (sub)command can accept
+# - non_repeating_options: the non-repeating options that the current (sub)command can accept
+# - positional_number: value ignored
+# - unparsed_words: unparsed words from the current command line
+#
+# modified variables:
+#
+# - non_repeating_flags: remove flags for this (sub)command that are already on the command line
+# - non_repeating_options: remove options for this (sub)command that are already on the command line
+# - positional_number: set to the current positional number
+# - unparsed_words: remove all flags, options, and option values for this (sub)command
+__ucube_offer_flags_options() {
+    local -ir positional_count="${1}"
+    positional_number=0
+
+    local was_flag_option_terminator_seen=false
+    local is_parsing_option_value=false
+
+    local -ar unparsed_word_indices=("${!unparsed_words[@]}")
+    local -i word_index
+    for word_index in "${unparsed_word_indices[@]}"; do
+        if "${is_parsing_option_value}"; then
+            # This word is an option value:
+            # Reset marker for next word iff not currently the last word
+            [[ "${word_index}" -ne "${unparsed_word_indices[${#unparsed_word_indices[@]} - 1]}" ]] && is_parsing_option_value=false
+            unset "unparsed_words[${word_index}]"
+            # Do not process this word as a flag or an option
+            continue
+        fi
+
+        local word="${unparsed_words["${word_index}"]}"
+        if ! "${was_flag_option_terminator_seen}"; then
+            case "${word}" in
+            --)
+                unset "unparsed_words[${word_index}]"
+                # by itself -- is a flag/option terminator, but if it is the last word, it is the start of a completion
+                if [[ "${word_index}" -ne "${unparsed_word_indices[${#unparsed_word_indices[@]} - 1]}" ]]; then
+                    was_flag_option_terminator_seen=true
+                fi
+                continue
+                ;;
+            -*)
+                # ${word} is a flag or an option
+                # If ${word} is an option, mark that the next word to be parsed is an option value
+                local option
+                for option in "${repeating_options[@]}" "${non_repeating_options[@]}"; do
+                    [[ "${word}" = "${option}" ]] && is_parsing_option_value=true && break
+                done
+
+                # Remove ${word} from ${non_repeating_flags} or ${non_repeating_options} so it isn't offered again
+                local not_found=true
+                local -i index
+                for index in "${!non_repeating_flags[@]}"; do
+                    if [[ "${non_repeating_flags[${index}]}" = "${word}" ]]; then
+                        unset "non_repeating_flags[${index}]"
+                        non_repeating_flags=("${non_repeating_flags[@]}")
+                        not_found=false
+                        break
+                    fi
+                done
+                if "${not_found}"; then
+                    for index in "${!non_repeating_flags[@]}"; do
+                        if [[ "${non_repeating_flags[${index}]}" = "${word}" ]]; then
+                            unset "non_repeating_flags[${index}]"
+                            non_repeating_flags=("${non_repeating_flags[@]}")
+                            break
+                        fi
+                    done
+                fi
+                unset "unparsed_words[${word_index}]"
+                continue
+                ;;
+            esac
+        fi
+
+        # ${word} is neither a flag, nor an option, nor an option value
+        if [[ "${positional_number}" -lt "${positional_count}" || "${positional_count}" -lt 0 ]]; then
+            # ${word} is a positional
+            ((positional_number++))
+            unset "unparsed_words[${word_index}]"
+        else
+            if [[ -z "${word}" ]]; then
+                # Could be completing a flag, option, or subcommand
+                positional_number=-1
+            else
+                # ${word} is a subcommand or invalid, so stop processing this (sub)command
+                positional_number=-2
+            fi
+            break
+        fi
+    done
+
+    unparsed_words=("${unparsed_words[@]}")
+
+    if\
+        ! "${was_flag_option_terminator_seen}"\
+        && ! "${is_parsing_option_value}"\
+        && [[ ("${cur}" = -* && "${positional_number}" -ge 0) || "${positional_number}" -eq -1 ]]
+    then
+        COMPREPLY+=($(compgen -W "${repeating_flags[*]} ${non_repeating_flags[*]} ${repeating_options[*]} ${non_repeating_options[*]}" -- "${cur}"))
+    fi
+}
+
+__ucube_add_completions() {
+    local completion
+    while IFS='' read -r completion; do
+        COMPREPLY+=("${completion}")
+    done < <(IFS=$'\n' compgen "${@}" -- "${cur}")
+}
+
+__ucube_custom_complete() {
+    if [[ -n "${cur}" || -z ${COMP_WORDS[${COMP_CWORD}]} || "${COMP_LINE:${COMP_POINT}:1}" != ' ' ]]; then
+        local -ar words=("${COMP_WORDS[@]}")
+    else
+        local -ar words=("${COMP_WORDS[@]::${COMP_CWORD}}" '' "${COMP_WORDS[@]:${COMP_CWORD}}")
+    fi
+
+    "${COMP_WORDS[0]}" "${@}" "${words[@]}"
+}
+
+_ucube() {
+    local state
+    state="$(shopt -p;shopt -po)"
+    trap "${state//$'\n'/;}" RETURN
+    shopt -s extglob
+    set +o history +o posix
+
+    local -xr SAP_SHELL=bash
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(IFS='.';printf %s "${BASH_VERSINFO[*]}")"
+    local -r SAP_SHELL_VERSION
+
+    local -r cur="${2}"
+    local -r prev="${3}"
+
+    local -i positional_number
+    local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
+
+    local -a repeating_flags=()
+    local -a non_repeating_flags=(--json --trace --version -h --help)
+    local -a repeating_options=()
+    local -a non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    info|rpc|decode|simulate|help)
+        # Offer subcommand argument completions
+        "_ucube_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'info rpc decode simulate help' -- "${cur}"))
+        ;;
+    esac
+}
+
+_ucube_info() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|raw|cancel-all|rtc-get|rtc-set|get-info|set-info-prod|set-info-field|wait-card|wait-card-removal|card-send-apdu|card-power-off|magstripe-read|get-secured-tag|get-plain-tag|display-message|display-list-box|display-message-ki|display-message-ki-custom|power-off|enter-secure-session|exit-secure-session|get-key-info|export-public-key|import-public-key-cert|import-public-key-perso-cert|install-for-load-key|load-key|install-for-load|load|online-pin|simplified-online-pin|bank-parameters-download|bank-parameters-get|build-candidate-list|transaction-init|transaction-process|transaction-finalisation|nfc-start|nfc-complete)
+        # Offer subcommand argument completions
+        "_ucube_rpc_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list raw cancel-all rtc-get rtc-set get-info set-info-prod set-info-field wait-card wait-card-removal card-send-apdu card-power-off magstripe-read get-secured-tag get-plain-tag display-message display-list-box display-message-ki display-message-ki-custom power-off enter-secure-session exit-secure-session get-key-info export-public-key import-public-key-cert import-public-key-perso-cert install-for-load-key load-key install-for-load load online-pin simplified-online-pin bank-parameters-download bank-parameters-get build-candidate-list transaction-init transaction-process transaction-finalisation nfc-start nfc-complete' -- "${cur}"))
+        ;;
+    esac
+}
+
+_ucube_rpc_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_raw() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --in-mode --out-mode)
+    __ucube_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--in-mode')
+        __ucube_add_completions -W 'none'$'\n''signed-not-checked'$'\n''signed'$'\n''signed-ciphered'
+        return
+        ;;
+    '--out-mode')
+        __ucube_add_completions -W 'none'$'\n''signed-not-checked'$'\n''signed'$'\n''signed-ciphered'
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_cancel-all() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_rtc-get() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_rtc-set() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_get-info() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_set-info-prod() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_set-info-field() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --power-off-timeout --speed-mode --locale --tlv)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--power-off-timeout')
+        return
+        ;;
+    '--speed-mode')
+        __ucube_add_completions -W 'slow'$'\n''quick'
+        return
+        ;;
+    '--locale')
+        return
+        ;;
+    '--tlv')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_wait-card() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --readers --timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--readers')
+        __ucube_add_completions -W 'icc'$'\n''nfc'$'\n''msr'
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_wait-card-removal() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_card-send-apdu() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_card-power-off() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_magstripe-read() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_get-secured-tag() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_get-plain-tag() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_display-message() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --timeout --font --x --y --abort-keys --clear)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--font')
+        return
+        ;;
+    '--x')
+        return
+        ;;
+    '--y')
+        return
+        ;;
+    '--abort-keys')
+        return
+        ;;
+    '--clear')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_display-list-box() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --title --timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--title')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_display-message-ki() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_display-message-ki-custom() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_power-off() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_enter-secure-session() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_exit-secure-session() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_get-key-info() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_export-public-key() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_import-public-key-cert() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_import-public-key-perso-cert() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_install-for-load-key() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_load-key() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_install-for-load() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --signature --method --session-key)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--signature')
+        return
+        ;;
+    '--method')
+        __ucube_add_completions -W 'sred'$'\n''dynamic'$'\n''plain'
+        return
+        ;;
+    '--session-key')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_load() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --last --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --block)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--block')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_online-pin() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_simplified-online-pin() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--amount')
+        return
+        ;;
+    '--currency')
+        return
+        ;;
+    '--pin-format')
+        __ucube_add_completions -W 'iso0'$'\n''iso1'$'\n''iso3'$'\n''iso4'
+        return
+        ;;
+    '--prompt')
+        return
+        ;;
+    '--min-digits')
+        return
+        ;;
+    '--max-digits')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--correction-key')
+        __ucube_add_completions -W 'erase-last-digit'$'\n''erase-all'
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_bank-parameters-download() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_bank-parameters-get() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_build-candidate-list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --max-applications)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--max-applications')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_transaction-init() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --tip --version -h --help)
+    repeating_options=(--tags)
+    non_repeating_options=(--device --rpc-timeout --aid --amount --currency --type --cashback --lang --date-time)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--aid')
+        return
+        ;;
+    '--amount')
+        return
+        ;;
+    '--currency')
+        return
+        ;;
+    '--type')
+        __ucube_add_completions -W 'purchase'$'\n''withdrawal'$'\n''purchase-cashback'$'\n''manual-cash'$'\n''refund'$'\n''inquiry'
+        return
+        ;;
+    '--cashback')
+        return
+        ;;
+    '--lang')
+        return
+        ;;
+    '--date-time')
+        return
+        ;;
+    '--tags')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_transaction-process() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=(--tags)
+    non_repeating_options=(--device --rpc-timeout --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--tvr')
+        return
+        ;;
+    '--date-time')
+        return
+        ;;
+    '--sequence-counter')
+        return
+        ;;
+    '--app-version')
+        return
+        ;;
+    '--tac-default')
+        return
+        ;;
+    '--tac-denial')
+        return
+        ;;
+    '--tac-online')
+        return
+        ;;
+    '--pin-floor-limit')
+        return
+        ;;
+    '--signature-floor-limit')
+        return
+        ;;
+    '--tags')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_transaction-finalisation() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=(--tags)
+    non_repeating_options=(--device --rpc-timeout --arc --auth-status --force --issuer-auth --script1 --script2)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--arc')
+        return
+        ;;
+    '--auth-status')
+        __ucube_add_completions -W 'unable-to-go-online'$'\n''approved'$'\n''declined'
+        return
+        ;;
+    '--force')
+        __ucube_add_completions -W 'none'$'\n''after-authorisation'$'\n''voice-referral-accepted'$'\n''voice-referral-declined'
+        return
+        ;;
+    '--issuer-auth')
+        return
+        ;;
+    '--script1')
+        return
+        ;;
+    '--script2')
+        return
+        ;;
+    '--tags')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_nfc-start() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --force-online --amount-on-terminal --version -h --help)
+    repeating_options=(--tags)
+    non_repeating_options=(--device --rpc-timeout --amount --currency --type --cashback --readers --timeout --date-time)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--amount')
+        return
+        ;;
+    '--currency')
+        return
+        ;;
+    '--type')
+        __ucube_add_completions -W 'purchase'$'\n''withdrawal'$'\n''purchase-cashback'$'\n''manual-cash'$'\n''refund'$'\n''inquiry'
+        return
+        ;;
+    '--cashback')
+        return
+        ;;
+    '--readers')
+        __ucube_add_completions -W 'icc'$'\n''nfc'$'\n''msr'
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--date-time')
+        return
+        ;;
+    '--tags')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_nfc-complete() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=(--tags)
+    non_repeating_options=(--device --rpc-timeout --arc)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--arc')
+        return
+        ;;
+    '--tags')
+        return
+        ;;
+    esac
+}
+
+_ucube_decode() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --as --context)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--as')
+        __ucube_add_completions -W 'auto'$'\n''frame'$'\n''tlv'$'\n''status'$'\n''nfc-outcome'
+        return
+        ;;
+    '--context')
+        __ucube_add_completions -W 'payment'$'\n''getinfo'
+        return
+        ;;
+    esac
+}
+
+_ucube_simulate() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --listen --seed --state-dir --link-model)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--listen')
+        return
+        ;;
+    '--seed')
+        return
+        ;;
+    '--state-dir')
+        return
+        ;;
+    '--link-model')
+        __ucube_add_completions -W 'none'$'\n''ble'$'\n''classic'
+        return
+        ;;
+    esac
+}
+
+_ucube_help() {
+    repeating_flags=()
+    non_repeating_flags=(--version)
+    repeating_options=()
+    non_repeating_options=()
+    __ucube_offer_flags_options -1
+}
+
+complete -o filenames -F _ucube ucube
