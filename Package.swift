@@ -52,6 +52,8 @@ let package = Package(
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

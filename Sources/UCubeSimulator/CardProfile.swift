@@ -12,9 +12,40 @@ public struct CardProfile: Sendable, Hashable {
         case contact
         /// Tapped on the NFC reader (reader id 0x21, spec §7.3).
         case contactless
+        /// Swiped through the magnetic-stripe reader of the original uCube (reader id 0x41, spec §7.3).
+        case magstripe
 
         /// The reader id of spec §7.3.
-        public var readerID: UInt8 { self == .contact ? SimulatorChoices.iccReader : SimulatorChoices.nfcReader }
+        public var readerID: UInt8 {
+            switch self {
+            case .contact: SimulatorChoices.iccReader
+            case .contactless: SimulatorChoices.nfcReader
+            case .magstripe: SimulatorChoices.msrReader
+            }
+        }
+    }
+
+    /// How the card verifies the cardholder on the contact interface (EMV CVM list outcome, shown in 9F34).
+    public enum CardholderVerification: String, Sendable, Hashable, CaseIterable {
+        /// No CVM required (9F34 1F 03 02).
+        case noCVMRequired
+        /// Signature on the receipt (9F34 1E 03 00).
+        case signature
+        /// Offline plaintext PIN, verified by the card inside TransactionProcess (9F34 01 03 02).
+        case offlinePIN
+        /// Online enciphered PIN, typed inside TransactionProcess (9F34 42 03 00, TVR "online PIN entered"); the PIN
+        /// block is DF3E/DF3F of the transaction and SimplifiedOnlinePIN answers it under the same PIN KSN.
+        case onlinePIN
+
+        /// CVM results (9F34) after a successful cardholder verification.
+        var results: [UInt8] {
+            switch self {
+            case .noCVMRequired: SimulatorChoices.cvmResultsNoCVM
+            case .signature: SimulatorChoices.cvmResultsSignature
+            case .offlinePIN: SimulatorChoices.cvmResultsOfflinePIN
+            case .onlinePIN: SimulatorChoices.cvmResultsOnlinePIN
+            }
+        }
     }
 
     /// The card's answer to the first GENERATE AC (spec §7.6 values of 9F27).
@@ -79,6 +110,13 @@ public struct CardProfile: Sendable, Hashable {
     public var contactlessOutcome: [UInt8]
     /// Application transaction counter (9F36) before the first transaction of a connection.
     public var initialATC: UInt16
+    /// Cardholder verification on the contact interface (done inside TransactionProcess).
+    public var cardholderVerification: CardholderVerification
+    /// TransactionProcess answers −301 EMV_NOT_ACCEPTED (card refused, spec §5.2 0x5512) instead of a cryptogram.
+    public var refusesTransaction: Bool
+    /// MSR action (DF60, spec §7.4) the terminal decides for a swipe of this card: 0x00 none, 0x01 online PIN,
+    /// 0x02 chip required, 0x04 decline.
+    public var magstripeAction: UInt8
 
     public init(
         name: String,
@@ -97,7 +135,10 @@ public struct CardProfile: Sendable, Hashable {
         issuerApplicationData: [UInt8] = [0x06, 0x01, 0x0A, 0x03, 0xA0, 0x00, 0x00],
         firstCryptogram: Cryptogram = .arqc,
         contactlessOutcome: [UInt8] = [0x30, 0x36],
-        initialATC: UInt16 = 0x0010
+        initialATC: UInt16 = 0x0010,
+        cardholderVerification: CardholderVerification = .noCVMRequired,
+        refusesTransaction: Bool = false,
+        magstripeAction: UInt8 = 0x00
     ) {
         self.name = name
         self.interfaces = interfaces
@@ -116,6 +157,9 @@ public struct CardProfile: Sendable, Hashable {
         self.firstCryptogram = firstCryptogram
         self.contactlessOutcome = contactlessOutcome
         self.initialATC = initialATC
+        self.cardholderVerification = cardholderVerification
+        self.refusesTransaction = refusesTransaction
+        self.magstripeAction = magstripeAction
     }
 
     /// The default card: Visa credit, contact and contactless, inserted when the ICC reader is enabled.
@@ -150,6 +194,12 @@ public struct CardProfile: Sendable, Hashable {
         let day = Self.lastDay(month: month, year: 2000 + year)
         return Self.packDigits(expiry + (day < 10 ? "0" : "") + String(day), pad: 0xF)
     }
+
+    /// 5F30 service code, n3 as two BCD bytes ("201" → 02 01).
+    var serviceCodeBytes: [UInt8] { Self.packDigits("0" + serviceCode, pad: 0xF) }
+
+    /// DF61 MSR BIN: the first six PAN digits, BCD (SimulatorChoices.msrBINDigits).
+    var binBytes: [UInt8] { Self.packDigits(String(pan.prefix(SimulatorChoices.msrBINDigits)), pad: 0xF) }
 
     /// 5F25 YYMMDD: the first day of the effective month.
     var effectiveDateBytes: [UInt8] { Self.packDigits(effectiveDate + "01", pad: 0xF) }
@@ -200,21 +250,57 @@ public struct SimulatorScript: Sendable, Hashable {
     public var pin: String
     /// How long the cardholder takes to present the card once the terminal waits for it (scaled by `timeScale`).
     public var cardPresentationDelay: Duration
+    /// Injected faults: a link drop or a card pulled when a given command arrives.
+    public var faults: SimulatorFaults
 
     public init(
         card: CardProfile? = .visaContact,
         keys: [UInt8] = [],
         choices: [Int] = [],
         pin: String = SimulatorChoices.defaultPIN,
-        cardPresentationDelay: Duration = .zero
+        cardPresentationDelay: Duration = .zero,
+        faults: SimulatorFaults = SimulatorFaults()
     ) {
         self.card = card
         self.keys = keys
         self.choices = choices
         self.pin = pin
         self.cardPresentationDelay = cardPresentationDelay
+        self.faults = faults
     }
 
     /// The default card, no scripted keys, default choices, PIN 1234.
     public static let `default` = SimulatorScript()
+}
+
+/// Faults the simulated terminal injects, each when a chosen command arrives, so a driver can be tested against a link
+/// drop or a card pulled at every state of a payment. Occurrences count the arrivals of that command id since the
+/// script was set (`TerminalSimulator.init`, `setScript`, `resetState`), over every connection; each fault fires once.
+public struct SimulatorFaults: Sendable, Hashable {
+    /// The terminal drops the link when this command arrives, without answering it: `TerminalSimulator.serve` stops
+    /// reading, flushes the answers already sent, and returns `.disconnected(command)`; `SimulatorServer` then closes
+    /// the TCP connection.
+    public var disconnectAt: CommandID?
+    /// Which arrival of `disconnectAt` drops the link (1 = the first).
+    public var disconnectOccurrence: Int
+    /// The cardholder pulls the card out just before the terminal handles this command: the ICC reader is empty from
+    /// then on, so contact payment commands answer −35 NO_CARD (SimulatorChoices.cardRemovedStatus).
+    public var cardRemovedAt: CommandID?
+    /// Which arrival of `cardRemovedAt` finds the card gone (1 = the first).
+    public var cardRemovedOccurrence: Int
+
+    public init(
+        disconnectAt: CommandID? = nil,
+        disconnectOccurrence: Int = 1,
+        cardRemovedAt: CommandID? = nil,
+        cardRemovedOccurrence: Int = 1
+    ) {
+        self.disconnectAt = disconnectAt
+        self.disconnectOccurrence = max(1, disconnectOccurrence)
+        self.cardRemovedAt = cardRemovedAt
+        self.cardRemovedOccurrence = max(1, cardRemovedOccurrence)
+    }
+
+    /// No fault.
+    public static let none = SimulatorFaults()
 }

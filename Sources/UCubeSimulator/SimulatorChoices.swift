@@ -36,9 +36,31 @@ import UCubeProtocol
 /// - §5.2 0x5171 (MP-README on 0x5170): the PIN DUKPT counter advances on the first PIN command of a secure session
 ///   only; later PIN commands of the session reuse that KSN. OnlinePIN (0x5170, layout not in sources) answers like
 ///   SimplifiedOnlinePIN in ISO format 0. ISO format 4 (AES only) is a malformed request.
-/// - §5.2 0x5025/0x5026: SRED tags (`sredTags`) are never answered in plain (GetPlainTag, TransactionProcess,
+/// - §5.2 0x5025/0x5026: SRED tags (`sredTags`) are never answered in clear (GetPlainTag, TransactionProcess,
 ///   Finalisation, StartNFC, CompleteNFC); GetSecuredTag and the ciphered TransactionInit may carry them. A single
 ///   requested tag is answered as its bare value, several as TLVs; unknown tags are left out.
+/// - §5.2 0x5026 PROJECT CHOICE (truncated PAN): GetPlainTag of 5A answers the PAN *truncated*, not left out: the
+///   first 6 and last 4 digits kept, every digit between them replaced by the nibble F, F-padded as 5A is
+///   (4761739001010010 → 47 61 73 FF FF FF 00 10; `truncatedPAN`). The driver can show a masked PAN; nobody gets
+///   the clear PAN outside an SRED blob. Only GetPlainTag does this; other plain answers leave 5A out.
+/// - §5.2 0x5025 / §12.3: the card holds 56, 57, 5A, 5F20, 5F24, 5F30 on every interface; 9F6B (track 2 data) only
+///   when read contactlessly; DF62 only when swiped (`magstripeCardData`); 9F0B never (no extended name). They come
+///   back only in GetSecuredTag's SRED blob (data-response key of the current SRED KSN) or the ciphered
+///   TransactionInit answer.
+/// - §5.2 0x5020 / 0x5530 / §7.4 (original uCube): a card with the magstripe interface is swiped when the MSR reader
+///   (0x41) is enabled: WaitCard answers 41, StartNFC answers DF70 41. GetPlainTag then knows DF60 (the card's MSR
+///   action) and DF61 (BIN, first 6 PAN digits); DF62 is secured. MagstripeRead (0x5024) stays unknown.
+/// - §5.2 0x5512: the card's cardholder verification runs inside TransactionProcess: 9F34 (CVM results,
+///   `cvmResults…`) is known afterwards (answered when requested); an online PIN sets TVR byte 3 bit 3 ("online PIN
+///   entered") and makes the enciphered PIN block available as DF3E (PIN KSN), DF3F and 99; a later
+///   SimplifiedOnlinePIN of the same session answers under the same PIN KSN. An offline PIN is always verified.
+///   A card with `refusesTransaction` answers −301. A contactless read sets 9F34 from the DF72 CVM byte.
+/// - Faults (`SimulatorFaults`): arrivals of each command id are counted from when the script was set; at the chosen
+///   arrival of `disconnectAt` the terminal stops reading and answering (the command is not answered, a pending
+///   command is dropped) and `serve` returns `.disconnected`; the device state (SECURED included) and the card
+///   stay as they were, as when a BLE link drops. At the chosen arrival of `cardRemovedAt` the card leaves the reader
+///   before the command is handled; contact commands then answer `cardRemovedStatus` (−35 NO_CARD, §6). Each fault
+///   fires once.
 /// - §9: PowerOff answers 0, ends any secure session (SECURED → READY: session keys live in RAM) and takes the card
 ///   away; the simulated terminal stays reachable, as a BLE connection powers the Touch on.
 /// - §5.2 0x0301/0x0302: the clock starts at `DefaultDevice.clockSeconds` and runs on the configured clock (not scaled
@@ -111,6 +133,49 @@ public enum SimulatorChoices {
     /// Reader ids (§7.3).
     static let iccReader: UInt8 = 0x11
     static let nfcReader: UInt8 = 0x21
+    static let msrReader: UInt8 = 0x41
+
+    /// §6: what a contact command answers once the card was pulled out (`SimulatorFaults.cardRemovedAt`): −35 NO_CARD.
+    /// The SDK ends such a payment with ERROR (§8.1 "any task/command failure").
+    public static let cardRemovedStatus = Status.noCard
+
+    /// §5.2 0x5026 PROJECT CHOICE: PAN digits kept in clear at the start and end of the truncated 5A.
+    public static let truncatedPANLeadingDigits = 6
+    public static let truncatedPANTrailingDigits = 4
+
+    /// `bcd` (a 5A value) with every digit between the first 6 and the last 4 replaced by the nibble F
+    /// (47 61 73 90 01 01 00 10 → 47 61 73 FF FF FF 00 10). PANs shorter than 11 digits are truncated entirely.
+    public static func truncatedPAN(_ bcd: [UInt8]) -> [UInt8] {
+        var nibbles = bcd.flatMap { [$0 >> 4, $0 & 0x0F] }
+        let digits = nibbles.prefix { $0 <= 9 }.count
+        let keepEnd = digits - truncatedPANTrailingDigits
+        for index in 0..<digits where digits <= truncatedPANLeadingDigits + truncatedPANTrailingDigits
+            || (index >= truncatedPANLeadingDigits && index < keepEnd)
+        {
+            nibbles[index] = 0xF
+        }
+        return stride(from: 0, to: nibbles.count, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
+    }
+
+    /// §7.3: 9F39 POS entry mode of a swipe.
+    static let magstripeEntryMode: UInt8 = 0x02
+
+    /// §7.4: DF61, the MSR BIN, is the first 6 PAN digits (BCD), in plain.
+    static let msrBINDigits = 6
+
+    /// §7.4 DF62 PROJECT CHOICE (layout not in sources): the swiped card data block is the TLVs `56` track 1 and `57`
+    /// track 2 equivalent data of the card, only ever answered inside an SRED blob.
+    static let magstripeCardDataTags: [UInt32] = [0x56, 0x57]
+
+    /// 9F34 CVM results (EMV Book 3 C.4): method, condition 03 ("if terminal supports the CVM"), result.
+    static let cvmResultsNoCVM: [UInt8] = [0x1F, 0x03, 0x02]
+    static let cvmResultsSignature: [UInt8] = [0x1E, 0x03, 0x00]
+    static let cvmResultsOfflinePIN: [UInt8] = [0x01, 0x03, 0x02]
+    static let cvmResultsOnlinePIN: [UInt8] = [0x42, 0x03, 0x00]
+
+    /// TVR byte 3 bit 3 (EMV Book 3 C.5): "online PIN entered".
+    static let tvrOnlinePINEnteredByte = 2
+    static let tvrOnlinePINEnteredMask: UInt8 = 0x04
 
     /// §5.2 0x5042: a list box without a scripted choice answers item 1.
     public static let defaultListChoice = 1

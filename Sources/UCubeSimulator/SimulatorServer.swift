@@ -38,11 +38,14 @@ public enum SimulatorServer {
         }
     }
 
-    /// Bridges one TCP connection to `TerminalSimulator.serve(input:output:)`; returns when the client disconnects.
+    /// Bridges one TCP connection to `TerminalSimulator.serve(input:output:)`; returns when the client disconnects,
+    /// or when the terminal drops the link (`SimulatorFaults.disconnectAt`): then the TCP connection is closed after
+    /// the answers already written, and the client reads end-of-stream.
     private static func serve(
         _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
         _ simulator: TerminalSimulator
     ) async {
+        let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
             let (input, continuation) = AsyncStream.makeStream(of: [UInt8].self)
             async let reading: Void = {
@@ -55,8 +58,12 @@ public enum SimulatorServer {
                 }
                 continuation.finish()
             }()
-            await simulator.serve(input: input) { bytes in
+            let end = await simulator.serve(input: input) { bytes in
                 try? await outbound.write(ByteBuffer(bytes: bytes))
+            }
+            if case .disconnected = end {
+                // The terminal dropped the link: close the socket so the client sees it, and the reader ends.
+                try? await channel.close()
             }
             await reading
         }

@@ -15,6 +15,8 @@ struct RuntimeState: Sendable {
     var download: Download?
     /// `elapsed()` when the RTC was last set (or the simulator started).
     var clockSetAt: Duration = .zero
+    /// Arrivals of each command id since the script was set (SimulatorFaults occurrences).
+    var arrivals: [CommandID: Int] = [:]
 }
 
 /// A binary announced by InstallForLoad and received block by block (spec §5.2 0x5160/0x5161).
@@ -225,6 +227,8 @@ extension TerminalSimulator {
             )
         case .contactless:
             response = WaitCard.Response(reader: .nfc)
+        case .magstripe:
+            response = WaitCard.Response(reader: .msr)
         }
         return .after(delay, Reply(.success, response.encodeData(), effects: [.cardPresented(interface)]))
     }

@@ -19,9 +19,13 @@ struct CardTransaction: Sendable {
         case contactlessRead(NFCOutcome)
         /// NFCCompleteTransaction ended the contactless transaction.
         case contactlessCompleted
+        /// NFCStartTransaction read a swiped magnetic stripe.
+        case swiped
     }
 
     var stage: Stage = .idle
+    /// The interface NFCStartTransaction read the card on (`nil`: the reader the card is at, if any).
+    var interface: CardProfile.Interface?
     /// The application TransactionInit selected (or the contactless read used).
     var application: CardProfile.Application?
     /// Data objects of this transaction: what the host sent (amount, currency, dates, TVR) and what the card and
@@ -47,7 +51,18 @@ extension TerminalSimulator {
 
     private func cardObject(_ tag: UInt32, _ card: CardProfile, _ transaction: CardTransaction) -> [UInt8]? {
         let app = transaction.application ?? card.applications.first
+        let interface = transaction.interface ?? runtime.cardPresent
         switch tag {
+        case 0x5F30: return card.serviceCodeBytes
+        // SimulatorChoices: 9F6B only on a contactless read; DF60/DF61/DF62 only on a swipe.
+        case 0x9F6B: return interface == .contactless ? card.track2 : nil
+        case 0xDF60: return interface == .magstripe ? [card.magstripeAction] : nil
+        case 0xDF61: return interface == .magstripe ? card.binBytes : nil
+        case 0xDF62:
+            guard interface == .magstripe else { return nil }
+            return SimulatorChoices.magstripeCardDataTags.compactMap { tag in
+                cardObject(tag, card, transaction).map { TLV(Tag(tag), $0) }
+            }.encoded
         case 0x4F, 0x84: return app?.aid
         case 0x50: return app.map { Array($0.label.utf8) }
         case 0x87: return app.map { [$0.priority] }
@@ -69,10 +84,12 @@ extension TerminalSimulator {
 
     /// TLVs of `tags` the terminal knows, in order, each once, from `transaction` (default: the current one) and the
     /// card when `cardAtReader` (default: a card is at a reader). `includeSRED`: SRED tags may be returned (ciphered
-    /// outputs only; SimulatorChoices.sredTags).
+    /// outputs only; SimulatorChoices.sredTags). `truncatedPAN`: 5A is answered truncated (GetPlainTag's PROJECT
+    /// CHOICE, SimulatorChoices.truncatedPAN) instead of being left out.
     func tlvs(
         _ tags: [Tag],
         includeSRED: Bool,
+        truncatedPAN: Bool = false,
         transaction: CardTransaction? = nil,
         cardAtReader: Bool? = nil
     ) -> [TLV] {
@@ -81,6 +98,10 @@ extension TerminalSimulator {
         var seen = Set<UInt32>()
         return tags.compactMap { tag in
             guard seen.insert(tag.rawValue).inserted else { return nil }
+            if !includeSRED && truncatedPAN && tag.rawValue == 0x5A {
+                return dataObject(0x5A, transaction, cardAtReader: cardAtReader)
+                    .map { TLV(tag, SimulatorChoices.truncatedPAN($0)) }
+            }
             guard includeSRED || !SimulatorChoices.sredTags.contains(tag.rawValue) else { return nil }
             return dataObject(tag.rawValue, transaction, cardAtReader: cardAtReader).map { TLV(tag, $0) }
         }
@@ -163,8 +184,28 @@ extension TerminalSimulator {
             guard runtime.transaction.stage == .initialised else {
                 return .now(Reply(SimulatorChoices.outOfOrderStatus))
             }
+            guard !card.refusesTransaction else {
+                runtime.transaction.stage = .idle
+                return .now(Reply(.emvNotAccepted))  // −301: card refused (spec §5.2 0x5512)
+            }
             let cryptogram = CryptogramType(rawValue: card.firstCryptogram.rawValue) ?? .arqc
-            runtime.transaction.data[0x95] = command.tvr
+            var tvr = command.tvr
+            // Cardholder verification inside TransactionProcess (SimulatorChoices).
+            runtime.transaction.data[0x9F34] = card.cardholderVerification.results
+            if card.cardholderVerification == .onlinePIN {
+                if tvr.count > SimulatorChoices.tvrOnlinePINEnteredByte {
+                    tvr[SimulatorChoices.tvrOnlinePINEnteredByte] |= SimulatorChoices.tvrOnlinePINEnteredMask
+                }
+                switch pinBlock(format: .iso0) {
+                case .entered(let pin):
+                    runtime.transaction.data[0xDF3E] = pin.ksn.bytes
+                    runtime.transaction.data[0xDF3F] = pin.block
+                    runtime.transaction.data[0x99] = pin.block
+                case .failed(let status):
+                    return .now(Reply(status))
+                }
+            }
+            runtime.transaction.data[0x95] = tvr
             if let date = command.date { runtime.transaction.data[0x9A] = date }
             if let time = command.time { runtime.transaction.data[0x9F21] = time }
             if let counter = command.transactionSequenceCounter { runtime.transaction.data[0x9F41] = counter }
@@ -221,7 +262,16 @@ extension TerminalSimulator {
             if let time = command.time { transaction.data[0x9F21] = time }
 
             let response: NFCStartTransaction.Response
+            transaction.interface = interface
             switch interface {
+            case .magstripe:
+                transaction.stage = .swiped
+                transaction.data[0x9F39] = [SimulatorChoices.magstripeEntryMode]
+                response = NFCStartTransaction.Response(
+                    activatedReader: .msr,
+                    outcome: nil,
+                    tlvs: tlvs(command.requestedTags, includeSRED: false, transaction: transaction, cardAtReader: true)
+                )
             case .contact:
                 response = NFCStartTransaction.Response(
                     activatedReader: .icc,
@@ -244,6 +294,12 @@ extension TerminalSimulator {
                 transaction.data[0x9F27] = [cryptogram.rawValue]
                 transaction.data[0x9F26] = random.bytes(8)
                 transaction.data[NFCOutcome.tag.rawValue] = outcome.bytes
+                transaction.data[0x9F34] =
+                    switch outcome.cvm {
+                    case .onlinePIN: SimulatorChoices.cvmResultsOnlinePIN
+                    case .receiptWithSignature: SimulatorChoices.cvmResultsSignature
+                    default: SimulatorChoices.cvmResultsNoCVM
+                    }
                 response = NFCStartTransaction.Response(
                     activatedReader: .nfc,
                     outcome: outcome,
@@ -280,9 +336,10 @@ extension TerminalSimulator {
 
     // MARK: - Tags (0x5025, 0x5026)
 
-    /// spec §5.2 0x5026: the requested tags the terminal knows, never SRED tags.
+    /// spec §5.2 0x5026: the requested tags the terminal knows, never SRED tags in clear; 5A truncated
+    /// (SimulatorChoices.truncatedPAN).
     func getPlainTag(_ command: GetPlainTag) -> Reply {
-        .ok(TLVResponse(tlvs: tlvs(command.tags, includeSRED: false)).encodeData())
+        .ok(TLVResponse(tlvs: tlvs(command.tags, includeSRED: false, truncatedPAN: true)).encodeData())
     }
 
     /// spec §5.2 0x5025, §12.3: one tag → its bare value, several → TLVs; TDES-CBC under the data-response key of the
@@ -309,14 +366,23 @@ extension TerminalSimulator {
     /// The scripted PIN as an enciphered PIN block under the PIN variant of the PIN DUKPT key (spec §12.3), with the
     /// PIN KSN: TLV `DF3E 0A <KSN> DF3F 08 <block>` (spec §5.2 PROJECT CHOICE).
     func onlinePIN(format: PINBlockFormat) -> Reply {
+        switch pinBlock(format: format) {
+        case .entered(let pin): .ok(SimplifiedOnlinePIN.Response(pinKSN: pin.ksn.bytes, pinBlock: pin.block).encodeData())
+        case .failed(let status): Reply(status)
+        }
+    }
+
+    /// The scripted PIN enciphered under the PIN variant of the PIN DUKPT key; the PIN counter advances on the first
+    /// PIN of the secure session (= transaction) only.
+    func pinBlock(format: PINBlockFormat) -> PINEntry {
         let pan = script.card?.pan
-        guard pan != nil || format == .iso1 else { return Reply(SimulatorChoices.noCardStatus) }
+        guard pan != nil || format == .iso1 else { return .failed(SimulatorChoices.noCardStatus) }
         let ksn: KSN
         if let issued = runtime.pinKSNInSession {
             ksn = issued
         } else {
             guard let counter = KSN.nextCounter(after: device.pinCounter) else {
-                return Reply(SimulatorChoices.keysExhaustedStatus)
+                return .failed(SimulatorChoices.keysExhaustedStatus)
             }
             device.pinCounter = counter
             persist()
@@ -326,14 +392,25 @@ extension TerminalSimulator {
         let pin = script.pin
         let fill = random.bytes(PINBlock.randomByteCount(pinLength: pin.utf8.count, format: format))
         let key = Self.crypto { try DUKPT.sessionKey(ipek: ipek, ksn: ksn, variant: .pin) }
-        let block: [UInt8]
         do {
-            block = try PINBlock.encrypt(pin: pin, pan: pan, format: format, randomBytes: fill, key: key)
+            let block = try PINBlock.encrypt(pin: pin, pan: pan, format: format, randomBytes: fill, key: key)
+            return .entered(EncipheredPIN(ksn: ksn, block: block))
         } catch {
-            return Reply(SimulatorChoices.invalidScriptedPINStatus)
+            return .failed(SimulatorChoices.invalidScriptedPINStatus)
         }
-        return .ok(SimplifiedOnlinePIN.Response(pinKSN: ksn.bytes, pinBlock: block).encodeData())
     }
+}
+
+/// The cardholder's PIN entry: enciphered, or the status the PIN command answers instead.
+enum PINEntry: Sendable {
+    case entered(EncipheredPIN)
+    case failed(Status)
+}
+
+/// A PIN block and the PIN KSN it was enciphered under.
+struct EncipheredPIN: Sendable {
+    let ksn: KSN
+    let block: [UInt8]
 }
 
 /// Packed BCD for amounts and currency codes (spec §4), for the values the host already validated.

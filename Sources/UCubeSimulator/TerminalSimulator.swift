@@ -69,20 +69,45 @@ public actor TerminalSimulator {
         persistenceError = nil
     }
 
-    /// Replaces the cardholder's script (card, keys, choices, PIN) from now on.
+    /// Replaces the cardholder's script (card, keys, choices, PIN, faults) from now on; fault occurrences count again
+    /// from zero.
     public func setScript(_ script: SimulatorScript) {
         self.script = script
         runtime.atc = script.card?.initialATC ?? runtime.atc
+        runtime.arrivals = [:]
+    }
+
+    /// How a connection served by `serve(input:output:)` ended.
+    public enum ConnectionEnd: Sendable, Hashable {
+        /// The host finished `input` (it closed the link).
+        case inputFinished
+        /// The terminal dropped the link on its own: `SimulatorFaults.disconnectAt` fired on this command, which was
+        /// not answered.
+        case disconnected(CommandID)
     }
 
     // MARK: - Serving a connection
 
-    /// Serves one connection until `input` finishes: decodes frames from `input`, answers each through `output`.
+    /// Serves one connection until `input` finishes or the terminal drops the link: decodes frames from `input`,
+    /// answers each through `output`.
     ///
     /// Bad frames (CRC, ETX, oversize LEN) are dropped silently and decoding goes on (SimulatorChoices). Long-running
     /// commands do not block reading: CancelAll can end them. If another connection is being served, this one waits
     /// for it to end first. When `input` finishes, a pending command is dropped without an answer.
-    public func serve(input: AsyncStream<[UInt8]>, output: @escaping @Sendable ([UInt8]) async -> Void) async {
+    ///
+    /// Disconnect faults (`SimulatorScript.faults.disconnectAt`): when the chosen command arrives, the terminal does
+    /// not answer it; it stops reading `input` (bytes after that command are never read), drops a pending command,
+    /// lets `output` deliver every answer written before the fault, and returns `.disconnected(command)` — `serve`
+    /// returns while `input` is still open. That return *is* the disconnect: the host that wired the link must then
+    /// end the client's side, exactly as after `.inputFinished` — the in-process wiring finishes the stream the
+    /// client reads from (the CLI's `peer.disconnect()` after `serve` returns), so the driver sees the link close
+    /// (ERROR_DISCONNECT) instead of waiting for an answer; `SimulatorServer` closes the TCP connection. The device
+    /// state stays as it was (SECURED included) for the next connection.
+    @discardableResult
+    public func serve(
+        input: AsyncStream<[UInt8]>,
+        output: @escaping @Sendable ([UInt8]) async -> Void
+    ) async -> ConnectionEnd {
         while connection != nil {
             await withCheckedContinuation { connectionWaiters.append($0) }
         }
@@ -99,7 +124,8 @@ public actor TerminalSimulator {
         }
 
         var decoder = FrameDecoder()
-        for await chunk in input {
+        var end = ConnectionEnd.inputFinished
+        reading: for await chunk in input {
             decoder.append(chunk)
             while true {
                 let frame: RawFrame?
@@ -112,6 +138,10 @@ public actor TerminalSimulator {
                 if let link, let bytes = try? frame.encoded() {
                     try? await Self.sleep(on: clock, for: link.transferTime(forFrame: bytes))
                 }
+                if disconnectFires(frame.command) {
+                    end = .disconnected(frame.command)
+                    break reading
+                }
                 receive(frame)
             }
         }
@@ -121,6 +151,26 @@ public actor TerminalSimulator {
         await writer.value
         connection = nil
         if !connectionWaiters.isEmpty { connectionWaiters.removeFirst().resume() }
+        return end
+    }
+
+    // MARK: - Faults
+
+    /// Counts the arrival of `command` and fires the faults of the script (SimulatorChoices "Faults"): a card pulled
+    /// out is applied here; `true` when the link must drop now.
+    private func disconnectFires(_ command: CommandID) -> Bool {
+        let count = runtime.arrivals[command, default: 0] + 1
+        runtime.arrivals[command] = count
+        let faults = script.faults
+        if faults.disconnectAt == command && faults.disconnectOccurrence == count {
+            script.faults.disconnectAt = nil
+            return true
+        }
+        if faults.cardRemovedAt == command && faults.cardRemovedOccurrence == count {
+            script.faults.cardRemovedAt = nil
+            runtime.cardPresent = nil
+        }
+        return false
     }
 
     private func send(_ bytes: [UInt8]) {
@@ -241,7 +291,8 @@ public actor TerminalSimulator {
     private func apply(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .cardPresented(let interface): runtime.cardPresent = interface
+            case .cardPresented(let interface):
+                runtime.cardPresent = interface
             case .transaction(let transaction): runtime.transaction = transaction
             }
         }

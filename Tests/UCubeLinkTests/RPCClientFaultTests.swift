@@ -91,10 +91,8 @@ import UCubeProtocol
 
     @Test func silenceTimesOut() async throws {
         let (client, task) = Self.client(timeout: .milliseconds(200)) { _ in [] as [[UInt8]] }
-        let clock = ContinuousClock()
-        let start = clock.now
+        // The error is the timeout, not a hang (how long it took depends on the machine's load; not asserted here).
         await #expect(throws: LinkError(.timeout, "")) { try await client.send(GetInfo(tags: [0xC4])) }
-        #expect(clock.now - start < .seconds(2))
         // The link is still usable after a timeout.
         #expect(await client.isConnected)
         await client.close()
@@ -102,11 +100,9 @@ import UCubeProtocol
     }
 
     @Test func droppedLinkFailsAtOnceAndStaysDown() async throws {
-        let (client, task) = Self.client(timeout: .seconds(30)) { _ in [[]] }  // [] = disconnect
-        let clock = ContinuousClock()
-        let start = clock.now
+        // A 5-minute client deadline: `.disconnected` (not `.timeout`) shows the drop was seen when it happened.
+        let (client, task) = Self.client(timeout: .seconds(300)) { _ in [[]] }  // [] = disconnect
         await #expect(throws: LinkError(.disconnected, "")) { try await client.send(GetInfo(tags: [0xC4])) }
-        #expect(clock.now - start < .seconds(5))
         await #expect(throws: LinkError(.notConnected, "")) { try await client.send(GetInfo(tags: [0xC4])) }
         task.cancel()
     }

@@ -13,16 +13,27 @@ final class SimulatorHarness: Sendable {
     let simulator: TerminalSimulator
     let inbox = Inbox()
     private let input: AsyncStream<[UInt8]>.Continuation
-    private let serving: Task<Void, Never>
+    private let serving: Task<TerminalSimulator.ConnectionEnd, Never>
 
-    init(_ configuration: SimulatorConfiguration = SimulatorConfiguration(timeScale: 0.01)) throws {
-        let simulator = try TerminalSimulator(configuration: configuration)
+    convenience init(_ configuration: SimulatorConfiguration = SimulatorConfiguration(timeScale: 0.01)) throws {
+        self.init(simulator: try TerminalSimulator(configuration: configuration))
+    }
+
+    /// A new connection to an existing simulator (its device state carries over).
+    init(simulator: TerminalSimulator) {
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         let inbox = self.inbox
         self.simulator = simulator
         self.input = continuation
-        self.serving = Task { await simulator.serve(input: stream) { await inbox.received($0) } }
+        self.serving = Task {
+            let end = await simulator.serve(input: stream) { await inbox.received($0) }
+            await inbox.ended(end)
+            return end
+        }
     }
+
+    /// How `serve` ended, once it has (the terminal dropped the link, or `close()`).
+    func ended() async -> TerminalSimulator.ConnectionEnd { await serving.value }
 
     /// Writes raw bytes as the host would.
     func write(_ bytes: [UInt8]) { input.yield(bytes) }
@@ -39,7 +50,7 @@ final class SimulatorHarness: Sendable {
     }
 
     /// The next response frame (raw), waiting up to `timeout`.
-    func next(timeout: Duration = .seconds(5)) async throws -> RawFrame {
+    func next(timeout: Duration = .seconds(30)) async throws -> RawFrame {
         try await inbox.next(timeout: timeout)
     }
 
@@ -60,9 +71,10 @@ final class SimulatorHarness: Sendable {
     }
 
     /// Ends the connection and waits for `serve` to return.
-    func close() async {
+    @discardableResult
+    func close() async -> TerminalSimulator.ConnectionEnd {
         input.finish()
-        await serving.value
+        return await serving.value
     }
 }
 
@@ -71,6 +83,10 @@ actor Inbox {
     private var decoder = FrameDecoder()
     private var frames: [RawFrame] = []
     private(set) var transcript: [UInt8] = []
+    /// Set when `serve` returned: no more frames will come.
+    private(set) var end: TerminalSimulator.ConnectionEnd?
+
+    func ended(_ end: TerminalSimulator.ConnectionEnd) { self.end = end }
 
     func received(_ bytes: [UInt8]) {
         transcript += bytes
@@ -82,6 +98,7 @@ actor Inbox {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while frames.isEmpty {
+            if end != nil { throw HarnessError.disconnected }
             guard clock.now < deadline else { throw HarnessError.noResponse }
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -93,6 +110,8 @@ actor Inbox {
 
 enum HarnessError: Error {
     case noResponse
+    /// The simulator's `serve` returned: the link is gone.
+    case disconnected
     case socket(String)
 }
 

@@ -46,6 +46,45 @@ struct SimulatorServerTests {
         _ = await server.result
     }
 
+    @Test("disconnectAt over TCP: the terminal answers up to the chosen command, then closes the connection")
+    func tcpDisconnectFault() async throws {
+        var configuration = SimulatorConfiguration(timeScale: 0.01)
+        configuration.script.faults = SimulatorFaults(disconnectAt: .enterSecureSession)
+        let simulator = try TerminalSimulator(configuration: configuration)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let server = Task {
+            try await SimulatorServer.listen(host: "127.0.0.1", port: 0, simulator: simulator) { port in
+                portContinuation.yield(port)
+            }
+        }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+
+        let info = try CommandFrame(sequence: 0, command: .getInfo, payload: [0xC4]).encoded()
+        let enter = try CommandFrame(sequence: 1, command: .enterSecureSession, payload: []).encoded()
+        let after = try CommandFrame(sequence: 2, command: .getInfo, payload: [0xC4]).encoded()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let received = try await BlockingClient.readUntilClosed(port: port, [info, enter, after])
+        #expect(clock.now - started < .seconds(60))  // closed by the server, not the client's 60 s receive timeout
+        var decoder = FrameDecoder()
+        decoder.append(received)
+        let only = try ResponseFrame(raw: try #require(try decoder.next()), secured: false)
+        #expect(only.command == .getInfo)
+        #expect(only.data == [0xC4, 0x01, 0x02])
+        #expect(try decoder.next() == nil)  // EnterSecureSession and what followed were never answered
+        #expect(await simulator.device.terminalState == .ready)
+
+        // The fault fired once: the next connection is served normally.
+        let answer = try await BlockingClient.exchange(port: port, [enter])
+        decoder.append(answer)
+        #expect(try ResponseFrame(raw: try #require(try decoder.next()), secured: false).status == .success)
+
+        server.cancel()
+        _ = await server.result
+    }
+
     @Test("link model: BLE time counts stuffed bytes in 20-byte chunks per 30 ms interval")
     func linkModel() throws {
         // spec §3.1: the "Hello world" display frame stuffs to two BLE writes (the listed bytes are 20 + 12 = 32; the
@@ -93,13 +132,23 @@ enum BlockingClient {
     static func exchange(port: Int, _ requests: [[UInt8]]) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try run(port: port, requests) })
+                continuation.resume(with: Result { try run(port: port, requests, untilClosed: false) })
             }
             thread.start()
         }
     }
 
-    private static func run(port: Int, _ requests: [[UInt8]]) throws -> [UInt8] {
+    /// Connects, writes each request, and reads until the server closes the connection (throws after 5 s).
+    static func readUntilClosed(port: Int, _ requests: [[UInt8]]) async throws -> [UInt8] {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try run(port: port, requests, untilClosed: true) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func run(port: Int, _ requests: [[UInt8]], untilClosed: Bool) throws -> [UInt8] {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -107,7 +156,7 @@ enum BlockingClient {
         #endif
         guard fd >= 0 else { throw HarnessError.socket("socket() failed") }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -127,6 +176,14 @@ enum BlockingClient {
         var decoder = FrameDecoder()
         var frames = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
+        if untilClosed {
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count == 0 { return received }
+                guard count > 0 else { throw HarnessError.socket("timed out: the server did not close") }
+                received += buffer[0..<count]
+            }
+        }
         while frames < requests.count {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { throw HarnessError.socket("connection closed or timed out after \(frames) frames") }

@@ -176,8 +176,7 @@ struct TerminalSimulatorTests {
         let waited = start.duration(to: clock.now)
         #expect(response.status == .timeout)
         #expect(try response.encoded() == [UInt8](hex: "02 00 02 01 50 20 FF FE DF C2 03"))  // spec §2.6
-        #expect(waited >= .milliseconds(90))
-        #expect(waited < .seconds(3))
+        #expect(waited >= .milliseconds(90))  // it did wait its scaled 10 s (an upper bound would only measure load)
     }
 
     @Test("CancelAll during WaitCard: WaitCard answers −32, then CancelAll answers 0; others are refused meanwhile")
@@ -344,11 +343,12 @@ struct TerminalSimulatorTests {
     func clock() async throws {
         let link = try SimulatorHarness()
         defer { Task { await link.close() } }
-        let time = RTCDateTime(year: 2024, month: 2, day: 29, hour: 23, minute: 59, second: 58)
+        // 23:58:00 leaves a minute for the clock to run between set and get, however loaded the machine is.
+        let time = RTCDateTime(year: 2024, month: 2, day: 29, hour: 23, minute: 58, second: 0)
         #expect(try await link.exchange(.rtcSet, try RTCSet(time).encodePayload(), seq: 1).status == .success)
         let read = try await link.exchange(.rtcGet, seq: 2)
         let got = try RTCGet.Response(status: read.status, data: read.data).dateTime
-        #expect(got.year == 2024 && got.month == 2 && got.day == 29 && got.hour == 23 && got.minute == 59)
+        #expect(got.year == 2024 && got.month == 2 && got.day == 29 && got.hour == 23 && got.minute == 58)
         #expect(CivilTime.dateTime(secondsSince2000: CivilTime.secondsSince2000(time)) == time)
         #expect(
             CivilTime.dateTime(secondsSince2000: SimulatorChoices.DefaultDevice.clockSeconds).description
