@@ -47,10 +47,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The EMV payment state machine (pure), its engine over the RPC client, tasks and journal.
+        .target(name: "UCubePayment", dependencies: ["UCubeProtocol", "UCubeLink"], swiftSettings: strict),
         .executableTarget(
             name: "ucube",
             dependencies: [
-                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator",
+                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -65,6 +67,10 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "UCubePaymentTests",
+            dependencies: ["UCubePayment", "UCubeLink", "UCubeSimulator", "UCubeProtocol", "UCubeCrypto"],
+            swiftSettings: strict),
         .testTarget(name: "ucubeTests", dependencies: ["UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
     ]
 )

@@ -183,13 +183,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|rpc|decode|simulate|help)
+    info|pay|cancel|history|rpc|decode|simulate|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info rpc decode simulate help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay cancel history rpc decode simulate help' -- "${cur}"))
         ;;
     esac
 }
@@ -207,6 +207,111 @@ _ucube_info() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_pay() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --force-online-pin --force-authorization --debug-logs --events --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--currency')
+        return
+        ;;
+    '--type')
+        __ucube_add_completions -W 'purchase'$'\n''withdrawal'$'\n''purchase-cashback'$'\n''manual-cash'$'\n''refund'$'\n''inquiry'
+        return
+        ;;
+    '--cashback')
+        return
+        ;;
+    '--readers')
+        return
+        ;;
+    '--card-timeout')
+        return
+        ;;
+    '--lang')
+        return
+        ;;
+    '--pin-format')
+        __ucube_add_completions -W 'iso0'$'\n''iso1'$'\n''iso3'$'\n''iso4'
+        return
+        ;;
+    '--authorization-tags')
+        return
+        ;;
+    '--authorization-secured-tags')
+        return
+        ;;
+    '--finalization-tags')
+        return
+        ;;
+    '--finalization-secured-tags')
+        return
+        ;;
+    '--authorize')
+        return
+        ;;
+    '--select')
+        return
+        ;;
+    '--card')
+        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
+        return
+        ;;
+    '--request-id')
+        return
+        ;;
+    esac
+}
+
+_ucube_cancel() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_history() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --last)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--last')
         return
         ;;
     esac
@@ -1200,9 +1305,9 @@ _ucube_decode() {
 
 _ucube_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --list-cards --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --listen --seed --state-dir --link-model)
+    non_repeating_options=(--device --rpc-timeout --listen --seed --state-dir --link-model --card)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1224,6 +1329,10 @@ _ucube_simulate() {
         ;;
     '--link-model')
         __ucube_add_completions -W 'none'$'\n''ble'$'\n''classic'
+        return
+        ;;
+    '--card')
+        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
         return
         ;;
     esac

@@ -45,6 +45,9 @@ extension TerminalSimulator {
         switch tag {
         case 0x9A: return today().date
         case 0x9F21: return today().time
+        // DF3E, the PIN KSN (IS:Constants): the PIN key of this transaction once a PIN was taken, else the
+        // current PIN KSN. Reading it never advances the PIN counter (spec §12.1: only the first PIN does).
+        case 0xDF3E: return (runtime.pinKSNInSession ?? device.pinKSN).bytes
         default: return nil
         }
     }

@@ -2,14 +2,34 @@ import Foundation
 import UCubeSimulator
 
 /// The built-in simulator as the CLI configures it: state under $UCUBE_SIM_HOME (or $XDG_STATE_HOME/ucube/simulator),
-/// seed from $UCUBE_SIM_SEED.
+/// seed from $UCUBE_SIM_SEED, the card from `--card` (default visa-contact).
 enum BuiltInSimulator {
-    static func make(linkModel: LinkModel? = nil) throws -> TerminalSimulator {
-        try Environment.ensureDirectory(Environment.simulatorDirectory)
+    static func configuration(linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil)
+        throws -> SimulatorConfiguration
+    {
+        let directory = stateDirectory ?? Environment.simulatorDirectory
+        try Environment.ensureDirectory(directory)
         var configuration = SimulatorConfiguration()
-        configuration.stateDirectory = Environment.simulatorDirectory
+        if let scenario { configuration = scenario.configuration(configuration) }
+        configuration.stateDirectory = directory
         if let s = Environment.value("UCUBE_SIM_SEED"), let seed = UInt64(s) { configuration.seed = seed }
+        if let s = Environment.value("UCUBE_SIM_TIME_SCALE"), let scale = Double(s), scale >= 0, scale.isFinite {
+            configuration.timeScale = scale
+        }
         configuration.linkModel = linkModel
-        return try TerminalSimulator(configuration: configuration)
+        return configuration
+    }
+
+    static func make(linkModel: LinkModel? = nil, scenario: CardScenario? = nil) throws -> TerminalSimulator {
+        try TerminalSimulator(configuration: configuration(linkModel: linkModel, scenario: scenario))
+    }
+
+    /// The scenario named by `--card`, or a usage error listing the names.
+    static func scenario(named name: String) throws -> CardScenario {
+        guard let scenario = CardCatalogue.named(name) else {
+            throw CLIFailure(
+                ExitCodes.usage, "unknown card '\(name)'; the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))")
+        }
+        return scenario
     }
 }

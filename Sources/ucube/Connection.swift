@@ -12,7 +12,7 @@ struct Connection {
     private let sessionFile: String?
     private let simulatorTask: Task<Void, Never>?
 
-    static func open(_ globals: GlobalOptions) async throws -> Connection {
+    static func open(_ globals: GlobalOptions, card: CardScenario? = nil) async throws -> Connection {
         let address: DeviceAddress
         do {
             address = try DeviceAddress(parsing: globals.deviceAddress)
@@ -28,9 +28,11 @@ struct Connection {
             switch address {
             case .simulator:
                 let (client, peer) = InMemoryTransport.pair(name: "sim")
-                let simulator = try BuiltInSimulator.make()
+                let simulator = try BuiltInSimulator.make(scenario: card)
                 simulatorTask = Task {
-                    await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) })
+                    // `serve` returns when the client closes, or when a fault scenario drops the link: either way
+                    // the client's stream ends, as a real link would.
+                    _ = await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) })
                     peer.disconnect()
                 }
                 transport = client
@@ -47,6 +49,9 @@ struct Connection {
             }
         } catch let error as LinkError {
             throw CLIFailure(error)
+        }
+        if card != nil && address != .simulator {
+            throw CLIFailure(ExitCodes.usage, "--card chooses the built-in simulator's card; it needs --device sim")
         }
         let client = RPCClient(transport: transport, defaultTimeout: globals.timeout, rules: rules, trace: trace)
         return Connection(client: client, address: address, sessionFile: sessionFile, simulatorTask: simulatorTask)

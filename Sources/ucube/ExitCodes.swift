@@ -27,7 +27,21 @@ enum ExitCodes {
         code: 64, name: "usage",
         meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range")
 
-    static let all: [Entry] = [ok, failure, terminalStatus, timeout, link, protocolError, busy, usage, dataError]
+    // Payments (`ucube pay`): the final status decides the exit code.
+    static let declined = Entry(code: 10, name: "declined", meaning: "pay: the payment was DECLINED")
+    static let cancelled = Entry(code: 11, name: "cancelled", meaning: "pay: the payment was CANCELLED")
+    static let card = Entry(
+        code: 12, name: "card",
+        meaning: "pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*)")
+    static let paymentError = Entry(
+        code: 13, name: "payment-error",
+        meaning: "pay: the payment ended in ERROR (a terminal or task failure, a wrong cryptogram, reader or outcome)")
+    static let tooLate = Entry(code: 14, name: "too-late", meaning: "cancel: too late, the card was already read")
+
+    static let all: [Entry] = [
+        ok, failure, terminalStatus, timeout, link, protocolError, busy, declined, cancelled, card, paymentError, tooLate,
+        usage, dataError,
+    ]
 
     static func code(for error: LinkError) -> Entry {
         switch error.code {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeSimulator
 
 /// The `ucube` command: drives a YouTransactor uCube / uCube Touch terminal, or the built-in simulator.
 @main
@@ -17,7 +18,7 @@ struct UCube: AsyncParsableCommand {
             \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
             """,
         version: "0.1.0",
-        subcommands: [Info.self, RPC.self, Decode.self, Simulate.self]
+        subcommands: [Info.self, Pay.self, Cancel.self, History.self, RPC.self, Decode.self, Simulate.self]
     )
 
     @OptionGroup var globals: GlobalOptions
@@ -53,8 +54,10 @@ struct UCube: AsyncParsableCommand {
 }
 
 /// Runs `body` with an open connection and always closes it, saving the link session.
-func withConnection<T>(_ globals: GlobalOptions, _ body: (Connection) async throws -> T) async throws -> T {
-    let connection = try await Connection.open(globals)
+func withConnection<T>(
+    _ globals: GlobalOptions, card: CardScenario? = nil, _ body: (Connection) async throws -> T
+) async throws -> T {
+    let connection = try await Connection.open(globals, card: card)
     do {
         let result = try await body(connection)
         await connection.close()

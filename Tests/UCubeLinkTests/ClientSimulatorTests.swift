@@ -13,7 +13,7 @@ import UCubeSimulator
         let serving: Task<Void, Never>
     }
 
-    static func harness(script: SimulatorScript = .default, timeout: Duration = .seconds(5)) throws -> Harness {
+    static func harness(script: SimulatorScript = .default, timeout: Duration = .seconds(30)) throws -> Harness {
         let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(script: script, timeScale: 0.01))
         let (transport, peer) = InMemoryTransport.pair()
         let serving = Task {

@@ -7,7 +7,7 @@ import UCubeProtocol
 @Suite struct RPCClientFaultTests {
     /// A peer that reads one command frame and answers with what `answer` returns for it.
     static func client(
-        timeout: Duration = .seconds(2), answer: @escaping @Sendable (RawFrame) -> [[UInt8]]
+        timeout: Duration = .seconds(30), answer: @escaping @Sendable (RawFrame) -> [[UInt8]]
     ) -> (RPCClient, Task<Void, Never>) {
         let (transport, peer) = InMemoryTransport.pair()
         let task = Task {

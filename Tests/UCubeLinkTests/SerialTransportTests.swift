@@ -41,7 +41,7 @@ import UCubeSimulator
 
         let transport = try await ChannelTransport.openDevice(path: path)
         #expect(transport.name == "serial://\(path)")
-        let client = RPCClient(transport: transport, defaultTimeout: .seconds(5))
+        let client = RPCClient(transport: transport, defaultTimeout: .seconds(30))
         let reply = try await client.send(GetInfo(tags: [0xC3, 0xC4]))
         #expect(reply.response?.state == .ready)
         #expect(reply.response?.serialNumber != nil)

@@ -55,12 +55,12 @@ final class SimulatorHarness: Sendable {
     }
 
     /// The next response read in READY layout.
-    func plain(timeout: Duration = .seconds(5)) async throws -> ResponseFrame {
+    func plain(timeout: Duration = .seconds(30)) async throws -> ResponseFrame {
         try ResponseFrame(raw: try await next(timeout: timeout), secured: false)
     }
 
     /// The next response read in SECURED layout.
-    func secured(timeout: Duration = .seconds(5)) async throws -> ResponseFrame {
+    func secured(timeout: Duration = .seconds(30)) async throws -> ResponseFrame {
         try ResponseFrame(raw: try await next(timeout: timeout), secured: true)
     }
 

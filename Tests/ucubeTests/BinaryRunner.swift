@@ -37,8 +37,17 @@ final class UCubeSandbox: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs `ucube ARGS…` to completion (at most `timeout`), with `stdin` closed.
-    func run(_ arguments: [String], timeout: Duration = .seconds(60)) throws -> UCubeRun {
+    /// Runs `ucube ARGS…` to completion (at most `timeout`), with `stdin` closed. The waiting happens on a Dispatch
+    /// thread, never on the (2-thread) cooperative pool, so tests running beside it keep going.
+    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+        try await blocking { try self.runBlocking(arguments, timeout: timeout) }
+    }
+
+    func run(_ line: String, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+        try await run(line.split(separator: " ").map(String.init), timeout: timeout)
+    }
+
+    private func runBlocking(_ arguments: [String], timeout: Duration) throws -> UCubeRun {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -66,10 +75,6 @@ final class UCubeSandbox: @unchecked Sendable {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    func run(_ line: String, timeout: Duration = .seconds(60)) throws -> UCubeRun {
-        try run(line.split(separator: " ").map(String.init), timeout: timeout)
-    }
-
     /// Starts `ucube ARGS…` in the background; the caller terminates it.
     func start(_ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()
@@ -84,9 +89,43 @@ final class UCubeSandbox: @unchecked Sendable {
         return (process, out)
     }
 
+    /// Starts `ucube ARGS…` in the background with stdout and stderr captured; the caller terminates it.
+    func startCapturing(_ arguments: [String]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// Reads `pipe` until what was read contains `text` (or the pipe closes); returns everything read.
+    static func readUntil(_ pipe: Pipe, contains text: String) async -> String {
+        await blocking { readUntilBlocking(pipe, contains: text) }
+    }
+
+    private static func readUntilBlocking(_ pipe: Pipe, contains text: String) -> String {
+        var seen = Data()
+        let handle = pipe.fileHandleForReading
+        while !String(decoding: seen, as: UTF8.self).contains(text) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        return String(decoding: seen, as: UTF8.self)
+    }
+
     /// `ucube simulate --listen 127.0.0.1:0` in the background; returns it and the port it printed.
-    func startSimulator() throws -> (Process, Int) {
-        let (process, out) = try start(["simulate", "--listen", "127.0.0.1:0", "--state-dir", directory.appendingPathComponent("tcp-sim").path])
+    func startSimulator(_ extra: [String] = []) async throws -> (Process, Int) {
+        try await blocking { try self.startSimulatorBlocking(extra) }
+    }
+
+    private func startSimulatorBlocking(_ extra: [String]) throws -> (Process, Int) {
+        let (process, out) = try start(["simulate", "--listen", "127.0.0.1:0", "--state-dir", directory.appendingPathComponent("tcp-sim").path] + extra)
         var line = Data()
         let handle = out.fileHandleForReading
         while !line.contains(0x0A) {
@@ -106,4 +145,27 @@ final class UCubeSandbox: @unchecked Sendable {
 struct SandboxError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
+}
+
+/// Runs blocking work (process waits, pipe reads) on a Dispatch thread and awaits it.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: work()) }
+    }
+}
+
+extension Process {
+    /// `waitUntilExit` off the cooperative pool.
+    func exit() async -> Int32 {
+        await blocking { [self] in
+            self.waitUntilExit()
+            return self.terminationStatus
+        }
+    }
 }

@@ -5,14 +5,14 @@ import UCubeProtocol
 
 /// The "done when" checks, through the built binary.
 @Suite(.serialized) struct EndToEndTests {
-    @Test func infoOnTheSimulator() throws {
+    @Test func infoOnTheSimulator() async throws {
         let sandbox = try UCubeSandbox()
-        let run = try sandbox.run("--device sim info")
+        let run = try await sandbox.run("--device sim info")
         #expect(run.status == 0, "\(run.stderr)")
         for label in ["serial number: 202401001", "part number: UCUBE-TOUCH-EU", "firmware (SVPP): 6.0.0.54", "state: READY", "battery: "] {
             #expect(run.stdout.contains(label), "missing \(label) in \(run.stdout)")
         }
-        let json = try sandbox.run("--device sim rpc get-info --json")
+        let json = try await sandbox.run("--device sim rpc get-info --json")
         #expect(json.status == 0, "\(json.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let response = object?["response"] as? [String: Any]
@@ -30,11 +30,11 @@ import UCubeProtocol
 
     // spec §2: over TCP, --trace shows frames identical byte for byte to the layout: STX, LEN, SEQ, CMD, payload, CRC
     // (CRC-16/XMODEM), ETX.
-    @Test func traceOverTCPShowsTheSpecLayout() throws {
+    @Test func traceOverTCPShowsTheSpecLayout() async throws {
         let sandbox = try UCubeSandbox()
-        let (server, port) = try sandbox.startSimulator()
+        let (server, port) = try await sandbox.startSimulator()
         defer { server.terminate() }
-        let run = try sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "--trace", "rpc", "raw", "5001", "C1 C4 D1"])
+        let run = try await sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "--trace", "rpc", "raw", "5001", "C1 C4 D1"])
         #expect(run.status == 0, "\(run.stderr)")
         let sent = Self.tracedFrames(run.stderr, direction: ">")
         let received = Self.tracedFrames(run.stderr, direction: "<")
@@ -52,15 +52,15 @@ import UCubeProtocol
 
     // Enter a secure session, then a secured GetInfo: the trace shows the secured layout of spec §2.3 whose MAC
     // verifies under the X9.24 test BDK's MAC-response key for the KSN the session returned.
-    @Test func securedLayoutWithAVerifiedMAC() throws {
+    @Test func securedLayoutWithAVerifiedMAC() async throws {
         let sandbox = try UCubeSandbox()
-        let enter = try sandbox.run("--device sim --json rpc enter-secure-session")
+        let enter = try await sandbox.run("--device sim --json rpc enter-secure-session")
         #expect(enter.status == 0, "\(enter.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(enter.stdout.utf8)) as? [String: Any]
         let ksnHex = try #require((object?["response"] as? [String: Any])?["ksn"] as? String)
         #expect(ksnHex == "FFFF9876543210E00001")
 
-        let run = try sandbox.run("--device sim --trace rpc get-info C4 D1")
+        let run = try await sandbox.run("--device sim --trace rpc get-info C4 D1")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("ciphered"))
         let sent = try #require(Self.tracedFrames(run.stderr, direction: ">").first)
@@ -75,9 +75,9 @@ import UCubeProtocol
         let key = try DUKPT.sessionKey(bdk: CryptoChoices.testBDK, ksn: try KSN(hex: ksnHex), variant: .macResponse)
         #expect(try RetailMAC.mac4(key: key, data: response.macInput) == mac)
 
-        let exit = try sandbox.run("--device sim rpc exit-secure-session")
+        let exit = try await sandbox.run("--device sim rpc exit-secure-session")
         #expect(exit.status == 0, "\(exit.stderr)")
-        #expect(try sandbox.run("--device sim info").stdout.contains("state: READY"))
+        #expect(try await sandbox.run("--device sim info").stdout.contains("state: READY"))
     }
 
     // Bad input from the command line: a clear message and exit 64.
@@ -91,21 +91,21 @@ import UCubeProtocol
         ["--rpc-timeout", "-1", "info"],
         ["decode", "ABC"],
     ])
-    func badCommandLines(_ arguments: [String]) throws {
-        let run = try UCubeSandbox().run(arguments)
+    func badCommandLines(_ arguments: [String]) async throws {
+        let run = try await UCubeSandbox().run(arguments)
         #expect(run.status == 64, "exit \(run.status) for \(arguments.prefix(4)): \(run.stderr)")
         #expect(!run.stderr.isEmpty)
         #expect(!run.stderr.contains("Fatal error"))
     }
 
-    @Test func undecodableDataIsExit65() throws {
-        let run = try UCubeSandbox().run(["decode", "02 00 03 00 50 01 C1 C4 D1 AB 0E 03"])
+    @Test func undecodableDataIsExit65() async throws {
+        let run = try await UCubeSandbox().run(["decode", "02 00 03 00 50 01 C1 C4 D1 AB 0E 03"])
         #expect(run.status == 65)
         #expect(run.stderr.contains("CRC"))
     }
 
     // Bad bytes from the link: each ends with a clear message and the documented exit code.
-    @Test func hostileTerminal() throws {
+    @Test func hostileTerminal() async throws {
         let sandbox = try UCubeSandbox()
         let cases: [(String, Int32, String, @Sendable (RawFrame) -> [UInt8]?)] = [
             ("wrong CRC", 6, "CRC", { f in var b = FakeTerminal.goodResponse(to: f); b[b.count - 2] ^= 0x55; return b }),
@@ -119,15 +119,15 @@ import UCubeProtocol
         ]
         for (name, code, message, answer) in cases {
             let fake = try FakeTerminal(answer: answer)
-            let run = try sandbox.run(["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "5", "rpc", "raw", "5001", "C4"], timeout: .seconds(20))
+            let run = try await sandbox.run(["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "5", "rpc", "raw", "5001", "C4"], timeout: .seconds(20))
             #expect(run.status == code, "\(name): exit \(run.status), \(run.stderr)")
             #expect(run.stderr.contains(message), "\(name): \(run.stderr)")
         }
     }
 
-    @Test func silentTerminalTimesOut() throws {
+    @Test func silentTerminalTimesOut() async throws {
         let fake = try FakeTerminal(answer: { _ in [] })
-        let run = try UCubeSandbox().run(["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "0.5", "info"], timeout: .seconds(20))
+        let run = try await UCubeSandbox().run(["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "0.5", "info"], timeout: .seconds(20))
         #expect(run.status == 4, "\(run.stderr)")
         #expect(run.stderr.contains("no answer"))
     }

@@ -14,8 +14,8 @@ import UCubeProtocol
 
     /// Every catalogue command has a subcommand under its catalogue word; its help shows the id and the usage.
     @Test(arguments: CommandCatalogue.all)
-    func helpForEveryCatalogueCommand(_ command: CommandDescriptor) throws {
-        let result = try run(["rpc", command.cliName, "--help"])
+    func helpForEveryCatalogueCommand(_ command: CommandDescriptor) async throws {
+        let result = try await run(["rpc", command.cliName, "--help"])
         #expect(result.status == 0, "\(command.cliName): \(result.stderr)")
         #expect(result.stdout.contains("USAGE: ucube rpc \(command.cliName)"))
         #expect(result.stdout.contains(command.id.description))
@@ -29,8 +29,8 @@ import UCubeProtocol
             ("simplified-online-pin", "(values: iso0, iso1, iso3, iso4)"),
             ("set-info-field", "(values: slow, quick)"),
         ])
-    func helpListsFixedValueSets(_ command: String, _ values: String) throws {
-        let help = try run(["rpc", command, "--help"]).stdout
+    func helpListsFixedValueSets(_ command: String, _ values: String) async throws {
+        let help = try await run(["rpc", command, "--help"]).stdout
         // Help wraps at 80 columns; compare with the line breaks and indentation folded into single spaces.
         let folded = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(folded.contains(values), "\(help)")
@@ -38,37 +38,37 @@ import UCubeProtocol
 
     // MARK: Against the simulator
 
-    @Test func getInfoJSONWithGlobalOptionsBeforeTheCommand() throws {
-        let result = try run(["--device", "sim", "rpc", "get-info", "--json"])
+    @Test func getInfoJSONWithGlobalOptionsBeforeTheCommand() async throws {
+        let result = try await run(["--device", "sim", "rpc", "get-info", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\"serialNumber\""))
     }
 
-    @Test func getInfoWithTagsAndGlobalOptionsAfterTheCommand() throws {
-        let result = try run(["rpc", "get-info", "C3", "C4", "--device", "sim"])
+    @Test func getInfoWithTagsAndGlobalOptionsAfterTheCommand() async throws {
+        let result = try await run(["rpc", "get-info", "C3", "C4", "--device", "sim"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("serial number:"))
         #expect(result.stdout.contains("state: READY"))
     }
 
-    @Test func displayMessage() throws {
-        let result = try run(["rpc", "display-message", "Hello"])
+    @Test func displayMessage() async throws {
+        let result = try await run(["rpc", "display-message", "Hello"])
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    @Test func plainTagOutsideASecureSessionIsBadTerminalState() throws {
-        let result = try run(["rpc", "get-plain-tag", "DF60"])
+    @Test func plainTagOutsideASecureSessionIsBadTerminalState() async throws {
+        let result = try await run(["rpc", "get-plain-tag", "DF60"])
         #expect(result.status == 3)
         #expect(result.stderr.contains("BAD_TERMINAL_STATE"))
     }
 
     /// The link session (SEQ, secured flag) carries across invocations.
-    @Test func secureSessionAcrossInvocations() throws {
-        let enter = try run(["rpc", "enter-secure-session"])
+    @Test func secureSessionAcrossInvocations() async throws {
+        let enter = try await run(["rpc", "enter-secure-session"])
         #expect(enter.status == 0, "\(enter.stderr)")
         #expect(enter.stdout.contains("FFFF9876543210E00001"))
 
-        let tag = try run(["rpc", "get-plain-tag", "9F27", "--json"])
+        let tag = try await run(["rpc", "get-plain-tag", "9F27", "--json"])
         #expect(tag.status == 0, "\(tag.stderr)")
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(tag.stdout.utf8)) as? [String: Any],
@@ -78,28 +78,28 @@ import UCubeProtocol
         let status = try #require(json["status"] as? [String: Any])
         #expect(status["name"] as? String != "BAD_TERMINAL_STATE")
 
-        let exit = try run(["rpc", "exit-secure-session"])
+        let exit = try await run(["rpc", "exit-secure-session"])
         #expect(exit.status == 0, "\(exit.stderr)")
     }
 
-    @Test func rtcSetThenGet() throws {
-        #expect(try run(["rpc", "rtc-set", "2026-11-22T10:00:00"]).status == 0)
-        let get = try run(["rpc", "rtc-get"])
+    @Test func rtcSetThenGet() async throws {
+        #expect(try await run(["rpc", "rtc-set", "2026-11-22T10:00:00"]).status == 0)
+        let get = try await run(["rpc", "rtc-get"])
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stdout.contains("2026-11-22 10:00:00"))
     }
 
     // MARK: Usage errors (exit 64, before any link is opened)
 
-    @Test func timeoutOutOfRange() throws {
-        let result = try run(["rpc", "wait-card", "--timeout", "300"])
+    @Test func timeoutOutOfRange() async throws {
+        let result = try await run(["rpc", "wait-card", "--timeout", "300"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--timeout"))
         #expect(result.stderr.contains("0…255"))
     }
 
-    @Test func unknownCommand() throws {
-        let result = try run(["rpc", "frobnicate"])
+    @Test func unknownCommand() async throws {
+        let result = try await run(["rpc", "frobnicate"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("frobnicate"))
     }
@@ -118,11 +118,11 @@ import UCubeProtocol
             (["rpc", "set-info-field"], "--power-off-timeout"),
             (["rpc", "transaction-finalisation", "--arc", "000"], "--arc"),
         ])
-    func badInput(_ arguments: [String], _ message: String) throws {
-        let result = try run(arguments)
+    func badInput(_ arguments: [String], _ message: String) async throws {
+        let result = try await run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
     }
 
-    private func run(_ arguments: [String]) throws -> UCubeRun { try sandbox.run(arguments) }
+    private func run(_ arguments: [String]) async throws -> UCubeRun { try await sandbox.run(arguments) }
 }

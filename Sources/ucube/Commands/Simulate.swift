@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UCubeProtocol
 import UCubeSimulator
 
 extension UCube {
@@ -32,6 +33,14 @@ extension UCube {
         @Option(help: "Link model: none, or ble / classic latency and throughput.")
         var linkModel: LinkModelName = .none
 
+        @Option(
+            help: ArgumentHelp("The card presented to the terminal (default: visa-contact).", valueName: "card"),
+            completion: .list(CardCatalogue.names))
+        var card: String?
+
+        @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
+        var listCards = false
+
         func parsedListen() throws -> (String, Int) {
             guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
                 (0...65535).contains(port)
@@ -44,20 +53,41 @@ extension UCube {
             return (host, port)
         }
 
-        func validate() throws { _ = try parsedListen() }
+        func validate() throws {
+            _ = try parsedListen()
+            if let card { _ = try BuiltInSimulator.scenario(named: card) }
+        }
+
+        struct CardRow: Encodable {
+            let name: String
+            let summary: String
+            let expectedStatus: String
+            let readers: [String]
+        }
 
         func run() async throws {
-            let (host, port) = try parsedListen()
-            let directory = stateDir ?? Environment.simulatorDirectory
-            try Environment.ensureDirectory(directory)
-            var configuration = SimulatorConfiguration()
-            configuration.stateDirectory = directory
-            if let seed { configuration.seed = seed }
-            switch linkModel {
-            case .none: configuration.linkModel = nil
-            case .ble: configuration.linkModel = .ble
-            case .classic: configuration.linkModel = .classic
+            if listCards {
+                let rows = CardCatalogue.all.map {
+                    CardRow(name: $0.name, summary: $0.summary, expectedStatus: $0.expectedStatus, readers: $0.readers.map(\.name))
+                }
+                if globals.json {
+                    try JSONOutput.print(rows)
+                } else {
+                    for r in rows {
+                        print("\(r.name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(r.expectedStatus.padding(toLength: 32, withPad: " ", startingAt: 0)) \(r.summary)")
+                    }
+                }
+                return
             }
+            let (host, port) = try parsedListen()
+            let model: LinkModel? = switch linkModel {
+            case .none: nil
+            case .ble: .ble
+            case .classic: .classic
+            }
+            var configuration = try BuiltInSimulator.configuration(
+                linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)), stateDirectory: stateDir)
+            if let seed { configuration.seed = seed }
             let simulator = try TerminalSimulator(configuration: configuration)
             do {
                 try await SimulatorServer.listen(host: host, port: port, simulator: simulator) { bound in

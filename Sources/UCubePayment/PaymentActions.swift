@@ -1,0 +1,153 @@
+import UCubeProtocol
+
+/// A terminal command the payment sends: one case per typed command of spec §5.2 the flows use.
+public enum PaymentCommand: Hashable, Sendable {
+    case cancelAll(CancelAll)
+    case exitSecureSession(ExitSecureSession)
+    case getInfo(GetInfo)
+    case enterSecureSession(EnterSecureSession)
+    case startTransaction(NFCStartTransaction)
+    case waitCard(WaitCard)
+    case buildCandidateList(BuildCandidateList)
+    case displayListBox(DisplayListBox)
+    case transactionInit(TransactionInit)
+    case transactionProcess(TransactionProcess)
+    case transactionFinalisation(TransactionFinalisation)
+    case waitCardRemoval(WaitCardRemoval)
+    case getSecuredTag(GetSecuredTag)
+    case getPlainTag(GetPlainTag)
+    case simplifiedOnlinePIN(SimplifiedOnlinePIN)
+    case completeTransaction(NFCCompleteTransaction)
+
+    /// The wire id of the wrapped command.
+    public var id: CommandID {
+        switch self {
+        case .cancelAll: CancelAll.id
+        case .exitSecureSession: ExitSecureSession.id
+        case .getInfo: GetInfo.id
+        case .enterSecureSession: EnterSecureSession.id
+        case .startTransaction: NFCStartTransaction.id
+        case .waitCard: WaitCard.id
+        case .buildCandidateList: BuildCandidateList.id
+        case .displayListBox: DisplayListBox.id
+        case .transactionInit: TransactionInit.id
+        case .transactionProcess: TransactionProcess.id
+        case .transactionFinalisation: TransactionFinalisation.id
+        case .waitCardRemoval: WaitCardRemoval.id
+        case .getSecuredTag: GetSecuredTag.id
+        case .getPlainTag: GetPlainTag.id
+        case .simplifiedOnlinePIN: SimplifiedOnlinePIN.id
+        case .completeTransaction: NFCCompleteTransaction.id
+        }
+    }
+}
+
+/// A terminal's answer as the machine reads it: the command it answers, the status (a value), and the DATA field.
+/// The machine decodes `data` with the command's typed response, so tests can build answers without a link.
+public struct TerminalResponse: Hashable, Sendable {
+    public var command: CommandID
+    public var status: Status
+    /// The response DATA field; ciphertext when `ciphered`.
+    public var data: [UInt8]
+    /// The data is SIGNED_CIPHERED ciphertext (secure session, spec §2.3): it is kept, never read.
+    public var ciphered: Bool
+
+    public init(command: CommandID, status: Status, data: [UInt8] = [], ciphered: Bool = false) {
+        self.command = command
+        self.status = status
+        self.data = data
+        self.ciphered = ciphered
+    }
+
+    /// A success answer carrying `response`'s data (status 0, or the status the response names for
+    /// TransactionFinalisation).
+    public static func ok<C: RPCCommand>(_ command: C.Type, _ response: C.Response) -> TerminalResponse {
+        var status = Status.success
+        if let finalisation = response as? TransactionFinalisation.Response { status = finalisation.status }
+        return TerminalResponse(command: C.id, status: status, data: response.encodeData())
+    }
+
+    /// An answer with `status` and no data.
+    public static func status<C: RPCCommand>(_ command: C.Type, _ status: Status) -> TerminalResponse {
+        TerminalResponse(command: C.id, status: status)
+    }
+}
+
+/// Work the engine hands to a task hook.
+public enum TaskRequest: Hashable, Sendable {
+    /// Choose among these candidates (more than one, none blocked).
+    case selectApplication([CandidateApplication])
+    /// Compute the TVR for the application TransactionInitialization selected.
+    case riskManagement(aid: [UInt8])
+    /// Ask the issuer; `cryptogram` is the card's (ARQC for ICC, from 9F27 when given for NFC).
+    case authorize(AuthorizationRequest)
+}
+
+/// What the authorization task is asked to authorize.
+public struct AuthorizationRequest: Hashable, Sendable, Encodable {
+    public var entryMode: EntryMode
+    /// Minor units (the typed amount when the cardholder typed it).
+    public var amount: UInt64
+    public var currency: String
+    public var cryptogram: CryptogramType?
+    /// The online PIN was taken (its block is in the context).
+    public var onlinePIN: Bool
+
+    public init(entryMode: EntryMode, amount: UInt64, currency: String, cryptogram: CryptogramType?, onlinePIN: Bool) {
+        self.entryMode = entryMode
+        self.amount = amount
+        self.currency = currency
+        self.cryptogram = cryptogram
+        self.onlinePIN = onlinePIN
+    }
+}
+
+/// What a task hook produced.
+public enum TaskResult: Hashable, Sendable {
+    /// The application-selection task's choice; `nil`: the task cancelled the payment.
+    case applicationSelected(CandidateApplication?)
+    /// The risk-management task's TVR (5 bytes).
+    case riskManagementDone(tvr: [UInt8])
+    /// The issuer's answer.
+    case authorized(AuthorizationResponse)
+    /// The task gave up (prompt aborted, cancelled): the payment ends CANCELLED.
+    case cancelled
+    /// The task failed: the payment ends ERROR with this reason.
+    case failed(String)
+}
+
+/// How a payment ended: its status and, when not self-explanatory, why.
+public struct PaymentOutcome: Hashable, Sendable, Encodable {
+    public var status: PaymentStatus
+    public var reason: String?
+
+    public init(_ status: PaymentStatus, reason: String? = nil) {
+        self.status = status
+        self.reason = reason
+    }
+}
+
+/// What to do next, as plain data (STYLE: AsyncHTTPClient `Action`).
+public enum PaymentAction: Hashable, Sendable {
+    /// Send this command and feed its answer to `responseReceived` (a link failure to `linkLost` / `commandFailed`).
+    case send(PaymentCommand)
+    /// Run this task hook and feed its result to `taskFinished`.
+    case runTask(TaskRequest)
+    /// Send CancelAll now: the pending card-wait command will answer −32.
+    case cancelPendingCommand
+    /// Nothing to do (waiting for an outstanding answer, or the payment already finished).
+    case none
+    /// The payment is over: report this outcome. Returned exactly once per payment.
+    case finish(PaymentOutcome)
+}
+
+/// The answer to a cancel request (spec §8.1 "Cancel rules").
+public enum CancelDecision: Hashable, Sendable {
+    /// The payment will end CANCELLED; perform the action (`.cancelPendingCommand` while a card wait is pending).
+    case accepted(PaymentAction)
+    /// Too late: the payment runs to its end.
+    case refused(String)
+
+    /// The refusal after the card has been read.
+    public static let tooLate = "too late — card already read"
+}

@@ -1,0 +1,252 @@
+import UCubeProtocol
+
+/// Everything known about one payment: the request, the path it took and what the terminal answered — the `--json`
+/// output of `ucube pay`. Card data appears only masked (PAN first 6 / last 4) or as the ciphertext the terminal
+/// produced (SRED blobs, PIN block); a clear PAN, track or PIN is never stored (ARCHITECTURE "Nothing sensitive
+/// leaks").
+public struct PaymentContext: Sendable, Hashable, Encodable {
+    public var request: PaymentRequest
+    /// `nil` until the payment ends.
+    public var status: PaymentStatus?
+    /// Why the payment ended this way, when a status alone does not say.
+    public var statusReason: String?
+    /// Every state entered, in order.
+    public var states: [PaymentState] = []
+    public var entryMode: EntryMode?
+    /// DF70 of the card-wait answer.
+    public var activatedReader: CardReader?
+    /// ICC: BuildCandidateList's answer.
+    public var candidates: [CandidateApplication] = []
+    /// 84 / the AID TransactionInitialization selected.
+    public var selectedAID: [UInt8]?
+    /// 50 application label.
+    public var applicationLabel: String?
+    /// 5A masked (first 6 / last 4) when the terminal gave the PAN in plain.
+    public var maskedPAN: String?
+    /// 5F24, when given in plain.
+    public var expiryMonth: Int?
+    public var expiryYear: Int?
+    /// The amount the cardholder typed (9F02 of the StartNFC answer), when the request had none.
+    public var typedAmount: UInt64?
+    /// NFC: outcome byte 0 = 0x31.
+    public var signatureRequired = false
+    /// 95 as sent in TransactionProcess or as the terminal answered it.
+    public var tvr: [UInt8]?
+    /// 9B.
+    public var tsi: [UInt8]?
+    /// 9F27 cryptogram type (the last one the terminal reported).
+    public var cryptogramType: CryptogramType?
+    /// 9F26 application cryptogram (ARQC, TC or AAC).
+    public var cryptogram: [UInt8]?
+    /// 9F36 application transaction counter.
+    public var atc: [UInt8]?
+    /// The authorization task's answer.
+    public var authorization: AuthorizationResponse?
+    /// SRED KSN from EnterSecureSession (10 bytes).
+    public var sredKSN: [UInt8]?
+    /// PIN KSN from SimplifiedOnlinePIN (DF3E).
+    public var pinKSN: [UInt8]?
+    /// Enciphered online PIN block (DF3F), ciphertext only.
+    public var onlinePINBlock: [UInt8]?
+    /// GetSecuredTag blob before the authorization, ciphertext only.
+    public var authorizationSecuredData: [UInt8]?
+    /// GetPlainTag answer before the authorization, without cardholder data (`SafeTLV`).
+    public var authorizationPlainTags: [SafeTLV] = []
+    /// GetSecuredTag blob after the status was decided, ciphertext only.
+    public var finalizationSecuredData: [UInt8]?
+    /// GetPlainTag answer after the status was decided, without cardholder data.
+    public var finalizationPlainTags: [SafeTLV] = []
+    /// NFC: DF72 of the StartNFC answer.
+    public var nfcOutcome: NFCOutcome?
+    /// NFC: DF72 of the CompleteNFC answer.
+    public var nfcFinalOutcome: NFCOutcome?
+    /// ICC: TransactionFinalisation answered 7 (true) or 8 (false).
+    public var finalisationApproved: Bool?
+    /// MSR: DF60.
+    public var msrAction: UInt8?
+    /// GetInfo D1 at the starting steps.
+    public var firmwareVersion: String?
+    /// GetInfo ED at the starting steps (3 = NFC module ready).
+    public var nfcModuleState: UInt8?
+    /// Level-2 logs by GetInfo tag ("CC", "F4", "F5"): the DATA field as hex (ciphertext in a secure session).
+    public var l2Logs: [String: String] = [:]
+    /// ISO 8601 UTC, set by the engine.
+    public var startedAt: String?
+    public var finishedAt: String?
+    /// Commands sent to the terminal (CancelAll from a cancel included).
+    public var roundTrips = 0
+    /// Problems met on the way, in order: failed steps, including those after the status was decided.
+    public var errors: [PaymentError] = []
+
+    public init(request: PaymentRequest) { self.request = request }
+
+    /// The amount charged: the request's, or the one typed on the terminal.
+    public var amount: UInt64? { request.amount ?? typedAmount }
+
+    // MARK: Reading terminal data
+
+    /// Takes what the context keeps from a list of plain TLVs: identifiers, cryptogram data, the PAN masked, the
+    /// expiry. Returns the list without cardholder data, for storing.
+    @discardableResult
+    mutating func absorb(_ tlvs: [TLV]) -> [SafeTLV] {
+        var kept: [SafeTLV] = []
+        for tlv in tlvs {
+            let value = tlv.value
+            switch tlv.tag.rawValue {
+            case 0x84, 0x4F:
+                if !value.isEmpty { selectedAID = value }
+            case 0x50:
+                if let text = printableASCII(value) { applicationLabel = text }
+            case 0x5A:
+                if let masked = Self.maskedPAN(fromBCD: value) { maskedPAN = masked }
+            case 0x5F24:
+                if value.count >= 2, let year = bcdByte(value[0]), let month = bcdByte(value[1]), (1...12).contains(month)
+                {
+                    expiryYear = 2000 + year
+                    expiryMonth = month
+                }
+            case 0x95:
+                if value.count == 5 { tvr = value }
+            case 0x9B:
+                tsi = value
+            case 0x9F27:
+                if let cid = value.first, let type = CryptogramType(cid: cid) { cryptogramType = type }
+            case 0x9F26:
+                cryptogram = value
+            case 0x9F36:
+                atc = value
+            case 0xDF3E:
+                // The terminal's PIN KSN (10 bytes); an online PIN's own DF3E (SimplifiedOnlinePIN) takes precedence.
+                if value.count == 10, pinKSN == nil { pinKSN = value }
+            default:
+                break
+            }
+            if let safe = SafeTLV(tlv) { kept.append(safe) }
+        }
+        return kept
+    }
+
+    /// The PAN of a 5A value, masked (first 6 / last 4). 5A may come clear or already truncated, with the nibble F
+    /// in place of hidden digits (47 61 73 FF FF FF 00 10); F nibbles at the end are padding. Either way the result
+    /// shows no more than the first 6 and last 4 digits.
+    static func maskedPAN(fromBCD bytes: [UInt8]) -> String? {
+        var chars: [Character] = []
+        for nibble in bytes.flatMap({ [$0 >> 4, $0 & 0x0F] }) {
+            if nibble <= 9 {
+                chars.append(Character(Unicode.Scalar(UInt8(ascii: "0") + nibble)))
+            } else if nibble == 0x0F {
+                chars.append(Masking.maskCharacter)
+            } else {
+                break
+            }
+        }
+        while chars.last == Masking.maskCharacter { chars.removeLast() }
+        guard !chars.isEmpty else { return nil }
+        guard chars.contains(Masking.maskCharacter) else { return Masking.maskPAN(String(chars)) }
+        let count = chars.count
+        return String(chars.indices.map { $0 < 6 || $0 >= count - 4 ? chars[$0] : Masking.maskCharacter })
+    }
+
+    private func bcdByte(_ byte: UInt8) -> Int? {
+        let high = Int(byte >> 4)
+        let low = Int(byte & 0x0F)
+        guard high <= 9, low <= 9 else { return nil }
+        return high * 10 + low
+    }
+
+    // MARK: Encodable
+
+    private enum CodingKeys: String, CodingKey {
+        case request, status, statusReason, states, entryMode, activatedReader, candidates, selectedAID
+        case applicationLabel, maskedPAN, expiryMonth, expiryYear, amount, typedAmount, signatureRequired, tvr, tsi
+        case cryptogramType, cryptogram, atc, authorizationResponseCode, authorization, sredKSN, pinKSN
+        case onlinePINBlock, authorizationSecuredData, authorizationPlainTags, finalizationSecuredData
+        case finalizationPlainTags, nfcOutcome, nfcFinalOutcome, finalisationApproved, msrAction, firmwareVersion
+        case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, errors
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(request, forKey: .request)
+        try c.encodeIfPresent(status, forKey: .status)
+        try c.encodeIfPresent(statusReason, forKey: .statusReason)
+        try c.encode(states, forKey: .states)
+        try c.encodeIfPresent(entryMode, forKey: .entryMode)
+        try c.encodeIfPresent(activatedReader, forKey: .activatedReader)
+        try c.encode(candidates, forKey: .candidates)
+        try c.encodeIfPresent(selectedAID?.hex, forKey: .selectedAID)
+        try c.encodeIfPresent(applicationLabel, forKey: .applicationLabel)
+        try c.encodeIfPresent(maskedPAN, forKey: .maskedPAN)
+        try c.encodeIfPresent(expiryMonth, forKey: .expiryMonth)
+        try c.encodeIfPresent(expiryYear, forKey: .expiryYear)
+        try c.encodeIfPresent(amount, forKey: .amount)
+        try c.encodeIfPresent(typedAmount, forKey: .typedAmount)
+        try c.encode(signatureRequired, forKey: .signatureRequired)
+        try c.encodeIfPresent(tvr?.hex, forKey: .tvr)
+        try c.encodeIfPresent(tsi?.hex, forKey: .tsi)
+        try c.encodeIfPresent(cryptogramType, forKey: .cryptogramType)
+        try c.encodeIfPresent(cryptogram?.hex, forKey: .cryptogram)
+        try c.encodeIfPresent(atc?.hex, forKey: .atc)
+        try c.encodeIfPresent(authorization.flatMap { printableASCII($0.arc) }, forKey: .authorizationResponseCode)
+        try c.encodeIfPresent(authorization, forKey: .authorization)
+        try c.encodeIfPresent(sredKSN?.hex, forKey: .sredKSN)
+        try c.encodeIfPresent(pinKSN?.hex, forKey: .pinKSN)
+        try c.encodeIfPresent(onlinePINBlock?.hex, forKey: .onlinePINBlock)
+        try c.encodeIfPresent(authorizationSecuredData?.hex, forKey: .authorizationSecuredData)
+        try c.encode(authorizationPlainTags, forKey: .authorizationPlainTags)
+        try c.encodeIfPresent(finalizationSecuredData?.hex, forKey: .finalizationSecuredData)
+        try c.encode(finalizationPlainTags, forKey: .finalizationPlainTags)
+        try c.encodeIfPresent(nfcOutcome, forKey: .nfcOutcome)
+        try c.encodeIfPresent(nfcFinalOutcome, forKey: .nfcFinalOutcome)
+        try c.encodeIfPresent(finalisationApproved, forKey: .finalisationApproved)
+        try c.encodeIfPresent(msrAction.map { [$0].hex }, forKey: .msrAction)
+        try c.encodeIfPresent(firmwareVersion, forKey: .firmwareVersion)
+        try c.encodeIfPresent(nfcModuleState, forKey: .nfcModuleState)
+        try c.encode(l2Logs, forKey: .l2Logs)
+        try c.encodeIfPresent(startedAt, forKey: .startedAt)
+        try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
+        try c.encode(roundTrips, forKey: .roundTrips)
+        try c.encode(errors, forKey: .errors)
+    }
+}
+
+/// A problem met during a payment: the state it happened in and what happened.
+public struct PaymentError: Hashable, Sendable, Encodable {
+    public var state: PaymentState?
+    public var reason: String
+
+    public init(state: PaymentState?, reason: String) {
+        self.state = state
+        self.reason = reason
+    }
+}
+
+/// A plain TLV that is safe to keep: cardholder data (PAN, tracks, name, expiry and every tag the dictionary marks
+/// sensitive) is refused, so it can never reach output or a journal.
+public struct SafeTLV: Hashable, Sendable, Encodable {
+    public let tag: Tag
+    public let value: [UInt8]
+
+    /// Tags never kept in clear, whatever the dictionary says (EMV Book 3 Annex A; spec §5.2 0x5025 SRED list).
+    static let cardholderTags: Set<UInt32> = [
+        0x56, 0x57, 0x5A, 0x5F20, 0x5F24, 0x5F30, 0x9F0B, 0x9F1F, 0x9F20, 0x9F6B, 0xDF5A, 0xDF62,
+    ]
+
+    /// `nil` for cardholder data.
+    public init?(_ tlv: TLV) {
+        guard !Self.cardholderTags.contains(tlv.tag.rawValue),
+            !TagDictionary.entries(for: tlv.tag).contains(where: \.isSensitive)
+        else { return nil }
+        tag = tlv.tag
+        value = tlv.value
+    }
+
+    private enum CodingKeys: String, CodingKey { case tag, name, value }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(tag.description, forKey: .tag)
+        try c.encodeIfPresent(TagDictionary.info(for: tag, context: .payment)?.name, forKey: .name)
+        try c.encode(value.hex, forKey: .value)
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import UCubeLink
+import UCubeProtocol
+
+/// What a running payment reports, in order: one `stateChanged` per state entered, `taskRequested` before a task
+/// hook runs, and exactly one `finished` last.
+public enum PaymentEvent: Sendable, Encodable {
+    case stateChanged(PaymentState)
+    case taskRequested(TaskRequest)
+    case finished(PaymentContext)
+
+    private enum CodingKeys: String, CodingKey { case event, state, task, candidates, status, context }
+
+    /// `{"event":"state","state":"SMC_BUILD_CANDIDATE_LIST"}`, `{"event":"task","task":"authorize"}`,
+    /// `{"event":"finished","status":"APPROVED","context":{…}}`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .stateChanged(let state):
+            try c.encode("state", forKey: .event)
+            try c.encode(state, forKey: .state)
+        case .taskRequested(let task):
+            try c.encode("task", forKey: .event)
+            switch task {
+            case .selectApplication(let candidates):
+                try c.encode("select-application", forKey: .task)
+                try c.encode(candidates, forKey: .candidates)
+            case .riskManagement: try c.encode("risk-management", forKey: .task)
+            case .authorize: try c.encode("authorize", forKey: .task)
+            }
+        case .finished(let context):
+            try c.encode("finished", forKey: .event)
+            try c.encodeIfPresent(context.status, forKey: .status)
+            try c.encode(context, forKey: .context)
+        }
+    }
+}
+
+/// Runs a `PaymentStateMachine` over an `RPCClient` (the design's `NIOSSHHandler`): asks the machine, performs the
+/// action (a command, a task hook), feeds the result back, and reports every state change. It makes no payment
+/// decision of its own.
+///
+/// Commands and hooks run in unstructured tasks, so cancelling the task that awaits `run` does not reach the
+/// terminal directly: it becomes a `cancel()`, which obeys the cancel rule (spec §8.1) like `ucube cancel` does.
+public actor PaymentEngine {
+    private let client: RPCClient
+    private let selection: any ApplicationSelectionTask
+    private let riskManagement: any RiskManagementTask
+    private let authorization: any AuthorizationTask
+    private let journal: PaymentJournal?
+    private let deviceName: String?
+
+    private var machine: PaymentStateMachine?
+    private var roundTrips = 0
+    private var startedAt: String?
+    /// A card-wait command (StartNFC / WaitCard) has been handed to the client and has not answered yet.
+    private var longCommandInFlight = false
+
+    public init(
+        client: RPCClient,
+        selection: any ApplicationSelectionTask = EMVPrioritySelection(),
+        riskManagement: any RiskManagementTask = ZeroTVRRiskManagement(),
+        authorization: any AuthorizationTask,
+        journal: PaymentJournal? = nil,
+        deviceName: String? = nil
+    ) {
+        self.client = client
+        self.selection = selection
+        self.riskManagement = riskManagement
+        self.authorization = authorization
+        self.journal = journal
+        self.deviceName = deviceName
+    }
+
+    /// Runs one payment to its end and returns its context (also delivered as the last event). One payment at a
+    /// time: a second call while one runs returns an ERROR context without touching the terminal.
+    public func run(
+        _ request: PaymentRequest,
+        events: @escaping @Sendable (PaymentEvent) -> Void = { _ in }
+    ) async -> PaymentContext {
+        if let running = machine, !running.isFinished {
+            var context = PaymentContext(request: request)
+            context.status = .error
+            context.statusReason = "a payment is already running on this engine"
+            return context
+        }
+        machine = PaymentStateMachine(request: request)
+        roundTrips = 0
+        longCommandInFlight = false
+        startedAt = Self.timestamp()
+        var emitted = 0
+
+        if let journal {
+            do {
+                try journal.recordStart(request, deviceName: deviceName, time: startedAt ?? Self.timestamp())
+            } catch {
+                var context = PaymentContext(request: request)
+                context.status = .error
+                context.statusReason = "the journal could not be written, so no payment was started: \(error.reason)"
+                context.startedAt = startedAt
+                context.finishedAt = Self.timestamp()
+                machine = nil
+                events(.finished(context))
+                return context
+            }
+        }
+
+        var action = await withTaskCancellationHandler {
+            machine!.start()
+        } onCancel: {
+            Task { await self.cancel() }
+        }
+        while true {
+            emitted = emitStates(from: emitted, events)
+            switch action {
+            case .send(let command):
+                action = await withTaskCancellationHandler {
+                    await perform(command)
+                } onCancel: {
+                    Task { await self.cancel() }
+                }
+            case .runTask(let task):
+                events(.taskRequested(task))
+                action = await withTaskCancellationHandler {
+                    await runTask(task)
+                } onCancel: {
+                    Task { await self.cancel() }
+                }
+            case .cancelPendingCommand, .none:
+                preconditionFailure("the machine answers \(action) only to a cancel request")
+            case .finish:
+                var context = finalContext()
+                if let journal {
+                    do {
+                        try journal.recordOutcome(context, time: context.finishedAt ?? Self.timestamp())
+                    } catch {
+                        context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
+                    }
+                }
+                events(.finished(context))
+                return context
+            }
+        }
+    }
+
+    /// Asks the machine whether the payment may still be cancelled. When it may and a card wait is pending, sends
+    /// CancelAll so that command answers −32 and the payment ends CANCELLED; otherwise the payment runs on.
+    public func cancel() async -> CancelDecision {
+        guard machine != nil else { return .refused("no payment is running") }
+        let decision = machine!.cancelRequested()
+        if case .accepted(.cancelPendingCommand) = decision {
+            // The command may still be on its way into the client: wait until the client holds it, so the CancelAll
+            // is not answered before the command it should end has been sent.
+            while longCommandInFlight, !(await client.hasPendingCommand) {
+                await Task.yield()
+            }
+            if longCommandInFlight {
+                roundTrips += 1
+                _ = try? await client.cancelAll()
+            }
+        }
+        return decision
+    }
+
+    /// The context as it stands (for a status display while the payment runs).
+    public var context: PaymentContext? { machine.map { withEngineFields($0.context) } }
+
+    // MARK: - Actions
+
+    private func emitStates(from index: Int, _ events: @Sendable (PaymentEvent) -> Void) -> Int {
+        guard let states = machine?.transitions else { return index }
+        for state in states[index...] { events(.stateChanged(state)) }
+        return states.count
+    }
+
+    private func perform(_ command: PaymentCommand) async -> PaymentAction {
+        switch command {
+        case .cancelAll(let c): await exchange(c)
+        case .exitSecureSession(let c): await exchange(c)
+        case .getInfo(let c): await exchange(c)
+        case .enterSecureSession(let c): await exchange(c)
+        case .startTransaction(let c): await exchange(c, long: true)
+        case .waitCard(let c): await exchange(c, long: true)
+        case .buildCandidateList(let c): await exchange(c)
+        case .displayListBox(let c): await exchange(c)
+        case .transactionInit(let c): await exchange(c)
+        case .transactionProcess(let c): await exchange(c)
+        case .transactionFinalisation(let c): await exchange(c)
+        case .waitCardRemoval(let c): await exchange(c)
+        case .getSecuredTag(let c): await exchange(c)
+        case .getPlainTag(let c): await exchange(c)
+        case .simplifiedOnlinePIN(let c): await exchange(c)
+        case .completeTransaction(let c): await exchange(c)
+        }
+    }
+
+    /// Sends one command in an unstructured task (see the type's note on cancellation) and feeds the answer back.
+    private func exchange<C: RPCCommand>(_ command: C, long: Bool = false) async -> PaymentAction {
+        roundTrips += 1
+        if long { longCommandInFlight = true }
+        let client = self.client
+        let result: Result<TerminalResponse, LinkError> = await Task { () async -> Result<TerminalResponse, LinkError> in
+            do throws(LinkError) {
+                let reply = try await client.send(command)
+                return .success(
+                    TerminalResponse(
+                        command: C.id,
+                        status: reply.status,
+                        data: reply.frame.data,
+                        ciphered: reply.isCiphered
+                    )
+                )
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        if long { longCommandInFlight = false }
+        switch result {
+        case .success(let response):
+            return machine!.responseReceived(response)
+        case .failure(let error):
+            switch error.code {
+            case .disconnected, .notConnected:
+                return machine!.linkLost(error.reason)
+            case .timeout, .connectFailed, .badFrame, .unexpectedResponse, .malformedResponse, .busy, .invalidRequest:
+                return machine!.commandFailed("\(C.descriptor.name): \(error.code.rawValue): \(error.reason)")
+            }
+        }
+    }
+
+    private func runTask(_ task: TaskRequest) async -> PaymentAction {
+        let context = withEngineFields(machine!.context)
+        let selection = self.selection
+        let riskManagement = self.riskManagement
+        let authorization = self.authorization
+        let result: TaskResult = await Task {
+            do {
+                switch task {
+                case .selectApplication(let candidates):
+                    return .applicationSelected(try await selection.select(candidates, context: context))
+                case .riskManagement(let aid):
+                    return .riskManagementDone(tvr: try await riskManagement.riskManagement(aid: aid, context: context))
+                case .authorize(let request):
+                    return .authorized(try await authorization.authorize(request, context: context))
+                }
+            } catch is TaskCancelled {
+                return .cancelled
+            } catch is CancellationError {
+                return .cancelled
+            } catch {
+                return .failed("\(error)")
+            }
+        }.value
+        return machine!.taskFinished(result)
+    }
+
+    // MARK: - Context
+
+    private func withEngineFields(_ context: PaymentContext) -> PaymentContext {
+        var context = context
+        context.roundTrips = roundTrips
+        context.startedAt = startedAt
+        return context
+    }
+
+    private func finalContext() -> PaymentContext {
+        var context = withEngineFields(machine!.context)
+        context.finishedAt = Self.timestamp()
+        return context
+    }
+
+    /// ISO 8601, UTC, milliseconds: "2025-01-01T12:00:00.000Z".
+    static func timestamp(_ date: Date = Date()) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}

@@ -1,0 +1,788 @@
+import UCubeProtocol
+
+/// The EMV payment of spec §8 as a pure value: events in (`start`, `responseReceived`, `taskFinished`,
+/// `cancelRequested`, `linkLost`, `commandFailed`), what to do next out (`PaymentAction`). No I/O, no clocks.
+///
+/// Exactly one `.finish` is returned per payment; after it every event answers `.none` (a cancel is refused), so a
+/// late answer or a second cancel cannot produce a second outcome. Every state entered is appended to
+/// `context.states`, so the engine emits one event per state change.
+public struct PaymentStateMachine: Sendable {
+    public typealias Action = PaymentAction
+
+    /// Where the payment stands.
+    private enum State: Sendable {
+        /// `start()` not called yet.
+        case idle
+        /// The command or task of this state is outstanding; its answer decides what comes next.
+        case step(PaymentState)
+        /// The status is decided; the ending steps run one after another.
+        case closing(Closing)
+        /// `.finish` has been returned.
+        case finished(PaymentOutcome)
+    }
+
+    /// The ending steps after the status is decided: finalization tags (approved or declined only), card removal
+    /// (ICC), level-2 logs, END_EXIT_SECURE_SESSION. A failure here is recorded in `context.errors` but never
+    /// changes the decided status.
+    private struct Closing: Sendable {
+        var outcome: PaymentOutcome
+        /// The step whose command is outstanding.
+        var step: PaymentState
+        var remaining: [PaymentState]
+    }
+
+    private var state: State = .idle
+    /// The request and everything learned so far.
+    public private(set) var context: PaymentContext
+    /// A cancel was accepted: the payment ends CANCELLED at the next answer.
+    private var cancelAccepted = false
+    /// ICC: a card is in the reader (card removal is due at the end).
+    private var cardInserted = false
+    /// ICC: candidates still eligible (not blocked, not failed at TransactionInitialization).
+    private var eligible: [CandidateApplication] = []
+    /// ICC: the application TransactionInitialization was sent for.
+    private var selected: CandidateApplication?
+
+    public init(request: PaymentRequest) {
+        context = PaymentContext(request: request)
+    }
+
+    private var request: PaymentRequest { context.request }
+
+    /// The state whose command or task is outstanding; `nil` before `start()` and after `.finish`.
+    public var currentState: PaymentState? {
+        switch state {
+        case .idle, .finished: nil
+        case .step(let s): s
+        case .closing(let c): c.step
+        }
+    }
+
+    /// The outcome once `.finish` has been returned.
+    public var outcome: PaymentOutcome? {
+        if case .finished(let outcome) = state { return outcome }
+        return nil
+    }
+
+    public var isFinished: Bool { outcome != nil }
+
+    /// Every state entered, in order.
+    public var transitions: [PaymentState] { context.states }
+
+    // MARK: - Events
+
+    /// Begins the payment: the starting steps, or ENTER_SECURE_SESSION with `skipStartingSteps`. A request that
+    /// does not validate finishes ERROR at once, before any command.
+    public mutating func start() -> Action {
+        switch state {
+        case .idle: break
+        case .finished: return .none
+        case .step, .closing: preconditionFailure("start() called twice")
+        }
+        do {
+            try request.validate()
+        } catch {
+            return finishNow(PaymentOutcome(.error, reason: "invalid request: \(error.reason)"))
+        }
+        if cancelAccepted { return finishNow(PaymentOutcome(.cancelled, reason: "cancelled before it started")) }
+        if request.skipStartingSteps { return enterSecureSession() }
+        return go(.startCancelAll, .send(.cancelAll(CancelAll())))
+    }
+
+    /// The terminal answered the outstanding command (any status: a status is a value).
+    public mutating func responseReceived(_ response: TerminalResponse) -> Action {
+        switch state {
+        case .idle:
+            preconditionFailure("a terminal response before start()")
+        case .finished:
+            return .none
+        case .closing(let closing):
+            checkAnswers(closing.step, response)
+            return closingResponse(closing, response)
+        case .step(let step):
+            checkAnswers(step, response)
+            if cancelAccepted {
+                if step == .enterSecureSession, response.status.isSuccess { keepKSN(response) }
+                return end(.cancelled, "cancelled by request")
+            }
+            if response.status == .cancelled || response.status == .actionCancelled {
+                return end(.cancelled, "\(response.command) answered \(response.status)")
+            }
+            return stepResponse(step, response)
+        }
+    }
+
+    /// A task hook finished.
+    public mutating func taskFinished(_ result: TaskResult) -> Action {
+        let step: PaymentState
+        switch state {
+        case .finished: return .none
+        case .idle, .closing: preconditionFailure("a task result while no task is outstanding")
+        case .step(let s): step = s
+        }
+        switch result {
+        case .cancelled:
+            return end(.cancelled, "the \(step) task cancelled the payment")
+        case .failed(let reason):
+            return end(.error, "the \(step) task failed: \(reason)")
+        case .applicationSelected(let choice):
+            precondition(step == .smcSelectApplication, "an application choice answers SMC_SELECT_APPLICATION")
+            guard let choice else { return end(.cancelled, "application selection cancelled") }
+            guard eligible.contains(choice) else {
+                return end(.error, "the selection task chose \(choice.aid.hex), which is not a candidate")
+            }
+            return initTransaction(choice)
+        case .riskManagementDone(let tvr):
+            precondition(step == .smcRiskManagement, "a TVR answers SMC_RISK_MANAGEMENT")
+            guard tvr.count == 5 else { return end(.error, "the risk-management task gave \(tvr.count) TVR bytes, not 5") }
+            var finalTVR = tvr
+            // spec §8.1: forceAuthorization "ICC: sets TVR byte 4 bit 4 i.e. tvr[3] |= 0x08".
+            if request.forceAuthorization { finalTVR[3] |= 0x08 }
+            context.tvr = finalTVR
+            let command = TransactionProcess(tvr: finalTVR, requestedTags: PaymentTagDefaults.generateAC)
+            return go(.smcProcessTransaction, .send(.transactionProcess(command)))
+        case .authorized(let response):
+            precondition(step == .authorization, "an authorization response answers AUTHORIZATION")
+            return authorized(response)
+        }
+    }
+
+    /// A cancel request (Ctrl-C, `ucube cancel`). Accepted only before the card is read (`PaymentState.cancelWindow`).
+    public mutating func cancelRequested() -> CancelDecision {
+        switch state {
+        case .finished:
+            return .refused("the payment has already ended")
+        case .idle:
+            cancelAccepted = true
+            return .accepted(.none)
+        case .closing:
+            return .refused(context.activatedReader != nil ? CancelDecision.tooLate : "the payment is already ending")
+        case .step(let step):
+            if cancelAccepted { return .accepted(.none) }
+            switch step.cancelWindow {
+            case .open(let longCommandPending):
+                cancelAccepted = true
+                context.statusReason = "cancel requested in \(step)"
+                return .accepted(longCommandPending ? .cancelPendingCommand : .none)
+            case .closed:
+                return .refused(CancelDecision.tooLate)
+            }
+        }
+    }
+
+    /// The link dropped. Before the status is decided the payment ends ERROR_DISCONNECT at once (no
+    /// END_EXIT_SECURE_SESSION: nothing can be sent); during the ending steps the decided status stands.
+    public mutating func linkLost(_ reason: String = "the link to the terminal dropped") -> Action {
+        switch state {
+        case .finished:
+            return .none
+        case .idle:
+            return finishNow(PaymentOutcome(.errorDisconnect, reason: reason))
+        case .step(let step):
+            context.errors.append(PaymentError(state: step, reason: reason))
+            return finishNow(PaymentOutcome(.errorDisconnect, reason: reason))
+        case .closing(let closing):
+            context.errors.append(PaymentError(state: closing.step, reason: reason))
+            return finishNow(closing.outcome)
+        }
+    }
+
+    /// The outstanding command failed on the link without a disconnect (timeout, bad frame, malformed response,
+    /// a request that could not be encoded): ERROR, or the next ending step when the status is already decided.
+    public mutating func commandFailed(_ reason: String) -> Action {
+        switch state {
+        case .finished:
+            return .none
+        case .idle:
+            preconditionFailure("a command failure before start()")
+        case .step:
+            return end(cancelAccepted ? .cancelled : .error, reason)
+        case .closing(let closing):
+            context.errors.append(PaymentError(state: closing.step, reason: reason))
+            return nextClosingStep(closing.outcome, closing.remaining)
+        }
+    }
+
+    // MARK: - Transitions
+
+    /// Enters `next` with its command or task outstanding.
+    private mutating func go(_ next: PaymentState, _ action: Action) -> Action {
+        context.states.append(next)
+        state = .step(next)
+        return action
+    }
+
+    /// Enters a state that needs no command (KSN_AVAILABLE, CARD_READ_END, START_ICC, START_NFC, START_MSR).
+    private mutating func pass(_ transient: PaymentState) {
+        context.states.append(transient)
+    }
+
+    private mutating func finishNow(_ outcome: PaymentOutcome) -> Action {
+        state = .finished(outcome)
+        context.status = outcome.status
+        if let reason = outcome.reason { context.statusReason = reason }
+        return .finish(outcome)
+    }
+
+    /// Decides the status and starts the ending steps.
+    private mutating func end(_ status: PaymentStatus, _ reason: String? = nil) -> Action {
+        let outcome = PaymentOutcome(status, reason: reason)
+        if let reason, status != .approved, status != .declined {
+            context.errors.append(PaymentError(state: currentState, reason: reason))
+        }
+        var steps: [PaymentState] = []
+        if status == .approved || status == .declined, let mode = context.entryMode {
+            if !request.finalizationSecuredTags(for: mode).isEmpty { steps.append(.getFinalizationSecuredTags) }
+            if !request.finalizationPlainTags(for: mode).isEmpty { steps.append(.getFinalizationPlainTags) }
+        }
+        if cardInserted, !request.skipCardRemoval { steps.append(.smcRemoveCard) }
+        if request.retrieveL2Logs { steps += [.getCCL2Log, .getF4L2Log, .getF5L2Log] }
+        steps.append(.endExitSecureSession)
+        return nextClosingStep(outcome, steps)
+    }
+
+    private mutating func nextClosingStep(_ outcome: PaymentOutcome, _ steps: [PaymentState]) -> Action {
+        guard let step = steps.first else { return finishNow(outcome) }
+        context.states.append(step)
+        state = .closing(Closing(outcome: outcome, step: step, remaining: Array(steps.dropFirst())))
+        return .send(closingCommand(step))
+    }
+
+    private func closingCommand(_ step: PaymentState) -> PaymentCommand {
+        let mode = context.entryMode ?? .icc
+        switch step {
+        case .getFinalizationSecuredTags:
+            return .getSecuredTag(GetSecuredTag(tags: request.finalizationSecuredTags(for: mode)))
+        case .getFinalizationPlainTags:
+            return .getPlainTag(GetPlainTag(tags: request.finalizationPlainTags(for: mode)))
+        case .smcRemoveCard:
+            return .waitCardRemoval(WaitCardRemoval(timeoutSeconds: UInt8(clamping: request.cardWaitTimeout)))
+        case .getCCL2Log: return .getInfo(GetInfo(tags: [0xCC]))
+        case .getF4L2Log: return .getInfo(GetInfo(tags: [0xF4]))
+        case .getF5L2Log: return .getInfo(GetInfo(tags: [0xF5]))
+        case .endExitSecureSession: return .exitSecureSession(ExitSecureSession())
+        default: preconditionFailure("\(step) is not an ending step")
+        }
+    }
+
+    private mutating func closingResponse(_ closing: Closing, _ response: TerminalResponse) -> Action {
+        let succeeded = response.status.isSuccess
+        if !succeeded {
+            context.errors.append(
+                PaymentError(state: closing.step, reason: "\(response.command) answered \(response.status)")
+            )
+        } else {
+            switch closing.step {
+            case .getFinalizationSecuredTags:
+                context.finalizationSecuredData = response.data
+            case .getFinalizationPlainTags:
+                if let tlvs = plainTLVs(response, closing.step) { context.finalizationPlainTags = context.absorb(tlvs) }
+            case .getCCL2Log: context.l2Logs["CC"] = response.data.hex
+            case .getF4L2Log: context.l2Logs["F4"] = response.data.hex
+            case .getF5L2Log: context.l2Logs["F5"] = response.data.hex
+            case .smcRemoveCard: cardInserted = false
+            default: break
+            }
+        }
+        return nextClosingStep(closing.outcome, closing.remaining)
+    }
+
+    /// Our own engine feeds each answer to the command it sent; anything else is a bug in the engine.
+    private func checkAnswers(_ step: PaymentState, _ response: TerminalResponse) {
+        guard let expected = Self.command(of: step) else {
+            preconditionFailure("\(step) has no outstanding command, yet \(response.command) was fed")
+        }
+        precondition(expected == response.command, "\(step) awaits \(expected), not \(response.command)")
+    }
+
+    /// The command a state sends; `nil` for task and transient states. Every state is listed.
+    static func command(of state: PaymentState) -> CommandID? {
+        switch state {
+        case .startCancelAll: .cancelAll
+        case .startExitSecureSession, .endExitSecureSession: .exitSecureSession
+        case .getInfo, .getCCL2Log, .getF4L2Log, .getF5L2Log: .getInfo
+        case .enterSecureSession: .enterSecureSession
+        case .startTransaction: .nfcStartTransaction
+        case .waitingCard: .waitCard
+        case .smcBuildCandidateList: .buildCandidateList
+        case .smcUserSelectApplication: .displayListBox
+        case .smcInitTransaction: .transactionInit
+        case .smcProcessTransaction: .transactionProcess
+        case .smcFinalizeTransaction: .transactionFinalisation
+        case .smcRemoveCard: .waitCardRemoval
+        case .smcGetAuthorizationSecuredTags, .nfcGetAuthorizationSecuredTags, .msrGetSecuredTags,
+            .getFinalizationSecuredTags:
+            .getSecuredTag
+        case .smcGetAuthorizationPlainTags, .nfcGetAuthorizationPlainTags, .msrGetPlainTags, .getFinalizationPlainTags:
+            .getPlainTag
+        case .nfcSimplifiedOnlinePIN, .onlinePIN: .simplifiedOnlinePIN
+        case .nfcCompleteTransaction: .nfcCompleteTransaction
+        case .ksnAvailable, .cardReadEnd, .startICC, .startNFC, .startMSR, .offlinePIN, .smcSelectApplication,
+            .smcRiskManagement, .authorization:
+            nil
+        }
+    }
+
+    // MARK: - Answers by state
+
+    private mutating func stepResponse(_ step: PaymentState, _ response: TerminalResponse) -> Action {
+        switch step {
+        // Starting steps: CancelAll and ExitSecureSession reset the terminal; their statuses do not matter.
+        case .startCancelAll:
+            return go(.startExitSecureSession, .send(.exitSecureSession(ExitSecureSession())))
+        case .startExitSecureSession:
+            return go(.getInfo, .send(.getInfo(GetInfo(tags: [0xD1, 0xED]))))
+        case .getInfo:
+            guard response.status.isSuccess else { return failed(step, response) }
+            if !response.ciphered, let info = try? DeviceInfo(status: response.status, data: response.data) {
+                context.firmwareVersion = info.firmwareVersion?.description
+                context.nfcModuleState = info.nfcModuleState.flatMap { UInt8(exactly: $0) }
+            }
+            return enterSecureSession()
+        case .enterSecureSession:
+            guard response.status.isSuccess else { return failed(step, response) }
+            guard keepKSN(response) else { return end(.error, "EnterSecureSession answered no 10-byte SRED KSN") }
+            pass(.ksnAvailable)
+            return startCardWait()
+
+        case .startTransaction:
+            return startTransactionAnswered(response)
+        case .waitingCard:
+            return waitCardAnswered(response)
+
+        // ICC
+        case .smcBuildCandidateList:
+            return candidatesAnswered(response)
+        case .smcUserSelectApplication:
+            if response.status == .aborted { return end(.cancelled, "the cardholder aborted the application list") }
+            guard response.status.isSuccess else { return failed(step, response) }
+            guard let choice = try? DisplayListBox.Response(status: response.status, data: response.data),
+                eligible.indices.contains(choice.selectedIndex - 1)
+            else { return end(.error, "DisplayListBox answered no valid item") }
+            return initTransaction(eligible[choice.selectedIndex - 1])
+        case .smcInitTransaction:
+            return initAnswered(response)
+        case .smcProcessTransaction:
+            return processAnswered(response)
+        case .smcGetAuthorizationSecuredTags, .nfcGetAuthorizationSecuredTags:
+            guard response.status.isSuccess else { return failed(step, response) }
+            context.authorizationSecuredData = response.data
+            let mode: EntryMode = step == .smcGetAuthorizationSecuredTags ? .icc : .nfc
+            if !request.authorizationPlainTags(for: mode).isEmpty { return getAuthorizationPlainTags(mode) }
+            return mode == .icc ? startAuthorization() : nfcAuthorizationDataRead()
+        case .smcGetAuthorizationPlainTags:
+            guard response.status.isSuccess else { return failed(step, response) }
+            guard let tlvs = plainTLVs(response, step) else { return end(.error, "GetPlainTag answered bad TLVs") }
+            context.authorizationPlainTags = context.absorb(tlvs)
+            return startAuthorization()
+        case .smcFinalizeTransaction:
+            return finalisationAnswered(response)
+
+        // NFC
+        case .nfcGetAuthorizationPlainTags:
+            guard response.status.isSuccess else { return failed(step, response) }
+            guard let tlvs = plainTLVs(response, step) else { return end(.error, "GetPlainTag answered bad TLVs") }
+            context.authorizationPlainTags = context.absorb(tlvs)
+            return nfcAuthorizationDataRead()
+        case .nfcSimplifiedOnlinePIN, .onlinePIN:
+            guard response.status.isSuccess else { return failed(step, response) }
+            guard let pin = try? SimplifiedOnlinePIN.Response(status: response.status, data: response.data) else {
+                return end(.error, "SimplifiedOnlinePIN answered no DF3E/DF3F")
+            }
+            context.pinKSN = pin.pinKSN
+            context.onlinePINBlock = pin.pinBlock
+            return startAuthorization()
+        case .nfcCompleteTransaction:
+            guard response.status.isSuccess else { return failed(step, response) }
+            guard let complete = try? NFCCompleteTransaction.Response(status: response.status, data: response.data)
+            else { return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered bad TLVs") }
+            context.absorb(complete.tlvs)
+            guard let outcome = complete.outcome else {
+                return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered no 2-byte DF72")
+            }
+            context.nfcFinalOutcome = outcome
+            if outcome.signatureRequired { context.signatureRequired = true }
+            return nfcFinalOutcome(outcome)
+
+        // MSR
+        case .msrGetSecuredTags:
+            guard response.status.isSuccess else { return failed(step, response) }
+            context.authorizationSecuredData = response.data
+            return getAuthorizationPlainTags(.msr)
+        case .msrGetPlainTags:
+            guard response.status.isSuccess else { return failed(step, response) }
+            guard let tlvs = plainTLVs(response, step) else { return end(.error, "GetPlainTag answered bad TLVs") }
+            context.authorizationPlainTags = context.absorb(tlvs)
+            return msrActionRead(tlvs)
+
+        case .ksnAvailable, .cardReadEnd, .startICC, .startNFC, .startMSR, .offlinePIN, .smcSelectApplication,
+            .smcRiskManagement, .authorization, .smcRemoveCard, .getFinalizationSecuredTags, .getFinalizationPlainTags,
+            .getCCL2Log, .getF4L2Log, .getF5L2Log, .endExitSecureSession:
+            preconditionFailure("\(step) never awaits a response outside the ending steps")
+        }
+    }
+
+    /// ERROR naming the command and its status.
+    private mutating func failed(_ step: PaymentState, _ response: TerminalResponse) -> Action {
+        end(.error, "\(response.command) answered \(response.status) in \(step)")
+    }
+
+    @discardableResult
+    private mutating func keepKSN(_ response: TerminalResponse) -> Bool {
+        guard let session = try? EnterSecureSession.Response(status: response.status, data: response.data) else {
+            return false
+        }
+        context.sredKSN = session.ksn
+        return true
+    }
+
+    private func plainTLVs(_ response: TerminalResponse, _ step: PaymentState) -> [TLV]? {
+        guard !response.ciphered else { return [] }
+        return try? TLVResponse(status: response.status, data: response.data).tlvs
+    }
+
+    // MARK: Starting and card wait
+
+    private mutating func enterSecureSession() -> Action {
+        go(.enterSecureSession, .send(.enterSecureSession(EnterSecureSession())))
+    }
+
+    /// START_TRANSACTION (0x5530, single entry point) whenever NFC is enabled or the amount is typed on the
+    /// terminal; WAITING_CARD (0x5020) for a contact/magstripe-only request (spec §8.1, §8.2 `PaymentService`).
+    private mutating func startCardWait() -> Action {
+        let timeout = UInt8(clamping: request.cardWaitTimeout)
+        if request.readers.contains(.nfc) || request.amount == nil {
+            let command = NFCStartTransaction(
+                readers: request.readers,
+                cardWaitTimeout: timeout,
+                amountOnTerminal: request.amount == nil,
+                type: request.transactionType,
+                currencyCode: request.currency.numeric,
+                exponent: UInt8(clamping: request.currency.exponent),
+                amount: request.amount ?? 0,
+                cashback: request.cashback,
+                forceOnline: request.forceAuthorization,
+                requestedTags: PaymentTagDefaults.startTransaction
+            )
+            return go(.startTransaction, .send(.startTransaction(command)))
+        }
+        return go(.waitingCard, .send(.waitCard(WaitCard(readers: request.readers, timeoutSeconds: timeout))))
+    }
+
+    private mutating func startTransactionAnswered(_ response: TerminalResponse) -> Action {
+        guard response.status.isSuccess else {
+            // PROJECT CHOICE: −2 (no card before the card-wait timeout) → CARD_WAIT_FAILED, as the newer SDK's
+            // status list says ("no card / StartNFC failed", spec §8.1), not the legacy service's CANCELLED (§8.2):
+            // CANCELLED stays the answer to a cancel (−32, −28, handled before this point), so a script can tell a
+            // customer who never tapped from an operator who cancelled. NFC module errors → NFC_MPOS_ERROR.
+            if response.status == .timeout { return end(.cardWaitFailed, "no card within the card wait timeout (−2)") }
+            if response.status.isNFCModuleError {
+                return end(.nfcMPOSError, "NFCStartTransaction answered \(response.status)")
+            }
+            return end(.cardWaitFailed, "NFCStartTransaction answered \(response.status)")
+        }
+        guard let answer = try? NFCStartTransaction.Response(status: response.status, data: response.data) else {
+            return end(.error, "NFCStartTransaction answered bad TLVs")
+        }
+        guard let reader = answer.activatedReader, request.readers.contains(reader) else {
+            let raw = answer.tlvs[NFCStartTransaction.Response.activatedReaderTag].map(\.hex) ?? "none"
+            return end(.errorWrongActivatedReader, "activated reader (DF70) \(raw) was not requested")
+        }
+        if request.amount == nil {
+            if let typed = answer.tlvs[Tag(0x9F02)], let minor = try? Currency.minorUnits(fromBCD: typed) {
+                context.typedAmount = minor
+            }
+        }
+        return cardRead(reader, answer: answer)
+    }
+
+    private mutating func waitCardAnswered(_ response: TerminalResponse) -> Action {
+        guard response.status.isSuccess else {
+            // spec §8.2 PaymentService: anything but −32 → CARD_WAIT_FAILED.
+            return end(.cardWaitFailed, "WaitCard answered \(response.status)")
+        }
+        guard let answer = try? WaitCard.Response(status: response.status, data: response.data) else {
+            return end(.errorWrongActivatedReader, "WaitCard answered an unknown reader")
+        }
+        guard answer.reader != .nfc, request.readers.contains(answer.reader) else {
+            return end(.errorWrongActivatedReader, "WaitCard activated \(answer.reader), which was not requested")
+        }
+        return cardRead(answer.reader, answer: nil)
+    }
+
+    private mutating func cardRead(_ reader: CardReader, answer: NFCStartTransaction.Response?) -> Action {
+        context.activatedReader = reader
+        pass(.cardReadEnd)
+        switch reader {
+        case .icc:
+            context.entryMode = .icc
+            cardInserted = true
+            pass(.startICC)
+            return go(.smcBuildCandidateList, .send(.buildCandidateList(BuildCandidateList())))
+        case .nfc:
+            context.entryMode = .nfc
+            pass(.startNFC)
+            context.absorb(answer?.tlvs ?? [])
+            return nfcOutcomeRead(answer?.outcome)
+        case .msr:
+            context.entryMode = .msr
+            pass(.startMSR)
+            let secured = request.authorizationSecuredTags(for: .msr)
+            if secured.isEmpty { return getAuthorizationPlainTags(.msr) }
+            return go(.msrGetSecuredTags, .send(.getSecuredTag(GetSecuredTag(tags: secured))))
+        }
+    }
+
+    // MARK: ICC
+
+    private mutating func candidatesAnswered(_ response: TerminalResponse) -> Action {
+        if response.status == .emvNotSupported { return end(.unsupportedCard, "no common application (−300)") }
+        guard response.status.isSuccess else { return failed(.smcBuildCandidateList, response) }
+        guard let list = try? BuildCandidateList.Response(status: response.status, data: response.data) else {
+            return end(.error, "BuildCandidateList answered a bad candidate list")
+        }
+        context.candidates = list.candidates
+        eligible = list.candidates.filter { !$0.blocked }
+        return chooseApplication()
+    }
+
+    /// spec §8.2 ICCPaymentService: 0 → UNSUPPORTED_CARD, 1 → init, more → selection (task or terminal list).
+    private mutating func chooseApplication() -> Action {
+        switch eligible.count {
+        case 0:
+            return end(.unsupportedCard, "no usable application on the card")
+        case 1:
+            return initTransaction(eligible[0])
+        default:
+            if request.selectApplicationOnTerminal {
+                let list = DisplayListBox(items: eligible.map { $0.label.isEmpty ? $0.aid.hex : $0.label })
+                return go(.smcUserSelectApplication, .send(.displayListBox(list)))
+            }
+            return go(.smcSelectApplication, .runTask(.selectApplication(eligible)))
+        }
+    }
+
+    private mutating func initTransaction(_ app: CandidateApplication) -> Action {
+        selected = app
+        context.selectedAID = app.aid
+        context.applicationLabel = app.label.isEmpty ? nil : app.label
+        guard let amount = context.amount else {
+            return end(.error, "the terminal did not return the amount typed by the cardholder (9F02)")
+        }
+        let command = TransactionInit(
+            aid: app.aid,
+            currencyCode: request.currency.numeric,
+            exponent: UInt8(clamping: request.currency.exponent),
+            type: request.transactionType,
+            amount: amount,
+            cashback: request.cashback,
+            languages: request.preferredLanguages
+        )
+        return go(.smcInitTransaction, .send(.transactionInit(command)))
+    }
+
+    private mutating func initAnswered(_ response: TerminalResponse) -> Action {
+        guard let app = selected else { preconditionFailure("SMC_INIT_TRANSACTION without a selected application") }
+        guard response.status.isSuccess else {
+            // spec §5.2 0x5511: "On failure the old ICC flow removes that AID from the candidates and re-runs
+            // selection."
+            context.errors.append(
+                PaymentError(
+                    state: .smcInitTransaction,
+                    reason: "TransactionInitialization for \(app.aid.hex) answered \(response.status); AID dropped"
+                )
+            )
+            eligible.removeAll { $0.aid == app.aid }
+            selected = nil
+            return chooseApplication()
+        }
+        if !response.ciphered, let tlvs = try? TLVResponse(status: response.status, data: response.data).tlvs {
+            context.absorb(tlvs)
+        }
+        return go(.smcRiskManagement, .runTask(.riskManagement(aid: app.aid)))
+    }
+
+    private mutating func processAnswered(_ response: TerminalResponse) -> Action {
+        if response.status == .emvNotAccepted { return end(.refusedCard, "the card refused the transaction (−301)") }
+        guard response.status.isSuccess else { return failed(.smcProcessTransaction, response) }
+        guard let answer = try? TLVResponse(status: response.status, data: response.data) else {
+            return end(.error, "TransactionProcess answered bad TLVs")
+        }
+        context.absorb(answer.tlvs)
+        guard let cid = answer[Tag(0x9F27)] else {
+            return end(.errorMissingRequiredCryptogram, "TransactionProcess answered no 9F27")
+        }
+        // 9F27 bits 8–7 (EMV Book 3 Table 14): 00 AAC, 01 TC, 10 ARQC, 11 reserved.
+        guard let first = cid.first, let type = CryptogramType(cid: first) else {
+            return end(.errorWrongCryptogramValue, "9F27 = \(cid.hex) is not AAC, TC or ARQC")
+        }
+        context.cryptogramType = type
+        switch type {
+        // PROJECT CHOICE (spec §8.1): TC → APPROVED and AAC → DECLINED without AUTHORIZATION and 0x5513.
+        case .tc: return end(.approved)
+        case .aac: return end(.declined)
+        case .arqc:
+            let secured = request.authorizationSecuredTags(for: .icc)
+            if !secured.isEmpty {
+                return go(.smcGetAuthorizationSecuredTags, .send(.getSecuredTag(GetSecuredTag(tags: secured))))
+            }
+            if !request.authorizationPlainTags(for: .icc).isEmpty { return getAuthorizationPlainTags(.icc) }
+            return startAuthorization()
+        }
+    }
+
+    private mutating func getAuthorizationPlainTags(_ mode: EntryMode) -> Action {
+        let state: PaymentState =
+            switch mode {
+            case .icc: .smcGetAuthorizationPlainTags
+            case .nfc: .nfcGetAuthorizationPlainTags
+            case .msr: .msrGetPlainTags
+            }
+        return go(state, .send(.getPlainTag(GetPlainTag(tags: request.authorizationPlainTags(for: mode)))))
+    }
+
+    private mutating func startAuthorization() -> Action {
+        guard let mode = context.entryMode else { preconditionFailure("AUTHORIZATION before the card was read") }
+        let task = AuthorizationRequest(
+            entryMode: mode,
+            amount: context.amount ?? 0,
+            currency: request.currency.alpha,
+            cryptogram: context.cryptogramType,
+            onlinePIN: context.onlinePINBlock != nil
+        )
+        return go(.authorization, .runTask(.authorize(task)))
+    }
+
+    private mutating func authorized(_ response: AuthorizationResponse) -> Action {
+        context.authorization = response
+        guard response.arc.count == 2 else {
+            return end(.error, "the authorization response code (8A) is \(response.arc.count) bytes, not 2")
+        }
+        guard let mode = context.entryMode else { preconditionFailure("AUTHORIZATION before the card was read") }
+        switch mode {
+        case .icc:
+            let command = TransactionFinalisation(
+                authorisationStatus: TransactionFinalisation.authorisationStatus(forResponseCode: response.arc),
+                authorisationResponseCode: response.arc,
+                issuerAuthenticationData: response.issuerAuthenticationData,
+                issuerScript1: response.script71,
+                issuerScript2: response.script72,
+                requestedTags: PaymentTagDefaults.generateAC
+            )
+            return go(.smcFinalizeTransaction, .send(.transactionFinalisation(command)))
+        case .nfc:
+            // spec §8.1 NFC_COMPLETE_TRANSACTION: "0x5531 with DF73 = 8A value".
+            let command = NFCCompleteTransaction(
+                authorisationResponseCode: response.arc,
+                requestedTags: PaymentTagDefaults.generateAC
+            )
+            return go(.nfcCompleteTransaction, .send(.completeTransaction(command)))
+        case .msr:
+            // spec §8.2 MSPaymentService: "00" → APPROVED else DECLINED.
+            return response.isApproved ? end(.approved) : end(.declined, "the issuer answered \(response.arc.hex)")
+        }
+    }
+
+    private mutating func finalisationAnswered(_ response: TerminalResponse) -> Action {
+        switch response.status {
+        case .finalisationApproved, .finalisationDeclined:
+            let approved = response.status == .finalisationApproved
+            context.finalisationApproved = approved
+            if let answer = try? TransactionFinalisation.Response(status: response.status, data: response.data) {
+                context.absorb(answer.tlvs)
+            }
+            return approved ? end(.approved) : end(.declined)
+        default:
+            return failed(.smcFinalizeTransaction, response)
+        }
+    }
+
+    // MARK: NFC
+
+    /// START_NFC: the outcome of the contactless read (spec §7.5, §8.2 NFCPaymentService).
+    private mutating func nfcOutcomeRead(_ outcome: NFCOutcome?) -> Action {
+        guard let outcome else { return end(.errorWrongNFCOutcome, "NFCStartTransaction answered no 2-byte DF72") }
+        context.nfcOutcome = outcome
+        context.signatureRequired = outcome.signatureRequired
+        guard let result = outcome.result else {
+            return end(.errorWrongNFCOutcome, "unknown NFC outcome \(outcome.bytes.hex)")
+        }
+        switch result {
+        case .approved, .declined, .onlineRequest:
+            let secured = request.authorizationSecuredTags(for: .nfc)
+            if !secured.isEmpty {
+                return go(.nfcGetAuthorizationSecuredTags, .send(.getSecuredTag(GetSecuredTag(tags: secured))))
+            }
+            if !request.authorizationPlainTags(for: .nfc).isEmpty { return getAuthorizationPlainTags(.nfc) }
+            return nfcAuthorizationDataRead()
+        case .tryAnotherInterface, .cancelled, .endApplication, .failed:
+            return nfcFinalOutcome(outcome)
+        }
+    }
+
+    /// After the NFC authorization tags: the offline decision, or online PIN / authorization for an online request.
+    private mutating func nfcAuthorizationDataRead() -> Action {
+        guard let outcome = context.nfcOutcome, let result = outcome.result else {
+            preconditionFailure("NFC authorization data read without a known outcome")
+        }
+        switch result {
+        case .approved: return end(.approved)
+        case .declined: return end(.declined)
+        case .onlineRequest:
+            if outcome.onlinePINRequested || request.forceOnlinePIN { return onlinePIN(.nfcSimplifiedOnlinePIN) }
+            return startAuthorization()
+        case .tryAnotherInterface, .cancelled, .endApplication, .failed:
+            preconditionFailure("outcome \(outcome) does not read authorization data")
+        }
+    }
+
+    /// A final NFC outcome (StartNFC's when final, or CompleteNFC's).
+    private mutating func nfcFinalOutcome(_ outcome: NFCOutcome) -> Action {
+        guard let result = outcome.result else {
+            return end(.errorWrongNFCOutcome, "unknown NFC outcome \(outcome.bytes.hex)")
+        }
+        switch result {
+        case .approved: return end(.approved)
+        case .declined: return end(.declined)
+        case .cancelled: return end(.cancelled, "NFC outcome \(outcome.bytes.hex): transaction cancelled")
+        case .tryAnotherInterface:
+            return end(.nfcOutcomeTryOtherInterface, "NFC outcome \(outcome.bytes.hex): try another interface")
+        case .endApplication: return end(.nfcOutcomeEndApplication, "NFC outcome \(outcome.bytes.hex): end application")
+        case .failed: return end(.nfcOutcomeFailed, "NFC outcome \(outcome.bytes.hex): failed")
+        case .onlineRequest:
+            return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered another online request")
+        }
+    }
+
+    private mutating func onlinePIN(_ state: PaymentState) -> Action {
+        guard let amount = context.amount,
+            let text = try? SimplifiedOnlinePIN.amountText(
+                minorUnits: amount,
+                exponent: UInt8(clamping: request.currency.exponent)
+            )
+        else { return end(.error, "the amount cannot be shown for the PIN entry") }
+        let command = SimplifiedOnlinePIN(
+            amountText: text,
+            currencyLabel: request.currency.alpha,
+            pinBlockFormat: request.pinBlockFormat
+        )
+        return go(state, .send(.simplifiedOnlinePIN(command)))
+    }
+
+    // MARK: MSR
+
+    /// spec §7.4 DF60: 00 none (online PIN if forced), 01/06 online PIN, 02/03 chip required, 04 decline.
+    private mutating func msrActionRead(_ tlvs: [TLV]) -> Action {
+        guard let action = tlvs[PaymentTagDefaults.msrAction]?.first else {
+            return end(.error, "GetPlainTag answered no MSR action (DF60)")
+        }
+        context.msrAction = action
+        switch action {
+        case 0x00: return request.forceOnlinePIN ? onlinePIN(.onlinePIN) : startAuthorization()
+        case 0x01, 0x06: return onlinePIN(.onlinePIN)
+        case 0x02, 0x03: return end(.chipRequired, "the magstripe says chip required (DF60 = \([action].hex))")
+        case 0x04: return end(.declined, "the magstripe says decline (DF60 = 04)")
+        default: return end(.error, "unknown MSR action DF60 = \([action].hex)")
+        }
+    }
+}

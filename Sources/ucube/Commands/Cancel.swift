@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import UCubeLink
+import UCubeProtocol
+
+extension UCube {
+    /// `ucube cancel`: cancels the payment running on a device, or resets the terminal when none runs.
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cancel",
+            abstract: "Cancel the running payment (only before the card is read), or reset an idle terminal.",
+            discussion: """
+                Reaches the `ucube pay` running on the same --device through its control socket \
+                ($XDG_RUNTIME_DIR/ucube/control-<device>.sock). Exit 0 when the payment will end CANCELLED, 14 when \
+                it is too late (the card was read; the payment runs to its end). When no payment runs, sends \
+                CancelAll and ExitSecureSession so the terminal is back in READY.
+                """)
+
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            let device = try DeviceAddress(parsing: globals.deviceAddress).description
+            if let line = try await ControlSocket.request("cancel", at: ControlSocket.path(forDevice: device)) {
+                let answer = CancelAnswer(line: line)
+                if globals.json {
+                    try JSONOutput.print(["result": answer.accepted ? "cancelled" : "refused", "message": answer.message])
+                } else {
+                    print(answer.message)
+                }
+                if !answer.accepted { throw CLIFailure(ExitCodes.tooLate, answer.message) }
+                return
+            }
+            // No payment runs: reset the terminal.
+            try await withConnection(globals) { connection in
+                let cancel = try await connection.client.cancelAll()
+                let exit = try await connection.client.send(ExitSecureSession())
+                let message = "no payment was running; terminal reset (CancelAll \(cancel), ExitSecureSession \(exit.status))"
+                if globals.json {
+                    try JSONOutput.print(["result": "reset", "message": message])
+                } else {
+                    print(message)
+                }
+            }
+        }
+    }
+}

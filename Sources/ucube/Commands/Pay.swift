@@ -1,0 +1,337 @@
+import ArgumentParser
+import Foundation
+import UCubeLink
+import UCubeProtocol
+import UCubePayment
+import UCubeSimulator
+
+extension UCube {
+    /// `ucube pay AMOUNT`: one EMV payment, contact, contactless or magstripe, as the SDKs run it (spec §8).
+    struct Pay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pay",
+            abstract: "Take a payment: wait for a card, run the EMV flow, authorize, finalise.",
+            discussion: """
+                AMOUNT is in the currency's units: `pay 12.50 --currency EUR` is €12.50, `pay 1250 --currency JPY` \
+                is ¥1250 and `pay 12.5 --currency JPY` is refused (JPY has no decimals; ISO 4217 exponents).
+                Ctrl-C, or `ucube cancel` from another shell, cancels only before the card has been read; after that \
+                the payment runs to its end. The outcome is journalled in $XDG_STATE_HOME/ucube/journal.jsonl \
+                (see `ucube history`). The exit code tells the outcome: 0 APPROVED, 10 DECLINED, 11 CANCELLED, \
+                12 card problem, 13 payment error, 5 link lost. With the simulator, --card picks a card \
+                (`ucube simulate --list-cards`).
+                """)
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Argument(help: ArgumentHelp("Amount in the currency's units, e.g. 12.50.", valueName: "amount"))
+        var amount: String
+
+        @Option(
+            help: ArgumentHelp("ISO 4217 currency, alphabetic or numeric (default: EUR).", valueName: "code"),
+            transform: Parse.currency)
+        var currency: Currency = .eur
+
+        @Option(name: .customLong("type"), help: "Transaction type (default: purchase).")
+        var transactionType: TransactionType?
+
+        @Option(help: ArgumentHelp("Cash-back amount, with --type purchase-cashback.", valueName: "decimal"))
+        var cashback: String?
+
+        @Option(
+            help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (default: icc,nfc).", valueName: "readers"),
+            transform: { try Parse.names($0) as [CardReader] })
+        var readers: [CardReader]?
+
+        @Option(help: ArgumentHelp("Seconds to wait for a card, 1…255.", valueName: "seconds"))
+        var cardTimeout: Int = PaymentRequest.defaultCardWaitTimeout
+
+        @Option(
+            help: ArgumentHelp("Preferred languages, ISO 639, comma-separated (1…6; default: en).", valueName: "languages"),
+            transform: Parse.languages)
+        var lang: [String]?
+
+        @Flag(help: "Ask for the online PIN even when the card does not (contactless, magstripe).")
+        var forceOnlinePIN = false
+
+        @Flag(help: "Force the authorization (contact: TVR byte 4 bit 4; contactless: DF7F).")
+        var forceAuthorization = false
+
+        @Option(help: "PIN block format: iso0, iso1, iso3, iso4 (default: iso0).")
+        var pinFormat: PINBlockFormatCode?
+
+        @Option(
+            help: ArgumentHelp("Plain tags fetched for the authorization, comma-separated.", valueName: "tags"),
+            transform: Parse.tagList)
+        var authorizationTags: [Tag]?
+
+        @Option(
+            help: ArgumentHelp("Secured (SRED) tags fetched for the authorization, comma-separated.", valueName: "tags"),
+            transform: Parse.tagList)
+        var authorizationSecuredTags: [Tag]?
+
+        @Option(
+            help: ArgumentHelp("Plain tags fetched after finalisation, comma-separated.", valueName: "tags"),
+            transform: Parse.tagList)
+        var finalizationTags: [Tag]?
+
+        @Option(
+            help: ArgumentHelp("Secured tags fetched after finalisation, comma-separated.", valueName: "tags"),
+            transform: Parse.tagList)
+        var finalizationSecuredTags: [Tag]?
+
+        @Flag(help: "Fetch the terminal's level-2 logs (GetInfo CC, F4, F5) at the end.")
+        var debugLogs = false
+
+        @Option(
+            help: ArgumentHelp(
+                "The issuer's answer: approve, decline, unable, an 8A value in hex with optional issuer data (3030:91..), or prompt (a terminal only).",
+                valueName: "answer"))
+        var authorize: String = "approve"
+
+        @Option(
+            help: ArgumentHelp(
+                "Application selection: auto (EMV priority), first, an AID in hex, or prompt (a terminal only).",
+                valueName: "how"))
+        var select: String = "auto"
+
+        @Option(
+            help: ArgumentHelp("The simulated card (with --device sim); see `ucube simulate --list-cards`.", valueName: "card"),
+            completion: .list(CardCatalogue.names))
+        var card: String?
+
+        @Flag(help: "Stream one JSON object per state change on stderr.")
+        var events = false
+
+        @Option(help: ArgumentHelp("A request id for the journal (default: a new UUID).", valueName: "id"))
+        var requestID: String?
+
+        func validate() throws {
+            _ = try request()
+            _ = try authorizationTask()
+            _ = try selectionTask()
+            if let card { _ = try BuiltInSimulator.scenario(named: card) }
+        }
+
+        func request() throws -> PaymentRequest {
+            let minor = try Parse.amount(amount, currency, option: "AMOUNT")
+            // With a simulated card and no --readers, enable the readers that card is presented on.
+            let scenarioReaders = try card.map { try BuiltInSimulator.scenario(named: $0).readers }
+            let request = PaymentRequest(
+                amount: minor, currency: currency, transactionType: transactionType ?? .purchase,
+                cashback: try cashback.map { try Parse.amount($0, currency, option: "--cashback") },
+                readers: readers ?? scenarioReaders ?? [.icc, .nfc], cardWaitTimeout: cardTimeout,
+                preferredLanguages: lang ?? ["en"], forceOnlinePIN: forceOnlinePIN,
+                forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
+                authorizationPlainTags: authorizationTags, authorizationSecuredTags: authorizationSecuredTags,
+                finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
+                retrieveL2Logs: debugLogs, requestID: requestID ?? UUID().uuidString)
+            do {
+                try request.validate()
+            } catch {
+                throw ValidationError(error.reason)
+            }
+            return request
+        }
+
+        func authorizationTask() throws -> any AuthorizationTask {
+            switch authorize {
+            case "approve": return FixedAuthorization(.approve)
+            case "decline": return FixedAuthorization(.decline)
+            case "unable": return FixedAuthorization(.unable)
+            case "prompt":
+                guard Terminal.isInteractive else {
+                    throw ValidationError("--authorize prompt needs a terminal on stdin; use approve, decline, unable or an 8A value")
+                }
+                return PromptAuthorization()
+            default:
+                do {
+                    return FixedAuthorization(.raw(try AuthorizationResponse(parsing: authorize)))
+                } catch {
+                    throw ValidationError("--authorize: \(error.reason)")
+                }
+            }
+        }
+
+        func selectionTask() throws -> any ApplicationSelectionTask {
+            switch select {
+            case "auto": return EMVPrioritySelection()
+            case "first": return FirstApplicationSelection()
+            case "prompt":
+                guard Terminal.isInteractive else {
+                    throw ValidationError("--select prompt needs a terminal on stdin; use auto, first or an AID")
+                }
+                return PromptSelection()
+            default:
+                let aid = try Parse.hex(select, argument: "--select")
+                guard (5...16).contains(aid.count) else { throw ValidationError("--select: an AID is 5 to 16 bytes") }
+                return FixedAIDSelection(aid: aid)
+            }
+        }
+
+        func run() async throws {
+            let request = try request()
+            let scenario = try card.map(BuiltInSimulator.scenario(named:))
+            let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
+            let context = try await withConnection(globals, card: scenario) { connection in
+                let engine = PaymentEngine(
+                    client: connection.client, selection: try selectionTask(), authorization: try authorizationTask(),
+                    journal: journal, deviceName: connection.address.description)
+                let control = try? await ControlSocket.serve(at: ControlSocket.path(forDevice: connection.address.description)) { line in
+                    guard line == "cancel" else { return "error: unknown request '\(line)'" }
+                    return CancelAnswer(await engine.cancel()).line
+                }
+                let interrupts = Interrupts.onSIGINT {
+                    Task {
+                        let answer = CancelAnswer(await engine.cancel())
+                        StandardError.write("ucube: \(answer.message)")
+                    }
+                }
+                let streamEvents = events
+                let context = await engine.run(request) { event in
+                    if streamEvents, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
+                }
+                interrupts.cancel()
+                await control?.close()
+                return context
+            }
+            if globals.json {
+                try JSONOutput.print(context)
+            } else {
+                for line in PaymentSummary.lines(context) { print(line) }
+            }
+            let status = context.status ?? .error
+            let exit = ExitCodes.code(for: status)
+            if exit.code != 0 {
+                throw CLIFailure(exit, "payment \(status)\(context.statusReason.map { ": " + $0 } ?? "")")
+            }
+        }
+    }
+}
+
+/// What a cancel request got, for the control socket and the Ctrl-C message.
+struct CancelAnswer {
+    let accepted: Bool
+    let message: String
+
+    init(_ decision: CancelDecision) {
+        switch decision {
+        case .accepted:
+            accepted = true
+            message = "cancelling the payment"
+        case .refused(let reason):
+            accepted = false
+            message = reason == CancelDecision.tooLate
+                ? "too late — card already read; the payment runs to its end" : "cannot cancel: \(reason)"
+        }
+    }
+
+    init(line: String) {
+        accepted = line.hasPrefix("accepted")
+        message = String(line.drop { $0 != ":" }.dropFirst().drop { $0 == " " })
+    }
+
+    /// "accepted: …" or "refused: …" on the control socket.
+    var line: String { (accepted ? "accepted: " : "refused: ") + message }
+}
+
+/// The human summary of a payment.
+enum PaymentSummary {
+    static func lines(_ c: PaymentContext) -> [String] {
+        var out: [String] = []
+        func add(_ label: String, _ value: String?) { if let value, !value.isEmpty { out.append("\(label): \(value)") } }
+        add("status", (c.status?.name ?? "unknown") + (c.statusReason.map { " (\($0))" } ?? ""))
+        add("amount", c.amount.map { c.request.currency.format(minorUnits: $0) + " (\(c.request.transactionType.name))" })
+        add("entry mode", c.entryMode?.rawValue)
+        if let aid = c.selectedAID { add("application", Hex.encode(aid) + (c.applicationLabel.map { " " + $0 } ?? "")) }
+        add("card", c.maskedPAN.map { pan in
+            pan + (c.expiryMonth.flatMap { m in c.expiryYear.map { String(format: " exp %02d/%02d", m, $0 % 100) } } ?? "")
+        })
+        out.append("signature required: \(c.signatureRequired ? "yes" : "no")")
+        add("cryptogram", c.cryptogramType.map { "\($0.name)" + (c.cryptogram.map { " " + Hex.encode($0) } ?? "") })
+        add("TVR", c.tvr.map { Hex.encode($0) })
+        add("TSI", c.tsi.map { Hex.encode($0) })
+        add("authorization", c.authorization.map { "8A " + String(decoding: $0.arc, as: UTF8.self) })
+        add("NFC outcome", (c.nfcFinalOutcome ?? c.nfcOutcome).map { TagValueFormatter.render(TLV(Tag(0xDF72), $0.bytes), context: .payment) })
+        add("SRED KSN", c.sredKSN.map { Hex.encode($0) })
+        add("PIN KSN", c.pinKSN.map { Hex.encode($0) })
+        add("request id", c.request.requestID)
+        out.append("round trips: \(c.roundTrips)")
+        for e in c.errors { out.append("error\(e.state.map { " at \($0)" } ?? ""): \(e.reason)") }
+        return out
+    }
+}
+
+/// Whether stdin is a terminal a person can answer prompts on.
+enum Terminal {
+    static var isInteractive: Bool { isatty(0) == 1 }
+
+    /// Reads one line from stdin on a thread of its own (never on the cooperative pool).
+    static func readLine(prompt: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread {
+                FileHandle.standardError.write(Data(prompt.utf8))
+                continuation.resume(returning: Swift.readLine())
+            }.start()
+        }
+    }
+}
+
+/// `--authorize prompt`: shows what the issuer would get and reads approve / decline / unable / an 8A value.
+struct PromptAuthorization: AuthorizationTask {
+    func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse {
+        StandardError.write("authorization: \(request.entryMode.rawValue), \(context.request.currency.format(minorUnits: request.amount)), cryptogram \(request.cryptogram?.name ?? "none")\(request.onlinePIN ? ", online PIN" : "")")
+        for tlv in context.authorizationPlainTags {
+            StandardError.write("  \(TagValueFormatter.render(TLV(tlv.tag, tlv.value), context: .payment))")
+        }
+        while true {
+            guard let line = await Terminal.readLine(prompt: "approve / decline / unable / 8A hex[:issuer data]? ") else {
+                throw TaskCancelled()
+            }
+            switch line.trimmingCharacters(in: .whitespaces) {
+            case "approve", "a": return .approved
+            case "decline", "d": return .declined
+            case "unable", "u": return .unableToGoOnline
+            case "cancel": throw TaskCancelled()
+            case let text:
+                if let response = try? AuthorizationResponse(parsing: text) { return response }
+                StandardError.write("not understood: \(text)")
+            }
+        }
+    }
+}
+
+/// `--select prompt`: lists the candidates and reads a number.
+struct PromptSelection: ApplicationSelectionTask {
+    func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws -> CandidateApplication? {
+        for (i, c) in candidates.enumerated() {
+            StandardError.write("  \(i + 1). \(Hex.encode(c.aid)) \(c.label) (priority \(c.priority))\(c.blocked ? " blocked" : "")")
+        }
+        while true {
+            guard let line = await Terminal.readLine(prompt: "application 1…\(candidates.count)? ") else { return nil }
+            if let n = Int(line.trimmingCharacters(in: .whitespaces)), candidates.indices.contains(n - 1) {
+                return candidates[n - 1]
+            }
+            if line.trimmingCharacters(in: .whitespaces) == "cancel" { return nil }
+        }
+    }
+}
+
+/// SIGINT as an event while a payment runs (the default action would kill the process mid-payment).
+final class Interrupts: @unchecked Sendable {
+    private let source: any DispatchSourceSignal
+
+    private init(_ source: any DispatchSourceSignal) { self.source = source }
+
+    static func onSIGINT(_ handler: @escaping @Sendable () -> Void) -> Interrupts {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return Interrupts(source)
+    }
+
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import UCubeProtocol
+
+/// Honest cancel (spec §8.1): `ucube cancel` from another process reaches a running `ucube pay` over TCP. Before the
+/// card is read the payment ends CANCELLED and the terminal is back in READY; after an NFC read it is too late and
+/// the payment completes.
+@Suite(.serialized) struct CancelEndToEndTests {
+    @Test func cancelWhileWaitingForTheCard() async throws {
+        let sandbox = try UCubeSandbox()
+        let (server, port) = try await sandbox.startSimulator(["--card", "card-timeout"])
+        defer { server.terminate() }
+        let device = "tcp://127.0.0.1:\(port)"
+        let pay = try sandbox.startCapturing(["--device", device, "pay", "10", "--card-timeout", "120", "--events"])
+        let seen = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
+        #expect(seen.contains("START_TRANSACTION"))
+
+        let cancel = try await sandbox.run(["--device", device, "cancel"])
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("cancelling"))
+
+        #expect(await pay.process.exit() == 11)  // CANCELLED
+        let out = String(decoding: pay.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(out.contains("status: CANCELLED"))
+
+        let info = try await sandbox.run(["--device", device, "info"])
+        #expect(info.stdout.contains("state: READY"), "\(info.stdout)\(info.stderr)")
+        let history = try await sandbox.run(["history", "--json"])
+        #expect(history.stdout.contains("CANCELLED"))
+    }
+
+    @Test func cancelAfterAnNFCReadIsTooLate() async throws {
+        let sandbox = try UCubeSandbox()
+        // The BLE link model makes each exchange take tens of milliseconds, so the payment is still running when
+        // the cancel arrives after the contactless read.
+        let (server, port) = try await sandbox.startSimulator(["--card", "mc-contactless-online", "--link-model", "ble"])
+        defer { server.terminate() }
+        let device = "tcp://127.0.0.1:\(port)"
+        let pay = try sandbox.startCapturing(["--device", device, "pay", "10", "--readers", "nfc", "--events"])
+        _ = await UCubeSandbox.readUntil(pay.stderr, contains: "CARD_READ_END")
+
+        let cancel = try await sandbox.run(["--device", device, "cancel"])
+        #expect(cancel.status == 14, "\(cancel.stdout)\(cancel.stderr)")
+        #expect(cancel.stdout.contains("too late"))
+
+        #expect(await pay.process.exit() == 0)
+        let out = String(decoding: pay.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(out.contains("status: APPROVED"))
+    }
+
+    @Test func cancelWithNoPaymentResetsTheTerminal() async throws {
+        let sandbox = try UCubeSandbox()
+        #expect(try await sandbox.run("--device sim rpc enter-secure-session").status == 0)
+        let cancel = try await sandbox.run("--device sim cancel")
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("reset"))
+        #expect(try await sandbox.run("--device sim info").stdout.contains("state: READY"))
+    }
+
+    // Ctrl-C during `pay` while waiting for the card: the payment ends CANCELLED (exit 11), not killed.
+    @Test func sigintWhileWaitingForTheCard() async throws {
+        let sandbox = try UCubeSandbox()
+        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
+        pay.process.interrupt()
+        #expect(await pay.process.exit() == 11)
+        #expect(pay.process.terminationReason == .exit)
+    }
+}
