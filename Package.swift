@@ -59,6 +59,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Benchmarks print figures; they are not tests (`swift run -c release PaymentBenchmark`).
+        .executableTarget(
+            name: "PaymentBenchmark",
+            dependencies: ["UCubePayment", "UCubeSimulator", "UCubeLink", "UCubeProtocol"],
+            path: "Benchmarks/PaymentBenchmark",
+            swiftSettings: strict),
         .testTarget(name: "UCubeProtocolTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
         .testTarget(name: "UCubeCryptoTests", dependencies: ["UCubeCrypto"], swiftSettings: strict),
         .testTarget(

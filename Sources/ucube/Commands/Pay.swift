@@ -247,7 +247,7 @@ enum PaymentSummary {
             pan + (c.expiryMonth.flatMap { m in c.expiryYear.map { String(format: " exp %02d/%02d", m, $0 % 100) } } ?? "")
         })
         out.append("signature required: \(c.signatureRequired ? "yes" : "no")")
-        add("cryptogram", c.cryptogramType.map { "\($0.name)" + (c.cryptogram.map { " " + Hex.encode($0) } ?? "") })
+        add("cryptogram", c.cryptogramType.map { $0.name.uppercased() + (c.cryptogram.map { " " + Hex.encode($0) } ?? "") })
         add("TVR", c.tvr.map { Hex.encode($0) })
         add("TSI", c.tsi.map { Hex.encode($0) })
         add("authorization", c.authorization.map { "8A " + String(decoding: $0.arc, as: UTF8.self) })
