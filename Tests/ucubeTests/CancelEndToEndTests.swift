@@ -66,4 +66,23 @@ import UCubeProtocol
         #expect(await pay.process.exit() == 11)
         #expect(pay.process.terminationReason == .exit)
     }
+
+    // A payment whose process dies (SIGKILL) shows as unknown in the journal, not lost; the next payment works.
+    @Test func killedPaymentShowsAsUnknown() async throws {
+        let sandbox = try UCubeSandbox()
+        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "7.77", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
+        kill(pay.process.processIdentifier, SIGKILL)
+        _ = await pay.process.exit()
+        let history = try await sandbox.run("history --json")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.count == 1)
+        #expect(entries.first?["status"] as? String == "unknown")
+        #expect(entries.first?["amount"] as? Int == 777)
+        let human = try await sandbox.run("history")
+        #expect(human.stdout.contains("unknown"))
+        // The terminal was left in a secure session; the next payment's starting steps recover it.
+        let next = try await sandbox.run("--device sim pay 5")
+        #expect(next.status == 0, "\(next.stderr)")
+    }
 }
