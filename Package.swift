@@ -23,6 +23,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // GNU readline (Debian: libreadline-dev; GPL-3.0) for `ucube shell`. Debian ships no readline.pc: linked directly.
+        .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
         .target(name: "UCubeProtocol", swiftSettings: strict),
         // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto. Uses UCubeProtocol's Hex and CodedError only.
@@ -52,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "ucube",
             dependencies: [
-                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment",
+                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -77,6 +79,9 @@ let package = Package(
             name: "UCubePaymentTests",
             dependencies: ["UCubePayment", "UCubeLink", "UCubeSimulator", "UCubeProtocol", "UCubeCrypto"],
             swiftSettings: strict),
-        .testTarget(name: "ucubeTests", dependencies: ["UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "ucubeTests",
+            dependencies: ["ucube", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment"],
+            swiftSettings: strict),
     ]
 )

@@ -183,13 +183,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|cancel|history|rpc|decode|simulate|help)
+    info|pay|cancel|history|locale|rpc|decode|simulate|shell|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay cancel history rpc decode simulate help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell help' -- "${cur}"))
         ;;
     esac
 }
@@ -214,7 +214,7 @@ _ucube_info() {
 
 _ucube_pay() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --force-online-pin --force-authorization --debug-logs --events --version -h --help)
+    non_repeating_flags=(--json --trace --force-online-pin --force-authorization --debug-logs --events --step --version -h --help)
     repeating_options=()
     non_repeating_options=(--device --rpc-timeout --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id)
     __ucube_offer_flags_options 1
@@ -312,6 +312,83 @@ _ucube_history() {
         return
         ;;
     '--last')
+        return
+        ;;
+    esac
+}
+
+_ucube_locale() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __ucube_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    get|set|list)
+        # Offer subcommand argument completions
+        "_ucube_locale_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'get set list' -- "${cur}"))
+        ;;
+    esac
+}
+
+_ucube_locale_get() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_locale_set() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_locale_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
         return
         ;;
     esac
@@ -1333,6 +1410,27 @@ _ucube_simulate() {
         ;;
     '--card')
         __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
+        return
+        ;;
+    esac
+}
+
+_ucube_shell() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --keep-going --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --script)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--script')
         return
         ;;
     esac

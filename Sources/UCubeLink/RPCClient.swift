@@ -42,8 +42,8 @@ public actor RPCClient {
     private let transport: any Transport
     private var decoder = FrameDecoder()
     public private(set) var rules: LinkRules
-    private let defaultTimeout: Duration
-    private let trace: (@Sendable (TraceEvent) -> Void)?
+    private var defaultTimeout: Duration
+    private var trace: (@Sendable (TraceEvent) -> Void)?
     private var pending: [Pending] = []
     private var readerTask: Task<Void, Never>?
     private var closedReason: String?
@@ -66,6 +66,13 @@ public actor RPCClient {
         self.transport = transport
         self.defaultTimeout = defaultTimeout
         self.rules = rules
+        self.trace = trace
+    }
+
+    /// Changes the RPC timeout and the frame trace for the commands sent from now on (a shell keeps one client
+    /// while its `set timeout` / `set trace` change).
+    public func configure(defaultTimeout: Duration, trace: (@Sendable (TraceEvent) -> Void)?) {
+        self.defaultTimeout = defaultTimeout
         self.trace = trace
     }
 

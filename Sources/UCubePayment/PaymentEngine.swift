@@ -36,6 +36,18 @@ public enum PaymentEvent: Sendable, Encodable {
     }
 }
 
+/// Where a stepped payment stands before its next action: the state whose command or task comes next, that action
+/// (`.send` or `.runTask`), and the context so far.
+public struct PaymentStep: Sendable {
+    public var state: PaymentState?
+    public var action: PaymentAction
+    public var context: PaymentContext
+}
+
+/// Called before each command or task of a payment and awaited: a debugger's pause (`ucube shell`, `pay --step`).
+/// It may call `cancel()` on the engine; the machine stays pure and never knows it was paused.
+public typealias PaymentStepper = @Sendable (PaymentStep) async -> Void
+
 /// Runs a `PaymentStateMachine` over an `RPCClient` (the design's `NIOSSHHandler`): asks the machine, performs the
 /// action (a command, a task hook), feeds the result back, and reports every state change. It makes no payment
 /// decision of its own.
@@ -49,12 +61,17 @@ public actor PaymentEngine {
     private let authorization: any AuthorizationTask
     private let journal: PaymentJournal?
     private let deviceName: String?
+    private let stepper: PaymentStepper?
 
     private var machine: PaymentStateMachine?
     private var roundTrips = 0
     private var startedAt: String?
     /// A card-wait command (StartNFC / WaitCard) has been handed to the client and has not answered yet.
     private var longCommandInFlight = false
+    /// The stepper is pausing the payment before its next action.
+    private var paused = false
+    /// A cancel was accepted during a pause before a card wait: CancelAll goes out once that command is sent.
+    private var cancelWhenSent = false
 
     public init(
         client: RPCClient,
@@ -62,8 +79,10 @@ public actor PaymentEngine {
         riskManagement: any RiskManagementTask = ZeroTVRRiskManagement(),
         authorization: any AuthorizationTask,
         journal: PaymentJournal? = nil,
-        deviceName: String? = nil
+        deviceName: String? = nil,
+        stepper: PaymentStepper? = nil
     ) {
+        self.stepper = stepper
         self.client = client
         self.selection = selection
         self.riskManagement = riskManagement
@@ -87,6 +106,7 @@ public actor PaymentEngine {
         machine = PaymentStateMachine(request: request)
         roundTrips = 0
         longCommandInFlight = false
+        cancelWhenSent = false
         startedAt = Self.timestamp()
         var emitted = 0
 
@@ -112,6 +132,11 @@ public actor PaymentEngine {
         }
         while true {
             emitted = emitStates(from: emitted, events)
+            if let stepper, let machine, action.isStep {
+                paused = true
+                await stepper(PaymentStep(state: machine.currentState, action: action, context: withEngineFields(machine.context)))
+                paused = false
+            }
             switch action {
             case .send(let command):
                 action = await withTaskCancellationHandler {
@@ -149,17 +174,26 @@ public actor PaymentEngine {
         guard machine != nil else { return .refused("no payment is running") }
         let decision = machine!.cancelRequested()
         if case .accepted(.cancelPendingCommand) = decision {
-            // The command may still be on its way into the client: wait until the client holds it, so the CancelAll
-            // is not answered before the command it should end has been sent.
-            while longCommandInFlight, !(await client.hasPendingCommand) {
-                await Task.yield()
-            }
-            if longCommandInFlight {
-                roundTrips += 1
-                _ = try? await client.cancelAll()
+            if paused {
+                cancelWhenSent = true
+            } else {
+                await cancelPendingCommand()
             }
         }
         return decision
+    }
+
+    /// Sends CancelAll for the card wait in flight.
+    private func cancelPendingCommand() async {
+        // The command may still be on its way into the client: wait until the client holds it, so the CancelAll
+        // is not answered before the command it should end has been sent.
+        while longCommandInFlight, !(await client.hasPendingCommand) {
+            await Task.yield()
+        }
+        if longCommandInFlight {
+            roundTrips += 1
+            _ = try? await client.cancelAll()
+        }
     }
 
     /// The context as it stands (for a status display while the payment runs).
@@ -197,7 +231,13 @@ public actor PaymentEngine {
     /// Sends one command in an unstructured task (see the type's note on cancellation) and feeds the answer back.
     private func exchange<C: RPCCommand>(_ command: C, long: Bool = false) async -> PaymentAction {
         roundTrips += 1
-        if long { longCommandInFlight = true }
+        if long {
+            longCommandInFlight = true
+            if cancelWhenSent {
+                cancelWhenSent = false
+                Task { await self.cancelPendingCommand() }
+            }
+        }
         let client = self.client
         let result: Result<TerminalResponse, LinkError> = await Task { () async -> Result<TerminalResponse, LinkError> in
             do throws(LinkError) {
@@ -272,5 +312,15 @@ public actor PaymentEngine {
     /// ISO 8601, UTC, milliseconds: "2025-01-01T12:00:00.000Z".
     static func timestamp(_ date: Date = Date()) -> String {
         date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}
+
+extension PaymentAction {
+    /// A command or a task: what a stepper pauses before.
+    fileprivate var isStep: Bool {
+        switch self {
+        case .send, .runTask: true
+        case .cancelPendingCommand, .none, .finish: false
+        }
     }
 }

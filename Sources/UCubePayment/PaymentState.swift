@@ -101,11 +101,6 @@ public enum PaymentState: String, CaseIterable, Sendable, Hashable, Encodable, C
     public var name: String { rawValue }
     public var description: String { rawValue }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
     /// Whether a cancel may still stop the payment in this state (spec §8.1 "Cancel rules": only before the card has
     /// been read — during the starting steps and START_TRANSACTION / WAITING_CARD). For NFC the end of
     /// START_TRANSACTION means the card was read; for contact START_TRANSACTION only waits for insertion, so
@@ -198,9 +193,4 @@ public enum PaymentStatus: String, CaseIterable, Sendable, Hashable, Encodable, 
 
     public var name: String { rawValue }
     public var description: String { rawValue }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }

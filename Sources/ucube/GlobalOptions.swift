@@ -12,11 +12,11 @@ struct GlobalOptions: ParsableArguments {
             valueName: "device"))
     var device: String?
 
-    @Flag(name: .long, help: "Print results as JSON on stdout.")
-    var json = false
+    @Flag(name: .customLong("json"), help: "Print results as JSON on stdout.")
+    var jsonFlag = false
 
-    @Flag(name: .long, help: "Hex-dump every frame sent and received on stderr.")
-    var trace = false
+    @Flag(name: .customLong("trace"), help: "Hex-dump every frame sent and received on stderr.")
+    var traceFlag = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for an ordinary answer (long commands use their own timeout).", valueName: "seconds"))
     var rpcTimeout: Double?
@@ -27,11 +27,19 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
-    /// The device string, from the option, then `$UCUBE_DEVICE`, then the simulator.
-    var deviceAddress: String { device ?? Environment.value("UCUBE_DEVICE") ?? "sim" }
+    /// `--json`, or the shell's `set json on`.
+    var json: Bool { jsonFlag || ShellSession.current?.settings.json == true }
+
+    /// `--trace`, or the shell's `set trace on`.
+    var trace: Bool { traceFlag || ShellSession.current?.settings.trace == true }
+
+    /// The device string, from the option, then the shell's `set device`, then `$UCUBE_DEVICE`, then the simulator.
+    var deviceAddress: String {
+        device ?? ShellSession.current?.settings.device ?? Environment.value("UCUBE_DEVICE") ?? "sim"
+    }
 
     var timeout: Duration {
-        guard let t = rpcTimeout else { return .seconds(10) }
+        guard let t = rpcTimeout ?? ShellSession.current?.settings.timeout else { return .seconds(10) }
         return .milliseconds(Int64(t * 1000))
     }
 }

@@ -18,14 +18,18 @@ struct UCube: AsyncParsableCommand {
             \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Pay.self, Cancel.self, History.self, RPC.self, Decode.self, Simulate.self]
+        subcommands: [
+            Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
+        ]
     )
 
     @OptionGroup var globals: GlobalOptions
 
-    /// Runs the command line and maps every failure to its documented exit code, printing one clear line.
+    /// Runs the command line and maps every failure to its documented exit code, printing one clear line. Plain
+    /// `ucube` on a terminal starts the shell.
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -33,30 +37,45 @@ struct UCube: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let failure as CLIFailure {
+        } catch {
+            Foundation.exit(report(error))
+        }
+    }
+
+    /// Prints what went wrong (or the help or version asked for) and returns the exit code. Never exits: the shell
+    /// uses it after each line.
+    static func report(_ error: any Error) -> Int32 {
+        switch error {
+        case let failure as CLIFailure:
             StandardError.write("ucube: error: \(failure.message)")
-            Foundation.exit(failure.exit.code)
-        } catch let error as LinkError {
+            return failure.exit.code
+        case let error as LinkError:
             let failure = CLIFailure(error)
             StandardError.write("ucube: error: \(failure.message)")
-            Foundation.exit(failure.exit.code)
-        } catch {
+            return failure.exit.code
+        case let code as ExitCode:
+            return code.rawValue
+        default:
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
-                Foundation.exit(0)
+                return 0
             }
             StandardError.write(fullMessage(for: error))
             // ArgumentParser's own usage errors are 64 (EX_USAGE), the same as ours.
-            Foundation.exit(code == .validationFailure ? ExitCodes.usage.code : code.rawValue)
+            return code == .validationFailure ? ExitCodes.usage.code : code.rawValue
         }
     }
 }
 
-/// Runs `body` with an open connection and always closes it, saving the link session.
+/// Runs `body` with an open connection and always closes it, saving the link session. Inside `ucube shell` the
+/// shell's one link is used and stays open.
 func withConnection<T>(
     _ globals: GlobalOptions, card: CardScenario? = nil, _ body: (Connection) async throws -> T
 ) async throws -> T {
+    if let session = ShellSession.current {
+        return try await body(try await session.connection(globals, card: card))
+    }
     let connection = try await Connection.open(globals, card: card)
     do {
         let result = try await body(connection)

@@ -105,7 +105,13 @@ extension UCube {
         @Option(help: ArgumentHelp("A request id for the journal (default: a new UUID).", valueName: "id"))
         var requestID: String?
 
+        @Flag(help: "Pause before each state (in `ucube shell` only): next, continue, context, tlv TAG, cancel.")
+        var step = false
+
         func validate() throws {
+            if step && ShellSession.current == nil {
+                throw ValidationError("--step works only inside `ucube shell` (or a script it runs)")
+            }
             _ = try request()
             _ = try authorizationTask()
             _ = try selectionTask()
@@ -140,7 +146,8 @@ extension UCube {
             case "unable": return FixedAuthorization(.unable)
             case "prompt":
                 guard Terminal.isInteractive else {
-                    throw ValidationError("--authorize prompt needs a terminal on stdin; use approve, decline, unable or an 8A value")
+                    throw ValidationError(
+                        "--authorize prompt needs a terminal on stdin or `ucube shell`; use approve, decline, unable or an 8A value")
                 }
                 return PromptAuthorization()
             default:
@@ -158,7 +165,7 @@ extension UCube {
             case "first": return FirstApplicationSelection()
             case "prompt":
                 guard Terminal.isInteractive else {
-                    throw ValidationError("--select prompt needs a terminal on stdin; use auto, first or an AID")
+                    throw ValidationError("--select prompt needs a terminal on stdin or `ucube shell`; use auto, first or an AID")
                 }
                 return PromptSelection()
             default:
@@ -172,25 +179,42 @@ extension UCube {
             let request = try request()
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
+            let session = ShellSession.current
+            let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
+            var stepper: PaymentStepper? = nil
+            if let stepping { stepper = { step in await stepping.pause(step) } }
             let context = try await withConnection(globals, card: scenario) { connection in
                 let engine = PaymentEngine(
                     client: connection.client, selection: try selectionTask(), authorization: try authorizationTask(),
-                    journal: journal, deviceName: connection.address.description)
+                    journal: journal, deviceName: connection.address.description, stepper: stepper)
+                stepping?.attach(engine)
                 let control = try? await ControlSocket.serve(at: ControlSocket.path(forDevice: connection.address.description)) { line in
                     guard line == "cancel" else { return "error: unknown request '\(line)'" }
                     return CancelAnswer(await engine.cancel()).line
                 }
-                let interrupts = Interrupts.onSIGINT {
+                let cancelOnInterrupt: @Sendable () -> Void = {
                     Task {
                         let answer = CancelAnswer(await engine.cancel())
                         StandardError.write("ucube: \(answer.message)")
                     }
                 }
                 let streamEvents = events
-                let context = await engine.run(request) { event in
-                    if streamEvents, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
+                let runPayment: @Sendable () async -> PaymentContext = {
+                    await engine.run(request) { event in
+                        if streamEvents, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
+                    }
                 }
-                interrupts.cancel()
+                let context: PaymentContext
+                if let session {
+                    // In the shell, Ctrl-C reaches the shell's own handler; it asks the engine, as below.
+                    session.setStepping(step)
+                    context = await session.onInterrupt(cancelOnInterrupt, runPayment)
+                    session.setStepping(false)
+                } else {
+                    let interrupts = Interrupts.onSIGINT(cancelOnInterrupt)
+                    context = await runPayment()
+                    interrupts.cancel()
+                }
                 await control?.close()
                 return context
             }
@@ -263,11 +287,17 @@ enum PaymentSummary {
 
 /// Whether stdin is a terminal a person can answer prompts on.
 enum Terminal {
-    static var isInteractive: Bool { isatty(0) == 1 }
+    /// A person (or, in `ucube shell`, the script's next lines) can answer prompts.
+    static var isInteractive: Bool { ShellSession.current != nil || isatty(0) == 1 }
 
-    /// Reads one line from stdin on a thread of its own (never on the cooperative pool).
+    /// Reads one line: at the shell's prompt inside `ucube shell` (`nil` on Ctrl-C or the end of the input), else
+    /// from stdin on a thread of its own (never on the cooperative pool).
     static func readLine(prompt: String) async -> String? {
-        await withCheckedContinuation { continuation in
+        if let session = ShellSession.current {
+            guard case .line(let line) = await session.readLine(prompt: prompt) else { return nil }
+            return line
+        }
+        return await withCheckedContinuation { continuation in
             Thread {
                 FileHandle.standardError.write(Data(prompt.utf8))
                 continuation.resume(returning: Swift.readLine())

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// `ucube shell` on a real terminal: tmux runs it, `send-keys` types, `capture-pane` reads the screen.
+@Suite(.serialized) struct ShellTmuxTests {
+    static let tmux: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// A tmux server of its own (socket in the sandbox) running `ucube shell` with the sandbox's XDG directories.
+    final class Screen: @unchecked Sendable {
+        let sandbox: UCubeSandbox
+        let tmux: String
+        let socket: String
+
+        init(sandbox: UCubeSandbox, tmux: String) {
+            self.sandbox = sandbox
+            self.tmux = tmux
+            socket = sandbox.directory.appendingPathComponent("tmux.sock").path
+        }
+
+        /// Runs one tmux command with posix_spawn and waitpid. Its output goes to a file, not a pipe: the server a
+        /// command starts would keep a pipe (and Foundation's exit watch) open forever.
+        @discardableResult
+        func command(_ arguments: [String]) throws -> String {
+            let output = sandbox.directory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let argv = ([tmux, "-S", socket] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            let envp = sandbox.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { envp.forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, tmux, &actions, nil, argv, envp)
+            guard spawned == 0 else { throw SandboxError(message: "cannot run tmux: \(spawned)") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        }
+
+        func start() throws {
+            let env = ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "UCUBE_SIM_HOME"].compactMap { key in
+                sandbox.environment[key].map { "\(key)='\($0)'" }
+            }
+            let line = "env \(env.joined(separator: " ")) '\(UCubeSandbox.binary.path)' shell"
+            try command(["new-session", "-d", "-s", "ucube", "-x", "160", "-y", "50", line])
+        }
+
+        func keys(_ keys: String...) async throws {
+            _ = try await blocking { try self.command(["send-keys", "-t", "ucube"] + keys) }
+        }
+
+        func screen() throws -> String { try command(["capture-pane", "-p", "-t", "ucube", "-S", "-500"]) }
+
+        var isRunning: Bool { (try? command(["list-sessions"]))?.contains("ucube") == true }
+
+        /// Polls the screen until it contains every text (at most `seconds`); returns the screen.
+        func waitFor(_ texts: String..., seconds: Double = 15) async throws -> String {
+            let deadline = Date().addingTimeInterval(seconds)
+            var last = ""
+            while Date() < deadline {
+                last = try await blocking { try self.screen() }
+                if texts.allSatisfy(last.contains) { return last }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("the screen never showed \(texts):\n\(last)")
+            return last
+        }
+
+        func waitForExit() async throws {
+            for _ in 0..<100 where await blocking({ self.isRunning }) { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(await blocking { !self.isRunning })
+        }
+
+        func stop() { _ = try? command(["kill-server"]) }
+    }
+
+    @Test func completionHistorySteppedPaymentAndCtrlC() async throws {
+        guard let tmux = Self.tmux else {
+            print("ShellTmuxTests: skipped, tmux is not installed (CI installs it: apt-get install tmux)")
+            return
+        }
+        let sandbox = try UCubeSandbox()
+        let screen = Screen(sandbox: sandbox, tmux: tmux)
+        defer { screen.stop() }
+        try await blocking { try screen.start() }
+        _ = try await screen.waitFor("ucube>")
+
+        // Completion follows the terminal's state: in a secure session `rpc get-` offers the four GetInfo-family
+        // commands.
+        try await screen.keys("rpc enter-secure-session", "Enter")
+        _ = try await screen.waitFor("SRED KSN")
+        try await screen.keys("rpc get-", "Tab", "Tab")
+        _ = try await screen.waitFor("get-info", "get-key-info", "get-plain-tag", "get-secured-tag")
+        try await screen.keys("C-u", "exit", "Enter")
+        try await screen.waitForExit()
+
+        // History survives a restart.
+        try await blocking { try screen.start() }
+        _ = try await screen.waitFor("ucube>")
+        try await screen.keys("Up", "Up")
+        _ = try await screen.waitFor("ucube> rpc enter-secure-session")
+        try await screen.keys("C-u")
+
+        // A stepped payment with two applications: the candidate list, the second one, the authorization
+        // prompt, a decline.
+        try await screen.keys("pay 10 --card mc-two-apps --select prompt --authorize prompt --step", "Enter")
+        _ = try await screen.waitFor("START_CANCEL_ALL: next CancelAll", "ucube step>")
+        try await screen.keys("next", "Enter")
+        _ = try await screen.waitFor("START_EXIT_SECURE_SESSION: next ExitSecureSession")
+        try await screen.keys("continue", "Enter")
+        _ = try await screen.waitFor("1. A0000000041010 MASTERCARD (priority 1)", "2. A0000000043060 MAESTRO (priority 2)", "application 1")
+        try await screen.keys("2", "Enter")
+        _ = try await screen.waitFor("approve / decline / unable")
+        try await screen.keys("decline", "Enter")
+        _ = try await screen.waitFor("status: DECLINED", "payment DECLINED")
+
+        // Ctrl-C while waiting for the card cancels the payment; the prompt comes back.
+        _ = try await blocking { try screen.command(["clear-history", "-t", "ucube"]) }
+        try await screen.keys("pay 10 --card card-timeout --card-timeout 60 --events", "Enter")
+        _ = try await screen.waitFor("START_TRANSACTION")
+        try await Task.sleep(for: .milliseconds(300))
+        try await screen.keys("C-c")
+        let after = try await screen.waitFor("CANCELLED", seconds: 20)
+        #expect(after.contains("cancelling the payment"))
+        try await screen.keys("set", "Enter")
+        _ = try await screen.waitFor("trace off")
+        try await screen.keys("C-d")
+        try await screen.waitForExit()
+    }
+}

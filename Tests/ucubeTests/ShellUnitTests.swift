@@ -1,0 +1,79 @@
+import Testing
+import UCubeProtocol
+import UCubeSimulator
+@testable import ucube
+
+/// The shell's pure parts: the line splitter and the completion candidates.
+@Suite struct ShellWordsTests {
+    @Test(arguments: [
+        ("rpc get-info C4 D1", ["rpc", "get-info", "C4", "D1"]),
+        ("  pay   10  ", ["pay", "10"]),
+        ("rpc raw 5001 'C4 D1'", ["rpc", "raw", "5001", "C4 D1"]),
+        (#"rpc raw 5001 "C4 \"x\" D1""#, ["rpc", "raw", "5001", #"C4 "x" D1"#]),
+        (#"a\ b c"#, ["a b", "c"]),
+        ("info # a comment", ["info"]),
+        ("# only a comment", []),
+        ("tlv a#b", ["tlv", "a#b"]),
+        ("'' x", ["", "x"]),
+        ("", []),
+    ])
+    func splits(_ line: String, _ words: [String]) throws {
+        #expect(try ShellWords.split(line) == words)
+    }
+
+    @Test func unterminatedQuoteIsAnErrorButCompletionStillSplits() {
+        #expect(throws: ShellWords.UnterminatedQuote.self) { try ShellWords.split("rpc raw 'C4") }
+        #expect(ShellWords.splitLeniently("rpc raw 'C4") == ["rpc", "raw", "C4"])
+    }
+}
+
+@Suite struct ShellCompletionTests {
+    let ready = CompletionState(linkState: .ready)
+    let secured = CompletionState(linkState: .secured)
+    let stepping = CompletionState(linkState: .secured, stepping: true)
+
+    @Test func topLevelIsTheCommandTreeAndTheShellWords() {
+        let top = ShellCompletion.candidates(words: [], partial: "", state: ready)
+        for word in ["info", "pay", "rpc", "cancel", "history", "decode", "set", "exit", "reconnect"] {
+            #expect(top.contains(word), "\(word)")
+        }
+        #expect(!top.contains("next"))
+        #expect(ShellCompletion.candidates(words: [], partial: "p", state: ready) == ["pay"])
+    }
+
+    @Test func rpcCommandsFollowTheTerminalState() {
+        #expect(ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: secured)
+            == ["get-info", "get-secured-tag", "get-plain-tag", "get-key-info"].sorted { a, b in
+                CommandCatalogue.all.firstIndex { $0.cliName == a }! < CommandCatalogue.all.firstIndex { $0.cliName == b }!
+            })
+        let inReady = ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: ready)
+        #expect(Set(inReady) == ["get-info", "get-key-info"])
+        // Before any link is open, every command is offered.
+        #expect(Set(ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: CompletionState()))
+            == ["get-info", "get-key-info", "get-plain-tag", "get-secured-tag"])
+    }
+
+    @Test func optionsComeFromTheCommandType() {
+        let options = ShellCompletion.candidates(words: ["pay", "10"], partial: "--s", state: ready)
+        #expect(Set(options) == ["--select", "--step"])
+        #expect(ShellCompletion.candidates(words: ["pay"], partial: "--card-t", state: ready) == ["--card-timeout"])
+    }
+
+    @Test func valuesComeFromTheProtocolTables() {
+        #expect(ShellCompletion.candidates(words: ["pay", "10", "--card"], partial: "", state: ready) == CardCatalogue.names)
+        #expect(ShellCompletion.candidates(words: ["pay", "10", "--card"], partial: "mc-two", state: ready) == ["mc-two-apps"])
+        #expect(ShellCompletion.candidates(words: ["pay", "10", "--readers"], partial: "icc,n", state: ready) == ["icc,nfc"])
+        #expect(ShellCompletion.candidates(words: ["rpc", "get-plain-tag"], partial: "amountAuth", state: secured)
+            .contains("amountAuthorised"))
+        #expect(ShellCompletion.candidates(words: ["rpc", "raw"], partial: "get-i", state: ready) == ["get-info"])
+        #expect(ShellCompletion.candidates(words: ["set"], partial: "", state: ready) == ["trace", "json", "timeout", "device"])
+        #expect(ShellCompletion.candidates(words: ["set", "json"], partial: "", state: ready) == ["on", "off"])
+    }
+
+    @Test func steppingOffersOnlyTheStepCommands() {
+        let words = ShellCompletion.candidates(words: [], partial: "", state: stepping)
+        #expect(words.contains("next") && words.contains("continue") && words.contains("tlv") && words.contains("cancel"))
+        #expect(!words.contains("pay"))
+        #expect(ShellCompletion.candidates(words: ["tlv"], partial: "amountAuth", state: stepping).contains("amountAuthorised"))
+    }
+}
