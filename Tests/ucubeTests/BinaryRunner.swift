@@ -47,16 +47,22 @@ final class UCubeSandbox: @unchecked Sendable {
         try await run(line.split(separator: " ").map(String.init), timeout: timeout)
     }
 
-    private func runBlocking(_ arguments: [String], timeout: Duration) throws -> UCubeRun {
+    /// Launches `ucube ARGS…` in this sandbox's environment with stdin closed.
+    private func launch(_ arguments: [String], stdout: Any, stderr: Any) throws -> Process {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        process.standardOutput = stdout
+        process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        return process
+    }
+
+    private func runBlocking(_ arguments: [String], timeout: Duration) throws -> UCubeRun {
+        let out = Pipe(), err = Pipe()
+        let process = try launch(arguments, stdout: out, stderr: err)
         // Read both pipes while the process runs, so a large output cannot block it.
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()
@@ -77,30 +83,14 @@ final class UCubeSandbox: @unchecked Sendable {
 
     /// Starts `ucube ARGS…` in the background; the caller terminates it.
     func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.environment = environment
         let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, out)
+        return (try launch(arguments, stdout: out, stderr: FileHandle.nullDevice), out)
     }
 
     /// Starts `ucube ARGS…` in the background with stdout and stderr captured; the caller terminates it.
     func startCapturing(_ arguments: [String]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.environment = environment
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, out, err)
+        return (try launch(arguments, stdout: out, stderr: err), out, err)
     }
 
     /// Reads `pipe` until what was read contains `text` (or the pipe closes); returns everything read.
