@@ -22,3 +22,7 @@ static inline void ucube_rl_clear_line(void) {
     rl_end = 0;
 }
 static inline int ucube_history_length(void) { return history_length; }
+
+// Flushes C stdio's stdout (Swift's `print` writes through it): after each shell command, so a program reading a
+// piped shell sees each answer when it is ready, not when the shell exits.
+static inline void ucube_flush_stdout(void) { fflush(stdout); }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CReadline
 import Foundation
 import Synchronization
 import UCubeLink
@@ -109,7 +110,9 @@ final class ShellRunner: @unchecked Sendable {
                 }
                 guard !words.isEmpty else { continue }
                 if interactive { source.remember(line) }
-                switch execute(words) {
+                let outcome = execute(words)
+                ucube_flush_stdout()
+                switch outcome {
                 case .exit:
                     break loop
                 case .status(let code):
