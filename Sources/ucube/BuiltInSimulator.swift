@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import UCubeSimulator
 
@@ -27,8 +28,8 @@ enum BuiltInSimulator {
     /// The scenario named by `--card`, or a usage error listing the names.
     static func scenario(named name: String) throws -> CardScenario {
         guard let scenario = CardCatalogue.named(name) else {
-            throw CLIFailure(
-                ExitCodes.usage, "unknown card '\(name)'; the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))")
+            // A ValidationError: ArgumentParser reports it with the usage line and exit 64, in validate() and run().
+            throw ValidationError("unknown card '\(name)'; the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))")
         }
         return scenario
     }

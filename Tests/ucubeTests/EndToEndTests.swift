@@ -90,6 +90,9 @@ import UCubeProtocol
         ["--device", "tcp://127.0.0.1:99999", "info"],
         ["--rpc-timeout", "-1", "info"],
         ["decode", "ABC"],
+        ["pay", "10", "--card", "nope"],
+        ["simulate", "--card", "nope"],
+        ["pay", "10", "--authorize", "maybe"],
     ])
     func badCommandLines(_ arguments: [String]) async throws {
         let run = try await UCubeSandbox().run(arguments)

@@ -154,7 +154,8 @@ extension UCube {
                 do {
                     return FixedAuthorization(.raw(try AuthorizationResponse(parsing: authorize)))
                 } catch {
-                    throw ValidationError("--authorize: \(error.reason)")
+                    throw ValidationError(
+                        "--authorize must be approve, decline, unable, prompt, or an 8A value in hex with optional issuer data (3030:91…); '\(authorize)': \(error.reason)")
                 }
             }
         }
