@@ -21,6 +21,12 @@ enum ExitCodes {
         code: 6, name: "protocol",
         meaning: "the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)")
     static let busy = Entry(code: 7, name: "busy", meaning: "another command is in flight on this link")
+    static let tms = Entry(
+        code: 8, name: "tms",
+        meaning: "the TMS could not be reached, refused the request or sent a malformed answer (the URL and HTTP status are printed)")
+    static let updateFailed = Entry(
+        code: 9, name: "update-failed",
+        meaning: "mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)")
     static let dataError = Entry(
         code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex)")
     static let usage = Entry(
@@ -29,7 +35,9 @@ enum ExitCodes {
 
     // Payments (`ucube pay`): the final status decides the exit code.
     static let declined = Entry(code: 10, name: "declined", meaning: "pay: the payment was DECLINED")
-    static let cancelled = Entry(code: 11, name: "cancelled", meaning: "pay: the payment was CANCELLED")
+    static let cancelled = Entry(
+        code: 11, name: "cancelled",
+        meaning: "pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version")
     static let card = Entry(
         code: 12, name: "card",
         meaning: "pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*)")
@@ -39,7 +47,7 @@ enum ExitCodes {
     static let tooLate = Entry(code: 14, name: "too-late", meaning: "cancel: too late, the card was already read")
 
     static let all: [Entry] = [
-        ok, failure, terminalStatus, timeout, link, protocolError, busy, declined, cancelled, card, paymentError, tooLate,
+        ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
         usage, dataError,
     ]
 

@@ -77,3 +77,39 @@ import UCubeSimulator
         #expect(ShellCompletion.candidates(words: ["tlv"], partial: "amountAuth", state: stepping).contains("amountAuthorised"))
     }
 }
+
+/// The update progress text (`mdm-update`): the bar on a TTY and the JSON lines.
+@Suite struct UpdateProgressFormatTests {
+    @Test func barShowsBytesPercentRateAndETA() {
+        // 409,600 of 1,105,920 bytes in 80 s: 5,120 B/s, 136 s to go.
+        let line = ProgressFormat.bar(
+            label: "SVPP firmware 6.0.1.0", sent: 409_600, total: 1_105_920, elapsed: .seconds(80), width: 10)
+        #expect(line == "SVPP firmware 6.0.1.0  [###-------]  37%  409.6 kB / 1.1 MB  5.1 kB/s  ETA 2:16")
+    }
+
+    @Test func finishedBarHasNoETA() {
+        let line = ProgressFormat.bar(label: "x", sent: 2040, total: 2040, elapsed: .seconds(1), width: 4)
+        #expect(line == "x  [####] 100%  2.0 kB / 2.0 kB  2.0 kB/s")
+    }
+
+    @Test func noRateBeforeTimePasses() {
+        #expect(ProgressFormat.rate(sent: 100, elapsed: .milliseconds(10)) == nil)
+        #expect(ProgressFormat.jsonLine(label: "a\"b", sent: 0, total: 10, elapsed: .zero)
+            == #"{"event":"progress","item":"a\"b","bytes":0,"total":10,"percent":0.0,"rate":null,"eta":null}"#)
+    }
+
+    @Test func jsonLineCarriesRateAndETA() {
+        #expect(ProgressFormat.jsonLine(label: "ICC EMV config", sent: 500, total: 1000, elapsed: .seconds(2))
+            == #"{"event":"progress","item":"ICC EMV config","bytes":500,"total":1000,"percent":50.0,"rate":250,"eta":2.0}"#)
+    }
+
+    @Test(arguments: [(0, "0 B"), (999, "999 B"), (1000, "1.0 kB"), (8_388_608, "8.4 MB"), (2_500_000_000, "2.5 GB")] as [(Int64, String)])
+    func bytes(_ n: Int64, _ text: String) {
+        #expect(ProgressFormat.bytes(n) == text)
+    }
+
+    @Test func durations() {
+        #expect(ProgressFormat.duration(seconds: 59.2) == "1:00")
+        #expect(ProgressFormat.duration(seconds: 3725) == "1:02:05")
+    }
+}
