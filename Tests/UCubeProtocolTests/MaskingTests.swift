@@ -84,3 +84,37 @@ struct MaskingTests {
         #expect(!Masking.containsUnmaskedPAN(Masking.redactPANs(in: "a 4012345678909 b 4111111111111111 c")))
     }
 }
+
+@Suite("PAN scrubbing for logs: spaced, dashed, hex-dump BCD, track 2")
+struct MaskingScrubberTests {
+    @Test(arguments: [
+        ("PAN 4761 7390 0101 0010 read", "PAN 476173******0010 read"),
+        ("PAN 4761-7390-0101-0010", "PAN 476173******0010"),
+        ("5A: 47 61 73 90 01 01 00 10 end", "5A: 476173******0010 end"),
+        ("5A 07 40 12 34 56 78 90 9F 34", "5A 07 401234***8909 34"),
+        ("t2 4761739001010010=25122011234567890", "t2 476173******0010=****"),
+        ("57 4761739001010010D25122011234567890F", "57 476173******0010D****F"),
+        ("card=4761739001010010;", "card=476173******0010;"),
+    ])
+    func scrubbed(line: String, expected: String) {
+        #expect(Masking.containsUnmaskedPAN(line))
+        let redacted = Masking.redactPANs(in: line)
+        #expect(redacted == expected)
+        #expect(!Masking.containsUnmaskedPAN(redacted))
+    }
+
+    /// Serial numbers, amounts, timestamps and ordinary hex dumps are not PANs.
+    @Test(arguments: [
+        "serial 1234567890123 ok",  // 13 digits, Luhn fails
+        "amount 12.50 EUR, 000000001250",
+        "2026-11-22 08:16:51.123 seq 12 len 0034",
+        "sent message: GetInfo seq 3 12 bytes 02 00 0C 03 5F 20 01 C1 C2 C3 03",
+        "KSN FFFF9876543210E00000",
+        "count=1234 retries=5",
+        "12 34 56 78",
+    ])
+    func leftAlone(line: String) {
+        #expect(!Masking.containsUnmaskedPAN(line))
+        #expect(Masking.redactPANs(in: line) == line)
+    }
+}

@@ -94,34 +94,60 @@ public enum Masking {
         return sum % 10 == 0
     }
 
-    /// Whether `text` holds a PAN in clear: a run of 13–19 digits passing the Luhn check, either unbroken or written
-    /// in groups of 3–6 digits separated by single spaces or dashes ("4012 3456 7890 9").
+    /// Whether `text` holds a PAN or track 2 data in clear: a run of 13–19 digits passing the Luhn check, either
+    /// unbroken, written in groups of 3–6 digits separated by single spaces or dashes ("4012 3456 7890 9"), or as a
+    /// hex dump of packed BCD ("47 61 73 90 01 01 00 10", "40 12 34 56 78 90 9F"); or track-2-like data, 12 or
+    /// more digits, a separator `=` or `D`, then 4 or more digits ("4761739001010010D2512201…").
     public static func containsUnmaskedPAN(_ text: String) -> Bool {
-        !panSpans(in: Array(text.utf8)).isEmpty
+        !sensitiveSpans(in: Array(text.utf8)).isEmpty
     }
 
-    /// `text` with every PAN that `containsUnmaskedPAN` would find replaced by its masked form.
+    /// `text` with every PAN that `containsUnmaskedPAN` would find replaced by its masked form (first 6, last 4), and
+    /// track-2-like data by the masked PAN, its separator and "****". Numbers that are not PANs (amounts, serial
+    /// numbers, timestamps, Luhn-failing runs, runs longer than 19 digits) are left alone.
     public static func redactPANs(in text: String) -> String {
         let bytes = Array(text.utf8)
-        let spans = panSpans(in: bytes)
-        guard !spans.isEmpty else { return text }
+        guard let redacted = redacted(bytes) else { return text }
+        return String(decoding: redacted, as: UTF8.self)
+    }
+
+    /// `redactPANs(in:)` on raw bytes (a log file read in chunks, whatever its encoding): only ASCII digits and
+    /// separators are looked at, every other byte is copied as it is.
+    public static func redactPANs(in bytes: [UInt8]) -> [UInt8] {
+        redacted(bytes) ?? bytes
+    }
+
+    /// nil when nothing is sensitive.
+    private static func redacted(_ bytes: [UInt8]) -> [UInt8]? {
+        let spans = sensitiveSpans(in: bytes)
+        guard !spans.isEmpty else { return nil }
         var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
         var index = 0
         for span in spans {
-            out += bytes[index..<span.lowerBound]
-            let digits = String(decoding: bytes[span].filter(isDigit), as: UTF8.self)
-            out += Array(maskPAN(digits).utf8)
-            index = span.upperBound
+            out += bytes[index..<span.range.lowerBound]
+            out += Array(span.replacement.utf8)
+            index = span.range.upperBound
         }
         out += bytes[index...]
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     static let panLengths = 13...19
     static let groupLengths = 3...6
+    /// Track 2 (ISO/IEC 7813): the PAN before the separator has at most 19 digits; 12 is the shortest run taken
+    /// for one, so that "count=1234" stays.
+    static let track2MinimumPANLength = 12
+    /// YYMM expiry at least after the separator.
+    static let track2MinimumRestLength = 4
 
-    /// Byte ranges of Luhn-valid PANs, in order and not overlapping.
-    private static func panSpans(in bytes: [UInt8]) -> [Range<Int>] {
+    private struct Span {
+        let range: Range<Int>
+        let replacement: String
+    }
+
+    /// Sensitive byte ranges, in order and not overlapping, each with what replaces it.
+    private static func sensitiveSpans(in bytes: [UInt8]) -> [Span] {
         // Maximal runs of ASCII digits.
         var runs: [Range<Int>] = []
         var i = 0
@@ -137,12 +163,30 @@ public enum Masking {
         func digits(_ from: Int, _ through: Int) -> String {
             String(decoding: runs[from...through].flatMap { bytes[$0] }, as: UTF8.self)
         }
-        var spans: [Range<Int>] = []
+        /// The run after `r` starts one byte after `r` ends, and that byte is one of `separators`.
+        func joined(_ r: Int, by separators: [UInt8]) -> Bool {
+            r + 1 < runs.count && runs[r + 1].lowerBound == runs[r].upperBound + 1
+                && separators.contains(bytes[runs[r].upperBound])
+        }
+        func isPadNibble(_ index: Int) -> Bool { index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "f") }
+
+        var spans: [Span] = []
         var r = 0
         while r < runs.count {
+            // Track 2 equivalent data: PAN, separator (= in text, D in hex), expiry and the rest.
+            if runs[r].count >= track2MinimumPANLength, joined(r, by: [UInt8(ascii: "="), UInt8(ascii: "D"), UInt8(ascii: "d")]),
+                runs[r + 1].count >= track2MinimumRestLength
+            {
+                let separator = String(UnicodeScalar(bytes[runs[r].upperBound]))
+                spans.append(
+                    Span(range: runs[r].lowerBound..<runs[r + 1].upperBound,
+                         replacement: maskPAN(digits(r, r)) + separator + hiddenRest))
+                r += 2
+                continue
+            }
             // An unbroken run.
             if panLengths.contains(runs[r].count), luhnValid(digits(r, r)) {
-                spans.append(runs[r])
+                spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r))))
                 r += 1
                 continue
             }
@@ -150,9 +194,7 @@ public enum Masking {
             var found: Int? = nil
             var end = r
             var total = runs[r].count
-            while groupLengths.contains(runs[end].count), end + 1 < runs.count,
-                runs[end + 1].lowerBound == runs[end].upperBound + 1,
-                bytes[runs[end].upperBound] == UInt8(ascii: " ") || bytes[runs[end].upperBound] == UInt8(ascii: "-"),
+            while groupLengths.contains(runs[end].count), joined(end, by: [UInt8(ascii: " "), UInt8(ascii: "-")]),
                 groupLengths.contains(runs[end + 1].count), total + runs[end + 1].count <= panLengths.upperBound
             {
                 end += 1
@@ -160,11 +202,39 @@ public enum Masking {
                 if panLengths.contains(total), luhnValid(digits(r, end)) { found = end }
             }
             if let found {
-                spans.append(runs[r].lowerBound..<runs[found].upperBound)
+                spans.append(Span(range: runs[r].lowerBound..<runs[found].upperBound, replacement: maskPAN(digits(r, found))))
                 r = found + 1
-            } else {
-                r += 1
+                continue
             }
+            // A hex dump of packed BCD: bytes of two digits separated by single spaces, an odd-length PAN ending
+            // in a digit and the F pad nibble ("… 90 9F").
+            if runs[r].count == 2 {
+                var foundBCD: (end: Int, upper: Int)? = nil
+                end = r
+                total = 2
+                while joined(end, by: [UInt8(ascii: " ")]), total < panLengths.upperBound {
+                    let next = runs[end + 1]
+                    if next.count == 2, total + 2 <= panLengths.upperBound {
+                        end += 1
+                        total += 2
+                        if panLengths.contains(total), luhnValid(digits(r, end)) { foundBCD = (end, next.upperBound) }
+                    } else {
+                        if next.count == 1, isPadNibble(next.upperBound), panLengths.contains(total + 1),
+                            luhnValid(digits(r, end + 1))
+                        {
+                            foundBCD = (end + 1, next.upperBound + 1)
+                        }
+                        break
+                    }
+                }
+                if let foundBCD {
+                    spans.append(
+                        Span(range: runs[r].lowerBound..<foundBCD.upper, replacement: maskPAN(digits(r, foundBCD.end))))
+                    r = foundBCD.end + 1
+                    continue
+                }
+            }
+            r += 1
         }
         return spans
     }
