@@ -40,6 +40,9 @@ public enum LogSystem {
         }
     }
 
+    /// Whether `bootstrap` ran (before it, swift-log's default handler would print to stdout).
+    public static var isBootstrapped: Bool { file != nil }
+
     /// The file of the bootstrapped system (nil before `bootstrap`).
     public static var file: LogFile? {
         lock.lock()

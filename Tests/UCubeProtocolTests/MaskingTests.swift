@@ -118,3 +118,19 @@ struct MaskingScrubberTests {
         #expect(Masking.redactPANs(in: line) == line)
     }
 }
+
+@Suite("Which commands' data a log may show")
+struct LoggableDataTests {
+    /// The allowlist holds only catalogue commands usable outside SECURED, and no card, payment or key command.
+    @Test func allowlistMatchesTheCatalogue() {
+        for id in Masking.commandsWithLoggableData {
+            let descriptor = CommandCatalogue.descriptor(for: id)
+            #expect(descriptor != nil, "\(id)")
+            #expect(descriptor?.allowedStates != [.secured], "\(id) is a SECURED-only command")
+        }
+        for id in [CommandID.transactionInit, .getPlainTag, .getSecuredTag, .cardSendAPDU, .magstripeRead, .loadKey,
+                   .simplifiedOnlinePIN, .nfcStartTransaction, .waitCard, CommandID(0x1234)] {
+            #expect(!Masking.commandDataIsLoggable(id), "\(id)")
+        }
+    }
+}

@@ -76,6 +76,21 @@ public enum Masking {
         "<\(count) byte\(count == 1 ? "" : "s") hidden>"
     }
 
+    // MARK: What a log may show
+
+    /// Commands whose data (both ways) cannot carry card data, PIN blocks or keys, so the RPC log may show it in hex.
+    /// PROJECT CHOICE (spec §11 logs "sent message: <hex>" for every frame; we never do for the rest): an allowlist
+    /// of clock, information, display, session and power commands, none of which the catalogue confines to SECURED.
+    /// Every other command — card, payment, PIN, tag, key and binary loading, unknown ids — is logged by name,
+    /// sequence, length and status only.
+    public static let commandsWithLoggableData: Set<CommandID> = [
+        .cancelAll, .rtcGet, .rtcSet, .getInfo, .setInfoField, .displayMessage, .displayListBox, .powerOff,
+        .enterSecureSession, .exitSecureSession, .getKeyInfo, .waitCardRemoval, .cardPowerOff, .bankParametersGet,
+    ]
+
+    /// Whether the RPC log may show this command's data (see `commandsWithLoggableData`).
+    public static func commandDataIsLoggable(_ id: CommandID) -> Bool { commandsWithLoggableData.contains(id) }
+
     // MARK: Luhn detection
 
     /// The Luhn (ISO/IEC 7812-1 Annex B) check on a digit string; `false` for empty text or any non-digit.
