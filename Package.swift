@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(
             name: "ucubeTests",
             dependencies: [
-                "ucube", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment",
+                "ucube", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment", "UCubeLog",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),

@@ -280,12 +280,12 @@ struct LogBundleTests {
         #expect(dir.names == [LogChoices.lockFileName])
     }
 
-    /// A long file without newlines is still scrubbed, in chunks.
+    /// A file without newlines, longer than the longest line, is still scrubbed: cut only between PANs.
     @Test func scrubCopyHandlesChunkBoundaries() throws {
         let dir = try ScratchDirectory()
         defer { dir.cleanUp() }
         var text = ""
-        while text.utf8.count < 3 * LogChoices.bundleChunkSize { text += "pan \(Self.pan) ok; " }
+        while text.utf8.count < LogChoices.maximumLineLength + 2 * LogChoices.bundleChunkSize { text += "pan \(Self.pan) ok; " }
         try text.write(toFile: dir.path + "/big.log", atomically: true, encoding: .utf8)
         try LogBundle.scrubCopy(from: dir.path + "/big.log", to: dir.path + "/out")
         let copied = dir.read("out")

@@ -134,3 +134,14 @@ struct LoggableDataTests {
         }
     }
 }
+
+@Suite("Hex dumps of ASCII are not track 2")
+struct MaskingHexFalsePositiveTests {
+    /// BuildCandidateList data in hex: "…0500 74 D4 1455354524F…" is the label MAESTRO, not a PAN "D" expiry.
+    @Test func asciiInHexIsLeftAlone() {
+        let hex = "008407A000000004306000000000000000000050074D41455354524F0000000000000000008701029F110100DF22"
+        #expect(!Masking.containsUnmaskedPAN(hex))
+        // The same shape with a Luhn-valid PAN and an expiry + service code is track 2.
+        #expect(Masking.containsUnmaskedPAN("4761739001010010D2512201F"))
+    }
+}

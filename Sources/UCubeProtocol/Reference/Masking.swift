@@ -152,9 +152,11 @@ public enum Masking {
     static let groupLengths = 3...6
     /// Track 2 (ISO/IEC 7813): the PAN before the separator has at most 19 digits; 12 is the shortest run taken
     /// for one, so that "count=1234" stays.
-    static let track2MinimumPANLength = 12
-    /// YYMM expiry at least after the separator.
+    static let track2PANLengths = 12...19
+    /// After "=": the YYMM expiry at least.
     static let track2MinimumRestLength = 4
+    /// After a hex "D": the YYMM expiry and the 3-digit service code.
+    static let track2MinimumHexRestLength = 7
 
     private struct Span {
         let range: Range<Int>
@@ -184,14 +186,28 @@ public enum Masking {
                 && separators.contains(bytes[runs[r].upperBound])
         }
         func isPadNibble(_ index: Int) -> Bool { index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "f") }
+        /// Run `r`, a separator and run `r + 1` look like track 2. In hex, D is also an ordinary digit (ASCII text
+        /// in hex is mostly decimal digits), so there the PAN must pass the Luhn check and the expiry and service
+        /// code must follow.
+        func isTrack2(_ r: Int) -> Bool {
+            guard track2PANLengths.contains(runs[r].count), r + 1 < runs.count,
+                runs[r + 1].lowerBound == runs[r].upperBound + 1
+            else { return false }
+            switch bytes[runs[r].upperBound] {
+            case UInt8(ascii: "="):
+                return runs[r + 1].count >= track2MinimumRestLength
+            case UInt8(ascii: "D"), UInt8(ascii: "d"):
+                return runs[r + 1].count >= track2MinimumHexRestLength && luhnValid(digits(r, r))
+            default:
+                return false
+            }
+        }
 
         var spans: [Span] = []
         var r = 0
         while r < runs.count {
             // Track 2 equivalent data: PAN, separator (= in text, D in hex), expiry and the rest.
-            if runs[r].count >= track2MinimumPANLength, joined(r, by: [UInt8(ascii: "="), UInt8(ascii: "D"), UInt8(ascii: "d")]),
-                runs[r + 1].count >= track2MinimumRestLength
-            {
+            if isTrack2(r) {
                 let separator = String(UnicodeScalar(bytes[runs[r].upperBound]))
                 spans.append(
                     Span(range: runs[r].lowerBound..<runs[r + 1].upperBound,
