@@ -145,3 +145,32 @@ struct MaskingHexFalsePositiveTests {
         #expect(Masking.containsUnmaskedPAN("4761739001010010D2512201F"))
     }
 }
+
+@Suite("Masking never leaves a PAN's middle digits next to a stretch that passes Luhn by chance")
+struct MaskingOverlapTests {
+    /// Every 2-digit prefix byte before the PAN in a hex dump: whatever stretch passes the Luhn check, at most the
+    /// PAN's first 6 and last 4 digits stay visible.
+    @Test(arguments: 0..<100)
+    func prefixedHexDump(prefix: Int) {
+        let byte = prefix < 10 ? "0\(prefix)" : "\(prefix)"
+        let line = "5A \(byte) 47 61 73 90 01 01 00 10 9F 34"
+        let redacted = Masking.redactPANs(in: line)
+        #expect(!Masking.containsUnmaskedPAN(redacted), "\(redacted)")
+        #expect(!redacted.contains("3900101"), "\(redacted)")
+        let digits = redacted.filter(\.isNumber)
+        #expect(!digits.contains("739001"), "\(redacted)")
+    }
+
+    @Test(arguments: [123, 400, 9999, 55555])
+    func prefixedGroups(prefix: Int) {
+        let line = "id \(prefix) 4761 7390 0101 0010 ok"
+        let redacted = Masking.redactPANs(in: line)
+        #expect(!redacted.contains("7390"), "\(redacted)")
+        #expect(!redacted.contains("0101"), "\(redacted)")
+    }
+
+    @Test func zeroFilledDataIsNotAPAN() {
+        #expect(!Masking.containsUnmaskedPAN("00 00 00 00 00 00 00 00 00"))
+        #expect(!Masking.containsUnmaskedPAN("0000000000000000"))
+    }
+}

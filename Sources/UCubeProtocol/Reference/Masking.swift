@@ -149,7 +149,8 @@ public enum Masking {
     }
 
     static let panLengths = 13...19
-    static let groupLengths = 3...6
+    /// Digits per group in a written PAN ("4761 7390 …") or per byte in a hex dump of BCD ("47 61 …").
+    static let groupLengths = 2...6
     /// Track 2 (ISO/IEC 7813): the PAN before the separator has at most 19 digits; 12 is the shortest run taken
     /// for one, so that "count=1234" stays.
     static let track2PANLengths = 12...19
@@ -185,6 +186,10 @@ public enum Masking {
             r + 1 < runs.count && runs[r + 1].lowerBound == runs[r].upperBound + 1
                 && separators.contains(bytes[runs[r].upperBound])
         }
+        /// Luhn-valid and not all zeros (zero-filled data passes the Luhn check but is no PAN).
+        func isPANCandidate(_ digits: String) -> Bool {
+            luhnValid(digits) && digits.utf8.contains { $0 != UInt8(ascii: "0") }
+        }
         func isPadNibble(_ index: Int) -> Bool { index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "f") }
         /// Run `r`, a separator and run `r + 1` look like track 2. In hex, D is also an ordinary digit (ASCII text
         /// in hex is mostly decimal digits), so there the PAN must pass the Luhn check and the expiry and service
@@ -216,56 +221,53 @@ public enum Masking {
                 continue
             }
             // An unbroken run.
-            if panLengths.contains(runs[r].count), luhnValid(digits(r, r)) {
-                spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r))))
+            if panLengths.contains(runs[r].count) {
+                if isPANCandidate(digits(r, r)) { spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r)))) }
                 r += 1
                 continue
             }
-            // Groups joined by one space or dash, each 3–6 digits: the longest Luhn-valid chain from here.
-            var found: Int? = nil
-            var end = r
-            var total = runs[r].count
-            while groupLengths.contains(runs[end].count), joined(end, by: [UInt8(ascii: " "), UInt8(ascii: "-")]),
-                groupLengths.contains(runs[end + 1].count), total + runs[end + 1].count <= panLengths.upperBound
-            {
-                end += 1
-                total += runs[end].count
-                if panLengths.contains(total), luhnValid(digits(r, end)) { found = end }
-            }
-            if let found {
-                spans.append(Span(range: runs[r].lowerBound..<runs[found].upperBound, replacement: maskPAN(digits(r, found))))
-                r = found + 1
+            // Groups of 2–6 digits joined by single spaces or dashes: "4761 7390 0101 0010", "4761-7390-…", and hex
+            // dumps of packed BCD "47 61 73 90 01 01 00 10", whose odd-length PAN ends in a digit and the F pad
+            // nibble ("… 90 9F").
+            guard groupLengths.contains(runs[r].count) else {
+                r += 1
                 continue
             }
-            // A hex dump of packed BCD: bytes of two digits separated by single spaces, an odd-length PAN ending
-            // in a digit and the F pad nibble ("… 90 9F").
-            if runs[r].count == 2 {
-                var foundBCD: (end: Int, upper: Int)? = nil
-                end = r
-                total = 2
-                while joined(end, by: [UInt8(ascii: " ")]), total < panLengths.upperBound {
-                    let next = runs[end + 1]
-                    if next.count == 2, total + 2 <= panLengths.upperBound {
-                        end += 1
-                        total += 2
-                        if panLengths.contains(total), luhnValid(digits(r, end)) { foundBCD = (end, next.upperBound) }
-                    } else {
-                        if next.count == 1, isPadNibble(next.upperBound), panLengths.contains(total + 1),
-                            luhnValid(digits(r, end + 1))
-                        {
-                            foundBCD = (end + 1, next.upperBound + 1)
-                        }
-                        break
-                    }
-                }
-                if let foundBCD {
-                    spans.append(
-                        Span(range: runs[r].lowerBound..<foundBCD.upper, replacement: maskPAN(digits(r, foundBCD.end))))
-                    r = foundBCD.end + 1
-                    continue
+            var end = r
+            while joined(end, by: [UInt8(ascii: " "), UInt8(ascii: "-")]) {
+                let next = runs[end + 1]
+                if groupLengths.contains(next.count) {
+                    end += 1
+                } else {
+                    if next.count == 1, isPadNibble(next.upperBound) { end += 1 }
+                    break
                 }
             }
-            r += 1
+            // Every Luhn-valid stretch of whole groups is masked, and overlapping or touching stretches as one: a
+            // stretch that passes by chance next to a real PAN must not leave the PAN's middle digits visible.
+            var marked: [ClosedRange<Int>] = []
+            for first in r...end {
+                var total = 0
+                for last in first...end {
+                    total += runs[last].count
+                    if total > panLengths.upperBound { break }
+                    if panLengths.contains(total), isPANCandidate(digits(first, last)) {
+                        if let previous = marked.last, first <= previous.upperBound + 1 {
+                            marked[marked.count - 1] = previous.lowerBound...max(previous.upperBound, last)
+                        } else {
+                            marked.append(first...last)
+                        }
+                    }
+                }
+            }
+            for stretch in marked {
+                var upper = runs[stretch.upperBound].upperBound
+                if runs[stretch.upperBound].count == 1 { upper += 1 }  // the F pad
+                spans.append(
+                    Span(range: runs[stretch.lowerBound].lowerBound..<upper,
+                         replacement: maskPAN(digits(stretch.lowerBound, stretch.upperBound))))
+            }
+            r = end + 1
         }
         return spans
     }
