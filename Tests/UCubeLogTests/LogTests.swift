@@ -124,6 +124,12 @@ struct LogRotationTests {
             }
         }
         #expect(malformed.isEmpty, "\(malformed.prefix(3))")
+        // A process that rotated never makes another rotate again at once (it would if the other kept writing to
+        // the file it had open before): every rotated file was over the size, none over it by more than a line.
+        for name in dir.names where name.hasSuffix(".log") && name != "messages.log" {
+            let size = UInt64(dir.read(name).utf8.count)
+            #expect(size > rotation && size < rotation + 200, "\(name): \(size) bytes")
+        }
         #expect(dir.names.contains("messages.3.log"), "the test must rotate several times")
         #expect(!dir.names.contains("messages.5.log"), "no file may have been deleted")
         for writer in ["a", "b"] {
