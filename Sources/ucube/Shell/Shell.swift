@@ -1,8 +1,10 @@
 import ArgumentParser
 import CReadline
 import Foundation
+import Logging
 import Synchronization
 import UCubeLink
+import UCubeLog
 import UCubeProtocol
 
 extension UCube {
@@ -142,6 +144,7 @@ final class ShellRunner: @unchecked Sendable {
         case .failure(let error):
             return .status(UCube.report(error))
         case .success(let command):
+            Logger(layer: .api).info("shell: \(words.joined(separator: " "))")
             nonisolated(unsafe) var command = command
             return .status(
                 runCommand {
@@ -162,7 +165,8 @@ final class ShellRunner: @unchecked Sendable {
             if arguments.isEmpty {
                 print(
                     """
-                    Shell commands: set [trace on|off | json on|off | timeout SECONDS | device DEVICE], reconnect, \
+                    Shell commands: set [trace on|off | json on|off | timeout SECONDS | device DEVICE | log-level LEVELS], \
+                    reconnect, \
                     help [COMMAND], exit, quit (or Ctrl-D).
                     While a `pay … --step` is paused: next, continue, context, tlv TAG, cancel.
                     Ctrl-C cancels the running command; Tab completes.
