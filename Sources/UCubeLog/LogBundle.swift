@@ -9,14 +9,14 @@ import ZIPFoundation
 /// tool, or a line written before a masking rule existed, still leaves without a PAN). Files are read in chunks,
 /// never whole.
 public enum LogBundle {
-    /// The files a bundle takes: regular files of the directory, not hidden (the lock file), sorted by name.
+    /// The files a bundle takes: regular files of the directory (not symbolic links, which could point anywhere),
+    /// not hidden (the lock file), sorted by name.
     public static func files(in logDirectory: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: logDirectory)) ?? []
         return names.filter { name in
             guard !name.hasPrefix(".") else { return false }
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: logDirectory + "/" + name, isDirectory: &isDirectory)
-                && !isDirectory.boolValue
+            let type = (try? FileManager.default.attributesOfItem(atPath: logDirectory + "/" + name))?[.type]
+            return type as? FileAttributeType == .typeRegular
         }.sorted()
     }
 

@@ -56,7 +56,8 @@ extension UCube {
                 return
             }
             // Spec §10.7: "Zip all log files (temp file uCubelib-logs*.zip), POST …, delete local logs after HTTP 200".
-            let path = NSTemporaryDirectory() + "/uCubelib-logs-\(ProcessInfo.processInfo.globallyUniqueString).zip"
+            let name = "uCubelib-logs-\(ProcessInfo.processInfo.globallyUniqueString).zip"
+            let path = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let entries = try bundle(from: logDirectory, to: path)
             try await uploadBundle(path)
