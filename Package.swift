@@ -15,6 +15,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // OpenSSL's libcrypto (Debian: libssl-dev) for the TDES primitive; no cipher is written by hand.
@@ -36,6 +38,7 @@ let package = Package(
                 "UCubeProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -50,12 +53,26 @@ let package = Package(
             swiftSettings: strict
         ),
         // The EMV payment state machine (pure), its engine over the RPC client, tasks and journal.
-        .target(name: "UCubePayment", dependencies: ["UCubeProtocol", "UCubeLink"], swiftSettings: strict),
+        .target(
+            name: "UCubePayment",
+            dependencies: ["UCubeProtocol", "UCubeLink", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        // The log module (spec §11): rotating file handler, per-layer levels, PAN scrubbing, the log bundle (§10.7).
+        .target(
+            name: "UCubeLog",
+            dependencies: [
+                "UCubeProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "ucube",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
+                "UCubeLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -80,8 +97,19 @@ let package = Package(
             dependencies: ["UCubePayment", "UCubeLink", "UCubeSimulator", "UCubeProtocol", "UCubeCrypto"],
             swiftSettings: strict),
         .testTarget(
+            name: "UCubeLogTests",
+            dependencies: [
+                "UCubeLog", "UCubeProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "ucubeTests",
-            dependencies: ["ucube", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment"],
+            dependencies: [
+                "ucube", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment", "UCubeLog",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             swiftSettings: strict),
     ]
 )

@@ -165,7 +165,7 @@ _ucube() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--json --trace --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(--device --rpc-timeout)
+    local -a non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -174,6 +174,9 @@ _ucube() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -183,13 +186,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|cancel|history|locale|rpc|decode|simulate|shell|help)
+    info|pay|cancel|history|locale|rpc|decode|simulate|shell|send-logs|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell send-logs help' -- "${cur}"))
         ;;
     esac
 }
@@ -198,7 +201,7 @@ _ucube_info() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -209,6 +212,9 @@ _ucube_info() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -216,7 +222,7 @@ _ucube_pay() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --force-online-pin --force-authorization --debug-logs --events --step --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id)
+    non_repeating_options=(--device --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -225,6 +231,9 @@ _ucube_pay() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--currency')
@@ -282,7 +291,7 @@ _ucube_cancel() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -291,6 +300,9 @@ _ucube_cancel() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -300,7 +312,7 @@ _ucube_history() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --last)
+    non_repeating_options=(--device --rpc-timeout --log-level --last)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -309,6 +321,9 @@ _ucube_history() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--last')
@@ -344,7 +359,7 @@ _ucube_locale_get() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -355,6 +370,9 @@ _ucube_locale_get() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -362,7 +380,7 @@ _ucube_locale_set() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -373,6 +391,9 @@ _ucube_locale_set() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -380,7 +401,7 @@ _ucube_locale_list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -389,6 +410,9 @@ _ucube_locale_list() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -398,7 +422,7 @@ _ucube_rpc() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -407,6 +431,9 @@ _ucube_rpc() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -431,7 +458,7 @@ _ucube_rpc_list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -442,6 +469,9 @@ _ucube_rpc_list() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -449,7 +479,7 @@ _ucube_rpc_raw() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --in-mode --out-mode)
+    non_repeating_options=(--device --rpc-timeout --log-level --in-mode --out-mode)
     __ucube_offer_flags_options 2
 
     # Offer option value completions
@@ -458,6 +488,9 @@ _ucube_rpc_raw() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--in-mode')
@@ -475,7 +508,7 @@ _ucube_rpc_cancel-all() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -484,6 +517,9 @@ _ucube_rpc_cancel-all() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -493,7 +529,7 @@ _ucube_rpc_rtc-get() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -504,6 +540,9 @@ _ucube_rpc_rtc-get() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -511,7 +550,7 @@ _ucube_rpc_rtc-set() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -522,6 +561,9 @@ _ucube_rpc_rtc-set() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -529,7 +571,7 @@ _ucube_rpc_get-info() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -538,6 +580,9 @@ _ucube_rpc_get-info() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -547,7 +592,7 @@ _ucube_rpc_set-info-prod() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -558,6 +603,9 @@ _ucube_rpc_set-info-prod() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -565,7 +613,7 @@ _ucube_rpc_set-info-field() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --power-off-timeout --speed-mode --locale --tlv)
+    non_repeating_options=(--device --rpc-timeout --log-level --power-off-timeout --speed-mode --locale --tlv)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -574,6 +622,9 @@ _ucube_rpc_set-info-field() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--power-off-timeout')
@@ -596,7 +647,7 @@ _ucube_rpc_wait-card() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --readers --timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level --readers --timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -605,6 +656,9 @@ _ucube_rpc_wait-card() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--readers')
@@ -621,7 +675,7 @@ _ucube_rpc_wait-card-removal() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -630,6 +684,9 @@ _ucube_rpc_wait-card-removal() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--timeout')
@@ -642,7 +699,7 @@ _ucube_rpc_card-send-apdu() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -651,6 +708,9 @@ _ucube_rpc_card-send-apdu() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -660,7 +720,7 @@ _ucube_rpc_card-power-off() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -669,6 +729,9 @@ _ucube_rpc_card-power-off() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -678,7 +741,7 @@ _ucube_rpc_magstripe-read() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -687,6 +750,9 @@ _ucube_rpc_magstripe-read() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -696,7 +762,7 @@ _ucube_rpc_get-secured-tag() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -705,6 +771,9 @@ _ucube_rpc_get-secured-tag() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -714,7 +783,7 @@ _ucube_rpc_get-plain-tag() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -725,6 +794,9 @@ _ucube_rpc_get-plain-tag() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -732,7 +804,7 @@ _ucube_rpc_display-message() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --timeout --font --x --y --abort-keys --clear)
+    non_repeating_options=(--device --rpc-timeout --log-level --timeout --font --x --y --abort-keys --clear)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -741,6 +813,9 @@ _ucube_rpc_display-message() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--timeout')
@@ -768,7 +843,7 @@ _ucube_rpc_display-list-box() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --title --timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -777,6 +852,9 @@ _ucube_rpc_display-list-box() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--title')
@@ -792,7 +870,7 @@ _ucube_rpc_display-message-ki() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -801,6 +879,9 @@ _ucube_rpc_display-message-ki() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -810,7 +891,7 @@ _ucube_rpc_display-message-ki-custom() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -819,6 +900,9 @@ _ucube_rpc_display-message-ki-custom() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -828,7 +912,7 @@ _ucube_rpc_power-off() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -837,6 +921,9 @@ _ucube_rpc_power-off() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -846,7 +933,7 @@ _ucube_rpc_enter-secure-session() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -855,6 +942,9 @@ _ucube_rpc_enter-secure-session() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -864,7 +954,7 @@ _ucube_rpc_exit-secure-session() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -873,6 +963,9 @@ _ucube_rpc_exit-secure-session() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -882,7 +975,7 @@ _ucube_rpc_get-key-info() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -891,6 +984,9 @@ _ucube_rpc_get-key-info() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -900,7 +996,7 @@ _ucube_rpc_export-public-key() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -909,6 +1005,9 @@ _ucube_rpc_export-public-key() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -918,7 +1017,7 @@ _ucube_rpc_import-public-key-cert() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -927,6 +1026,9 @@ _ucube_rpc_import-public-key-cert() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -936,7 +1038,7 @@ _ucube_rpc_import-public-key-perso-cert() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -945,6 +1047,9 @@ _ucube_rpc_import-public-key-perso-cert() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -954,7 +1059,7 @@ _ucube_rpc_install-for-load-key() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -965,6 +1070,9 @@ _ucube_rpc_install-for-load-key() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -972,7 +1080,7 @@ _ucube_rpc_load-key() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -983,6 +1091,9 @@ _ucube_rpc_load-key() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -990,7 +1101,7 @@ _ucube_rpc_install-for-load() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --signature --method --session-key)
+    non_repeating_options=(--device --rpc-timeout --log-level --signature --method --session-key)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -999,6 +1110,9 @@ _ucube_rpc_install-for-load() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--signature')
@@ -1018,7 +1132,7 @@ _ucube_rpc_load() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --last --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --block)
+    non_repeating_options=(--device --rpc-timeout --log-level --block)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1027,6 +1141,9 @@ _ucube_rpc_load() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--block')
@@ -1039,7 +1156,7 @@ _ucube_rpc_online-pin() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1050,6 +1167,9 @@ _ucube_rpc_online-pin() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -1057,7 +1177,7 @@ _ucube_rpc_simplified-online-pin() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
+    non_repeating_options=(--device --rpc-timeout --log-level --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1066,6 +1186,9 @@ _ucube_rpc_simplified-online-pin() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--amount')
@@ -1101,7 +1224,7 @@ _ucube_rpc_bank-parameters-download() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1110,6 +1233,9 @@ _ucube_rpc_bank-parameters-download() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     esac
@@ -1119,7 +1245,7 @@ _ucube_rpc_bank-parameters-get() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout)
+    non_repeating_options=(--device --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1130,6 +1256,9 @@ _ucube_rpc_bank-parameters-get() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     esac
 }
 
@@ -1137,7 +1266,7 @@ _ucube_rpc_build-candidate-list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --max-applications)
+    non_repeating_options=(--device --rpc-timeout --log-level --max-applications)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1146,6 +1275,9 @@ _ucube_rpc_build-candidate-list() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--max-applications')
@@ -1158,7 +1290,7 @@ _ucube_rpc_transaction-init() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --tip --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --aid --amount --currency --type --cashback --lang --date-time)
+    non_repeating_options=(--device --rpc-timeout --log-level --aid --amount --currency --type --cashback --lang --date-time)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1167,6 +1299,9 @@ _ucube_rpc_transaction-init() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--aid')
@@ -1201,7 +1336,7 @@ _ucube_rpc_transaction-process() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
+    non_repeating_options=(--device --rpc-timeout --log-level --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1210,6 +1345,9 @@ _ucube_rpc_transaction-process() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--tvr')
@@ -1249,7 +1387,7 @@ _ucube_rpc_transaction-finalisation() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --arc --auth-status --force --issuer-auth --script1 --script2)
+    non_repeating_options=(--device --rpc-timeout --log-level --arc --auth-status --force --issuer-auth --script1 --script2)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1258,6 +1396,9 @@ _ucube_rpc_transaction-finalisation() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--arc')
@@ -1290,7 +1431,7 @@ _ucube_rpc_nfc-start() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --force-online --amount-on-terminal --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --amount --currency --type --cashback --readers --timeout --date-time)
+    non_repeating_options=(--device --rpc-timeout --log-level --amount --currency --type --cashback --readers --timeout --date-time)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1299,6 +1440,9 @@ _ucube_rpc_nfc-start() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--amount')
@@ -1334,7 +1478,7 @@ _ucube_rpc_nfc-complete() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --arc)
+    non_repeating_options=(--device --rpc-timeout --log-level --arc)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1343,6 +1487,9 @@ _ucube_rpc_nfc-complete() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--arc')
@@ -1358,7 +1505,7 @@ _ucube_decode() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --as --context)
+    non_repeating_options=(--device --rpc-timeout --log-level --as --context)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1367,6 +1514,9 @@ _ucube_decode() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--as')
@@ -1384,7 +1534,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --list-cards --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --listen --seed --state-dir --link-model --card)
+    non_repeating_options=(--device --rpc-timeout --log-level --listen --seed --state-dir --link-model --card)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1393,6 +1543,9 @@ _ucube_simulate() {
         return
         ;;
     '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
         return
         ;;
     '--listen')
@@ -1419,7 +1572,7 @@ _ucube_shell() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --keep-going --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --script)
+    non_repeating_options=(--device --rpc-timeout --log-level --script)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1430,7 +1583,35 @@ _ucube_shell() {
     '--rpc-timeout')
         return
         ;;
+    '--log-level')
+        return
+        ;;
     '--script')
+        return
+        ;;
+    esac
+}
+
+_ucube_send-logs() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --force --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --log-level --output)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--output')
+        __ucube_add_completions -o plusdirs -fX '!*.@(zip)'
         return
         ;;
     esac

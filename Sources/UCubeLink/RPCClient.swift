@@ -1,3 +1,4 @@
+import Logging
 import UCubeProtocol
 
 /// One exchange as seen on the link, for `--trace` and logs.
@@ -44,6 +45,11 @@ public actor RPCClient {
     public private(set) var rules: LinkRules
     private var defaultTimeout: Duration
     private var trace: (@Sendable (TraceEvent) -> Void)?
+    /// The rpc layer's log: each command and answer by name, SEQ, length and status; data only for the commands
+    /// of `Masking.commandsWithLoggableData`. nil: no logging.
+    private let logger: Logger?
+    /// The connection layer's log: link up, closed, dropped. nil: no logging.
+    private let connectionLogger: Logger?
     private var pending: [Pending] = []
     private var readerTask: Task<Void, Never>?
     private var closedReason: String?
@@ -61,12 +67,14 @@ public actor RPCClient {
     /// `rules` lets a caller resume a session kept across processes (SEQ and secured flag).
     public init(
         transport: any Transport, defaultTimeout: Duration = .seconds(10), rules: LinkRules = LinkRules(),
-        trace: (@Sendable (TraceEvent) -> Void)? = nil
+        trace: (@Sendable (TraceEvent) -> Void)? = nil, logger: Logger? = nil, connectionLogger: Logger? = nil
     ) {
         self.transport = transport
         self.defaultTimeout = defaultTimeout
         self.rules = rules
         self.trace = trace
+        self.logger = logger
+        self.connectionLogger = connectionLogger
     }
 
     /// Changes the RPC timeout and the frame trace for the commands sent from now on (a shell keeps one client
@@ -85,6 +93,7 @@ public actor RPCClient {
     /// Starts reading from the transport. Called once, before the first command (send calls it too).
     public func start() {
         guard readerTask == nil else { return }
+        connectionLogger?.info("link open: \(transport.name)")
         let stream = transport.incoming
         readerTask = Task { [weak self] in
             do {
@@ -203,6 +212,8 @@ public actor RPCClient {
                     }
                     if let i = pending.firstIndex(where: { $0.token == token }) { pending[i].timeoutTask = deadlineTask }
                     trace?(.sent(bytes: bytes, frame: frame))
+                    logger?.debug(
+                        "sent message: \(Self.name(id)) seq \(seq) \(bytes.count) bytes\(Self.loggableData(id, payload))")
                     Task { await self.write(bytes, token: token) }
                 }
                 return .success(response)
@@ -242,6 +253,7 @@ public actor RPCClient {
         guard let p = pending.first(where: { $0.token == token }) else { return }
         // Whatever is buffered may be a stray STX waiting for bytes that never come: start clean.
         decoder.reset()
+        logger?.warning("no answer to \(Self.name(p.command)) seq \(p.sequence) within \(timeout)")
         fail(token: token, LinkError(.timeout, "no answer to \(p.command) within \(timeout)"))
     }
 
@@ -257,6 +269,8 @@ public actor RPCClient {
         p.timeoutTask?.cancel()
         do {
             let frame = try ResponseFrame(raw: raw, secured: p.securedResponse && raw.command != .unrecognised)
+            logger?.debug(
+                "received message: \(Self.name(raw.command)) seq \(raw.sequence) \(raw.body.count) bytes status \(frame.status)\(Self.loggableData(p.command, frame.data))")
             p.continuation.resume(returning: frame)
         } catch {
             p.continuation.resume(throwing: LinkError(.badFrame, "\(p.command) response: \(error.reason)"))
@@ -274,6 +288,7 @@ public actor RPCClient {
                 raw = next
             } catch {
                 trace?(.rejected(error))
+                logger?.warning("rejected bytes from the terminal: \(error.reason)")
                 // A bad frame answers nothing we can trust: fail the command waiting for it (not CancelAll).
                 if let p = pending.last(where: { $0.command != .cancelAll }) ?? pending.last {
                     fail(token: p.token, LinkError(.badFrame, "bad frame from the terminal: \(error.reason)"))
@@ -297,7 +312,12 @@ public actor RPCClient {
     private func linkDropped(_ reason: String?) {
         guard closedReason == nil else { return }
         closedReason = reason ?? "closed by the host"
-        if let reason { trace?(.disconnected(reason)) }
+        if let reason {
+            trace?(.disconnected(reason))
+            connectionLogger?.warning("link down: \(reason)")
+        } else {
+            connectionLogger?.info("link closed by the host")
+        }
         let reason = closedReason!
         rules.reset()
         let failing = pending
@@ -306,5 +326,19 @@ public actor RPCClient {
             p.timeoutTask?.cancel()
             p.continuation.resume(throwing: LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)"))
         }
+    }
+
+
+    // MARK: Logging
+
+    /// "GetInfo (0x5001)", or the hex id of an unknown command.
+    private static func name(_ id: CommandID) -> String {
+        CommandCatalogue.descriptor(for: id).map { $0.name } ?? id.description
+    }
+
+    /// " data <hex>" for a command whose data can carry nothing sensitive; "" for every other.
+    private static func loggableData(_ id: CommandID, _ data: [UInt8]) -> String {
+        guard Masking.commandDataIsLoggable(id), !data.isEmpty else { return "" }
+        return " data " + Hex.encode(data)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import UCubeLink
 import UCubeProtocol
 
@@ -62,6 +63,8 @@ public actor PaymentEngine {
     private let journal: PaymentJournal?
     private let deviceName: String?
     private let stepper: PaymentStepper?
+    /// The payment layer's log: each state entered (debug) and the final status (info). nil: no logging.
+    private let logger: Logger?
 
     private var machine: PaymentStateMachine?
     private var roundTrips = 0
@@ -80,9 +83,11 @@ public actor PaymentEngine {
         authorization: any AuthorizationTask,
         journal: PaymentJournal? = nil,
         deviceName: String? = nil,
-        stepper: PaymentStepper? = nil
+        stepper: PaymentStepper? = nil,
+        logger: Logger? = nil
     ) {
         self.stepper = stepper
+        self.logger = logger
         self.client = client
         self.selection = selection
         self.riskManagement = riskManagement
@@ -104,6 +109,7 @@ public actor PaymentEngine {
             return context
         }
         machine = PaymentStateMachine(request: request)
+        logger?.info("payment started")
         roundTrips = 0
         longCommandInFlight = false
         cancelWhenSent = false
@@ -162,6 +168,8 @@ public actor PaymentEngine {
                         context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
                     }
                 }
+                logger?.info(
+                    "payment finished: \(context.status.map { "\($0)" } ?? "no status")\(context.statusReason.map { " (\($0))" } ?? "") after \(context.states.count) states")
                 events(.finished(context))
                 return context
             }
@@ -203,7 +211,10 @@ public actor PaymentEngine {
 
     private func emitStates(from index: Int, _ events: @Sendable (PaymentEvent) -> Void) -> Int {
         guard let states = machine?.transitions else { return index }
-        for state in states[index...] { events(.stateChanged(state)) }
+        for state in states[index...] {
+            logger?.debug("payment state: \(state)")
+            events(.stateChanged(state))
+        }
         return states.count
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import UCubeLog
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
@@ -53,7 +55,9 @@ struct Connection {
         if card != nil && address != .simulator {
             throw CLIFailure(ExitCodes.usage, "--card chooses the built-in simulator's card; it needs --device sim")
         }
-        let client = RPCClient(transport: transport, defaultTimeout: globals.timeout, rules: rules, trace: trace)
+        let client = RPCClient(
+            transport: transport, defaultTimeout: globals.timeout, rules: rules, trace: trace,
+            logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
         return Connection(client: client, address: address, sessionFile: sessionFile, simulatorTask: simulatorTask)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeLog
 
 /// Environment variables and XDG paths (ARCHITECTURE.md: configuration under $XDG_CONFIG_HOME/ucube, state under
 /// $XDG_STATE_HOME/ucube).
@@ -12,6 +13,9 @@ enum Environment {
 
     /// $XDG_STATE_HOME/ucube (default ~/.local/state/ucube).
     static var stateDirectory: String { (value("XDG_STATE_HOME") ?? home + "/.local/state") + "/ucube" }
+
+    /// $XDG_STATE_HOME/ucube/logs: the log files (spec §11; `LogChoices.directoryName`).
+    static var logDirectory: String { stateDirectory + "/" + LogChoices.directoryName }
 
     /// $XDG_CONFIG_HOME/ucube (default ~/.config/ucube).
     static var configDirectory: String { (value("XDG_CONFIG_HOME") ?? home + "/.config") + "/ucube" }

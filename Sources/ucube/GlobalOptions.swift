@@ -1,5 +1,6 @@
 import ArgumentParser
 import UCubeLink
+import UCubeLog
 import UCubeProtocol
 
 /// Options every command takes, before or after the subcommand name. Values are optional so the shell's `set …`,
@@ -21,11 +22,28 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for an ordinary answer (long commands use their own timeout).", valueName: "seconds"))
     var rpcTimeout: Double?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log levels: LEVEL, or LAYER=LEVEL,…,LEVEL (layers connection, rpc, payment, mdm, api; levels trace, debug, info, notice, warning, error, critical). Also copies the log to stderr. Default: info, to $XDG_STATE_HOME/ucube/logs only.",
+            valueName: "levels"))
+    var logLevel: String?
+
     func validate() throws {
         if let t = rpcTimeout, !(t > 0 && t <= 3600) {
             throw ValidationError("--rpc-timeout must be between 0 and 3600 seconds")
         }
+        if let logLevel {
+            do {
+                _ = try LogLevels(parsing: logLevel)
+            } catch {
+                throw ValidationError(error.reason)
+            }
+        }
     }
+
+    /// `--log-level` parsed (validated already), else the default levels.
+    var logLevels: LogLevels { logLevel.flatMap { try? LogLevels(parsing: $0) } ?? LogLevels() }
 
     /// `--json`, or the shell's `set json on`.
     var json: Bool { jsonFlag || ShellSession.current?.settings.json == true }

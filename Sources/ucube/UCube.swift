@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
 import UCubeLink
+import UCubeLog
 import UCubeProtocol
 import UCubeSimulator
 
@@ -20,6 +22,7 @@ struct UCube: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
+            SendLogs.self,
         ]
     )
 
@@ -32,14 +35,31 @@ struct UCube: AsyncParsableCommand {
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
         do {
             var command = try parseAsRoot(arguments)
+            startLogging(command, arguments: arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
         } catch {
-            Foundation.exit(report(error))
+            let code = report(error)
+            if code != 0, LogSystem.isBootstrapped {
+                Logger(layer: .api).notice("exit \(code): \((error as? CLIFailure)?.message ?? fullMessage(for: error))")
+            }
+            Foundation.exit(code)
         }
+    }
+
+    /// Bootstraps the log (spec §11) with the command's `--log-level` and logs the command line (api layer; the
+    /// handler masks any PAN in it).
+    static func startLogging(_ command: any ParsableCommand, arguments: [String]) {
+        let globals = Mirror(reflecting: command).children.lazy.compactMap {
+            ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
+        }.first
+        LogSystem.bootstrap(
+            directory: Environment.logDirectory, levels: globals?.logLevels ?? LogLevels(),
+            mirrorToStderr: globals?.logLevel != nil)
+        Logger(layer: .api).info("ucube \(arguments.joined(separator: " "))")
     }
 
     /// Prints what went wrong (or the help or version asked for) and returns the exit code. Never exits: the shell

@@ -84,3 +84,93 @@ struct MaskingTests {
         #expect(!Masking.containsUnmaskedPAN(Masking.redactPANs(in: "a 4012345678909 b 4111111111111111 c")))
     }
 }
+
+@Suite("PAN scrubbing for logs: spaced, dashed, hex-dump BCD, track 2")
+struct MaskingScrubberTests {
+    @Test(arguments: [
+        ("PAN 4761 7390 0101 0010 read", "PAN 476173******0010 read"),
+        ("PAN 4761-7390-0101-0010", "PAN 476173******0010"),
+        ("5A: 47 61 73 90 01 01 00 10 end", "5A: 476173******0010 end"),
+        ("5A 07 40 12 34 56 78 90 9F 34", "5A 07 401234***8909 34"),
+        ("t2 4761739001010010=25122011234567890", "t2 476173******0010=****"),
+        ("57 4761739001010010D25122011234567890F", "57 476173******0010D****F"),
+        ("card=4761739001010010;", "card=476173******0010;"),
+    ])
+    func scrubbed(line: String, expected: String) {
+        #expect(Masking.containsUnmaskedPAN(line))
+        let redacted = Masking.redactPANs(in: line)
+        #expect(redacted == expected)
+        #expect(!Masking.containsUnmaskedPAN(redacted))
+    }
+
+    /// Serial numbers, amounts, timestamps and ordinary hex dumps are not PANs.
+    @Test(arguments: [
+        "serial 1234567890123 ok",  // 13 digits, Luhn fails
+        "amount 12.50 EUR, 000000001250",
+        "2026-11-22 08:16:51.123 seq 12 len 0034",
+        "sent message: GetInfo seq 3 12 bytes 02 00 0C 03 5F 20 01 C1 C2 C3 03",
+        "KSN FFFF9876543210E00000",
+        "count=1234 retries=5",
+        "12 34 56 78",
+    ])
+    func leftAlone(line: String) {
+        #expect(!Masking.containsUnmaskedPAN(line))
+        #expect(Masking.redactPANs(in: line) == line)
+    }
+}
+
+@Suite("Which commands' data a log may show")
+struct LoggableDataTests {
+    /// The allowlist holds only catalogue commands usable outside SECURED, and no card, payment or key command.
+    @Test func allowlistMatchesTheCatalogue() {
+        for id in Masking.commandsWithLoggableData {
+            let descriptor = CommandCatalogue.descriptor(for: id)
+            #expect(descriptor != nil, "\(id)")
+            #expect(descriptor?.allowedStates != [.secured], "\(id) is a SECURED-only command")
+        }
+        for id in [CommandID.transactionInit, .getPlainTag, .getSecuredTag, .cardSendAPDU, .magstripeRead, .loadKey,
+                   .simplifiedOnlinePIN, .nfcStartTransaction, .waitCard, CommandID(0x1234)] {
+            #expect(!Masking.commandDataIsLoggable(id), "\(id)")
+        }
+    }
+}
+
+@Suite("Hex dumps of ASCII are not track 2")
+struct MaskingHexFalsePositiveTests {
+    /// BuildCandidateList data in hex: "…0500 74 D4 1455354524F…" is the label MAESTRO, not a PAN "D" expiry.
+    @Test func asciiInHexIsLeftAlone() {
+        let hex = "008407A000000004306000000000000000000050074D41455354524F0000000000000000008701029F110100DF22"
+        #expect(!Masking.containsUnmaskedPAN(hex))
+        // The same shape with a Luhn-valid PAN and an expiry + service code is track 2.
+        #expect(Masking.containsUnmaskedPAN("4761739001010010D2512201F"))
+    }
+}
+
+@Suite("Masking never leaves a PAN's middle digits next to a stretch that passes Luhn by chance")
+struct MaskingOverlapTests {
+    /// Every 2-digit prefix byte before the PAN in a hex dump: whatever stretch passes the Luhn check, at most the
+    /// PAN's first 6 and last 4 digits stay visible.
+    @Test(arguments: 0..<100)
+    func prefixedHexDump(prefix: Int) {
+        let byte = prefix < 10 ? "0\(prefix)" : "\(prefix)"
+        let line = "5A \(byte) 47 61 73 90 01 01 00 10 9F 34"
+        let redacted = Masking.redactPANs(in: line)
+        #expect(!Masking.containsUnmaskedPAN(redacted), "\(redacted)")
+        #expect(!redacted.contains("3900101"), "\(redacted)")
+        let digits = redacted.filter(\.isNumber)
+        #expect(!digits.contains("739001"), "\(redacted)")
+    }
+
+    @Test(arguments: [123, 400, 9999, 55555])
+    func prefixedGroups(prefix: Int) {
+        let line = "id \(prefix) 4761 7390 0101 0010 ok"
+        let redacted = Masking.redactPANs(in: line)
+        #expect(!redacted.contains("7390"), "\(redacted)")
+        #expect(!redacted.contains("0101"), "\(redacted)")
+    }
+
+    @Test func zeroFilledDataIsNotAPAN() {
+        #expect(!Masking.containsUnmaskedPAN("00 00 00 00 00 00 00 00 00"))
+        #expect(!Masking.containsUnmaskedPAN("0000000000000000"))
+    }
+}

@@ -66,8 +66,9 @@ import UCubeSimulator
         #expect(ShellCompletion.candidates(words: ["rpc", "get-plain-tag"], partial: "amountAuth", state: secured)
             .contains("amountAuthorised"))
         #expect(ShellCompletion.candidates(words: ["rpc", "raw"], partial: "get-i", state: ready) == ["get-info"])
-        #expect(ShellCompletion.candidates(words: ["set"], partial: "", state: ready) == ["trace", "json", "timeout", "device"])
+        #expect(ShellCompletion.candidates(words: ["set"], partial: "", state: ready) == ["trace", "json", "timeout", "device", "log-level"])
         #expect(ShellCompletion.candidates(words: ["set", "json"], partial: "", state: ready) == ["on", "off"])
+        #expect(ShellCompletion.candidates(words: ["set", "log-level"], partial: "", state: ready).contains("rpc="))
     }
 
     @Test func steppingOffersOnlyTheStepCommands() {

@@ -76,6 +76,21 @@ public enum Masking {
         "<\(count) byte\(count == 1 ? "" : "s") hidden>"
     }
 
+    // MARK: What a log may show
+
+    /// Commands whose data (both ways) cannot carry card data, PIN blocks or keys, so the RPC log may show it in hex.
+    /// PROJECT CHOICE (spec §11 logs "sent message: <hex>" for every frame; we never do for the rest): an allowlist
+    /// of clock, information, display, session and power commands, none of which the catalogue confines to SECURED.
+    /// Every other command — card, payment, PIN, tag, key and binary loading, unknown ids — is logged by name,
+    /// sequence, length and status only.
+    public static let commandsWithLoggableData: Set<CommandID> = [
+        .cancelAll, .rtcGet, .rtcSet, .getInfo, .setInfoField, .displayMessage, .displayListBox, .powerOff,
+        .enterSecureSession, .exitSecureSession, .getKeyInfo, .waitCardRemoval, .cardPowerOff, .bankParametersGet,
+    ]
+
+    /// Whether the RPC log may show this command's data (see `commandsWithLoggableData`).
+    public static func commandDataIsLoggable(_ id: CommandID) -> Bool { commandsWithLoggableData.contains(id) }
+
     // MARK: Luhn detection
 
     /// The Luhn (ISO/IEC 7812-1 Annex B) check on a digit string; `false` for empty text or any non-digit.
@@ -94,34 +109,63 @@ public enum Masking {
         return sum % 10 == 0
     }
 
-    /// Whether `text` holds a PAN in clear: a run of 13–19 digits passing the Luhn check, either unbroken or written
-    /// in groups of 3–6 digits separated by single spaces or dashes ("4012 3456 7890 9").
+    /// Whether `text` holds a PAN or track 2 data in clear: a run of 13–19 digits passing the Luhn check, either
+    /// unbroken, written in groups of 3–6 digits separated by single spaces or dashes ("4012 3456 7890 9"), or as a
+    /// hex dump of packed BCD ("47 61 73 90 01 01 00 10", "40 12 34 56 78 90 9F"); or track-2-like data, 12 or
+    /// more digits, a separator `=` or `D`, then 4 or more digits ("4761739001010010D2512201…").
     public static func containsUnmaskedPAN(_ text: String) -> Bool {
-        !panSpans(in: Array(text.utf8)).isEmpty
+        !sensitiveSpans(in: Array(text.utf8)).isEmpty
     }
 
-    /// `text` with every PAN that `containsUnmaskedPAN` would find replaced by its masked form.
+    /// `text` with every PAN that `containsUnmaskedPAN` would find replaced by its masked form (first 6, last 4), and
+    /// track-2-like data by the masked PAN, its separator and "****". Numbers that are not PANs (amounts, serial
+    /// numbers, timestamps, Luhn-failing runs, runs longer than 19 digits) are left alone.
     public static func redactPANs(in text: String) -> String {
         let bytes = Array(text.utf8)
-        let spans = panSpans(in: bytes)
-        guard !spans.isEmpty else { return text }
+        guard let redacted = redacted(bytes) else { return text }
+        return String(decoding: redacted, as: UTF8.self)
+    }
+
+    /// `redactPANs(in:)` on raw bytes (a log file read in chunks, whatever its encoding): only ASCII digits and
+    /// separators are looked at, every other byte is copied as it is.
+    public static func redactPANs(in bytes: [UInt8]) -> [UInt8] {
+        redacted(bytes) ?? bytes
+    }
+
+    /// nil when nothing is sensitive.
+    private static func redacted(_ bytes: [UInt8]) -> [UInt8]? {
+        let spans = sensitiveSpans(in: bytes)
+        guard !spans.isEmpty else { return nil }
         var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
         var index = 0
         for span in spans {
-            out += bytes[index..<span.lowerBound]
-            let digits = String(decoding: bytes[span].filter(isDigit), as: UTF8.self)
-            out += Array(maskPAN(digits).utf8)
-            index = span.upperBound
+            out += bytes[index..<span.range.lowerBound]
+            out += Array(span.replacement.utf8)
+            index = span.range.upperBound
         }
         out += bytes[index...]
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     static let panLengths = 13...19
-    static let groupLengths = 3...6
+    /// Digits per group in a written PAN ("4761 7390 …") or per byte in a hex dump of BCD ("47 61 …").
+    static let groupLengths = 2...6
+    /// Track 2 (ISO/IEC 7813): the PAN before the separator has at most 19 digits; 12 is the shortest run taken
+    /// for one, so that "count=1234" stays.
+    static let track2PANLengths = 12...19
+    /// After "=": the YYMM expiry at least.
+    static let track2MinimumRestLength = 4
+    /// After a hex "D": the YYMM expiry and the 3-digit service code.
+    static let track2MinimumHexRestLength = 7
 
-    /// Byte ranges of Luhn-valid PANs, in order and not overlapping.
-    private static func panSpans(in bytes: [UInt8]) -> [Range<Int>] {
+    private struct Span {
+        let range: Range<Int>
+        let replacement: String
+    }
+
+    /// Sensitive byte ranges, in order and not overlapping, each with what replaces it.
+    private static func sensitiveSpans(in bytes: [UInt8]) -> [Span] {
         // Maximal runs of ASCII digits.
         var runs: [Range<Int>] = []
         var i = 0
@@ -137,34 +181,93 @@ public enum Masking {
         func digits(_ from: Int, _ through: Int) -> String {
             String(decoding: runs[from...through].flatMap { bytes[$0] }, as: UTF8.self)
         }
-        var spans: [Range<Int>] = []
+        /// The run after `r` starts one byte after `r` ends, and that byte is one of `separators`.
+        func joined(_ r: Int, by separators: [UInt8]) -> Bool {
+            r + 1 < runs.count && runs[r + 1].lowerBound == runs[r].upperBound + 1
+                && separators.contains(bytes[runs[r].upperBound])
+        }
+        /// Luhn-valid and not all zeros (zero-filled data passes the Luhn check but is no PAN).
+        func isPANCandidate(_ digits: String) -> Bool {
+            luhnValid(digits) && digits.utf8.contains { $0 != UInt8(ascii: "0") }
+        }
+        func isPadNibble(_ index: Int) -> Bool { index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "f") }
+        /// Run `r`, a separator and run `r + 1` look like track 2. In hex, D is also an ordinary digit (ASCII text
+        /// in hex is mostly decimal digits), so there the PAN must pass the Luhn check and the expiry and service
+        /// code must follow.
+        func isTrack2(_ r: Int) -> Bool {
+            guard track2PANLengths.contains(runs[r].count), r + 1 < runs.count,
+                runs[r + 1].lowerBound == runs[r].upperBound + 1
+            else { return false }
+            switch bytes[runs[r].upperBound] {
+            case UInt8(ascii: "="):
+                return runs[r + 1].count >= track2MinimumRestLength
+            case UInt8(ascii: "D"), UInt8(ascii: "d"):
+                return runs[r + 1].count >= track2MinimumHexRestLength && luhnValid(digits(r, r))
+            default:
+                return false
+            }
+        }
+
+        var spans: [Span] = []
         var r = 0
         while r < runs.count {
+            // Track 2 equivalent data: PAN, separator (= in text, D in hex), expiry and the rest.
+            if isTrack2(r) {
+                let separator = String(UnicodeScalar(bytes[runs[r].upperBound]))
+                spans.append(
+                    Span(range: runs[r].lowerBound..<runs[r + 1].upperBound,
+                         replacement: maskPAN(digits(r, r)) + separator + hiddenRest))
+                r += 2
+                continue
+            }
             // An unbroken run.
-            if panLengths.contains(runs[r].count), luhnValid(digits(r, r)) {
-                spans.append(runs[r])
+            if panLengths.contains(runs[r].count) {
+                if isPANCandidate(digits(r, r)) { spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r)))) }
                 r += 1
                 continue
             }
-            // Groups joined by one space or dash, each 3–6 digits: the longest Luhn-valid chain from here.
-            var found: Int? = nil
-            var end = r
-            var total = runs[r].count
-            while groupLengths.contains(runs[end].count), end + 1 < runs.count,
-                runs[end + 1].lowerBound == runs[end].upperBound + 1,
-                bytes[runs[end].upperBound] == UInt8(ascii: " ") || bytes[runs[end].upperBound] == UInt8(ascii: "-"),
-                groupLengths.contains(runs[end + 1].count), total + runs[end + 1].count <= panLengths.upperBound
-            {
-                end += 1
-                total += runs[end].count
-                if panLengths.contains(total), luhnValid(digits(r, end)) { found = end }
-            }
-            if let found {
-                spans.append(runs[r].lowerBound..<runs[found].upperBound)
-                r = found + 1
-            } else {
+            // Groups of 2–6 digits joined by single spaces or dashes: "4761 7390 0101 0010", "4761-7390-…", and hex
+            // dumps of packed BCD "47 61 73 90 01 01 00 10", whose odd-length PAN ends in a digit and the F pad
+            // nibble ("… 90 9F").
+            guard groupLengths.contains(runs[r].count) else {
                 r += 1
+                continue
             }
+            var end = r
+            while joined(end, by: [UInt8(ascii: " "), UInt8(ascii: "-")]) {
+                let next = runs[end + 1]
+                if groupLengths.contains(next.count) {
+                    end += 1
+                } else {
+                    if next.count == 1, isPadNibble(next.upperBound) { end += 1 }
+                    break
+                }
+            }
+            // Every Luhn-valid stretch of whole groups is masked, and overlapping or touching stretches as one: a
+            // stretch that passes by chance next to a real PAN must not leave the PAN's middle digits visible.
+            var marked: [ClosedRange<Int>] = []
+            for first in r...end {
+                var total = 0
+                for last in first...end {
+                    total += runs[last].count
+                    if total > panLengths.upperBound { break }
+                    if panLengths.contains(total), isPANCandidate(digits(first, last)) {
+                        if let previous = marked.last, first <= previous.upperBound + 1 {
+                            marked[marked.count - 1] = previous.lowerBound...max(previous.upperBound, last)
+                        } else {
+                            marked.append(first...last)
+                        }
+                    }
+                }
+            }
+            for stretch in marked {
+                var upper = runs[stretch.upperBound].upperBound
+                if runs[stretch.upperBound].count == 1 { upper += 1 }  // the F pad
+                spans.append(
+                    Span(range: runs[stretch.lowerBound].lowerBound..<upper,
+                         replacement: maskPAN(digits(stretch.lowerBound, stretch.upperBound))))
+            }
+            r = end + 1
         }
         return spans
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
 import UCubeLink
+import UCubeLog
 import UCubeProtocol
 import UCubePayment
 import UCubeSimulator
@@ -187,7 +189,8 @@ extension UCube {
             let context = try await withConnection(globals, card: scenario) { connection in
                 let engine = PaymentEngine(
                     client: connection.client, selection: try selectionTask(), authorization: try authorizationTask(),
-                    journal: journal, deviceName: connection.address.description, stepper: stepper)
+                    journal: journal, deviceName: connection.address.description, stepper: stepper,
+                    logger: Logger(layer: .payment))
                 stepping?.attach(engine)
                 let control = try? await ControlSocket.serve(at: ControlSocket.path(forDevice: connection.address.description)) { line in
                     guard line == "cancel" else { return "error: unknown request '\(line)'" }

@@ -1,8 +1,10 @@
 import ArgumentParser
 import CReadline
 import Foundation
+import Logging
 import Synchronization
 import UCubeLink
+import UCubeLog
 import UCubeProtocol
 
 extension UCube {
@@ -14,8 +16,8 @@ extension UCube {
             abstract: "An interactive shell (GNU readline) on one open link; also runs scripts.",
             discussion: """
                 Every ucube command works at the prompt with the same words (`info`, `rpc get-info C4`, `pay 10`). \
-                The shell adds: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE (and `set` \
-                alone to show them), reconnect, help, exit / quit / Ctrl-D. `pay AMOUNT --step` pauses before each \
+                The shell adds: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set log-level \
+                LEVELS (and `set` alone to show them), reconnect, help, exit / quit / Ctrl-D. `pay AMOUNT --step` pauses before each \
                 state: next, continue, context, tlv TAG, cancel. Ctrl-C cancels the running command (a payment only \
                 before the card is read) and clears the line at the prompt. History: $XDG_STATE_HOME/ucube/history. \
                 With --script FILE, or commands on standard input when it is not a terminal, lines run in order \
@@ -142,6 +144,7 @@ final class ShellRunner: @unchecked Sendable {
         case .failure(let error):
             return .status(UCube.report(error))
         case .success(let command):
+            Logger(layer: .api).info("shell: \(words.joined(separator: " "))")
             nonisolated(unsafe) var command = command
             return .status(
                 runCommand {
@@ -162,7 +165,8 @@ final class ShellRunner: @unchecked Sendable {
             if arguments.isEmpty {
                 print(
                     """
-                    Shell commands: set [trace on|off | json on|off | timeout SECONDS | device DEVICE], reconnect, \
+                    Shell commands: set [trace on|off | json on|off | timeout SECONDS | device DEVICE | log-level LEVELS], \
+                    reconnect, \
                     help [COMMAND], exit, quit (or Ctrl-D).
                     While a `pay … --step` is paused: next, continue, context, tlv TAG, cancel.
                     Ctrl-C cancels the running command; Tab completes.

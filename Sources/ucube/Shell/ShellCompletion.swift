@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
+import UCubeLog
 import UCubeProtocol
 import UCubeSimulator
 
@@ -112,6 +113,7 @@ enum ShellCompletion {
         case .trace, .json: return ["on", "off"]
         case .device: return ["sim", "tcp://", "serial:///dev/"]
         case .timeout: return []
+        case .logLevel: return LogLevels.levelNames + LogLayer.allCases.map { $0.rawValue + "=" }
         }
     }
 

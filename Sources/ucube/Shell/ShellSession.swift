@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import UCubeLink
+import UCubeLog
 import UCubeProtocol
 import UCubeSimulator
 
@@ -10,17 +11,20 @@ import UCubeSimulator
 struct ShellSettings: Sendable, Equatable {
     enum Name: String, CaseIterable, Sendable {
         case trace, json, timeout, device
+        case logLevel = "log-level"
     }
 
     var trace = false
     var json = false
     var timeout: Double?
     var device: String?
+    /// `set log-level LEVELS`: changes the levels of every logger of this process (`LogSystem.levels`).
+    var logLevels: LogLevels?
 
     /// `set NAME VALUE`; returns the one-line confirmation or throws a usage error.
     mutating func apply(_ words: [String]) throws(CLIFailure) -> String {
         guard words.count == 2, let name = Name(rawValue: words[0]) else {
-            throw CLIFailure(ExitCodes.usage, "usage: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE")
+            throw CLIFailure(ExitCodes.usage, "usage: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set log-level LEVELS")
         }
         let value = words[1]
         func onOff() throws(CLIFailure) -> Bool {
@@ -45,6 +49,13 @@ struct ShellSettings: Sendable, Equatable {
                 throw CLIFailure(ExitCodes.usage, error.reason)
             }
             device = value
+        case .logLevel:
+            do {
+                logLevels = try LogLevels(parsing: value)
+            } catch {
+                throw CLIFailure(ExitCodes.usage, "set log-level: \(error.reason)")
+            }
+            LogSystem.levels = logLevels
         }
         return lines.first { $0.hasPrefix(name.rawValue + " ") } ?? ""
     }
@@ -55,6 +66,7 @@ struct ShellSettings: Sendable, Equatable {
             "json \(json ? "on" : "off")",
             "timeout \(timeout.map { "\($0)" } ?? "default (10)")",
             "device \(device ?? Environment.value("UCUBE_DEVICE") ?? "sim")",
+            "log-level \((logLevels ?? LogSystem.levels ?? LogLevels()).description)",
         ]
     }
 }

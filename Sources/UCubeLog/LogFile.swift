@@ -1,0 +1,150 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The current log file of one directory, shared by every handler of a process that writes there: appends whole
+/// lines and rotates like the SDK (spec §11; sizes and names in `LogChoices`).
+///
+/// Several ucube processes may write to the same directory at once. Each line is one `write(2)` on an `O_APPEND`
+/// descriptor, inside an exclusive `flock` on `LogChoices.lockFileName` taken around check-rotate-write, so lines
+/// never interleave and a rotation by one process never loses another's lines: after taking the lock a process
+/// that finds `messages.log` is no longer the file it holds open reopens it first.
+///
+/// Logging never fails the program: a line that cannot be written is dropped and counted (`droppedLines`).
+public final class LogFile: @unchecked Sendable {
+    public let directory: String
+    public let rotationSize: UInt64
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var fd: Int32 = -1
+    private var lockFD: Int32 = -1
+    private var openedIdentity: (dev: UInt64, ino: UInt64)?
+    private var dropped = 0
+    private var triedDirectory = false
+
+    public init(directory: String, rotationSize: UInt64 = LogChoices.rotationSize) {
+        self.directory = directory
+        self.rotationSize = rotationSize
+    }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+        if lockFD >= 0 { close(lockFD) }
+    }
+
+    public var currentPath: String { directory + "/" + LogChoices.currentFileName }
+
+    /// Lines that could not be written (no directory, disk full, …).
+    public var droppedLines: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return dropped
+    }
+
+    /// Appends one line (the caller ends it with a newline), rotating first when the file is over the size.
+    public func append(_ line: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard openIfNeeded() else {
+            dropped += 1
+            return
+        }
+        let locked = lockFD >= 0 && Self.retryingEINTR { flock(lockFD, LOCK_EX) } == 0
+        defer { if locked { _ = flock(lockFD, LOCK_UN) } }
+        if !currentFileIsOurs() {
+            reopen()
+        }
+        var info = stat()
+        if fd >= 0, fstat(fd, &info) == 0, UInt64(info.st_size) > rotationSize {
+            rotate()
+            reopen()
+        }
+        guard fd >= 0, writeAll(line) else {
+            dropped += 1
+            return
+        }
+    }
+
+    /// Closes the file (tests; `LogBundle.deleteLogs`). The next line reopens it.
+    public func closeFile() {
+        lock.lock()
+        defer { lock.unlock() }
+        if fd >= 0 { close(fd) }
+        fd = -1
+        openedIdentity = nil
+    }
+
+    // MARK: Under the lock
+
+    private func openIfNeeded() -> Bool {
+        if fd >= 0 { return true }
+        if !triedDirectory || !FileManager.default.fileExists(atPath: directory) {
+            triedDirectory = true
+            try? FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        if lockFD < 0 {
+            lockFD = open(directory + "/" + LogChoices.lockFileName, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        }
+        reopen()
+        return fd >= 0
+    }
+
+    private func reopen() {
+        if fd >= 0 { close(fd) }
+        fd = open(currentPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        var info = stat()
+        if fd >= 0, fstat(fd, &info) == 0 {
+            openedIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        } else {
+            openedIdentity = nil
+        }
+    }
+
+    /// `messages.log` is still the file we hold open (no other process rotated it away).
+    private func currentFileIsOurs() -> Bool {
+        guard fd >= 0, let openedIdentity else { return false }
+        var info = stat()
+        guard stat(currentPath, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == openedIdentity.dev && UInt64(info.st_ino) == openedIdentity.ino
+    }
+
+    /// messages.5.log deleted, N → N+1 (4…1), messages.log → messages.1.log.
+    private func rotate() {
+        let last = LogChoices.rotatedFileCount
+        _ = unlink(path(LogChoices.rotatedFileName(last)))
+        for n in stride(from: last - 1, through: 1, by: -1) {
+            _ = rename(path(LogChoices.rotatedFileName(n)), path(LogChoices.rotatedFileName(n + 1)))
+        }
+        _ = rename(currentPath, path(LogChoices.rotatedFileName(1)))
+    }
+
+    private func path(_ name: String) -> String { directory + "/" + name }
+
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    private static func retryingEINTR(_ call: () -> Int32) -> Int32 {
+        while true {
+            let result = call()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+}

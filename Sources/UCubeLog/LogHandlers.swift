@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+
+/// The levels every handler of a process reads when asked for its level, so a shell's `set log-level` changes
+/// loggers already made. A handler whose level was set directly (`logger.logLevel = …`) keeps its own.
+public final class LogLevelSource: @unchecked Sendable {
+    private let lock = NSLock()
+    private var levels: LogLevels
+
+    public init(_ levels: LogLevels = LogLevels()) { self.levels = levels }
+
+    public var current: LogLevels {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return levels
+        }
+        set {
+            lock.lock()
+            levels = newValue
+            lock.unlock()
+        }
+    }
+
+    /// The level of the loggers labelled `label`: the layer's, or the lowest for a label that is not a layer.
+    public func level(forLabel label: String) -> Logger.Level {
+        let levels = current
+        return LogLayer(label: label).map(levels.level(for:)) ?? levels.lowest
+    }
+}
+
+/// Writes scrubbed lines to `messages.log` in the log directory, rotated like the SDK (spec §11). See `LogFile`.
+public struct RotatingFileLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let file: LogFile
+    private let levels: LogLevelSource
+    private var ownLevel: Logger.Level?
+
+    public init(label: String, file: LogFile, levels: LogLevelSource) {
+        self.label = label
+        self.file = file
+        self.levels = levels
+    }
+
+    /// A handler with its own file and a fixed level (tests, tools).
+    public init(label: String, directory: String, level: Logger.Level = LogChoices.defaultLevel) {
+        self.init(label: label, file: LogFile(directory: directory), levels: LogLevelSource(LogLevels(defaultLevel: level)))
+        ownLevel = level
+    }
+
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? levels.level(forLabel: label) }
+        set { ownLevel = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        file.append(
+            LogLine.format(
+                date: LogLine.now(), level: event.level, label: label, message: event.message.description,
+                metadata: merged(event.metadata), error: event.error))
+    }
+
+    private func merged(_ extra: Logger.Metadata?) -> Logger.Metadata {
+        var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
+        if let extra { all.merge(extra) { $1 } }
+        return all
+    }
+}
+
+/// The same lines, scrubbed the same way, on stderr (when the user asked for `--log-level`): results stay alone on
+/// stdout.
+public struct StandardErrorLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let levels: LogLevelSource
+    private var ownLevel: Logger.Level?
+
+    public init(label: String, levels: LogLevelSource) {
+        self.label = label
+        self.levels = levels
+    }
+
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? levels.level(forLabel: label) }
+        set { ownLevel = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
+        if let extra = event.metadata { all.merge(extra) { $1 } }
+        let line = LogLine.format(
+            date: LogLine.now(), level: event.level, label: label, message: event.message.description, metadata: all,
+            error: event.error)
+        FileHandle.standardError.write(Data(line))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import UCubeProtocol
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything that goes to a log passes through here: PANs and track data masked (`Masking.redactPANs`), then one
+/// line per event.
+public enum LogScrubber {
+    /// `text` with every PAN (plain, spaced, dashed, hex-dump BCD) and track-2-like data masked.
+    public static func scrub(_ text: String) -> String { Masking.redactPANs(in: text) }
+
+    /// Raw bytes (a file being bundled), same rules.
+    public static func scrub(_ bytes: [UInt8]) -> [UInt8] { Masking.redactPANs(in: bytes) }
+}
+
+/// The line format (spec §11, extended): `yyyy-MM-dd HH:mm:ss.SSS` (UTC), level, layer, message, metadata,
+/// and for an event with an error ": <error>". One event is always one line: newlines in the message are escaped.
+enum LogLine {
+    static func format(
+        date: timespec, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
+        error: (any Error)?
+    ) -> [UInt8] {
+        var text = timestamp(date) + " " + level.rawValue.uppercased() + " " + layerName(label) + ": " + message
+        if let error { text += ": \(error)" }
+        if !metadata.isEmpty {
+            text += " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        let scrubbed = LogScrubber.scrub(text)
+            .replacingOccurrences(of: "\r", with: "\\r")
+            .replacingOccurrences(of: "\n", with: "\\n")
+        return Array((scrubbed + "\n").utf8)
+    }
+
+    /// "rpc" for "ucube.rpc"; another library's label as it is.
+    static func layerName(_ label: String) -> String { LogLayer(label: label)?.rawValue ?? label }
+
+    static func now() -> timespec {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return ts
+    }
+
+    /// "2026-11-22 08:16:51.123" in UTC.
+    static func timestamp(_ ts: timespec) -> String {
+        var seconds = ts.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let millis = Int32(ts.tv_nsec / 1_000_000)
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2)) "
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))"
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+
+/// The process's logging: `bootstrap` once at start (swift-log's `LoggingSystem.bootstrap` may run only once per
+/// process, so later calls only change the levels), then `Logger(layer:)` anywhere.
+public enum LogSystem {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var state: (file: LogFile, levels: LogLevelSource, mirror: Bool)?
+
+    /// Sends every logger to `directory/messages.log` (and to stderr when `mirrorToStderr`) at `levels`. Idempotent:
+    /// a second call keeps the first directory and mirror choice and only applies the new levels.
+    public static func bootstrap(directory: String, levels: LogLevels, mirrorToStderr: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let state {
+            state.levels.current = levels
+            return
+        }
+        let file = LogFile(directory: directory)
+        let source = LogLevelSource(levels)
+        state = (file, source, mirrorToStderr)
+        LoggingSystem.bootstrap { label in
+            let fileHandler = RotatingFileLogHandler(label: label, file: file, levels: source)
+            guard mirrorToStderr else { return fileHandler }
+            return MultiplexLogHandler([fileHandler, StandardErrorLogHandler(label: label, levels: source)])
+        }
+    }
+
+    /// The levels in force (nil before `bootstrap`); setting them changes every logger (`set log-level`).
+    public static var levels: LogLevels? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return state?.levels.current
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            if let newValue { state?.levels.current = newValue }
+        }
+    }
+
+    /// Whether `bootstrap` ran (before it, swift-log's default handler would print to stdout).
+    public static var isBootstrapped: Bool { file != nil }
+
+    /// The file of the bootstrapped system (nil before `bootstrap`).
+    public static var file: LogFile? {
+        lock.lock()
+        defer { lock.unlock() }
+        return state?.file
+    }
+}

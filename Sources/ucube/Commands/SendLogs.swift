@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import UCubeLog
+import UCubeProtocol
+
+extension UCube {
+    /// `ucube send-logs`: the log bundle (spec §10.7, §11) sent to the TMS, or written to a file with `--output`.
+    struct SendLogs: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "send-logs",
+            abstract: "Zip the logs and send them to the TMS, or write the bundle to a file (--output).",
+            discussion: """
+                The logs are $XDG_STATE_HOME/ucube/logs/messages.log and up to five older files (messages.1.log \
+                … messages.5.log, rotated at 2 MB). The bundle is a zip with one entry logs/<file> per log file; \
+                every PAN and track data in it is masked, even in a file another tool dropped there. After the TMS \
+                answers HTTP 200 the local logs are deleted; with --output they are kept.
+                """)
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Option(
+            name: .long, help: ArgumentHelp("Write the bundle to FILE instead of sending it.", valueName: "file"),
+            completion: .file(extensions: ["zip"]))
+        var output: String?
+
+        @Flag(help: "With --output: replace FILE if it exists.")
+        var force = false
+
+        struct Written: Encodable {
+            let path: String
+            let bytes: Int
+            let entries: [String]
+        }
+
+        func run() async throws {
+            let logDirectory = Environment.logDirectory
+            if let output {
+                let path = (output as NSString).expandingTildeInPath
+                if FileManager.default.fileExists(atPath: path) {
+                    guard force else {
+                        throw CLIFailure(ExitCodes.usage, "\(path) already exists: choose another --output or add --force")
+                    }
+                    do {
+                        try FileManager.default.removeItem(atPath: path)
+                    } catch {
+                        throw CLIFailure(ExitCodes.failure, "cannot replace \(path): \(error.localizedDescription)")
+                    }
+                }
+                let entries = try bundle(from: logDirectory, to: path)
+                let bytes = Self.size(of: path)
+                if globals.json {
+                    try JSONOutput.print(Written(path: path, bytes: bytes, entries: entries))
+                } else {
+                    print("\(path)  \(bytes) bytes  \(entries.count) file\(entries.count == 1 ? "" : "s")")
+                }
+                return
+            }
+            // Spec §10.7: "Zip all log files (temp file uCubelib-logs*.zip), POST …, delete local logs after HTTP 200".
+            let name = "uCubelib-logs-\(ProcessInfo.processInfo.globallyUniqueString).zip"
+            let path = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let entries = try bundle(from: logDirectory, to: path)
+            try await uploadBundle(path)
+            do {
+                try LogBundle.deleteLogs(in: logDirectory)
+            } catch {
+                throw CLIFailure(ExitCodes.failure, "the logs were sent but not deleted: \(error.reason)")
+            }
+            print("sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(Self.size(of: path)) bytes); local logs deleted")
+        }
+
+        private func bundle(from logDirectory: String, to path: String) throws(CLIFailure) -> [String] {
+            do {
+                return try LogBundle.make(from: logDirectory, to: path)
+            } catch {
+                switch error.code {
+                case .noLogs: throw CLIFailure(ExitCodes.failure, "nothing to send: \(error.reason)")
+                case .exists: throw CLIFailure(ExitCodes.usage, error.reason)
+                case .io: throw CLIFailure(ExitCodes.failure, error.reason)
+                }
+            }
+        }
+
+        private static func size(of path: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+    }
+}
+
+/// Sends a log bundle to the TMS (spec §10.7: POST `?type=zip`, application/octet-stream, success = HTTP 200);
+/// `send-logs` deletes the local logs only when this returns.
+///
+/// NOT IMPLEMENTED YET: the TMS client lives in another branch. Until it is wired here this always throws a usage
+/// error, so nothing is ever deleted without a real upload.
+func uploadBundle(_ path: String) async throws {
+    throw CLIFailure(ExitCodes.usage, "send-logs needs --output FILE until the TMS client lands")
+}
