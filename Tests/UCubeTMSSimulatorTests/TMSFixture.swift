@@ -52,6 +52,18 @@ struct TMSFixture {
         try await NIOThreadPool.singleton.runIfActive(body)
     }
 
+    /// Runs `body` against a fresh simulator, then stops it and removes its directories (on every path).
+    static func with(imageSize: Int = 5000, _ body: (TMSFixture) async throws -> Void) async throws {
+        let fixture = try await start(imageSize: imageSize)
+        do {
+            try await body(fixture)
+        } catch {
+            await fixture.stop()
+            throw error
+        }
+        await fixture.stop()
+    }
+
     func stop() async {
         await tms.stop()
         try? await Self.onPool { [root] in try FileManager.default.removeItem(at: root) }
