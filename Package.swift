@@ -89,6 +89,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Prints the TMS simulator's binary download throughput and peak memory (`swift run -c release TMSBenchmark`).
+        .executableTarget(
+            name: "TMSBenchmark",
+            dependencies: [
+                "UCubeTMSSimulator", "UCubeSimulator", "UCubeProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/TMSBenchmark",
+            swiftSettings: strict),
         .testTarget(
             name: "UCubeTMSSimulatorTests",
             dependencies: [
