@@ -16,11 +16,11 @@ struct ImageFile: Sendable {
 
     static func open(_ path: String, pool: NIOThreadPool = .singleton) async throws -> ImageFile {
         try await pool.runIfActive {
-            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            let fd = systemOpen(path)
             guard fd >= 0 else { throw Failure(description: "cannot open \(path): errno \(errno)") }
             var info = stat()
             guard fstat(fd, &info) == 0 else {
-                _ = Glibc.close(fd)
+                systemClose(fd)
                 throw Failure(description: "cannot stat \(path): errno \(errno)")
             }
             return ImageFile(descriptor: fd, size: Int(info.st_size))
@@ -48,6 +48,22 @@ struct ImageFile: Sendable {
 
     func close(pool: NIOThreadPool = .singleton) async {
         let fd = descriptor
-        _ = try? await pool.runIfActive { _ = Glibc.close(fd) }
+        _ = try? await pool.runIfActive { systemClose(fd) }
     }
+}
+
+private func systemOpen(_ path: String) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    #else
+    Darwin.open(path, O_RDONLY | O_CLOEXEC)
+    #endif
+}
+
+private func systemClose(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
 }

@@ -82,7 +82,11 @@ public actor TMSSimulator {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tlsContext))
+                        try channel.pipeline.syncOperations.addHandlers([
+                            IdleStateHandler(allTimeout: .milliseconds(Int64(TMSSimulatorChoices.idleTimeout * 1000))),
+                            CloseOnIdleHandler(),
+                            NIOSSLServerHandler(context: tlsContext),
+                        ])
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
                             wrappingChannelSynchronously: channel)
@@ -310,5 +314,18 @@ struct TMSAnswer: Sendable {
     init(_ response: TMSResponse, delay: Duration? = nil) {
         self.response = response
         self.delay = delay
+    }
+}
+
+/// Closes a connection when `IdleStateHandler` reports it idle (`TMSSimulatorChoices.idleTimeout`).
+private final class CloseOnIdleHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
     }
 }

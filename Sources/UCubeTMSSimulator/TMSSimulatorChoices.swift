@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every PROJECT CHOICE the TMS (MDM) server simulator makes, in one place, each naming the spec section that leaves it
 /// open (spec = shared/spec/ucube-protocol.md §10). The real TMS is YouTransactor's; what is here is how *this* server
 /// behaves where the sources are silent.
@@ -77,6 +79,11 @@ public enum TMSSimulatorChoices {
     /// `serial` is at most 20 decimal digits (UInt64), a part number at most 64 characters.
     static let maximumSerialLength = 20
     static let maximumPartNumberLength = 64
+
+    /// A connection with neither a read nor a write for this long is closed (a stalled TLS handshake, an idle
+    /// keep-alive, a client that stopped reading). Longer than the spec's 30 s client read timeout (§10.1), so a
+    /// `TMSFault.delay` of up to this long is seen by the client as its own timeout.
+    public static let idleTimeout: TimeInterval = 120
 
     // MARK: Faults
 
