@@ -152,6 +152,9 @@ public actor TMSSimulator {
 
     public func clearFaults() { faults = [:] }
 
+    /// How many more requests to `endpoint` the current fault will affect (0 = none set).
+    public func faultsRemaining(for endpoint: TMSEndpoint) -> Int { faults[endpoint]?.remaining ?? 0 }
+
     /// Serials that registered since start.
     public func registeredSerials() -> Set<String> { registered }
 

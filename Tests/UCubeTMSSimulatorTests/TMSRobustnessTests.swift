@@ -59,6 +59,62 @@ struct TMSRobustnessTests {
         }
     }
 
+    @Test("several terminals register and download at once")
+    func concurrentTerminals() async throws {
+        try await F.with(imageSize: 50_000) { fixture in
+            let serials = (1...6).map { String(300_000_000 + $0) }
+            let results = try await withThrowingTaskGroup(of: (String, Int, Int).self) { group in
+                for serial in serials {
+                    group.addTask {
+                        let identity = try await fixture.identity(serial: serial)
+                        return try await fixture.withClient(identity: identity) { client in
+                            let answer = try await F.send(
+                                client, .POST, fixture.url("/v2/dongle/binary/0/\(serial)/\(F.partNumber)"),
+                                body: try F.dongleCertificate(serial: serial))
+                            return (serial, answer.status, answer.body.count)
+                        }
+                    }
+                }
+                var results: [(String, Int, Int)] = []
+                for try await result in group { results.append(result) }
+                return results
+            }
+            let expectedLength = 2 + fixture.signature.count + 50_000 + 2 * 25 + 2
+            #expect(Set(results.map(\.0)) == Set(serials))
+            #expect(results.allSatisfy { $0.1 == 200 && $0.2 == expectedLength })
+            #expect(await fixture.tms.registeredSerials() == Set(serials))
+        }
+    }
+
+    @Test("stop() closes a connection whose answer is still delayed")
+    func stopClosesPendingConnections() async throws {
+        let fixture = try await F.start()
+        let identity = try await fixture.identity()
+        await fixture.tms.setFault(.delay(.seconds(600)), for: .config)
+        let url = fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)")
+        let outcome = try await fixture.withClient(identity: identity) { client in
+            async let pending: Result<Int, any Error> = {
+                do {
+                    return .success(try await F.send(client, .GET, url, timeout: .seconds(30)).status)
+                } catch {
+                    return .failure(error)
+                }
+            }()
+            // Wait until the server holds the request (the fault is used), bounded by a hang guard.
+            for _ in 0..<3000 where await fixture.tms.faultsRemaining(for: .config) > 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await fixture.tms.faultsRemaining(for: .config) == 0)
+            await fixture.stop()
+            return await pending
+        }
+        switch outcome {
+        case .success(let status): Issue.record("the delayed request was answered \(status) after stop()")
+        case .failure(let error):
+            #expect((error as? HTTPClientError) != .deadlineExceeded, "stop() must close the connection, not wait")
+        }
+    }
+
     /// Re-frames a §10.5 body as it arrives: `LL LL` + signature, then `LL LL` + block … `00 00`.
     struct FrameReader {
         let signature: [UInt8]
