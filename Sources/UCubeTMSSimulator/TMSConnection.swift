@@ -46,7 +46,15 @@ struct TMSConnection: Sendable {
                     }
                     let peer = try await connection.channel.nioSSL_peerCertificate().get()?.toDERBytes()
                     let answer = await simulator.answer(route, body: body, peerCertificate: peer)
-                    if let delay = answer.delay { try await Task.sleep(for: delay) }
+                    if let delay = answer.delay {
+                        // Sleep in steps so that a client that gave up (and closed) ends this connection early.
+                        let clock = ContinuousClock()
+                        let deadline = clock.now + delay
+                        while clock.now < deadline, connection.channel.isActive {
+                            try await Task.sleep(for: min(.milliseconds(100), deadline - clock.now))
+                        }
+                        guard connection.channel.isActive else { return }
+                    }
                     let keepAlive = head.isKeepAlive
                     guard try await write(answer.response, version: head.version, keepAlive: keepAlive, outbound),
                         keepAlive

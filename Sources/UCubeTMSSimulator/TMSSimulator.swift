@@ -87,7 +87,8 @@ public actor TMSSimulator {
                             CloseOnIdleHandler(),
                             NIOSSLServerHandler(context: tlsContext),
                         ])
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                            withPipeliningAssistance: false, withErrorHandling: true)
                         return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
                             wrappingChannelSynchronously: channel)
                     }

@@ -19,6 +19,9 @@ import Foundation
 /// - §10.5: a catalogue item marked `ciphered` is refused at startup (the catalogue carries no session key).
 /// - §10.7: `?type=zip` is required on logs (other or missing → 400); the body is stored as
 ///   `<state>/received-logs/<serial>-<n>.zip`, n counting from 1 over the files already there.
+/// - Requests on one connection are answered in order, one at a time; NIO's pipelining assistance is off so that
+///   the connection keeps reading while an answer is pending (a client's TLS close during a `TMSFault.delay` is
+///   seen at once, and the delayed answer is dropped).
 /// - Any other path → 404, a known path with the wrong method → 405, a body over the endpoint's cap → 413 (and the
 ///   connection is closed), malformed HTTP → 400 from NIO's error handler and the connection is closed.
 public enum TMSSimulatorChoices {
