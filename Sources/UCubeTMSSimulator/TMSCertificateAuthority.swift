@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Crypto
 import Foundation
 import SwiftASN1
@@ -43,12 +48,7 @@ struct TMSCertificateAuthority: Sendable {
         }
         let authority = try create(now: now)
         do {
-            try files.removeItemIfPresent(at: keyURL)
-            guard
-                files.createFile(
-                    atPath: keyURL.path, contents: Data(authority.privateKey.pemRepresentation.utf8),
-                    attributes: [.posixPermissions: TMSSimulatorChoices.caKeyPermissions])
-            else { throw TMSSimulatorError(.stateDirectory, "cannot write \(keyURL.path)") }
+            try writeExclusively(Array(authority.privateKey.pemRepresentation.utf8), to: keyURL.path)
             try Data(try authority.certificatePEM.utf8).write(to: certURL, options: .atomic)
         } catch let error as TMSSimulatorError {
             throw error
@@ -177,8 +177,16 @@ struct TMSCertificateAuthority: Sendable {
     }
 }
 
-extension FileManager {
-    fileprivate func removeItemIfPresent(at url: URL) throws {
-        if fileExists(atPath: url.path) { try removeItem(at: url) }
+/// Creates `path` with mode 0600 from the start (O_EXCL: never over an existing file) and writes `bytes`.
+private func writeExclusively(_ bytes: [UInt8], to path: String) throws(TMSSimulatorError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(TMSSimulatorChoices.caKeyPermissions))
+    guard fd >= 0 else { throw TMSSimulatorError(.stateDirectory, "cannot create \(path): errno \(errno)") }
+    defer { close(fd) }
+    var written = 0
+    while written < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { throw TMSSimulatorError(.stateDirectory, "cannot write \(path): errno \(errno)") }
+        written += n
     }
 }
