@@ -18,6 +18,7 @@ let package = Package(
         // TMS client (spec §10): HTTPS with a per-terminal client certificate.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // TMS simulator (spec §10): in-process PKI (CA, server and client certificates).
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -74,6 +75,36 @@ let package = Package(
             dependencies: ["UCubePayment", "UCubeSimulator", "UCubeLink", "UCubeProtocol"],
             path: "Benchmarks/PaymentBenchmark",
             swiftSettings: strict),
+        // TMS (MDM) client over AsyncHTTPClient + NIOSSL, identity store and pure update planning (spec §10).
+        .target(
+            name: "UCubeTMS",
+            dependencies: [
+                "UCubeProtocol", "CLibCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "UCubeTMSTests",
+            dependencies: [
+                "UCubeTMS", "UCubeProtocol", "CLibCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
         // TMS (MDM) server simulator: HTTPS + mutual TLS with its own CA, catalogue of signed binaries (spec §10).
         .target(
             name: "UCubeTMSSimulator",
