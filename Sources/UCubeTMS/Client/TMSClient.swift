@@ -234,12 +234,8 @@ public final class TMSClient: Sendable {
             default:
                 return TMSError(.network, "\(url): \(e)")
             }
-        case let e as NIOSSLError:
-            return TMSError(.tls, "\(url): TLS failed (\(e)) — check the TMS CA (--tms-ca) and this terminal's registration")
-        case let e as BoringSSLError:
-            return TMSError(.tls, "\(url): TLS failed (\(e))")
-        case let e as NIOSSLExtraError:
-            return TMSError(.tls, "\(url): TLS failed (\(e))")
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            return TMSError(.tls, "\(url): TLS failed (\(error))" + tlsHint("\(error)"))
         case let e as ChannelError:
             if case .connectTimeout = e { return TMSError(.timeout, "\(url): no connection within the connect timeout") }
             return TMSError(.network, "\(url): \(e)")
@@ -247,6 +243,19 @@ public final class TMSClient: Sendable {
             return TMSError(.network, "\(url): \(error)")
         }
     }
+}
+
+/// What to do about a TLS failure, from the alert or verification error text.
+private func tlsHint(_ text: String) -> String {
+    if text.contains("CERTIFICATE_REQUIRED") || text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
+        || text.contains("CERTIFICATE_UNKNOWN") || text.contains("ALERT_HANDSHAKE_FAILURE")
+    {
+        return " — the TMS wants this terminal's client certificate: run mdm-register"
+    }
+    if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("unable to get local issuer") || text.contains("verify") {
+        return " — the TMS certificate is not trusted: pass its CA with --tms-ca (or UCUBE_TMS_CA)"
+    }
+    return " — check the TMS CA (--tms-ca) and this terminal's registration"
 }
 
 extension TimeAmount {
