@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import UCubeProtocol
 @testable import UCubeTMS
@@ -176,6 +179,31 @@ struct TMSClientTests {
         #expect(server.requests.count == 2)
         #expect(server.requests.last?.uri == "/MDM/jaxrs/v2/dongle/binary/3/123456789/UCUBETOUCH")
         #expect(server.requests.last?.body == certificate)
+    }
+
+    /// Streaming, shown without a clock: the server holds back the second half of the image until the client has
+    /// written the first half to disk, which a client buffering the whole body before writing could never do.
+    @Test func downloadWritesToDiskWhileReceiving() async throws {
+        let size = 8 << 20
+        let path = tempPath("gated.bin")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await TestHTTPServer.start { _, _ in
+            .gatedPattern(size) {
+                var st = stat()
+                return stat(path + ".part", &st) == 0 && Int(st.st_size) >= size / 2
+            }
+        }
+        defer { Task { await server.stop() } }
+        let c = try client(server)
+        let terminal = self.terminal
+        let outcome = await withHangGuard {
+            await using(c) { c async throws(TMSError) in try await c.downloadBinary(type: 0, terminal: terminal, certificate: [1], to: path) }
+        }
+        let written = try #require(outcome, "hung: the client did not write the first half before the rest arrived").get()
+        #expect(written == Int64(size))
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(data.count == size)
+        #expect(data.enumerated().allSatisfy { $0.element == TestHTTPServer.patternByte($0.offset) })
     }
 
     @Test func downloadLargerThanTheCapIsRefusedAndLeavesNoFile() async throws {

@@ -20,6 +20,9 @@ enum TestReply: Sendable {
     case pattern(Int, declareLength: Bool)
     /// Never answers (the connection stays open).
     case silent
+    /// Like `pattern` (no Content-Length), but sends the second half only once `proceed()` is true (polled every
+    /// 10 ms on the server's event loop).
+    case gatedPattern(Int, proceed: @Sendable () -> Bool)
 
     static func ok(_ text: String) -> TestReply { .status(200, Array(text.utf8)) }
 }
@@ -116,17 +119,38 @@ final class TestHTTPServer: Sendable {
                 var headers = HTTPHeaders()
                 if declareLength { headers.add(name: "Content-Length", value: String(count)) }
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-                var offset = 0
-                while offset < count {
-                    let n = min(64 << 10, count - offset)  // offset is a multiple of 64 KiB
-                    let start = offset % 251
-                    let add = UInt8(truncatingIfNeeded: offset >> 16)
-                    var chunk = context.channel.allocator.buffer(capacity: n)
-                    chunk.writeBytes(TestHTTPServer.patternBase[start..<(start + n)].map { $0 &+ add })
-                    context.write(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
-                    offset += n
-                }
+                writePattern(0..<count, context: context)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            case .gatedPattern(let count, let proceed):
+                let half = (count / 2) & ~0xFFFF
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: [:]))), promise: nil)
+                writePattern(0..<half, context: context)
+                context.flush()
+                let loop = context.eventLoop
+                let boundContext = NIOLoopBound(context, eventLoop: loop)
+                let boundSelf = NIOLoopBound(self, eventLoop: loop)
+                loop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) { task in
+                    guard proceed() else { return }
+                    task.cancel()
+                    let context = boundContext.value
+                    boundSelf.value.writePattern(half..<count, context: context)
+                    context.writeAndFlush(boundSelf.value.wrapOutboundOut(.end(nil)), promise: nil)
+                }
+            }
+        }
+
+        /// Writes pattern bytes `range` (its lower bound a multiple of 64 KiB) in 64 KiB chunks.
+        private func writePattern(_ range: Range<Int>, context: ChannelHandlerContext) {
+            let count = range.upperBound
+            var offset = range.lowerBound
+            while offset < count {
+                let n = min(64 << 10, count - offset)  // offset is a multiple of 64 KiB
+                let start = offset % 251
+                let add = UInt8(truncatingIfNeeded: offset >> 16)
+                var chunk = context.channel.allocator.buffer(capacity: n)
+                chunk.writeBytes(TestHTTPServer.patternBase[start..<(start + n)].map { $0 &+ add })
+                context.write(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                offset += n
             }
         }
     }
