@@ -127,13 +127,14 @@ struct TMSClientTests {
         #expect(error?.reason.contains("larger than") == true)
     }
 
-    @Test func forbiddenIsRefusedWithoutRetry() async throws {
-        let server = try await TestHTTPServer.start { _, _ in .status(403, []) }
+    @Test(arguments: [401, 403])
+    func forbiddenIsRefusedWithoutRetry(status: Int) async throws {
+        let server = try await TestHTTPServer.start { _, _ in .status(status, []) }
         defer { Task { await server.stop() } }
         let c = try client(server)
         let error = await using(c) { c async throws(TMSError) in try await c.config(terminal: terminal) }.error
         #expect(error?.code == .refused)
-        #expect(error?.status == 403)
+        #expect(error?.status == status)
         #expect(error?.reason.contains("mdm-register") == true)
         #expect(server.requests.count == 1)
     }

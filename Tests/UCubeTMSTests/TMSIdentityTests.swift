@@ -1,3 +1,4 @@
+import CLibCrypto
 import Foundation
 import NIOSSL
 import Testing
@@ -15,6 +16,17 @@ struct TMSIdentityTests {
         let pki = try TestPKI()
         let identity = try TMSIdentity(pkcs12: pki.clientPKCS12, source: "test")
         #expect(identity.pkcs12 == pki.clientPKCS12)
+    }
+
+    /// The keystore check loads OpenSSL's legacy provider with the default one kept: the TDES that UCubeCrypto uses
+    /// through the same libcrypto must still be there afterwards.
+    @Test func checkingAKeystoreKeepsOpenSSLDefaultProvider() throws {
+        let pki = try TestPKI()
+        _ = try TMSIdentity(pkcs12: pki.clientPKCS12, source: "test")
+        let cipher = EVP_CIPHER_fetch(nil, "DES-EDE3-CBC", nil)
+        #expect(cipher != nil)
+        if let cipher { EVP_CIPHER_free(cipher) }
+        #expect(OSSL_PROVIDER_available(nil, "default") == 1)
     }
 
     @Test func aKeylessPKCS12IsMalformedNotACrash() throws {
