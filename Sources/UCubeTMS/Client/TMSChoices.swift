@@ -18,6 +18,10 @@ public enum TMSChoices {
     public static let retryMultiplier = 2.0
     public static let retryMaximumBackoff: Duration = .seconds(10)
 
+    /// PROJECT CHOICE: redirects are not followed (a 3xx is an `.httpStatus` error): a redirect could lead off https
+    /// or to another host than the one configured.
+    public static let followsRedirects = false
+
     /// PROJECT CHOICE: the largest config JSON accepted (spec §10.4 replies are a few hundred bytes).
     public static let maximumConfigReply = 1 << 20
     /// PROJECT CHOICE: the largest register reply (a PKCS#12 keystore is a few kilobytes).

@@ -39,7 +39,7 @@ public final class TMSClient: Sendable {
         }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
-            redirectConfiguration: .disallow,  // a redirect could leave https; 3xx is an error
+            redirectConfiguration: TMSChoices.followsRedirects ? .follow(max: 3, allowCycles: false) : .disallow,
             timeout: .init(connect: TimeAmount(settings.connectTimeout), read: TimeAmount(settings.readTimeout)),
             decompression: .disabled)
         // Our retry policy decides; the pool must not retry a failed connection until the deadline.
