@@ -15,8 +15,15 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // TMS client (spec §10): HTTPS with a per-terminal client certificate.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // TMS simulator (spec §10): in-process PKI (CA, server and client certificates).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // OpenSSL's libcrypto (Debian: libssl-dev) for the TDES primitive; no cipher is written by hand.
@@ -84,6 +91,79 @@ let package = Package(
             dependencies: ["UCubePayment", "UCubeSimulator", "UCubeLink", "UCubeProtocol"],
             path: "Benchmarks/PaymentBenchmark",
             swiftSettings: strict),
+        // TMS (MDM) client over AsyncHTTPClient + NIOSSL, identity store and pure update planning (spec §10).
+        .target(
+            name: "UCubeTMS",
+            dependencies: [
+                "UCubeProtocol", "CLibCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "UCubeTMSTests",
+            dependencies: [
+                "UCubeTMS", "UCubeProtocol", "CLibCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        // TMS (MDM) server simulator: HTTPS + mutual TLS with its own CA, catalogue of signed binaries (spec §10).
+        .target(
+            name: "UCubeTMSSimulator",
+            dependencies: [
+                "UCubeProtocol", "UCubeSimulator", "CLibCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        // Prints the TMS simulator's binary download throughput and peak memory (`swift run -c release TMSBenchmark`).
+        .executableTarget(
+            name: "TMSBenchmark",
+            dependencies: [
+                "UCubeTMSSimulator", "UCubeSimulator", "UCubeProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/TMSBenchmark",
+            swiftSettings: strict),
+        .testTarget(
+            name: "UCubeTMSSimulatorTests",
+            dependencies: [
+                "UCubeTMSSimulator", "UCubeProtocol", "UCubeSimulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "UCubeProtocolTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
         .testTarget(name: "UCubeCryptoTests", dependencies: ["UCubeCrypto"], swiftSettings: strict),
         .testTarget(

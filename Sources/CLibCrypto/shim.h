@@ -4,4 +4,9 @@
 #include <openssl/err.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+#include <openssl/provider.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/pkcs12.h>
 #endif

@@ -231,8 +231,8 @@ public enum SimulatorChoices {
 
     /// 0x5130: fixed demonstration certificate chain `LL LL` CA-prod certificate `LL LL` KEK certificate; the bytes are
     /// opaque labels, not X.509 (the real chain is signed by YouTransactor).
-    static let demoCAProdCertificate: [UInt8] = Array("UCUBE-SIM DEMO CA-PROD CERTIFICATE v1".utf8)
-    static func demoKEKCertificate(serial: UInt64) -> [UInt8] {
+    public static let demoCAProdCertificate: [UInt8] = Array("UCUBE-SIM DEMO CA-PROD CERTIFICATE v1".utf8)
+    public static func demoKEKCertificate(serial: UInt64) -> [UInt8] {
         Array("UCUBE-SIM DEMO K_KEK CERTIFICATE v1 SN ".utf8) + Array(String(serial).utf8)
     }
 

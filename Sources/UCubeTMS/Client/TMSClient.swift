@@ -1,0 +1,266 @@
+import AsyncHTTPClient
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The TMS (MDM) client of spec §10: one `HTTPClient`, the server's settings and, once the terminal is registered,
+/// its TLS client identity. Every endpoint succeeds on HTTP 200 only; 5xx, network errors and timeouts are retried
+/// with exponential backoff; every failure is a `TMSError` whose reason names the URL. Call `shutdown()` when done.
+public final class TMSClient: Sendable {
+    public let settings: TMSSettings
+    /// Whether requests carry a client certificate.
+    public let hasIdentity: Bool
+    private let http: HTTPClient
+    private let logger: Logger?
+
+    /// Reads the extra CA file and loads the identity (throws `.configuration` / `.tls`); no connection is made.
+    /// `logger` receives AsyncHTTPClient's request logs (none by default; it never sees bodies).
+    public init(settings: TMSSettings, identity: TMSIdentity? = nil, logger: Logger? = nil) throws(TMSError) {
+        self.settings = settings
+        self.logger = logger
+        self.hasIdentity = identity != nil
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = settings.trustedCAFile {
+            let certificates: [NIOSSLCertificate]
+            do {
+                certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+            } catch {
+                throw TMSError(.configuration, "cannot read the TMS CA file \(caFile): \(error)")
+            }
+            guard !certificates.isEmpty else { throw TMSError(.configuration, "the TMS CA file \(caFile) holds no PEM certificate") }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        if let identity {
+            let bundle = try identity.bundle()
+            tls.certificateChain = bundle.certificateChain.map { .certificate($0) }
+            tls.privateKey = .privateKey(bundle.privateKey)
+        }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: TMSChoices.followsRedirects ? .follow(max: 3, allowCycles: false) : .disallow,
+            timeout: .init(connect: TimeAmount(settings.connectTimeout), read: TimeAmount(settings.readTimeout)),
+            decompression: .disabled)
+        // Our retry policy decides; the pool must not retry a failed connection until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    }
+
+    /// Closes connections. The client cannot be used afterwards.
+    public func shutdown() async {
+        try? await http.shutdown()
+    }
+
+    // MARK: Endpoints (spec §10.2, old Android paths)
+
+    /// POST /public/v1/dongle/register/{serial}/{pn} with the InstallForLoadKey response data; the 200 body is the
+    /// terminal's PKCS#12 client identity (spec §10.3), validated.
+    public func register(terminal: TerminalIdentity, certificate: [UInt8]) async throws(TMSError) -> TMSIdentity {
+        let url = settings.url(TMSChoices.Path.register(terminal))
+        return try await exchange(url: url, method: .POST, body: { .bytes(ByteBuffer(bytes: certificate)) }) { response throws(TMSError) in
+            let body = try await Self.collect(response, limit: TMSChoices.maximumIdentityReply, url: url, what: "register reply")
+            return try TMSIdentity(pkcs12: body, source: url)
+        }
+    }
+
+    /// POST /v2/dongle/infos/{serial}/{pn} with the raw GetInfo TLV of the terminal.
+    public func sendState(terminal: TerminalIdentity, getInfo: [UInt8]) async throws(TMSError) {
+        let url = settings.url(TMSChoices.Path.state(terminal))
+        try await exchange(url: url, method: .POST, body: { .bytes(ByteBuffer(bytes: getInfo)) }) { response throws(TMSError) in
+            await Self.drain(response)
+        }
+    }
+
+    /// GET /v2/dongle/config/{serial}/{pn}: the items the TMS offers (spec §10.4).
+    public func config(terminal: TerminalIdentity) async throws(TMSError) -> [TMSConfigItem] {
+        let url = settings.url(TMSChoices.Path.config(terminal))
+        return try await exchange(url: url, method: .GET, body: { nil }) { response throws(TMSError) in
+            let body = try await Self.collect(response, limit: TMSChoices.maximumConfigReply, url: url, what: "config reply")
+            return try TMSConfigReply.parse(body, url: url)
+        }
+    }
+
+    /// POST /v2/dongle/binary/{type}/{serial}/{pn} with the InstallForLoadKey data; streams the 200 body to `path`
+    /// (through `path.part`, renamed at the end; at most `TMSChoices.maximumBinary` bytes) and returns its size.
+    public func downloadBinary(type: Int, terminal: TerminalIdentity, certificate: [UInt8], to path: String) async throws(TMSError) -> Int64 {
+        let url = settings.url(TMSChoices.Path.binary(type, terminal))
+        return try await exchange(url: url, method: .POST, body: { .bytes(ByteBuffer(bytes: certificate)) }) { response throws(TMSError) in
+            let limit = TMSChoices.maximumBinary
+            if let declared = Self.contentLength(response), declared > limit {
+                throw TMSError(.malformedReply, "\(url): binary of \(declared) bytes is larger than \(limit) bytes")
+            }
+            let sink = try await FileSink.create(path + ".part", mode: 0o600)
+            do {
+                var total: Int64 = 0
+                for try await chunk in response.body {
+                    total += Int64(chunk.readableBytes)
+                    guard total <= limit else {
+                        throw TMSError(.malformedReply, "\(url): binary larger than \(limit) bytes")
+                    }
+                    try await sink.write(chunk)
+                }
+                try await sink.finish(renamingTo: path)
+                return total
+            } catch {
+                sink.discard()
+                throw Self.classify(error, url: url)
+            }
+        }
+    }
+
+    /// POST /v1/dongle/logs/{serial}/{pn}?type=zip with the zip file streamed as octet-stream (spec §10.7).
+    public func sendLogs(terminal: TerminalIdentity, zipFile: String) async throws(TMSError) {
+        let url = settings.url(TMSChoices.Path.logs(terminal))
+        let size = try FileIO.fileSize(zipFile)
+        try await exchange(
+            url: url, method: .POST,
+            body: { .stream(FileChunks(path: zipFile, chunkSize: TMSChoices.uploadChunk), length: .known(size)) }
+        ) { response throws(TMSError) in
+            await Self.drain(response)
+        }
+    }
+
+    // MARK: Exchange, retries, errors
+
+    /// Sends one request with retries; `handle` reads a 200 reply.
+    private func exchange<T: Sendable>(
+        url: String, method: HTTPMethod, body: () -> HTTPClientRequest.Body?,
+        handle: (HTTPClientResponse) async throws(TMSError) -> T
+    ) async throws(TMSError) -> T {
+        let policy = settings.retry
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try Task.checkCancellation()
+                var request = HTTPClientRequest(url: url)
+                request.method = method
+                request.body = body()
+                if request.body != nil { request.headers.add(name: "Content-Type", value: "application/octet-stream") }
+                let response = try await http.execute(request, deadline: .now() + TimeAmount(settings.attemptDeadline), logger: logger)
+                guard response.status == .ok else { throw await Self.statusError(response, url: url) }
+                return try await handle(response)
+            } catch {
+                let failure = Self.classify(error, url: url)
+                guard failure.isRetryable, attempt < policy.attempts else { throw failure.with(attempts: attempt) }
+                do {
+                    try await Task.sleep(for: policy.backoff(after: attempt))
+                } catch {
+                    throw TMSError(.cancelled, "\(url): cancelled", attempts: attempt)
+                }
+            }
+        }
+    }
+
+    private static func statusError(_ response: HTTPClientResponse, url: String) async -> TMSError {
+        let code = Int(response.status.code)
+        let text = await snippet(response)
+        let detail = text.isEmpty ? "" : ": \(text)"
+        switch code {
+        case 401, 403:
+            return TMSError(.refused, "\(url): HTTP \(code) — the TMS refused this terminal's client certificate — run mdm-register\(detail)", status: code)
+        default:
+            return TMSError(.httpStatus, "\(url): HTTP \(code) \(response.status.reasonPhrase)\(detail)", status: code)
+        }
+    }
+
+    /// The start of an error body, printable ASCII only (a server's words, never trusted).
+    private static func snippet(_ response: HTTPClientResponse) async -> String {
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in response.body {
+                bytes += chunk.readableBytesView.prefix(200 - bytes.count)
+                if bytes.count >= 200 { break }
+            }
+        } catch {}
+        let text = String(decoding: bytes.map { (0x20...0x7E).contains($0) ? $0 : 0x20 }, as: UTF8.self)
+        return text.split(separator: " ").joined(separator: " ")
+    }
+
+    private static func contentLength(_ response: HTTPClientResponse) -> Int64? {
+        response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+    }
+
+    /// The whole body, at most `limit` bytes.
+    private static func collect(_ response: HTTPClientResponse, limit: Int, url: String, what: String) async throws(TMSError) -> [UInt8] {
+        if let declared = contentLength(response), declared > Int64(limit) {
+            throw TMSError(.malformedReply, "\(url): \(what) of \(declared) bytes is larger than \(limit) bytes")
+        }
+        var out: [UInt8] = []
+        do {
+            for try await chunk in response.body {
+                guard out.count + chunk.readableBytes <= limit else {
+                    throw TMSError(.malformedReply, "\(url): \(what) larger than \(limit) bytes")
+                }
+                out += chunk.readableBytesView
+            }
+        } catch {
+            throw classify(error, url: url)
+        }
+        return out
+    }
+
+    /// Reads and drops an unused body (at most `TMSChoices.maximumIgnoredReply` bytes, the rest is abandoned).
+    private static func drain(_ response: HTTPClientResponse) async {
+        var seen = 0
+        do {
+            for try await chunk in response.body {
+                seen += chunk.readableBytes
+                if seen > TMSChoices.maximumIgnoredReply { break }
+            }
+        } catch {}
+    }
+
+    /// Maps AsyncHTTPClient, NIO and NIOSSL errors to a `TMSError` naming `url`.
+    static func classify(_ error: any Error, url: String) -> TMSError {
+        switch error {
+        case let e as TMSError:
+            return e
+        case is CancellationError:
+            return TMSError(.cancelled, "\(url): cancelled")
+        case let e as HTTPClientError:
+            switch e {
+            case .connectTimeout, .getConnectionFromPoolTimeout:
+                return TMSError(.timeout, "\(url): no connection within the connect timeout")
+            case .readTimeout:
+                return TMSError(.timeout, "\(url): the TMS sent nothing within the read timeout")
+            case .deadlineExceeded:
+                return TMSError(.timeout, "\(url): the request took longer than its deadline")
+            case .tlsHandshakeTimeout:
+                return TMSError(.timeout, "\(url): TLS handshake timed out")
+            case .cancelled:
+                return TMSError(.cancelled, "\(url): cancelled")
+            default:
+                return TMSError(.network, "\(url): \(e)")
+            }
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            return TMSError(.tls, "\(url): TLS failed (\(error))" + tlsHint("\(error)"))
+        case let e as ChannelError:
+            if case .connectTimeout = e { return TMSError(.timeout, "\(url): no connection within the connect timeout") }
+            return TMSError(.network, "\(url): \(e)")
+        default:
+            return TMSError(.network, "\(url): \(error)")
+        }
+    }
+}
+
+/// What to do about a TLS failure, from the alert or verification error text.
+private func tlsHint(_ text: String) -> String {
+    if text.contains("CERTIFICATE_REQUIRED") || text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
+        || text.contains("CERTIFICATE_UNKNOWN") || text.contains("ALERT_HANDSHAKE_FAILURE")
+    {
+        return " — the TMS wants this terminal's client certificate: run mdm-register"
+    }
+    if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("unable to get local issuer") || text.contains("verify") {
+        return " — the TMS certificate is not trusted: pass its CA with --tms-ca (or UCUBE_TMS_CA)"
+    }
+    return " — check the TMS CA (--tms-ca) and this terminal's registration"
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

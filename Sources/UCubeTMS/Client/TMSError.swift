@@ -1,0 +1,59 @@
+import UCubeProtocol
+
+/// Every failure of the TMS client. `code` is stable (tests and exit codes key on it); `reason` names the URL and says
+/// what happened and what to do. `status` is the HTTP status when the server answered, `attempts` how many requests
+/// were made.
+public struct TMSError: CodedError {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The server answered with a status other than 200 (after retries for 5xx).
+        case httpStatus
+        /// The connection failed or dropped (refused, reset, DNS), after retries.
+        case network
+        /// No connection within the connect timeout, or no byte within the read timeout, after retries.
+        case timeout
+        /// The TLS handshake failed (untrusted server certificate, client certificate rejected in the handshake).
+        case tls
+        /// A 200 reply whose body is not what the endpoint returns (bad JSON, status ≠ ok, oversize, bad PKCS#12).
+        case malformedReply
+        /// HTTP 401/403: the server refused this terminal's client certificate.
+        case refused
+        /// A plain-http URL to a host that is not loopback; nothing was sent.
+        case insecureURL
+        /// No client identity stored for this terminal.
+        case notRegistered
+        /// No TMS URL configured, an unparsable URL, an unreadable CA file or config file.
+        case configuration
+        /// A local file could not be read or written (download target, logs zip, identity store).
+        case file
+        /// The task was cancelled.
+        case cancelled
+    }
+
+    public let code: Code
+    public let reason: String
+    /// The HTTP status of the last reply, when there was one.
+    public let status: Int?
+    /// Requests made before giving up (0 when the failure came before any connection).
+    public let attempts: Int
+
+    public init(_ code: Code, _ reason: String, status: Int? = nil, attempts: Int = 0) {
+        self.code = code
+        self.reason = reason
+        self.status = status
+        self.attempts = attempts
+    }
+
+    /// Whether another attempt may succeed: 5xx, network errors and timeouts.
+    var isRetryable: Bool {
+        switch code {
+        case .network, .timeout: true
+        case .httpStatus: (status ?? 0) >= 500
+        case .tls, .malformedReply, .refused, .insecureURL, .notRegistered, .configuration, .file, .cancelled: false
+        }
+    }
+
+    func with(attempts: Int) -> TMSError {
+        let suffix = attempts > 1 ? " (after \(attempts) attempts)" : ""
+        return TMSError(code, reason + suffix, status: status, attempts: attempts)
+    }
+}

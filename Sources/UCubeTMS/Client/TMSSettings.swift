@@ -1,0 +1,160 @@
+import Foundation
+
+/// How often to try a request and how long to wait in between (exponential backoff).
+public struct RetryPolicy: Hashable, Sendable {
+    /// Requests in all, at least 1.
+    public var attempts: Int
+    public var initialBackoff: Duration
+    public var multiplier: Double
+    public var maximumBackoff: Duration
+
+    public init(
+        attempts: Int = TMSChoices.retryAttempts,
+        initialBackoff: Duration = TMSChoices.retryInitialBackoff,
+        multiplier: Double = TMSChoices.retryMultiplier,
+        maximumBackoff: Duration = TMSChoices.retryMaximumBackoff
+    ) {
+        self.attempts = Swift.max(1, attempts)
+        self.initialBackoff = initialBackoff
+        self.multiplier = multiplier
+        self.maximumBackoff = maximumBackoff
+    }
+
+    /// No retry.
+    public static let once = RetryPolicy(attempts: 1)
+
+    /// The wait after failed attempt `attempt` (1-based).
+    public func backoff(after attempt: Int) -> Duration {
+        var d = initialBackoff
+        for _ in 1..<Swift.max(1, attempt) { d = d * multiplier }
+        return Swift.min(d, maximumBackoff)
+    }
+}
+
+/// Where the TMS is and how to talk to it. Build it with `resolve` (explicit value, environment, config file) or
+/// `init(baseURL:)`; both check the URL (HTTPS, or plain http to loopback only).
+public struct TMSSettings: Hashable, Sendable {
+    /// The server as given, normalised: scheme, host, optional port and path, no trailing '/'. Without `/MDM/jaxrs`.
+    public let baseURL: String
+    /// A PEM file of extra CA certificates trusted besides the system store.
+    public var trustedCAFile: String?
+    public var connectTimeout: Duration
+    public var readTimeout: Duration
+    public var attemptDeadline: Duration
+    public var retry: RetryPolicy
+
+    public init(
+        baseURL: String,
+        trustedCAFile: String? = nil,
+        connectTimeout: Duration = TMSChoices.connectTimeout,
+        readTimeout: Duration = TMSChoices.readTimeout,
+        attemptDeadline: Duration = TMSChoices.attemptDeadline,
+        retry: RetryPolicy = RetryPolicy()
+    ) throws(TMSError) {
+        self.baseURL = try TMSSettings.checkedBaseURL(baseURL)
+        self.trustedCAFile = trustedCAFile
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.attemptDeadline = attemptDeadline
+        self.retry = retry
+    }
+
+    /// The full URL of a service path (spec §10.1: base + `/MDM/jaxrs` + path).
+    public func url(_ path: String) -> String { serviceRoot + path }
+
+    /// base + `/MDM/jaxrs` (kept once if the base already ends with it).
+    public var serviceRoot: String {
+        baseURL.hasSuffix(TMSChoices.pathPrefix) ? baseURL : baseURL + TMSChoices.pathPrefix
+    }
+
+    /// Whether requests go over TLS.
+    public var isHTTPS: Bool { baseURL.lowercased().hasPrefix("https://") }
+
+    /// Resolves the base URL and CA file, first match wins: explicit values (`--tms`, `--tms-ca`), then the environment
+    /// (`UCUBE_TMS_URL`, `UCUBE_TMS_CA`), then `<configDirectory>/config.json` keys `tms_url`, `tms_ca` (a relative
+    /// `tms_ca` is taken relative to the config directory). Throws `.configuration` when no URL is found or the config
+    /// file is not a JSON object, `.insecureURL` for plain http to a non-loopback host.
+    public static func resolve(
+        url explicitURL: String? = nil,
+        ca explicitCA: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        configDirectory: String? = nil
+    ) throws(TMSError) -> TMSSettings {
+        func nonEmpty(_ s: String?) -> String? {
+            guard let s = s?.trimmingCharacters(in: .whitespaces), !s.isEmpty else { return nil }
+            return s
+        }
+        var fileURL: String?
+        var fileCA: String?
+        var fileError: TMSError?
+        let urlGiven = nonEmpty(explicitURL) ?? nonEmpty(environment[TMSChoices.urlEnvironmentVariable])
+        let caGiven = nonEmpty(explicitCA) ?? nonEmpty(environment[TMSChoices.caEnvironmentVariable])
+        if urlGiven == nil || caGiven == nil, let dir = configDirectory {
+            do {
+                let object = try readConfig(dir + "/" + TMSChoices.configFileName)
+                fileURL = nonEmpty(object[TMSChoices.urlConfigKey] as? String)
+                fileCA = nonEmpty(object[TMSChoices.caConfigKey] as? String).map { $0.hasPrefix("/") ? $0 : dir + "/" + $0 }
+            } catch {
+                fileError = error
+            }
+        }
+        // A broken config file matters only when the URL has to come from it.
+        if urlGiven == nil, let fileError { throw fileError }
+        guard let url = urlGiven ?? fileURL else {
+            throw TMSError(.configuration, "no TMS URL: pass --tms URL, set \(TMSChoices.urlEnvironmentVariable), or set \"\(TMSChoices.urlConfigKey)\" in \(configDirectory.map { $0 + "/" } ?? "")\(TMSChoices.configFileName)")
+        }
+        let ca = caGiven ?? fileCA
+        return try TMSSettings(baseURL: url, trustedCAFile: ca)
+    }
+
+    /// `$XDG_CONFIG_HOME/ucube` (default `~/.config/ucube`).
+    public static func defaultConfigDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let xdg = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        return xdg + "/ucube"
+    }
+
+    private static func readConfig(_ path: String) throws(TMSError) -> [String: Any] {
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TMSError(.configuration, "cannot read \(path)")
+        }
+        guard data.count <= 1 << 20, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw TMSError(.configuration, "\(path) is not a JSON object")
+        }
+        return object
+    }
+
+    /// Checks and normalises a base URL: https anywhere; http only to 127.0.0.0/8, ::1 or localhost.
+    static func checkedBaseURL(_ raw: String) throws(TMSError) -> String {
+        var text = raw.trimmingCharacters(in: .whitespaces)
+        if !text.contains("://") { text = TMSChoices.defaultScheme + "://" + text }
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let comps = URLComponents(string: text), let scheme = comps.scheme?.lowercased(),
+            let host = comps.host, !host.isEmpty, comps.query == nil, comps.fragment == nil, comps.user == nil
+        else {
+            throw TMSError(.configuration, "\"\(raw)\" is not a TMS URL (expected https://host[:port][/path])")
+        }
+        switch scheme {
+        case "https":
+            break
+        case "http":
+            guard isLoopback(host) else {
+                throw TMSError(.insecureURL, "refusing plain http to \(host) (\(raw)): the TMS must be reached over https; plain http is allowed only to a loopback host")
+            }
+        default:
+            throw TMSError(.configuration, "\"\(raw)\": unsupported scheme \(scheme) (expected https)")
+        }
+        return text
+    }
+
+    /// 127.0.0.0/8, ::1 (with or without brackets) or localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        var h = host.lowercased()
+        if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        if h == "localhost" || h == "localhost." || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && UInt8($0) != nil }) else { return false }
+        return parts[0] == "127"
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import SwiftASN1
+import UCubeProtocol
+import UCubeSimulator
+import X509
+
+/// A TMS (MDM) server for tests and `ucube simulate --tms` (spec §10): HTTPS with a CA it generates and keeps in the
+/// state directory, register → PKCS#12 client identity, mutual-TLS private endpoints, config and signed binaries from
+/// a catalogue directory, received logs stored on disk, and injectable faults.
+///
+/// ```swift
+/// let tms = TMSSimulator()
+/// let port = try await tms.start(port: 0, stateDirectory: state, catalogue: catalogueDirectory)
+/// // clients trust TMSSimulator.caCertificateURL(stateDirectory: state)  (= <state>/tms-ca.pem)
+/// await tms.setFault(.status(500), for: .config, times: 2)
+/// await tms.stop()
+/// ```
+public actor TMSSimulator {
+    private struct Running {
+        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+        let task: Task<Void, Never>
+        let stateDirectory: URL
+        let catalogue: TMSCatalogue
+        let authority: TMSCertificateAuthority
+    }
+
+    private var running: Running?
+    private var faults: [TMSEndpoint: (fault: TMSFault, remaining: Int)] = [:]
+    private var registered: Set<String> = []
+    private var infos: [String: [UInt8]] = [:]
+    private var nextLogIndex = 1
+
+    public init() {}
+
+    /// Where the CA certificate clients must trust is written: `<stateDirectory>/tms-ca.pem`.
+    public nonisolated static func caCertificateURL(stateDirectory: URL) -> URL {
+        stateDirectory.appendingPathComponent(TMSSimulatorChoices.caCertificateFileName)
+    }
+
+    /// Loads the catalogue, loads or creates the CA in `stateDirectory`, issues a server certificate and listens.
+    /// - Returns: the bound port (pass `port: 0` for an ephemeral one).
+    public func start(
+        host: String = "127.0.0.1", port: Int = 0, stateDirectory: URL, catalogue catalogueDirectory: URL
+    ) async throws(TMSSimulatorError) -> Int {
+        guard running == nil else { throw TMSSimulatorError(.invalidArgument, "the TMS simulator is already running") }
+        guard (0...65535).contains(port) else { throw TMSSimulatorError(.invalidArgument, "port \(port) out of range") }
+        let prepared: Prepared
+        do {
+            prepared = try await NIOThreadPool.singleton.runIfActive {
+                try Self.prepare(stateDirectory: stateDirectory, catalogue: catalogueDirectory)
+            }
+        } catch let error as TMSSimulatorError {
+            throw error
+        } catch {
+            throw TMSSimulatorError(.stateDirectory, "cannot prepare the TMS simulator: \(error)")
+        }
+        let (catalogue, authority, serverIdentity, logIndex) = (
+            prepared.catalogue, prepared.authority, prepared.serverIdentity, prepared.logIndex
+        )
+        let tlsContext: NIOSSLContext
+        do {
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(serverIdentity.certificatePEM.utf8), format: .pem))],
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverIdentity.privateKeyPEM.utf8), format: .pem)))
+            tls.certificateVerification = .optionalVerification
+            tls.trustRoots = .certificates([
+                try NIOSSLCertificate(bytes: Array(try authority.certificatePEM.utf8), format: .pem)
+            ])
+            tls.minimumTLSVersion = .tlsv12
+            tlsContext = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw TMSSimulatorError(.pki, "cannot build the server TLS context: \(error)")
+        }
+        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+        do {
+            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 64)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            IdleStateHandler(allTimeout: .milliseconds(Int64(TMSSimulatorChoices.idleTimeout * 1000))),
+                            CloseOnIdleHandler(),
+                            NIOSSLServerHandler(context: tlsContext),
+                        ])
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                            withPipeliningAssistance: false, withErrorHandling: true)
+                        return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                            wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw TMSSimulatorError(.bind, "cannot listen on \(host):\(port): \(error)")
+        }
+        guard let boundPort = server.channel.localAddress?.port else {
+            try? await server.channel.close()
+            throw TMSSimulatorError(.bind, "the listening socket has no port")
+        }
+        let task = Task { [self] in
+            _ = try? await server.executeThenClose { connections in
+                await withDiscardingTaskGroup { group in
+                    do {
+                        for try await connection in connections {
+                            group.addTask { await TMSConnection(simulator: self).serve(connection) }
+                        }
+                    } catch {
+                        // The listening socket closed (stop) or failed: stop accepting.
+                    }
+                }
+            }
+        }
+        running = Running(
+            server: server, task: task, stateDirectory: stateDirectory, catalogue: catalogue, authority: authority)
+        nextLogIndex = logIndex
+        return boundPort
+    }
+
+    private struct Prepared: Sendable {
+        let catalogue: TMSCatalogue
+        let authority: TMSCertificateAuthority
+        let serverIdentity: TMSCertificateAuthority.Identity
+        let logIndex: Int
+    }
+
+    /// Blocking file work of `start`: catalogue, CA, server certificate, received-logs numbering.
+    private static func prepare(stateDirectory: URL, catalogue: URL) throws -> Prepared {
+        let catalogue = try TMSCatalogue.load(directory: catalogue)
+        let authority = try TMSCertificateAuthority.loadOrCreate(in: stateDirectory)
+        return Prepared(
+            catalogue: catalogue, authority: authority, serverIdentity: try authority.issueServerIdentity(),
+            logIndex: nextLogIndex(in: stateDirectory))
+    }
+
+    /// Closes the listening socket and every connection, and waits for them to end.
+    public func stop() async {
+        guard let running else { return }
+        self.running = nil
+        try? await running.server.channel.close()
+        running.task.cancel()
+        await running.task.value
+    }
+
+    // MARK: Faults and inspection
+
+    /// Plays `fault` on the next `times` requests to `endpoint` (routed requests only; 404/405/400 do not count).
+    public func setFault(_ fault: TMSFault, for endpoint: TMSEndpoint, times: Int = 1) {
+        faults[endpoint] = times > 0 ? (fault, times) : nil
+    }
+
+    public func clearFaults() { faults = [:] }
+
+    /// How many more requests to `endpoint` the current fault will affect (0 = none set).
+    public func faultsRemaining(for endpoint: TMSEndpoint) -> Int { faults[endpoint]?.remaining ?? 0 }
+
+    /// Serials that registered since start.
+    public func registeredSerials() -> Set<String> { registered }
+
+    /// The last GetInfo TLV a terminal posted to `infos`.
+    public func deviceInfos(serial: String) -> [UInt8]? { infos[serial] }
+
+    // MARK: Serving (called by TMSConnection)
+
+    private func takeFault(for endpoint: TMSEndpoint) -> TMSFault? {
+        guard let entry = faults[endpoint] else { return nil }
+        faults[endpoint] = entry.remaining > 1 ? (entry.fault, entry.remaining - 1) : nil
+        return entry.fault
+    }
+
+    func answer(
+        _ parsed: Result<TMSRoute, TMSRoute.Failure>, body: [UInt8], peerCertificate: [UInt8]?
+    ) async -> TMSAnswer {
+        let route: TMSRoute
+        switch parsed {
+        case .success(let value): route = value
+        case .failure(.notFound): return TMSAnswer(.error(.notFound, "no such TMS endpoint"))
+        case .failure(.methodNotAllowed(let allowed)):
+            return TMSAnswer(.error(.methodNotAllowed, "use \(allowed.rawValue)"))
+        case .failure(.badRequest(let reason)): return TMSAnswer(.error(.badRequest, reason))
+        }
+        let fault = takeFault(for: route.endpoint)
+        if case .status(let code) = fault {
+            return TMSAnswer(.error(HTTPResponseStatus(statusCode: code), "simulated fault"))
+        }
+        var response = await respond(route, body: body, peerCertificate: peerCertificate)
+        var delay: Duration?
+        switch fault {
+        case nil, .status: break
+        case .delay(let duration): delay = duration
+        case .malformedJSON: response = .full(.ok, "application/json", TMSSimulatorChoices.malformedJSONBody)
+        case .truncatedBody:
+            switch response {
+            case .full(let status, let type, let bytes): response = .truncated(status, type, bytes)
+            case .binary, .truncated, .drop: break
+            }
+        case .dropConnection:
+            switch response {
+            case .binary(let signature, let path, _):
+                response = .binary(signature: signature, imagePath: path, dropAfterBlocks: TMSSimulatorChoices.blocksBeforeDrop)
+            case .full, .truncated, .drop: response = .drop
+            }
+        }
+        return TMSAnswer(response, delay: delay)
+    }
+
+    private func respond(_ route: TMSRoute, body: [UInt8], peerCertificate: [UInt8]?) async -> TMSResponse {
+        guard let running else { return .error(.serviceUnavailable, "stopping") }
+        if route.needsClientCertificate {
+            guard let der = peerCertificate else {
+                return .error(.forbidden, "this endpoint needs the terminal's client certificate (register first)")
+            }
+            guard let certificate = try? Certificate(derEncoded: der),
+                let commonName = TMSCertificateAuthority.commonName(of: certificate)
+            else { return .error(.forbidden, "the client certificate has no common name") }
+            guard commonName == route.serial else {
+                return .error(.forbidden, "the client certificate is for terminal \(commonName), not \(route.serial)")
+            }
+        }
+        switch route.endpoint {
+        case .register:
+            if let refusal = Self.checkDongleCertificate(body, serial: route.serial) { return refusal }
+            do {
+                let identity = try running.authority.issueClientIdentity(serial: route.serial)
+                let p12 = try PKCS12Builder.build(
+                    certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
+                registered.insert(route.serial)
+                return .full(.ok, "application/octet-stream", p12)
+            } catch {
+                return .error(.internalServerError, error.reason)
+            }
+        case .infos:
+            infos[route.serial] = body
+            return .full(.ok, "application/json", Array(#"{"status":"ok"}"#.utf8))
+        case .config:
+            return .full(.ok, "application/json", running.catalogue.configJSON())
+        case .binary:
+            if let refusal = Self.checkDongleCertificate(body, serial: route.serial) { return refusal }
+            guard let type = route.binaryType, let item = running.catalogue.item(type: type) else {
+                return .error(.notFound, "no binary of type \(route.binaryType ?? -1) in the catalogue")
+            }
+            return .binary(signature: item.signature, imagePath: item.imagePath, dropAfterBlocks: nil)
+        case .logs:
+            let index = nextLogIndex
+            nextLogIndex += 1
+            let directory = running.stateDirectory.appendingPathComponent(
+                TMSSimulatorChoices.receivedLogsDirectoryName)
+            let file = directory.appendingPathComponent("\(route.serial)-\(index).zip")
+            do {
+                try await NIOThreadPool.singleton.runIfActive {
+                    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                    try Data(body).write(to: file, options: .atomic)
+                }
+            } catch {
+                return .error(.internalServerError, "cannot store the logs: \(error)")
+            }
+            return .full(.ok, "application/json", Array(#"{"status":"ok"}"#.utf8))
+        }
+    }
+
+    /// Spec §10.3: the body is the InstallForLoadKey data; it must carry the demonstration CA-prod certificate and
+    /// the demonstration KEK certificate of `serial` (TMSSimulatorChoices). `nil` = accepted.
+    static func checkDongleCertificate(_ body: [UInt8], serial: String) -> TMSResponse? {
+        let chain: InstallForLoadKey.Response
+        do {
+            chain = try InstallForLoadKey.Response(status: .success, data: body)
+        } catch {
+            return .error(.badRequest, "the dongle certificate does not parse: \(error.reason)")
+        }
+        guard chain.caCertificate == SimulatorChoices.demoCAProdCertificate else {
+            return .error(.forbidden, "the dongle certificate is not signed by the known CA-prod certificate")
+        }
+        guard let number = UInt64(serial), chain.kekCertificate == SimulatorChoices.demoKEKCertificate(serial: number)
+        else { return .error(.forbidden, "the KEK certificate does not belong to terminal \(serial)") }
+        return nil
+    }
+
+    /// 1 + the highest n of the `<serial>-<n>.zip` files already received. Blocking.
+    private static func nextLogIndex(in stateDirectory: URL) -> Int {
+        let directory = stateDirectory.appendingPathComponent(TMSSimulatorChoices.receivedLogsDirectoryName)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let indices = names.compactMap { name -> Int? in
+            guard name.hasSuffix(".zip"), let dash = name.lastIndex(of: "-") else { return nil }
+            return Int(name[name.index(after: dash)...].dropLast(4))
+        }
+        return (indices.max() ?? 0) + 1
+    }
+}
+
+/// What to send back, decided by the actor; `TMSConnection` writes it.
+enum TMSResponse: Sendable {
+    case full(HTTPResponseStatus, String, [UInt8])
+    /// Announce `bytes.count`, send half, close.
+    case truncated(HTTPResponseStatus, String, [UInt8])
+    /// §10.5 framing streamed from the image file.
+    case binary(signature: [UInt8], imagePath: String, dropAfterBlocks: Int?)
+    /// Close without answering.
+    case drop
+
+    static func error(_ status: HTTPResponseStatus, _ message: String) -> TMSResponse {
+        struct Body: Encodable {
+            let status: String
+            let message: String
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes = (try? Array(encoder.encode(Body(status: "error", message: message)))) ?? []
+        return .full(status, "application/json", bytes)
+    }
+}
+
+struct TMSAnswer: Sendable {
+    let response: TMSResponse
+    let delay: Duration?
+
+    init(_ response: TMSResponse, delay: Duration? = nil) {
+        self.response = response
+        self.delay = delay
+    }
+}
+
+/// Closes a connection when `IdleStateHandler` reports it idle (`TMSSimulatorChoices.idleTimeout`).
+private final class CloseOnIdleHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}

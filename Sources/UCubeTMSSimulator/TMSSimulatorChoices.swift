@@ -1,0 +1,95 @@
+import Foundation
+
+/// Every PROJECT CHOICE the TMS (MDM) server simulator makes, in one place, each naming the spec section that leaves it
+/// open (spec = shared/spec/ucube-protocol.md §10). The real TMS is YouTransactor's; what is here is how *this* server
+/// behaves where the sources are silent.
+///
+/// Behaviour choices (code paths rather than values):
+/// - §10.1/§10.2: one host serves both the public and the private (mutual-TLS) endpoints under `pathPrefix`, with the
+///   old Android (v1/v2) paths. TLS asks for a client certificate but does not require one
+///   (`.optionalVerification`, the simulator's CA is the only trust root): a certificate from another CA fails the
+///   handshake; no certificate → the private endpoints answer 403.
+/// - §10.3: a private endpoint answers 403 unless the client certificate's CN equals the `{serial}` of the URL
+///   (`clientCommonNameIsSerial`). The certificate alone proves registration, so it survives a simulator restart (the
+///   in-memory "registered" list is informative).
+/// - §10.3/§5.2 0x5130: the dongle certificate (register and binary bodies) must parse as `LL LL` CA-prod `LL LL` KEK;
+///   unparsable → 400; the CA-prod certificate must equal the terminal simulator's demonstration CA and the KEK
+///   certificate the demonstration KEK of `{serial}` (`SimulatorChoices.demoCAProdCertificate` /
+///   `demoKEKCertificate(serial:)`), else 403. Trailing bytes (newer firmware's KSNs) are ignored.
+/// - §10.5: a catalogue item marked `ciphered` is refused at startup (the catalogue carries no session key).
+/// - §10.7: `?type=zip` is required on logs (other or missing → 400); the body is stored as
+///   `<state>/received-logs/<serial>-<n>.zip`, n counting from 1 over the files already there.
+/// - Requests on one connection are answered in order, one at a time; NIO's pipelining assistance is off so that
+///   the connection keeps reading while an answer is pending (a client's TLS close during a `TMSFault.delay` is
+///   seen at once, and the delayed answer is dropped).
+/// - Any other path → 404, a known path with the wrong method → 405, a body over the endpoint's cap → 413 (and the
+///   connection is closed), malformed HTTP → 400 from NIO's error handler and the connection is closed.
+public enum TMSSimulatorChoices {
+    /// §10.1: the service prefix of every path.
+    public static let pathPrefix = "/MDM/jaxrs"
+
+    /// §10.3: PKCS#12 password and the friendly name (alias) of the key entry.
+    public static let pkcs12Password = "gmxsas"
+    public static let pkcs12Alias = "MDM-client"
+    /// PKCS#12 algorithms (libcrypto `PKCS12_create`): PBE-SHA1-3DES for key and certificate, SHA-1 MAC, 2048
+    /// iterations — the legacy profile every reader (BoringSSL in NIOSSL, Java keystores) accepts.
+    static let pkcs12Iterations: Int32 = 2048
+
+    /// §10.3: the client certificate's subject CN is the terminal serial (decimal, §4), checked against `{serial}`.
+    public static let clientCommonNameIsSerial = true
+
+    // MARK: State directory
+
+    /// The CA certificate (PEM), written for clients to trust: `<state>/tms-ca.pem`.
+    public static let caCertificateFileName = "tms-ca.pem"
+    /// The CA private key (PKCS#8 PEM), mode 0600: `<state>/tms-ca-key.pem`.
+    public static let caKeyFileName = "tms-ca-key.pem"
+    static let caKeyPermissions: Int = 0o600
+    /// Received log archives: `<state>/received-logs/`.
+    public static let receivedLogsDirectoryName = "received-logs"
+    /// The catalogue index inside the catalogue directory.
+    public static let catalogueFileName = "catalogue.json"
+
+    // MARK: PKI (P-256, ECDSA with SHA-256)
+
+    static let caCommonName = "ucube TMS simulator CA"
+    static let serverCommonName = "ucube TMS simulator"
+    static let organisation = "ucube simulator"
+    /// Certificates are valid from one hour before issue (clock skew) for these periods.
+    static let backdate: Double = 3600
+    static let caValidity: Double = 10 * 365 * 86400
+    static let serverValidity: Double = 365 * 86400
+    static let clientValidity: Double = 2 * 365 * 86400
+    /// Server certificate names: IP SAN 127.0.0.1 and ::1, DNS SAN localhost.
+    static let serverDNSNames = ["localhost"]
+    static let serverIPAddresses: [[UInt8]] = [[127, 0, 0, 1], Array(repeating: 0, count: 15) + [1]]
+
+    // MARK: Binary download (§10.5)
+
+    /// §5.2 0x5161 PROJECT CHOICE: 2040-byte blocks, each `LL LL` + block, then `00 00`.
+    public static let binaryBlockSize = 2040
+    /// §10.5 signatures are `LL LL`-prefixed.
+    static let maximumSignatureSize = 0xFFFF
+    /// `fault .dropConnection` on a binary closes the connection after the signature and this many blocks.
+    public static let blocksBeforeDrop = 1
+
+    // MARK: Caps
+
+    /// Register / binary (dongle certificate) and infos (GetInfo TLV) bodies.
+    public static let maximumSmallBody = 64 * 1024
+    /// Log archives.
+    public static let maximumLogsBody = 64 * 1024 * 1024
+    /// `serial` is at most 20 decimal digits (UInt64), a part number at most 64 characters.
+    static let maximumSerialLength = 20
+    static let maximumPartNumberLength = 64
+
+    /// A connection with neither a read nor a write for this long is closed (a stalled TLS handshake, an idle
+    /// keep-alive, a client that stopped reading). Longer than the spec's 30 s client read timeout (§10.1), so a
+    /// `TMSFault.delay` of up to this long is seen by the client as its own timeout.
+    public static let idleTimeout: TimeInterval = 120
+
+    // MARK: Faults
+
+    /// The body of `TMSFault.malformedJSON`: starts like a config and stops mid-array.
+    static let malformedJSONBody = Array(#"{"status":"ok","data":{"config":[{"type":0,"ciph"#.utf8)
+}
