@@ -4,4 +4,6 @@
 #include <openssl/err.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
 #endif
