@@ -51,6 +51,15 @@ let package = Package(
         ),
         // The EMV payment state machine (pure), its engine over the RPC client, tasks and journal.
         .target(name: "UCubePayment", dependencies: ["UCubeProtocol", "UCubeLink"], swiftSettings: strict),
+        // The TMS side of updates. Update/: loading signed binaries onto the terminal (§10.5, §10.6).
+        .target(
+            name: "UCubeTMS",
+            dependencies: [
+                "UCubeProtocol", "UCubeLink",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "ucube",
             dependencies: [
@@ -66,6 +75,15 @@ let package = Package(
             name: "PaymentBenchmark",
             dependencies: ["UCubePayment", "UCubeSimulator", "UCubeLink", "UCubeProtocol"],
             path: "Benchmarks/PaymentBenchmark",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "UpdateBenchmark",
+            dependencies: ["UCubeTMS", "UCubeSimulator", "UCubeLink", "UCubeProtocol"],
+            path: "Benchmarks/UpdateBenchmark",
+            swiftSettings: strict),
+        .testTarget(
+            name: "UCubeTMSTests",
+            dependencies: ["UCubeTMS", "UCubeLink", "UCubeSimulator", "UCubeProtocol", "UCubeCrypto"],
             swiftSettings: strict),
         .testTarget(name: "UCubeProtocolTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
         .testTarget(name: "UCubeCryptoTests", dependencies: ["UCubeCrypto"], swiftSettings: strict),
