@@ -89,6 +89,8 @@ public final class BinaryFile: ByteSource, Sendable {
             result = try await NIOThreadPool.singleton.runIfActive { () -> Result<T, UpdateError> in
                 do throws(UpdateError) { return .success(try body()) } catch { return .failure(error) }
             }
+        } catch is CancellationError {
+            throw UpdateError(.cancelled, "the update was cancelled; the terminal keeps its installed version")
         } catch {
             throw UpdateError(.fileUnreadable, "the file I/O thread pool is not running: \(error)")
         }
