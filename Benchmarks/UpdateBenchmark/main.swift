@@ -99,4 +99,6 @@ print(String(format: "fraction of capacity:    %8.1f %%", throughput / capacity 
 print(String(format: "stop-and-wait ceiling:   %8.1f kB/s (%.1f %% of capacity); measured = %.1f %% of the ceiling",
              ceiling / 1000, ceiling / capacity * 100, throughput / ceiling * 100))
 }
-print("peak memory (VmHWM):      \(peakAfter.map { "\($0) KiB" } ?? "?") (before loading: \(peakBefore.map { "\($0) KiB" } ?? "?"); at 25/50/75/100 %: \(samples.all.map { "\($0)" }.joined(separator: " / ")) KiB)")
+let kib: (Int?) -> String = { $0.map { "\($0) KiB" } ?? "?" }
+let quarters = samples.all.map(String.init).joined(separator: " / ")
+print("peak memory (VmHWM):      \(kib(peakAfter)) (before loading: \(kib(peakBefore)); at 25/50/75/100 %: \(quarters) KiB)")

@@ -39,8 +39,8 @@ public enum SimulatorServer {
     }
 
     /// Bridges one TCP connection to `TerminalSimulator.serve(input:output:)`; returns when the client disconnects,
-    /// or when the terminal drops the link (`SimulatorFaults.disconnectAt`, or a reboot after an SVPP firmware): then the TCP connection is closed after
-    /// the answers already written, and the client reads end-of-stream.
+    /// or when the terminal drops the link (`SimulatorFaults.disconnectAt`, or a reboot after an SVPP firmware): then
+    /// the TCP connection is closed after the answers already written, and the client reads end-of-stream.
     private static func serve(
         _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
         _ simulator: TerminalSimulator

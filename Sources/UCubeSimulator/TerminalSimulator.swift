@@ -180,8 +180,10 @@ public actor TerminalSimulator {
     private func startReboot() {
         rebootCount += 1
         let clockSetAt = runtime.clockSetAt
+        let arrivals = runtime.arrivals  // fault occurrences count over every connection (SimulatorFaults)
         runtime = RuntimeState()
         runtime.clockSetAt = clockSetAt
+        runtime.arrivals = arrivals
         runtime.atc = script.card?.initialATC ?? 0
         sessionKeyCache = nil
         if device.terminalState == .secured {
