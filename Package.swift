@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "UCubeTMS",
             dependencies: [
-                "UCubeProtocol", "CLibCrypto",
+                "UCubeProtocol", "UCubeLink", "CLibCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "UCubeTMSTests",
             dependencies: [
-                "UCubeTMS", "UCubeProtocol", "CLibCrypto",
+                "UCubeTMS", "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubeCrypto", "CLibCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -164,6 +164,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Prints binary-load throughput over the simulator's link model and peak memory (`swift run -c release UpdateBenchmark`).
+        .executableTarget(
+            name: "UpdateBenchmark",
+            dependencies: ["UCubeTMS", "UCubeSimulator", "UCubeLink", "UCubeProtocol"],
+            path: "Benchmarks/UpdateBenchmark",
+            swiftSettings: strict),
         .testTarget(name: "UCubeProtocolTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
         .testTarget(name: "UCubeCryptoTests", dependencies: ["UCubeCrypto"], swiftSettings: strict),
         .testTarget(

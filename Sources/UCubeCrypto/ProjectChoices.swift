@@ -60,3 +60,29 @@ public enum CryptoChoices {
             + " 01 00 28 FFFF987654 01 50 FFFF9876543210E00000 03 15 000000 FF"
     )
 }
+
+// MARK: - Code signing of simulated firmware images (FirmwareImageChoices in UCubeProtocol)
+
+extension CryptoChoices {
+    /// PROJECT CHOICE (spec §5.2 0x5160/0x5161; real images are signed by YouTransactor with a scheme not in sources):
+    /// the published **test** vendor code-signing key, ECDSA P-256 (`openssl ecparam -name prime256v1 -genkey
+    /// -noout`). Like the X9.24 test BDK it is public on purpose: anyone can sign images for the simulator, never for
+    /// a real terminal. Images are signed ECDSA/SHA-256 over the whole image, DER (`CodeSigning`).
+    public static let testCodeSigningPrivateKeyPEM = """
+        -----BEGIN EC PRIVATE KEY-----
+        MHcCAQEEIDvM2t19cBmAvP4olzow9LzkGd48Nppx3gMXobbZtWO6oAoGCCqGSM49
+        AwEHoUQDQgAE9tRYWa4yoepStBuzHC3Eir/tuARMby8bnR9RUMGGfRSfRAelHSk/
+        iCbloOdXxS2ryayEs2iShfAGzzb05yugrg==
+        -----END EC PRIVATE KEY-----
+
+        """
+
+    /// The public half of `testCodeSigningPrivateKeyPEM`: what the simulated terminal verifies images against.
+    public static let testCodeSigningPublicKeyPEM = """
+        -----BEGIN PUBLIC KEY-----
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE9tRYWa4yoepStBuzHC3Eir/tuARM
+        by8bnR9RUMGGfRSfRAelHSk/iCbloOdXxS2ryayEs2iShfAGzzb05yugrg==
+        -----END PUBLIC KEY-----
+
+        """
+}

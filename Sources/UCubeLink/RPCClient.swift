@@ -54,6 +54,8 @@ public actor RPCClient {
     private var readerTask: Task<Void, Never>?
     private var closedReason: String?
     private var nextToken = 0
+    /// When the deadline watchdog wakes next (`nil`: no watchdog sleeping).
+    private var watchdogWake: ContinuousClock.Instant?
 
     private struct Pending {
         let token: Int
@@ -61,7 +63,8 @@ public actor RPCClient {
         let sequence: UInt8
         let securedResponse: Bool
         let continuation: CheckedContinuation<ResponseFrame, any Error>
-        var timeoutTask: Task<Void, Never>?
+        let timeout: Duration
+        let deadline: ContinuousClock.Instant
     }
 
     /// `rules` lets a caller resume a session kept across processes (SEQ and secured flag).
@@ -205,12 +208,10 @@ public actor RPCClient {
             do {
                 let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ResponseFrame, any Error>) in
                     pending.append(
-                        Pending(token: token, command: id, sequence: seq, securedResponse: securedResponse, continuation: continuation))
-                    let deadlineTask = Task { [weak self] in
-                        try? await Task.sleep(for: timeout)
-                        if !Task.isCancelled { await self?.expire(token: token, after: timeout) }
-                    }
-                    if let i = pending.firstIndex(where: { $0.token == token }) { pending[i].timeoutTask = deadlineTask }
+                        Pending(
+                            token: token, command: id, sequence: seq, securedResponse: securedResponse,
+                            continuation: continuation, timeout: timeout, deadline: .now + timeout))
+                    armWatchdog()
                     trace?(.sent(bytes: bytes, frame: frame))
                     logger?.debug(
                         "sent message: \(Self.name(id)) seq \(seq) \(bytes.count) bytes\(Self.loggableData(id, payload))")
@@ -249,6 +250,26 @@ public actor RPCClient {
         }
     }
 
+    /// One watchdog sleep covers every pending deadline: it is started only when a command's deadline is earlier
+    /// than the current wake-up. (A per-command sleep, even cancelled, keeps its timer and task allocated until its
+    /// deadline on Linux, so thousands of quick commands — a firmware load — grew memory for the whole timeout.)
+    private func armWatchdog() {
+        guard let earliest = pending.map(\.deadline).min() else { return }
+        if let wake = watchdogWake, wake <= earliest { return }
+        watchdogWake = earliest
+        Task { [weak self] in
+            try? await Task.sleep(until: earliest, clock: .continuous)
+            await self?.watchdogFired(earliest)
+        }
+    }
+
+    private func watchdogFired(_ wake: ContinuousClock.Instant) {
+        if watchdogWake == wake { watchdogWake = nil }
+        let now = ContinuousClock.now
+        for p in pending where p.deadline <= now { expire(token: p.token, after: p.timeout) }
+        armWatchdog()
+    }
+
     private func expire(token: Int, after timeout: Duration) {
         guard let p = pending.first(where: { $0.token == token }) else { return }
         // Whatever is buffered may be a stray STX waiting for bytes that never come: start clean.
@@ -260,13 +281,11 @@ public actor RPCClient {
     private func fail(token: Int, _ error: LinkError) {
         guard let i = pending.firstIndex(where: { $0.token == token }) else { return }
         let p = pending.remove(at: i)
-        p.timeoutTask?.cancel()
         p.continuation.resume(throwing: error)
     }
 
     private func resolve(index i: Int, raw: RawFrame) {
         let p = pending.remove(at: i)
-        p.timeoutTask?.cancel()
         do {
             let frame = try ResponseFrame(raw: raw, secured: p.securedResponse && raw.command != .unrecognised)
             logger?.debug(
@@ -323,8 +342,7 @@ public actor RPCClient {
         let failing = pending
         pending.removeAll()
         for p in failing {
-            p.timeoutTask?.cancel()
-            p.continuation.resume(throwing: LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)"))
+                p.continuation.resume(throwing: LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)"))
         }
     }
 

@@ -65,6 +65,8 @@ public struct DeviceState: Sendable, Hashable {
     public var bankParameters: [UInt8]
     /// The terminal clock as last set by RTCSet (or the default), in seconds since 2000-01-01 00:00:00.
     public var clockSeconds: Int64
+    /// Versions of installed items GetInfo has no tag for (spec §10.4 types 6 and 8), keyed by the type in decimal.
+    public var itemVersions: [String: FirmwareVersion]
 
     /// A new terminal: the values of `SimulatorChoices.DefaultDevice`, READY, counters at 0.
     public init() {
@@ -98,6 +100,32 @@ public struct DeviceState: Sendable, Hashable {
         pinCounter = 0
         bankParameters = []
         clockSeconds = D.clockSeconds
+        itemVersions = [:]
+    }
+
+    // MARK: Installed items (spec §10.4)
+
+    /// The installed version of an item type: 0 → D1, 3 → E8/D1, 4 → EA, 5 → EB, 6/8 → `itemVersions` (`nil`
+    /// when none was installed yet).
+    public func installedVersion(of type: FirmwareItemType) -> FirmwareVersion? {
+        switch type {
+        case .svppFirmware: firmwareVersion
+        case .nfcFirmware: nfcFirmwareVersion
+        case .iccConfig: iccConfigVersion
+        case .nfcConfig: nfcConfigVersion
+        case .miscParameters, .additionalFiles: itemVersions[String(type.rawValue)]
+        }
+    }
+
+    /// Records `version` as installed for `type`.
+    public mutating func install(_ type: FirmwareItemType, version: FirmwareVersion) {
+        switch type {
+        case .svppFirmware: firmwareVersion = version
+        case .nfcFirmware: nfcFirmwareVersion = version
+        case .iccConfig: iccConfigVersion = version
+        case .nfcConfig: nfcConfigVersion = version
+        case .miscParameters, .additionalFiles: itemVersions[String(type.rawValue)] = version
+        }
     }
 
     /// The SRED KSN of the current data key (spec §12.3: initial KSN FFFF9876543210E00000 with the data counter).
@@ -177,7 +205,7 @@ extension DeviceState: Codable {
         case nfcEMVL2Version, nfcFirmwareState, pciPEDVersion, emvL1Version, emvL2Version, bootLoaderVersion
         case osVersion, nonSecureFirmwareVersion, iccConfigVersion, nfcConfigVersion, batteryPercent, charging
         case speedMode, powerOffTimeout, locale, supportedLocales, nfcModuleState, kslID, terminalState
-        case dataCounter, pinCounter, bankParameters, clockSeconds
+        case dataCounter, pinCounter, bankParameters, clockSeconds, itemVersions
     }
 
     public init(from decoder: any Decoder) throws {
@@ -232,6 +260,7 @@ extension DeviceState: Codable {
         pinCounter = try value(.pinCounter, pinCounter)
         bankParameters = try hex(.bankParameters, bankParameters)
         clockSeconds = try value(.clockSeconds, clockSeconds)
+        itemVersions = try value(.itemVersions, itemVersions)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -265,6 +294,7 @@ extension DeviceState: Codable {
         try c.encode(pinCounter, forKey: .pinCounter)
         try c.encode(Hex.encode(bankParameters), forKey: .bankParameters)
         try c.encode(clockSeconds, forKey: .clockSeconds)
+        try c.encode(itemVersions, forKey: .itemVersions)
     }
 }
 
@@ -325,6 +355,8 @@ public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible
         case stateUnwritable
         /// The TCP server could not bind its address.
         case bindFailed
+        /// A simulated firmware image or catalogue could not be written.
+        case imageUnwritable
     }
 
     public let code: Code

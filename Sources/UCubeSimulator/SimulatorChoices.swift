@@ -31,8 +31,17 @@ import UCubeProtocol
 ///   expires; timeout 0 answers at once. 0x5043/0x5045 (layouts not in sources) answer the next key or nothing at once.
 /// - §5.2 0x5042: a list box answers the script's next choice, else `defaultListChoice`; a scripted choice ≤ 0 is
 ///   the cardholder aborting (−114).
-/// - §5.2 0x5160/0x5161: blocks accumulate in memory; no signature is verified yet; the last block answers 0 and the
-///   binary becomes `TerminalSimulator.lastLoadedBinary`. A Load without InstallForLoad answers `outOfOrderStatus`.
+/// - §5.2 0x5160/0x5161 (image format and signature: `FirmwareImageChoices`): InstallForLoad starts a fresh
+///   staging (dropping any partial one); each Load block feeds a streaming ECDSA P-256/SHA-256 verifier under the
+///   test code-signing key (`CryptoChoices.testCodeSigningPublicKeyPEM`) and only the 13 header bytes are kept. The
+///   last block decides, in this order: signature (−910), header and length (−911), version strictly newer than the
+///   installed one of that type (−912); only then is the version installed (type 0 → D1, 3 → E8/D1, 4 → EA, 5 → EB,
+///   6 and 8 → `DeviceState.itemVersions`) and `device.json` written. Any refusal leaves the device unchanged. The
+///   encryption method is not acted on: blocks are verified as received (the simulator has no session-key scheme).
+///   A link that drops mid-load discards the staging. A Load without InstallForLoad answers `outOfOrderStatus`.
+/// - §9 reboot: after installing an SVPP firmware (type 0) the last Load is answered 0, then the terminal ends the
+///   connection (`ConnectionEnd.rebooted`), loses its RAM (SECURED → READY) and serves no connection for
+///   `rebootDuration` × `timeScale`; `serve` of the next connection waits for the reboot to finish.
 /// - §5.2 0x5171 (MP-README on 0x5170): the PIN DUKPT counter advances on the first PIN command of a secure session
 ///   only; later PIN commands of the session reuse that KSN. OnlinePIN (0x5170, layout not in sources) answers like
 ///   SimplifiedOnlinePIN in ISO format 0. ISO format 4 (AES only) is a malformed request.
@@ -240,6 +249,10 @@ public enum SimulatorChoices {
     /// demonstration key label. Key-loading commands (0x5121, 0x5122, 0x5131) and SetInfoProd (0x5002) answer 0.
     static let keyInfo: [UInt8] = CryptoChoices.ksnFormatRecord
     static let demoPublicKey: [UInt8] = Array("UCUBE-SIM DEMO K_KEK_PUB".utf8)
+
+    /// §9: how long the terminal takes to reboot after an SVPP firmware install (scaled by `timeScale`). The SDK polls
+    /// every 5 s for up to 60 s (F-sil `waitReboot`); 8 s fits that.
+    public static let rebootDuration: Duration = .seconds(8)
 
     /// 0x5022 CardSendAPDU answers the status word 90 00 without response data.
     static let apduSuccess: [UInt8] = [0x90, 0x00]

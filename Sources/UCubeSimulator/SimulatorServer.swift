@@ -39,8 +39,8 @@ public enum SimulatorServer {
     }
 
     /// Bridges one TCP connection to `TerminalSimulator.serve(input:output:)`; returns when the client disconnects,
-    /// or when the terminal drops the link (`SimulatorFaults.disconnectAt`): then the TCP connection is closed after
-    /// the answers already written, and the client reads end-of-stream.
+    /// or when the terminal drops the link (`SimulatorFaults.disconnectAt`, or a reboot after an SVPP firmware): then
+    /// the TCP connection is closed after the answers already written, and the client reads end-of-stream.
     private static func serve(
         _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
         _ simulator: TerminalSimulator
@@ -61,9 +61,13 @@ public enum SimulatorServer {
             let end = await simulator.serve(input: input) { bytes in
                 try? await outbound.write(ByteBuffer(bytes: bytes))
             }
-            if case .disconnected = end {
-                // The terminal dropped the link: close the socket so the client sees it, and the reader ends.
+            switch end {
+            case .disconnected, .rebooted:
+                // The terminal dropped the link (a fault, or its reboot after a firmware install): close the socket so
+                // the client sees it, and the reader ends. The next connection is served once the reboot is over.
                 try? await channel.close()
+            case .inputFinished:
+                break
             }
             await reading
         }

@@ -11,19 +11,24 @@ struct RuntimeState: Sendable {
     var transaction = CardTransaction()
     /// The PIN KSN issued in this secure session (one PIN counter step per session, SimulatorChoices).
     var pinKSNInSession: KSN?
-    /// A binary being received by InstallForLoad + Load.
+    /// A binary being received by InstallForLoad + Load (discarded by a new InstallForLoad or the end of the link).
     var download: Download?
     /// `elapsed()` when the RTC was last set (or the simulator started).
     var clockSetAt: Duration = .zero
     /// Arrivals of each command id since the script was set (SimulatorFaults occurrences).
     var arrivals: [CommandID: Int] = [:]
+    /// An SVPP firmware was just installed: the connection ends after the answer and the terminal reboots.
+    var rebootRequested = false
 }
 
-/// A binary announced by InstallForLoad and received block by block (spec §5.2 0x5160/0x5161).
+/// A binary announced by InstallForLoad and being received block by block (spec §5.2 0x5160/0x5161): a staging
+/// that never holds the image — each block feeds the streaming signature verifier, and only the first
+/// `FirmwareImageChoices.headerSize` bytes are kept for the header.
 struct Download: Sendable {
-    var signature: [UInt8]
     var method: EncryptionMethod
-    var blocks: [UInt8] = []
+    let verifier: CodeSigning.Verifier
+    var head: [UInt8] = []
+    var received = 0
 }
 
 extension TerminalSimulator {
@@ -274,21 +279,44 @@ extension TerminalSimulator {
         return .ok(response.encodeData())
     }
 
+    /// spec §5.2 0x5160: starts a fresh staging (an earlier partial one is dropped). The signature is kept by the
+    /// streaming verifier; blocks are verified as they arrive (SimulatorChoices "Downloads").
     func installForLoad(_ command: InstallForLoad) -> Reply {
-        runtime.download = Download(signature: command.signature, method: command.method)
+        runtime.download = nil
+        let verifier = Self.crypto { try CodeSigning.Verifier(signature: command.signature) }
+        runtime.download = Download(method: command.method, verifier: verifier)
         return .ok()
     }
 
-    /// Blocks accumulate; the last one completes the binary (no signature check yet, SimulatorChoices).
+    /// spec §5.2 0x5161: each block feeds the verifier; the last one decides (FirmwareImageChoices): signature, then
+    /// header and length, then version strictly newer than the installed one of the type → install and persist;
+    /// an SVPP firmware then reboots the terminal (spec §9). Any refusal leaves the device unchanged.
     func load(_ command: Load) -> Reply {
         guard var download = runtime.download else { return Reply(SimulatorChoices.outOfOrderStatus) }
-        download.blocks += command.block
-        if command.isLast {
-            lastLoadedBinary = download.blocks
-            runtime.download = nil
-        } else {
+        Self.crypto { try download.verifier.update(command.block) }
+        let missing = FirmwareImageChoices.headerSize - download.head.count
+        if missing > 0 { download.head += command.block.prefix(missing) }
+        download.received += command.block.count
+        guard command.isLast else {
             runtime.download = download
+            return .ok()
         }
+        runtime.download = nil
+        guard download.verifier.finish() else { return Reply(.imageSignatureInvalid) }
+        let header: FirmwareImageHeader
+        do {
+            header = try FirmwareImageHeader(parsing: download.head)
+            try header.checkSize(download.received)
+        } catch {
+            return Reply(.imageMalformed)
+        }
+        if let installed = device.installedVersion(of: header.type), header.version <= installed {
+            return Reply(.imageNotNewer)
+        }
+        device.install(header.type, version: header.version)
+        persist()
+        lastInstalled = header
+        if header.type.rebootsTerminal { runtime.rebootRequested = true }
         return .ok()
     }
 }

@@ -15,8 +15,12 @@ public actor TerminalSimulator {
     public internal(set) var device: DeviceState
     /// The last failure writing `device.json`; the terminal keeps working from memory meanwhile.
     public private(set) var persistenceError: SimulatorError?
-    /// The bytes of the last binary completely received by InstallForLoad + Load (no signature check yet).
-    public internal(set) var lastLoadedBinary: [UInt8]?
+    /// The header of the last image installed by InstallForLoad + Load (signature verified, version newer).
+    public internal(set) var lastInstalled: FirmwareImageHeader?
+    /// Reboots since the simulator started (one per SVPP firmware installed).
+    public private(set) var rebootCount = 0
+    /// `elapsed()` until which the terminal is rebooting: `serve` waits for it before reading a new connection.
+    private var awakeAt: Duration?
 
     let store: DeviceStore?
     /// The cardholder's script; key and choice queues are consumed as displays and list boxes are answered.
@@ -64,7 +68,8 @@ public actor TerminalSimulator {
         script = configuration.script
         random = SeededGenerator(seed: configuration.seed)
         sessionKeyCache = nil
-        lastLoadedBinary = nil
+        lastInstalled = nil
+        awakeAt = nil
         try store?.save(device)
         persistenceError = nil
     }
@@ -84,6 +89,9 @@ public actor TerminalSimulator {
         /// The terminal dropped the link on its own: `SimulatorFaults.disconnectAt` fired on this command, which was
         /// not answered.
         case disconnected(CommandID)
+        /// The terminal rebooted after installing an SVPP firmware (spec §9): the last Load was answered 0, then the
+        /// link dropped; the terminal is unavailable for `SimulatorChoices.rebootDuration` × `timeScale`.
+        case rebooted
     }
 
     // MARK: - Serving a connection
@@ -108,8 +116,12 @@ public actor TerminalSimulator {
         input: AsyncStream<[UInt8]>,
         output: @escaping @Sendable ([UInt8]) async -> Void
     ) async -> ConnectionEnd {
-        while connection != nil {
-            await withCheckedContinuation { connectionWaiters.append($0) }
+        while connection != nil || isRebooting {
+            if connection != nil {
+                await withCheckedContinuation { connectionWaiters.append($0) }
+            } else {
+                await waitForReboot()
+            }
         }
         let (outbox, outboxContinuation) = AsyncStream.makeStream(of: [UInt8].self)
         connection = Connection(outbox: outboxContinuation)
@@ -143,15 +155,55 @@ public actor TerminalSimulator {
                     break reading
                 }
                 receive(frame)
+                if runtime.rebootRequested {
+                    end = .rebooted
+                    break reading
+                }
             }
         }
 
+        // The link is gone: a partial download is discarded (the next one starts with InstallForLoad).
+        runtime.download = nil
+        if case .rebooted = end { startReboot() }
         dropPending()
         outboxContinuation.finish()
         await writer.value
         connection = nil
         if !connectionWaiters.isEmpty { connectionWaiters.removeFirst().resume() }
         return end
+    }
+
+    // MARK: - Reboot
+
+    /// spec §9: RAM is lost (secure session, card, transaction, staging); the terminal answers nothing until
+    /// `rebootDuration` × `timeScale` has passed.
+    private func startReboot() {
+        rebootCount += 1
+        let clockSetAt = runtime.clockSetAt
+        let arrivals = runtime.arrivals  // fault occurrences count over every connection (SimulatorFaults)
+        runtime = RuntimeState()
+        runtime.clockSetAt = clockSetAt
+        runtime.arrivals = arrivals
+        runtime.atc = script.card?.initialATC ?? 0
+        sessionKeyCache = nil
+        if device.terminalState == .secured {
+            device.terminalState = .ready
+            persist()
+        }
+        awakeAt = elapsed() + scaled(SimulatorChoices.rebootDuration)
+    }
+
+    /// True while the terminal reboots (no connection is served).
+    public var isRebooting: Bool {
+        guard let awakeAt else { return false }
+        return awakeAt > elapsed()
+    }
+
+    /// Sleeps until a reboot in progress has finished.
+    private func waitForReboot() async {
+        guard let awakeAt else { return }
+        let remaining = awakeAt - elapsed()
+        if remaining > .zero { try? await Self.sleep(on: configuration.clock, for: remaining) }
     }
 
     // MARK: - Faults

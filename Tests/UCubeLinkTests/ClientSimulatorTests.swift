@@ -55,6 +55,18 @@ import UCubeSimulator
         await h.client.close()
     }
 
+    // One deadline watchdog serves every command: a short deadline after a long one still fires on time. The terminal
+    // answers its own −2 after 0.6 s (60 s × 0.01); a watchdog left sleeping on the first command's 30 s deadline
+    // would let that answer through instead of the client's timeout.
+    @Test func aShortDeadlineAfterALongOneFires() async throws {
+        let h = try Self.harness(script: Self.noCard, timeout: .seconds(30))
+        #expect(try await h.client.send(GetInfo(tags: [0xC4])).status == .success)
+        await #expect(throws: LinkError(.timeout, "")) {
+            try await h.client.send(WaitCard(readers: [.icc], timeoutSeconds: 60), timeout: .milliseconds(100))
+        }
+        await h.client.close()
+    }
+
     // CancelAll while WaitCard is pending: the pending command answers −32 (spec §5.2), CancelAll itself 0.
     @Test func cancelAllEndsAPendingWaitCard() async throws {
         let h = try Self.harness(script: Self.noCard)

@@ -356,7 +356,7 @@ struct TerminalSimulatorTests {
         )
     }
 
-    @Test("InstallForLoadKey answers LL LL cert LL LL cert; InstallForLoad + Load accumulate the binary")
+    @Test("InstallForLoadKey answers LL LL cert LL LL cert; InstallForLoad + Load of an unsigned binary is refused")
     func downloads() async throws {
         let link = try SimulatorHarness()
         defer { Task { await link.close() } }
@@ -377,8 +377,8 @@ struct TerminalSimulatorTests {
         )
         #expect(
             try await link.exchange(.load, try Load(isLast: true, block: [3]).encodePayload(), seq: 5).status
-                == .success
+                == .imageSignatureInvalid
         )
-        #expect(await link.simulator.lastLoadedBinary == [1, 2, 3])
+        #expect(await link.simulator.lastInstalled == nil)
     }
 }

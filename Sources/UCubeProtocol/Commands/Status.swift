@@ -40,6 +40,12 @@ public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let cardNotAccepted = Status(-328)
     public static let cardBlocked = Status(-350)
     public static let nfcModuleNotReady = Status(-0x102A)
+    /// PROJECT CHOICE (FirmwareImageChoices): the last Load block completed an image whose signature does not verify.
+    public static let imageSignatureInvalid = Status(-910)
+    /// PROJECT CHOICE (FirmwareImageChoices): the loaded image's header is malformed or its length is wrong.
+    public static let imageMalformed = Status(-911)
+    /// PROJECT CHOICE (FirmwareImageChoices): the loaded image is not newer than the installed version.
+    public static let imageNotNewer = Status(-912)
 
     /// True for the NFC ("mPOS") module error range −0x1020 … −0x1030 (spec §6).
     public var isNFCModuleError: Bool { (-0x1030)...(-0x1020) ~= Int(rawValue) }
@@ -87,6 +93,15 @@ public enum StatusTable {
             .init(status: .cardNotAccepted, name: "CARD_NOT_ACCEPTED", meaning: "the card is not accepted",
                   source: "F-sil"),
             .init(status: .cardBlocked, name: "CARD_BLOCKED", meaning: "the payment card is blocked", source: "F-sil"),
+            .init(status: .imageSignatureInvalid, name: "IMAGE_SIGNATURE_INVALID",
+                  meaning: "the loaded binary's signature does not verify; nothing was installed, the old version runs",
+                  source: "PROJECT CHOICE spec §5.2 0x5161 (FirmwareImageChoices)"),
+            .init(status: .imageMalformed, name: "IMAGE_MALFORMED",
+                  meaning: "the loaded binary is not a valid image (header or length); nothing was installed",
+                  source: "PROJECT CHOICE spec §5.2 0x5161 (FirmwareImageChoices)"),
+            .init(status: .imageNotNewer, name: "IMAGE_NOT_NEWER",
+                  meaning: "the loaded binary is the installed version or older; the terminal refuses downgrades",
+                  source: "PROJECT CHOICE spec §10.4 (FirmwareImageChoices)"),
         ]
         for code in 0x1020...0x1030 where code != 0x102A {
             list.append(.init(status: Status(Int16(-code)), name: "NFC_MPOS_ERROR",

@@ -1,0 +1,148 @@
+import CLibCrypto
+import UCubeProtocol
+
+/// ECDSA P-256 / SHA-256 signatures of firmware images, DER-encoded, on OpenSSL EVP (`FirmwareImageChoices`,
+/// `CryptoChoices.testCodeSigningPrivateKeyPEM`). Both directions stream: the image is fed block by block, so
+/// neither side ever holds a whole image.
+public enum CodeSigning {
+    /// Signs `data` in one call (small images, tests).
+    public static func sign(
+        _ data: [UInt8], privateKeyPEM: String = CryptoChoices.testCodeSigningPrivateKeyPEM
+    ) throws(CryptoError) -> [UInt8] {
+        let signer = try Signer(privateKeyPEM: privateKeyPEM)
+        try signer.update(data)
+        return try signer.finish()
+    }
+
+    /// Verifies a DER signature of `data` in one call.
+    public static func verify(
+        signature: [UInt8], of data: [UInt8], publicKeyPEM: String = CryptoChoices.testCodeSigningPublicKeyPEM
+    ) throws(CryptoError) -> Bool {
+        let verifier = try Verifier(signature: signature, publicKeyPEM: publicKeyPEM)
+        try verifier.update(data)
+        return verifier.finish()
+    }
+
+    /// A streaming signer: `update` with each chunk, then `finish` once for the DER signature.
+    ///
+    /// `@unchecked Sendable`: it wraps an `EVP_MD_CTX`; its owner (one task or actor) calls it serially.
+    public final class Signer: @unchecked Sendable {
+        private let key: OpaquePointer
+        private let context: OpaquePointer
+        private var finished = false
+
+        public init(privateKeyPEM: String = CryptoChoices.testCodeSigningPrivateKeyPEM) throws(CryptoError) {
+            key = try CodeSigning.readKey(pem: privateKeyPEM, isPrivate: true)
+            guard let context = EVP_MD_CTX_new() else {
+                EVP_PKEY_free(key)
+                throw CodeSigning.openSSLError("EVP_MD_CTX_new")
+            }
+            self.context = context
+            guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+                throw CodeSigning.openSSLError("EVP_DigestSignInit")
+            }
+        }
+
+        deinit {
+            EVP_MD_CTX_free(context)
+            EVP_PKEY_free(key)
+        }
+
+        public func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
+            guard !finished else { throw CryptoError(.unsupported, "the signer has already finished") }
+            let ok = bytes.withContiguousStorageIfAvailable { buffer in
+                EVP_DigestSignUpdate(context, buffer.baseAddress, buffer.count)
+            } ?? Array(bytes).withUnsafeBytes { EVP_DigestSignUpdate(context, $0.baseAddress, $0.count) }
+            guard ok == 1 else { throw CodeSigning.openSSLError("EVP_DigestSignUpdate") }
+        }
+
+        /// The DER signature (ECDSA-Sig-Value) of everything fed so far.
+        public func finish() throws(CryptoError) -> [UInt8] {
+            guard !finished else { throw CryptoError(.unsupported, "the signer has already finished") }
+            finished = true
+            var length = 0
+            guard EVP_DigestSignFinal(context, nil, &length) == 1 else {
+                throw CodeSigning.openSSLError("EVP_DigestSignFinal (length)")
+            }
+            var signature = [UInt8](repeating: 0, count: length)
+            guard EVP_DigestSignFinal(context, &signature, &length) == 1 else {
+                throw CodeSigning.openSSLError("EVP_DigestSignFinal")
+            }
+            return Array(signature.prefix(length))
+        }
+    }
+
+    /// A streaming verifier: made with the signature announced first (InstallForLoad), fed each Load block with
+    /// `update`, asked once with `finish`.
+    ///
+    /// `@unchecked Sendable`: it wraps an `EVP_MD_CTX`; its owner (the simulator actor) calls it serially.
+    public final class Verifier: @unchecked Sendable {
+        private let key: OpaquePointer
+        private let context: OpaquePointer
+        private let signature: [UInt8]
+        private var finished = false
+        /// Bytes fed so far.
+        public private(set) var byteCount = 0
+
+        public init(
+            signature: [UInt8], publicKeyPEM: String = CryptoChoices.testCodeSigningPublicKeyPEM
+        ) throws(CryptoError) {
+            self.signature = signature
+            key = try CodeSigning.readKey(pem: publicKeyPEM, isPrivate: false)
+            guard let context = EVP_MD_CTX_new() else {
+                EVP_PKEY_free(key)
+                throw CodeSigning.openSSLError("EVP_MD_CTX_new")
+            }
+            self.context = context
+            guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+                throw CodeSigning.openSSLError("EVP_DigestVerifyInit")
+            }
+        }
+
+        deinit {
+            EVP_MD_CTX_free(context)
+            EVP_PKEY_free(key)
+        }
+
+        public func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
+            guard !finished else { throw CryptoError(.unsupported, "the verifier has already finished") }
+            let ok = bytes.withContiguousStorageIfAvailable { buffer in
+                EVP_DigestVerifyUpdate(context, buffer.baseAddress, buffer.count)
+            } ?? Array(bytes).withUnsafeBytes { EVP_DigestVerifyUpdate(context, $0.baseAddress, $0.count) }
+            guard ok == 1 else { throw CodeSigning.openSSLError("EVP_DigestVerifyUpdate") }
+            byteCount += bytes.count
+        }
+
+        /// True only when the signature is a well-formed DER ECDSA signature of exactly the bytes fed, under the key.
+        public func finish() -> Bool {
+            guard !finished else { return false }
+            finished = true
+            let result = EVP_DigestVerifyFinal(context, signature, signature.count)
+            ERR_clear_error()
+            return result == 1
+        }
+    }
+
+    // MARK: - libcrypto helpers
+
+    static func readKey(pem: String, isPrivate: Bool) throws(CryptoError) -> OpaquePointer {
+        let bytes = Array(pem.utf8)
+        let key: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return isPrivate ? PEM_read_bio_PrivateKey(bio, nil, nil, nil) : PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        }
+        guard let key else {
+            ERR_clear_error()
+            throw CryptoError(
+                .openSSLFailure, "cannot read the code-signing \(isPrivate ? "private" : "public") key PEM")
+        }
+        return key
+    }
+
+    static func openSSLError(_ step: String) -> CryptoError {
+        let code = ERR_get_error()
+        ERR_clear_error()
+        return CryptoError(.openSSLFailure, "\(step) failed (libcrypto error 0x\(String(code, radix: 16)))")
+    }
+}

@@ -1,0 +1,123 @@
+import UCubeLink
+import UCubeProtocol
+
+/// Where a load stands, after InstallForLoad (0 blocks) and after each Load block the terminal accepted.
+public struct LoadProgress: Sendable, Hashable {
+    public let bytesSent: Int
+    public let totalBytes: Int
+    public let blocksSent: Int
+    public let blockCount: Int
+
+    public init(bytesSent: Int, totalBytes: Int, blocksSent: Int, blockCount: Int) {
+        self.bytesSent = bytesSent
+        self.totalBytes = totalBytes
+        self.blocksSent = blocksSent
+        self.blockCount = blockCount
+    }
+
+    /// 0…1.
+    public var fraction: Double { totalBytes == 0 ? 1 : Double(bytesSent) / Double(totalBytes) }
+    public var isComplete: Bool { blocksSent == blockCount }
+}
+
+/// Rate and ETA from progress samples (for a progress bar): the average since the first sample.
+public struct TransferMeter: Sendable {
+    private var start: Duration?
+    private var startBytes = 0
+    public private(set) var bytesPerSecond: Double = 0
+
+    public init() {}
+
+    /// Records `bytes` done at `time` (any monotonic clock's elapsed time).
+    public mutating func record(bytes: Int, at time: Duration) {
+        guard let start else {
+            self.start = time
+            startBytes = bytes
+            return
+        }
+        let seconds = Self.seconds(time - start)
+        if seconds > 0 { bytesPerSecond = Double(bytes - startBytes) / seconds }
+    }
+
+    /// Time left for `remaining` bytes at the current rate; `nil` before a rate is known.
+    public func eta(remaining: Int) -> Duration? {
+        guard bytesPerSecond > 0 else { return nil }
+        return .milliseconds(Int64((Double(remaining) / bytesPerSecond * 1000).rounded()))
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// What a load did.
+public struct LoadResult: Sendable, Hashable {
+    public let totalBytes: Int
+    public let blockCount: Int
+}
+
+/// Loads one binary onto the terminal (spec §5.2 0x5160/0x5161, §10.6): InstallForLoad with the signature (method
+/// PLAIN, or DYNAMIC + the ciphered session key), then one Load per block, the next after status 0.
+///
+/// Blocks are read one at a time from the file, so memory stays flat whatever the binary's size. Task cancellation is
+/// honoured between blocks (the loader stops; the terminal discards its staging and keeps its installed version). A
+/// non-zero status becomes an `UpdateError` naming it; a link failure becomes `.link`. Either way nothing was
+/// installed, and running the load again starts over from InstallForLoad.
+public struct BinaryLoader: Sendable {
+    public let client: RPCClient
+    /// Deadline per command; `nil` uses the client's RPC timeout.
+    public var commandTimeout: Duration?
+
+    public init(client: RPCClient, commandTimeout: Duration? = nil) {
+        self.client = client
+        self.commandTimeout = commandTimeout
+    }
+
+    @discardableResult
+    public func load(
+        _ binary: some LoadableBinary,
+        progress: @Sendable (LoadProgress) -> Void = { _ in }
+    ) async throws(UpdateError) -> LoadResult {
+        let blocks = try await binary.open()
+        try checkCancellation()
+        let install = InstallForLoad(
+            signature: blocks.signature, method: blocks.sessionKey == nil ? .plain : .dynamic,
+            sessionKey: blocks.sessionKey)
+        try await send(install, step: "InstallForLoad of \(binary.name)")
+        progress(LoadProgress(bytesSent: 0, totalBytes: blocks.totalBytes, blocksSent: 0, blockCount: blocks.blockCount))
+        var cursor = blocks.makeCursor()
+        var sent = 0
+        var index = 0
+        while let block = try await cursor.next() {
+            try checkCancellation()
+            index += 1
+            try await send(
+                Load(isLast: index == blocks.blockCount, block: block),
+                step: "Load block \(index)/\(blocks.blockCount) of \(binary.name)")
+            sent += block.count
+            progress(
+                LoadProgress(
+                    bytesSent: sent, totalBytes: blocks.totalBytes, blocksSent: index, blockCount: blocks.blockCount))
+        }
+        return LoadResult(totalBytes: sent, blockCount: index)
+    }
+
+    private func checkCancellation() throws(UpdateError) {
+        if Task.isCancelled {
+            throw UpdateError(.cancelled, "the update was cancelled; the terminal keeps its installed version")
+        }
+    }
+
+    private func send<C: RPCCommand>(_ command: C, step: String) async throws(UpdateError) {
+        let reply: Reply<C.Response>
+        do {
+            reply = try await client.send(command, timeout: commandTimeout)
+        } catch {
+            if Task.isCancelled {
+                throw UpdateError(.cancelled, "the update was cancelled; the terminal keeps its installed version")
+            }
+            throw UpdateError.link(error, during: step)
+        }
+        guard reply.status.isSuccess else { throw UpdateError.refused(reply.status, by: step) }
+    }
+}
