@@ -25,6 +25,8 @@ let package = Package(
         ),
         // GNU readline (Debian: libreadline-dev; GPL-3.0) for `ucube shell`. Debian ships no readline.pc: linked directly.
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+        // libdbus-1 (Debian: libdbus-1-dev) for BlueZ's D-Bus API; also the RFCOMM socket address layout.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
         .target(name: "UCubeProtocol", swiftSettings: strict),
         // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto. Uses UCubeProtocol's Hex and CodedError only.
@@ -34,6 +36,16 @@ let package = Package(
             name: "UCubeLink",
             dependencies: [
                 "UCubeProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Bluetooth transports: BLE through BlueZ over D-Bus (uCube Touch), RFCOMM sockets (classic uCube), scanning.
+        .target(
+            name: "UCubeBluetooth",
+            dependencies: [
+                "UCubeProtocol", "UCubeLink", "CDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -54,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "ucube",
             dependencies: [
-                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
+                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline", "UCubeBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -74,6 +86,9 @@ let package = Package(
             dependencies: ["UCubeLink", "UCubeSimulator", "UCubeCrypto", "UCubeProtocol"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol"],
+            swiftSettings: strict),
         .testTarget(name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
         .testTarget(
             name: "UCubePaymentTests",
