@@ -38,7 +38,7 @@ final class BlueZMock: @unchecked Sendable {
 
     let sandbox: UCubeSandbox
     let busAddress: String
-    private var busPID: pid_t = 0
+    private var daemon: Process?
     private var simulator: Process?
     private var mock: Process?
     let mockLog: URL
@@ -54,19 +54,20 @@ final class BlueZMock: @unchecked Sendable {
         busAddress = "unix:path=" + dir.appendingPathComponent("bus.sock").path
         mockLog = dir.appendingPathComponent("mock.log")
 
+        // In the foreground (not --fork), so it is this test's child and stops with it.
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--config-file=/usr/share/dbus-1/session.conf", "--address=" + busAddress, "--fork", "--print-pid"]
+        daemon.arguments = ["--config-file=/usr/share/dbus-1/session.conf", "--address=" + busAddress, "--nofork", "--print-address"]
         let out = Pipe()
         daemon.standardOutput = out
+        daemon.standardError = FileHandle.nullDevice
         try daemon.run()
-        // The forked daemon keeps the pipe open: read its pid line, not to end of file.
-        let pidText = await UCubeSandbox.readUntil(out, contains: "\n")
-        _ = await daemon.exit()
-        guard let pid = pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw SandboxError(message: "dbus-daemon printed no pid: \(pidText)")
+        self.daemon = daemon
+        let printed = await UCubeSandbox.readUntil(out, contains: "\n")
+        guard printed.contains("unix:") else {
+            stop()
+            throw SandboxError(message: "dbus-daemon did not start: \(printed)")
         }
-        busPID = pid
 
         let (sim, port) = try await sandbox.startSimulator(["--codec", "ble"])
         simulator = sim
@@ -104,13 +105,12 @@ final class BlueZMock: @unchecked Sendable {
     private var log_: String { (try? String(contentsOf: mockLog, encoding: .utf8)) ?? "" }
     var log: String { log_ }
 
+    /// SIGKILL: the test runner's children may inherit an ignored SIGTERM, and the mock's GLib loop does not stop on it.
     func stop() {
-        if let mock, mock.isRunning { mock.terminate() }
-        if let simulator, simulator.isRunning { simulator.terminate() }
-        mock?.waitUntilExit()
-        simulator?.waitUntilExit()
-        if busPID > 0 { kill(busPID, SIGTERM) }
-        busPID = 0
+        for process in [mock, simulator, daemon].compactMap({ $0 }) where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     deinit { stop() }
