@@ -183,13 +183,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|cancel|history|locale|rpc|decode|simulate|shell|help)
+    info|pay|cancel|history|locale|rpc|decode|simulate|shell|scan|connect|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell scan connect help' -- "${cur}"))
         ;;
     esac
 }
@@ -1384,7 +1384,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --list-cards --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --listen --seed --state-dir --link-model --card)
+    non_repeating_options=(--device --rpc-timeout --listen --seed --state-dir --link-model --codec --card)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1406,6 +1406,10 @@ _ucube_simulate() {
         ;;
     '--link-model')
         __ucube_add_completions -W 'none'$'\n''ble'$'\n''classic'
+        return
+        ;;
+    '--codec')
+        __ucube_add_completions -W 'raw'$'\n''ble'
         return
         ;;
     '--card')
@@ -1431,6 +1435,57 @@ _ucube_shell() {
         return
         ;;
     '--script')
+        return
+        ;;
+    esac
+}
+
+_ucube_scan() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --all --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --timeout --name)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--name')
+        return
+        ;;
+    esac
+}
+
+_ucube_connect() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --list --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --timeout --tries --forget)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--tries')
+        return
+        ;;
+    '--forget')
         return
         ;;
     esac
