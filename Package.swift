@@ -87,7 +87,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol"],
+            name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol", "CDBus"],
             swiftSettings: strict),
         .testTarget(name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
         .testTarget(

@@ -5,6 +5,8 @@ import Testing
 import UCubeLink
 import UCubeProtocol
 
+import CDBus
+
 @testable import UCubeBluetooth
 
 @Suite struct BluetoothChoicesTests {
@@ -77,5 +79,54 @@ import UCubeProtocol
                 close(s)
             }
         }
+    }
+}
+
+@Suite struct DBusCodecTests {
+    /// Values written with the iterator API read back the same, through a real libdbus message (no bus needed).
+    @Test func valuesRoundTripThroughALibdbusMessage() throws {
+        let values: [DBusValue] = [
+            .bytes([0x00, 0x0E, 0xFF]),
+            .options([("type", .string("request")), ("offset", .uint16(3))]),
+            .string("YT-Touch 0001"),
+            .objectPath("/org/bluez/hci0"),
+            .bool(true),
+            .int16(-52),
+            .array(elementSignature: "s", []),
+            .structure([.uint32(7), .string("x")]),
+        ]
+        let message = try #require(dbus_message_new_method_call("org.bluez", "/", "org.bluez.Test", "Echo"))
+        defer { dbus_message_unref(message) }
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        for value in values { #expect(DBusCodec.append(value, to: &iter)) }
+        #expect(DBusCodec.arguments(of: message) == values)
+    }
+}
+
+@Suite struct LinkStateTests {
+    /// Notifications are reassembled into frames; garbage is dropped without ending the link; a drop ends `incoming`
+    /// with a disconnected error that names the reason.
+    @Test func notificationsBecomeFramesAndADropEndsTheStream() async throws {
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let link = LinkState(incoming: continuation, trace: nil)
+        // Spec §3.1: the response `02 00 02 01 50 40 00 00 49 87 03` is notified stuffed.
+        await link.notified([0x02, 0x0C, 0x02, 0x01, 0x50, 0x40, 0x0C])
+        await link.notified([0x0C, 0x49, 0x87, 0x03, 0x0E, 0x0F])
+        // Junk closed by an EOM pair is handed up as it is (the RPC frame decoder rejects it); nothing crashes.
+        await link.notified([0x41, 0x0E])
+        await link.notified([0x0E])
+        await link.drop("the uCube Touch dropped the BLE link (test)")
+        await link.notified([0x02, 0x0E, 0x0F])  // after the drop: ignored
+        var frames: [[UInt8]] = []
+        do {
+            for try await frame in stream { frames.append(frame) }
+            Issue.record("the stream ended without an error")
+        } catch let error as LinkError {
+            #expect(error.code == .disconnected)
+            #expect(error.reason.contains("dropped the BLE link"))
+        }
+        #expect(frames.first == [0x02, 0x00, 0x02, 0x01, 0x50, 0x40, 0x00, 0x00, 0x49, 0x87, 0x03])
+        #expect(await link.droppedReason != nil)
     }
 }
