@@ -190,8 +190,9 @@ struct BluetoothEndToEndTests {
     /// not the timeout's 4), and the next `ucube connect` works.
     @Test func droppedLinkFailsTheCommandAtOnceAndReconnectWorks() async throws {
         let sandbox = try UCubeSandbox()
-        // Message 1 is connect's GetInfo; message 2 (the info below) is swallowed and the link dropped.
-        let bluez = try await BlueZMock(sandbox, parameters: ["drop_after_messages": 2])
+        // Message 1 is connect's GetInfo; message 2 (the info below) is swallowed and the link dropped; so is message
+        // 9, the fifth of the payment that starts at message 5.
+        let bluez = try await BlueZMock(sandbox, parameters: ["drop_after_messages": [2, 9]])
         defer { bluez.stop() }
 
         let connect = try await sandbox.run(["connect", BlueZMock.terminalName])
@@ -206,6 +207,16 @@ struct BluetoothEndToEndTests {
         #expect(again.status == 0, "\(again.stderr)\n\(bluez.log)")
         let info2 = try await sandbox.run(["info"])
         #expect(info2.status == 0, "\(info2.stderr)")
+
+        // In the middle of a payment: the payment ends in ERROR_DISCONNECT with the link's exit code, and is journaled.
+        let pay = try await sandbox.run(["pay", "5", "--authorize", "approve"])
+        #expect(pay.status == 5, "\(pay.stdout)\(pay.stderr)")
+        #expect(pay.stdout.contains("ERROR_DISCONNECT"), "\(pay.stdout)")
+        #expect(pay.stderr.contains("dropped the BLE link"), "\(pay.stderr)")
+        let history = try await sandbox.run(["history"])
+        #expect(history.stdout.contains("ERROR_DISCONNECT"), "\(history.stdout)")
+        let again2 = try await sandbox.run(["pay", "5", "--authorize", "approve"])
+        #expect(again2.status == 0, "\(again2.stdout)\(again2.stderr)\n\(bluez.log.suffix(2000))")
     }
 
     /// The terminal refuses a wrong connection password: a clear link error, no hang.

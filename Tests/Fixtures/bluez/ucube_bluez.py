@@ -10,7 +10,8 @@ Parameters (JSON):
   simulator           HOST:PORT of `ucube simulate --listen HOST:PORT --codec ble` (required)
   name, address       the terminal's advertised name and address (default "YT-Touch 0001", "C0:FF:EE:00:00:01")
   ready_file          written once the mock serves the bus
-  drop_after_messages the Nth complete message written to TxRx is swallowed and the link dropped (once; 0 = never)
+  drop_after_messages the Nth complete message written to TxRx (counted over the mock's life) is swallowed and the
+                      link dropped; a number or a list of numbers (0 = never)
   mtu                 the TxRx characteristic's MTU property (default 23: 20-byte notifications)
   password_name       the name whose CRC the terminal expects as password (default: name; another name tests a
                       refused password)
@@ -241,10 +242,8 @@ def char_write(char, value, _options):
         message = STATE['pending']
         STATE['pending'] = b''
         STATE['messages'] = STATE.get('messages', 0) + 1
-        drop_at = STATE.get('drop_after_messages', 0)
-        if drop_at and STATE['messages'] == drop_at:
-            STATE['drop_after_messages'] = 0
-            log(f'message {drop_at} swallowed: the link drops while the terminal works on it')
+        if STATE['messages'] in STATE['drop_at']:
+            log(f'message {STATE["messages"]} swallowed: the link drops while the terminal works on it')
             GLib.timeout_add(100, lambda: drop_link('scheduled drop') and False)
             return
         STATE['socket'].sendall(message)
@@ -302,7 +301,8 @@ def load(mock, parameters):
     STATE['address'] = str(parameters.get('address', 'C0:FF:EE:00:00:01'))
     STATE['mtu'] = int(parameters.get('mtu', 23))
     STATE['password_name'] = str(parameters.get('password_name', STATE['name']))
-    STATE['drop_after_messages'] = int(parameters.get('drop_after_messages', 0))
+    drop = parameters.get('drop_after_messages', 0)
+    STATE['drop_at'] = {int(n) for n in (drop if isinstance(drop, list) else [drop]) if int(n) > 0}
     ready = parameters.get('ready_file')
 
     def add_adapter():
