@@ -34,6 +34,8 @@ let package = Package(
         ),
         // GNU readline (Debian: libreadline-dev; GPL-3.0) for `ucube shell`. Debian ships no readline.pc: linked directly.
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+        // libdbus-1 (Debian: libdbus-1-dev) for BlueZ's D-Bus API; also the RFCOMM socket address layout.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
         .target(name: "UCubeProtocol", swiftSettings: strict),
         // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto. Uses UCubeProtocol's Hex and CodedError only.
@@ -46,6 +48,16 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Bluetooth transports: BLE through BlueZ over D-Bus (uCube Touch), RFCOMM sockets (classic uCube), scanning.
+        .target(
+            name: "UCubeBluetooth",
+            dependencies: [
+                "UCubeProtocol", "UCubeLink", "CDBus",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -77,7 +89,7 @@ let package = Package(
             name: "ucube",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
-                "UCubeLog",
+                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -177,6 +189,9 @@ let package = Package(
             dependencies: ["UCubeLink", "UCubeSimulator", "UCubeCrypto", "UCubeProtocol"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol", "CDBus"],
+            swiftSettings: strict),
         .testTarget(name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
         .testTarget(
             name: "UCubePaymentTests",

@@ -10,13 +10,15 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     case serial(path: String)
     /// A uCube Touch over BLE, by address or advertised name.
     case ble(String)
+    /// A classic uCube over an RFCOMM socket (spec §3.2): Bluetooth address and channel (1 by default).
+    case rfcomm(address: String, channel: Int)
     /// A terminal remembered by `ucube connect`, by name.
     case remembered(String)
 
     /// Default TCP port of the simulator (PROJECT CHOICE, spec §3.4).
     public static let defaultTCPPort = 5000
 
-    /// Parses `sim`, `tcp://host:port`, `serial:///dev/rfcomm0`, `ble://…`, or a remembered name.
+    /// Parses `sim`, `tcp://host:port`, `serial:///dev/rfcomm0`, `ble://…`, `rfcomm://…`, or a remembered name.
     public init(parsing text: String) throws(LinkError) {
         if text == "sim" || text == "simulator" {
             self = .simulator
@@ -55,10 +57,28 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
             let target = String(text.dropFirst("ble://".count))
             guard !target.isEmpty else { throw LinkError(.connectFailed, "bad address '\(text)': no device") }
             self = .ble(target)
+        } else if text.hasPrefix("rfcomm://") {
+            // rfcomm://AA:BB:CC:DD:EE:FF or rfcomm://AA:BB:CC:DD:EE:FF/CHANNEL
+            let rest = text.dropFirst("rfcomm://".count)
+            let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+            let address = String(parts.first ?? "")
+            let isAddress = address.split(separator: ":").count == 6
+                && address.split(separator: ":").allSatisfy { $0.count == 2 && UInt8($0, radix: 16) != nil }
+            guard isAddress, parts.count <= 2 else {
+                throw LinkError(.connectFailed, "bad address '\(text)': expected rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL]")
+            }
+            var channel = 1
+            if parts.count == 2 {
+                guard let c = Int(parts[1]), (1...30).contains(c) else {
+                    throw LinkError(.connectFailed, "bad RFCOMM channel in '\(text)': expected 1…30")
+                }
+                channel = c
+            }
+            self = .rfcomm(address: address.uppercased(), channel: channel)
         } else if text.hasPrefix("/dev/") {
             self = .serial(path: text)
         } else if text.contains("://") {
-            throw LinkError(.connectFailed, "unknown device scheme in '\(text)': use sim, tcp://, serial:// or ble://")
+            throw LinkError(.connectFailed, "unknown device scheme in '\(text)': use sim, tcp://, serial://, ble:// or rfcomm://")
         } else if !text.isEmpty {
             self = .remembered(text)
         } else {
@@ -72,6 +92,7 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
         case .tcp(let host, let port): host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"
         case .serial(let path): "serial://\(path)"
         case .ble(let target): "ble://\(target)"
+        case .rfcomm(let address, let channel): "rfcomm://\(address)/\(channel)"
         case .remembered(let name): name
         }
     }

@@ -69,6 +69,11 @@ public struct ChannelTransport: Transport {
                 _ = tcsetattr(fd, TCSANOW, &tio)
             }
         }
+        return try await adoptDescriptor(fd, name: "serial://\(path)")
+    }
+
+    /// Takes ownership of a connected stream descriptor (a device file, an RFCOMM socket); closes it on failure.
+    public static func adoptDescriptor(_ fd: Int32, name: String) async throws -> ChannelTransport {
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let handler = StreamingHandler(continuation: continuation)
         do {
@@ -78,11 +83,11 @@ public struct ChannelTransport: Transport {
                 }
                 .takingOwnershipOfDescriptor(inputOutput: fd)
                 .get()
-            return ChannelTransport(name: "serial://\(path)", incoming: stream, channel: channel)
+            return ChannelTransport(name: name, incoming: stream, channel: channel)
         } catch {
             continuation.finish()
             _ = Glibc.close(fd)
-            throw LinkError(.connectFailed, "cannot use \(path) as a serial link: \(error)")
+            throw LinkError(.connectFailed, "cannot use \(name) as a link: \(error)")
         }
     }
 

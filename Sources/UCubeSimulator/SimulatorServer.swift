@@ -1,5 +1,15 @@
 import NIOCore
 import NIOPosix
+import UCubeProtocol
+
+/// How the simulator's TCP stream carries frames.
+public enum SimulatorStreamCodec: String, Sendable, CaseIterable {
+    /// Raw RPC frames (spec §3.4).
+    case raw
+    /// The BLE byte-stuffed stream with end-of-message markers (spec §3.1), as written to and notified on TxRx: for a
+    /// BlueZ mock that only relays bytes between D-Bus and this socket.
+    case ble
+}
 
 /// Serves a `TerminalSimulator` over TCP: raw RPC frames, no BLE stuffing (spec §3.4 PROJECT CHOICE, default port
 /// 5000), one connection at a time.
@@ -14,6 +24,7 @@ public enum SimulatorServer {
         host: String,
         port: Int = SimulatorChoices.defaultTCPPort,
         simulator: TerminalSimulator,
+        codec: SimulatorStreamCodec = .raw,
         ready: @Sendable (Int) -> Void
     ) async throws {
         let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
@@ -33,7 +44,7 @@ public enum SimulatorServer {
         ready(server.channel.localAddress?.port ?? port)
         try await server.executeThenClose { connections in
             for try await connection in connections {
-                await serve(connection, simulator)
+                await serve(connection, simulator, codec)
             }
         }
     }
@@ -43,15 +54,24 @@ public enum SimulatorServer {
     /// the TCP connection is closed after the answers already written, and the client reads end-of-stream.
     private static func serve(
         _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
-        _ simulator: TerminalSimulator
+        _ simulator: TerminalSimulator,
+        _ codec: SimulatorStreamCodec
     ) async {
         let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
             let (input, continuation) = AsyncStream.makeStream(of: [UInt8].self)
             async let reading: Void = {
+                var reassembler = BLEReassembler()
                 do {
                     for try await buffer in inbound {
-                        continuation.yield(Array(buffer.readableBytesView))
+                        let bytes = Array(buffer.readableBytesView)
+                        switch codec {
+                        case .raw: continuation.yield(bytes)
+                        case .ble:
+                            // Malformed stuffing: the bytes are dropped, as a terminal ignores a bad frame.
+                            let frames = (try? reassembler.append(bytes)) ?? []
+                            for frame in frames { continuation.yield(frame) }
+                        }
                     }
                 } catch {
                     // A reset connection ends like a closed one.
@@ -59,7 +79,8 @@ public enum SimulatorServer {
                 continuation.finish()
             }()
             let end = await simulator.serve(input: input) { bytes in
-                try? await outbound.write(ByteBuffer(bytes: bytes))
+                let wire = codec == .ble ? BLECodec.stuff(bytes) : bytes
+                try? await outbound.write(ByteBuffer(bytes: wire))
             }
             switch end {
             case .disconnected, .rebooted:

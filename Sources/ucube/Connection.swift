@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import UCubeLog
+import UCubeBluetooth
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
@@ -11,14 +12,31 @@ import UCubeSimulator
 struct Connection {
     let client: RPCClient
     let address: DeviceAddress
+    /// The terminal's advertised name, when the link knows it (BLE).
+    var peerName: String? = nil
+    /// The Bluetooth address of a BLE terminal (`AA:BB:…`), whatever name it was reached by.
+    var transportAddress: String? = nil
     private let sessionFile: String?
     private let simulatorTask: Task<Void, Never>?
 
-    static func open(_ globals: GlobalOptions, card: CardScenario? = nil) async throws -> Connection {
-        let address: DeviceAddress
+    /// Opens `globals`' device, or `address` when given (`ucube connect`). A remembered name is resolved through
+    /// devices.json first.
+    static func open(
+        _ globals: GlobalOptions, card: CardScenario? = nil, address given: DeviceAddress? = nil,
+        bluetooth: BLEConnectOptions = BLEConnectOptions()
+    ) async throws -> Connection {
+        var address: DeviceAddress
         do {
-            address = try DeviceAddress(parsing: globals.deviceAddress)
-        } catch {
+            address = try given ?? DeviceAddress(parsing: globals.deviceAddress)
+            if case .remembered(let name) = address {
+                guard let known = try RememberedDevices.find(name) else {
+                    throw CLIFailure(
+                        ExitCodes.usage,
+                        "unknown device '\(name)': use sim, tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS, rfcomm://ADDRESS or a name remembered by `ucube connect` (see `ucube connect --list`)")
+                }
+                address = try DeviceAddress(parsing: known.address)
+            }
+        } catch let error as LinkError {
             throw CLIFailure(ExitCodes.usage, error.reason)
         }
         let trace: (@Sendable (TraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
@@ -26,6 +44,8 @@ struct Connection {
         let rules = sessionFile.flatMap(SessionRecord.load)?.rules ?? LinkRules()
         let transport: any Transport
         var simulatorTask: Task<Void, Never>? = nil
+        var peerName: String? = nil
+        var transportAddress: String? = nil
         do {
             switch address {
             case .simulator:
@@ -43,11 +63,15 @@ struct Connection {
             case .serial(let path):
                 transport = try await ChannelTransport.openDevice(path: path)
             case .ble(let target):
-                throw CLIFailure(ExitCodes.link, "BLE transport (ble://\(target)) is not available in this build yet")
+                let bleTrace: (@Sendable (BLETraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
+                let ble = try await BLETransport.connect(target: target, options: bluetooth, trace: bleTrace)
+                peerName = ble.deviceName
+                transportAddress = ble.address
+                transport = ble
+            case .rfcomm(let bdaddr, let channel):
+                transport = try await RFCOMMTransport.connect(address: bdaddr, channel: UInt8(channel))
             case .remembered(let name):
-                throw CLIFailure(
-                    ExitCodes.usage,
-                    "unknown device '\(name)': use sim, tcp://HOST:PORT, serial:///dev/NAME or ble://ADDRESS")
+                throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'")
             }
         } catch let error as LinkError {
             throw CLIFailure(error)
@@ -58,7 +82,8 @@ struct Connection {
         let client = RPCClient(
             transport: transport, defaultTimeout: globals.timeout, rules: rules, trace: trace,
             logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
-        return Connection(client: client, address: address, sessionFile: sessionFile, simulatorTask: simulatorTask)
+        return Connection(
+            client: client, address: address, peerName: peerName, transportAddress: transportAddress, sessionFile: sessionFile, simulatorTask: simulatorTask)
     }
 
     /// Saves the session and closes the link.
@@ -119,6 +144,21 @@ enum TracePrinter {
             StandardError.write("! rejected bytes: \(error.reason)")
         case .disconnected(let reason):
             StandardError.write("! link down: \(reason)")
+        }
+    }
+
+    /// The BLE layer under the frames (spec §3.1): stuffing, each write of at most MTU − 3 bytes, notifications.
+    static func print(_ event: BLETraceEvent) {
+        switch event {
+        case .stuffed(let frame, let stuffed, let writes, let chunkSize):
+            StandardError.write(
+                "ble stuffed \(frame.count) → \(stuffed.count) bytes (with end-of-message 0E 0F), \(writes) write\(writes == 1 ? "" : "s") of at most \(chunkSize): \(Hex.encode(stuffed, separator: " "))")
+        case .write(let index, let count, let bytes):
+            StandardError.write("ble> write \(index)/\(count) (\(bytes.count) bytes): \(Hex.encode(bytes, separator: " "))")
+        case .notified(let bytes):
+            StandardError.write("ble< notification (\(bytes.count) bytes): \(Hex.encode(bytes, separator: " "))")
+        case .step(let text):
+            StandardError.write("ble: \(text)")
         }
     }
 }

@@ -9,7 +9,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The terminal: sim (built-in simulator), tcp://HOST:PORT, or serial:///dev/NAME. Default: $UCUBE_DEVICE, else sim.",
+            "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim.",
             valueName: "device"))
     var device: String?
 
@@ -51,9 +51,11 @@ struct GlobalOptions: ParsableArguments {
     /// `--trace`, or the shell's `set trace on`.
     var trace: Bool { traceFlag || ShellSession.current?.settings.trace == true }
 
-    /// The device string, from the option, then the shell's `set device`, then `$UCUBE_DEVICE`, then the simulator.
+    /// The device string, from the option, then the shell's `set device`, then `$UCUBE_DEVICE`, then the default
+    /// device remembered by `ucube connect`, then the simulator.
     var deviceAddress: String {
-        device ?? ShellSession.current?.settings.device ?? Environment.value("UCUBE_DEVICE") ?? "sim"
+        device ?? ShellSession.current?.settings.device ?? Environment.value("UCUBE_DEVICE") ?? RememberedDevices.defaultAddress
+            ?? "sim"
     }
 
     var timeout: Duration {

@@ -14,7 +14,8 @@ struct UCube: AsyncParsableCommand {
         abstract: "Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.",
         discussion: """
             Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate \
-            --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal).
+            --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal), ble://ADDRESS|NAME (a uCube Touch through BlueZ), rfcomm://ADDRESS \
+            (a classic uCube), or a name remembered by `ucube connect`.
 
             Exit codes:
             \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
@@ -22,7 +23,7 @@ struct UCube: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
-            SendLogs.self,
+            SendLogs.self, Scan.self, Connect.self,
         ]
     )
 

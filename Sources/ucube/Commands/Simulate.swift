@@ -33,6 +33,13 @@ extension UCube {
         @Option(help: "Link model: none, or ble / classic latency and throughput.")
         var linkModel: LinkModelName = .none
 
+        @Option(help: ArgumentHelp("Stream format: raw frames, or ble (byte-stuffed with end-of-message markers, for a BlueZ mock relay).", valueName: "codec"))
+        var codec: CodecName = .raw
+
+        enum CodecName: String, ExpressibleByArgument, CaseIterable {
+            case raw, ble
+        }
+
         @Option(
             help: ArgumentHelp("The card presented to the terminal (default: visa-contact).", valueName: "card"),
             completion: .list(CardCatalogue.names))
@@ -90,7 +97,9 @@ extension UCube {
             if let seed { configuration.seed = seed }
             let simulator = try TerminalSimulator(configuration: configuration)
             do {
-                try await SimulatorServer.listen(host: host, port: port, simulator: simulator) { bound in
+                try await SimulatorServer.listen(
+                    host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
+                ) { bound in
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let line = "listening on tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n"
                     FileHandle.standardOutput.write(Data(line.utf8))

@@ -1,0 +1,357 @@
+import UCubeLink
+import UCubeProtocol
+
+/// What the BLE layer did below the RPC frames, for `--trace`: the stuffed message, each write, each notification.
+public enum BLETraceEvent: Sendable {
+    /// A raw frame was stuffed (spec §3.1) into `stuffed`, to be written in `writes` chunks of at most `chunkSize`.
+    case stuffed(frame: [UInt8], stuffed: [UInt8], writes: Int, chunkSize: Int)
+    /// One TxRx write (1-based index of count).
+    case write(index: Int, count: Int, bytes: [UInt8])
+    /// One TxRx notification.
+    case notified([UInt8])
+    /// A step of the connection (GATT resolution, power state, password).
+    case step(String)
+}
+
+/// Options of a BLE connection.
+public struct BLEConnectOptions: Sendable {
+    public var timeout: Duration
+    public var attempts: Int
+    public init(timeout: Duration = BluetoothChoices.connectTimeout, attempts: Int = BluetoothChoices.connectAttempts) {
+        self.timeout = timeout
+        self.attempts = max(1, attempts)
+    }
+}
+
+/// A uCube Touch over BLE through BlueZ (spec §3.1): GATT service and characteristics resolved, the power state
+/// read and, when the terminal is off, the 2-byte connection password written and the power-on notification
+/// awaited; then TxRx notifications feed `incoming` with un-stuffed frames, and writes are stuffed and chunked to
+/// the negotiated MTU. When BlueZ reports the device disconnected (or the bus goes away) `incoming` ends with a
+/// `LinkError(.disconnected)` naming the reason, and every later write fails.
+public final class BLETransport: Transport, @unchecked Sendable {
+    public let name: String
+    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+    /// The advertised name (the password is derived from it).
+    public let deviceName: String
+    /// The Bluetooth address, `AA:BB:CC:DD:EE:FF`.
+    public let address: String
+    /// Bytes per TxRx write (MTU − 3).
+    public let chunkSize: Int
+
+    private let bluez: BlueZ
+    private let devicePath: String
+    private let txRxPath: String
+    private let link: LinkState
+    private let trace: (@Sendable (BLETraceEvent) -> Void)?
+    private let router: Task<Void, Never>
+
+    private init(
+        name: String, deviceName: String, address: String, chunkSize: Int, bluez: BlueZ, devicePath: String, txRxPath: String,
+        link: LinkState, incoming: AsyncThrowingStream<[UInt8], any Error>, trace: (@Sendable (BLETraceEvent) -> Void)?,
+        router: Task<Void, Never>
+    ) {
+        self.name = name
+        self.deviceName = deviceName
+        self.address = address
+        self.chunkSize = chunkSize
+        self.bluez = bluez
+        self.devicePath = devicePath
+        self.txRxPath = txRxPath
+        self.link = link
+        self.incoming = incoming
+        self.trace = trace
+        self.router = router
+    }
+
+    /// Connects to the uCube Touch `target` (an address `AA:BB:…` or an advertised name), scanning first when BlueZ
+    /// does not know it yet, with `options.attempts` tries of at most `options.timeout` each.
+    public static func connect(
+        target: String, options: BLEConnectOptions = BLEConnectOptions(), trace: (@Sendable (BLETraceEvent) -> Void)? = nil
+    ) async throws(LinkError) -> BLETransport {
+        let bluez = try await BlueZ.connect()
+        do {
+            return try await connect(bluez: bluez, target: target, options: options, trace: trace)
+        } catch {
+            bluez.close()
+            throw error
+        }
+    }
+
+    private static func connect(
+        bluez: BlueZ, target: String, options: BLEConnectOptions, trace: (@Sendable (BLETraceEvent) -> Void)?
+    ) async throws(LinkError) -> BLETransport {
+        var tree = try await bluez.objects()
+        let adapter = try bluez.adapterPath(in: tree)
+        var device = DiscoveredDevice.all(in: tree, adapter: adapter).first { $0.matches(target) }
+        if device == nil {
+            trace?(.step("\(target) is not known to BlueZ yet: scanning"))
+            try await bluez.startDiscovery(adapter: adapter)
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: options.timeout)
+            while device == nil && clock.now < deadline {
+                try? await Task.sleep(for: BluetoothChoices.pollInterval)
+                tree = try await bluez.objects()
+                device = DiscoveredDevice.all(in: tree, adapter: adapter).first { $0.matches(target) }
+            }
+            await bluez.stopDiscovery(adapter: adapter)
+        }
+        guard let device else {
+            throw LinkError(
+                .connectFailed,
+                "no Bluetooth device '\(target)' found after scanning \(options.timeout): is the terminal on and in range? (`ucube scan` lists what is seen)")
+        }
+
+        var lastError = LinkError(.connectFailed, "no attempt made")
+        for attempt in 1...options.attempts {
+            do {
+                trace?(.step("connecting to \(device.address) (\(device.name ?? "no name")), attempt \(attempt) of \(options.attempts)"))
+                return try await attemptConnection(bluez: bluez, device: device, options: options, trace: trace)
+            } catch {
+                lastError = error
+                _ = try? await bluez.call(device.path, BlueZ.deviceInterface, "Disconnect", timeout: .seconds(5))
+            }
+        }
+        throw LinkError(lastError.code, "\(lastError.reason) (after \(options.attempts) attempt\(options.attempts == 1 ? "" : "s"))")
+    }
+
+    private static func attemptConnection(
+        bluez: BlueZ, device: DiscoveredDevice, options: BLEConnectOptions, trace: (@Sendable (BLETraceEvent) -> Void)?
+    ) async throws(LinkError) -> BLETransport {
+        // Subscribed before anything can change, so no notification or disconnection is missed.
+        let signals = bluez.bus.signals()
+        do {
+            _ = try await bluez.call(device.path, BlueZ.deviceInterface, "Connect", timeout: options.timeout)
+        } catch {
+            if error.name != "org.bluez.Error.AlreadyConnected" {
+                throw LinkError(.connectFailed, "cannot connect to \(device.address): \(error)")
+            }
+        }
+        // GATT resolution (spec §3.1): wait for the service and its three characteristics.
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: options.timeout)
+        var gatt: GATTPaths? = nil
+        while true {
+            let tree = try await bluez.objects()
+            if tree[device.path]?[BlueZ.deviceInterface]?["Connected"]?.bool == false && clock.now > deadline {
+                throw LinkError(.connectFailed, "\(device.address) did not stay connected")
+            }
+            gatt = GATTPaths(tree: tree, device: device.path)
+            let resolved = tree[device.path]?[BlueZ.deviceInterface]?["ServicesResolved"]?.bool ?? false
+            if let gatt, gatt.complete { break }
+            if resolved && gatt == nil {
+                throw LinkError(
+                    .connectFailed,
+                    "\(device.address) does not offer the uCube Touch service \(BluetoothChoices.serviceUUID.uppercased()) (spec §3.1): is it a uCube Touch?")
+            }
+            if clock.now >= deadline {
+                throw LinkError(.timeout, "\(device.address): GATT services not resolved within \(options.timeout)")
+            }
+            try? await Task.sleep(for: BluetoothChoices.pollInterval)
+        }
+        guard let gatt, let txRx = gatt.txRx, let powerState = gatt.powerState, let password = gatt.password else {
+            throw LinkError(.connectFailed, "\(device.address): the uCube Touch service lacks TxRx, HState or the password characteristic")
+        }
+        trace?(.step("GATT resolved: service \(gatt.service), TxRx \(txRx)"))
+
+        let (incoming, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let (powerStates, powerContinuation) = AsyncStream<[UInt8]>.makeStream()
+        let link = LinkState(incoming: continuation, trace: trace)
+        let router = Task {
+            for await signal in signals {
+                if signal.member == "PropertiesChanged", signal.arguments.count >= 2,
+                    let changed = signal.arguments[1].dictionary
+                {
+                    let interface = signal.arguments[0].string
+                    if signal.path == txRx, let value = changed["Value"]?.bytes {
+                        await link.notified(value)
+                    } else if signal.path == powerState, let value = changed["Value"]?.bytes {
+                        powerContinuation.yield(value)
+                    } else if signal.path == device.path, interface == BlueZ.deviceInterface, changed["Connected"]?.bool == false {
+                        await link.drop("the uCube Touch dropped the BLE link (BlueZ: Connected=false)")
+                    }
+                } else if signal.member == "InterfacesRemoved", signal.arguments.first?.string == device.path {
+                    await link.drop("BlueZ removed the device \(device.address)")
+                }
+            }
+            powerContinuation.finish()
+            await link.drop("the D-Bus system bus went away")
+        }
+        do throws(LinkError) {
+            // Power state and password handshake (spec §3.1, A-BLE `connectionLoop`).
+            let state = try await gattCall(bluez, powerState, "ReadValue", [.options([])]).first?.bytes ?? []
+            trace?(.step("HState \(Hex.encode(state, separator: " "))"))
+            if let first = state.first, BluetoothChoices.poweredOnStates.contains(first) {
+                trace?(.step("terminal is powered on"))
+            } else {
+                _ = try await gattCall(bluez, powerState, "StartNotify", [])
+                let name = device.name ?? ""
+                let secret = BluetoothChoices.connectionPassword(forName: name)
+                trace?(.step("terminal is off: writing the connection password (CRC-16 of \"\(name)\")"))
+                do {
+                    _ = try await bluez.call(
+                        password, BlueZ.gattCharacteristicInterface, "WriteValue",
+                        [.bytes(secret), .options([("type", .string(BluetoothChoices.writeType))])], timeout: options.timeout)
+                } catch {
+                    throw LinkError(.connectFailed, "the terminal refused the connection password for '\(name)': \(error)")
+                }
+                try await waitForPowerOn(powerStates, timeout: options.timeout, address: device.address)
+                trace?(.step("terminal powered on"))
+            }
+            _ = try await gattCall(bluez, txRx, "StartNotify", [])
+        } catch {
+            router.cancel()
+            throw error
+        }
+        let mtu = gatt.txRxMTU
+        return BLETransport(
+            name: "ble://\(device.address)", deviceName: device.name ?? device.address, address: device.address,
+            chunkSize: BluetoothChoices.chunkSize(mtu: mtu), bluez: bluez, devicePath: device.path, txRxPath: txRx, link: link,
+            incoming: incoming, trace: trace, router: router)
+    }
+
+    private static func waitForPowerOn(
+        _ states: AsyncStream<[UInt8]>, timeout: Duration, address: String
+    ) async throws(LinkError) {
+        let outcome: Bool = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await value in states {
+                    if let first = value.first, BluetoothChoices.poweredOnStates.contains(first) { return true }
+                }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !outcome {
+            throw LinkError(.connectFailed, "\(address) did not report power-on (HState 0x34) after the connection password")
+        }
+    }
+
+    private static func gattCall(
+        _ bluez: BlueZ, _ path: String, _ member: String, _ arguments: [DBusValue]
+    ) async throws(LinkError) -> [DBusValue] {
+        do {
+            return try await bluez.call(path, BlueZ.gattCharacteristicInterface, member, arguments, timeout: .seconds(10))
+        } catch {
+            throw LinkError(.connectFailed, "GATT \(member) on \(path) failed: \(error)")
+        }
+    }
+
+    /// Stuffs the frame (spec §3.1), appends the end-of-message pair and writes it in chunks of `chunkSize`.
+    public func write(_ bytes: [UInt8]) async throws {
+        try await link.serialized { [self] () async throws(LinkError) in
+            if let reason = await link.droppedReason { throw LinkError(.disconnected, reason) }
+            let stuffed = BLECodec.stuff(bytes)
+            let chunks = BLECodec.chunks(stuffed, chunkSize: chunkSize)
+            trace?(.stuffed(frame: bytes, stuffed: stuffed, writes: chunks.count, chunkSize: chunkSize))
+            for (index, chunk) in chunks.enumerated() {
+                trace?(.write(index: index + 1, count: chunks.count, bytes: chunk))
+                do {
+                    _ = try await bluez.call(
+                        txRxPath, BlueZ.gattCharacteristicInterface, "WriteValue",
+                        [.bytes(chunk), .options([("type", .string(BluetoothChoices.writeType))])], timeout: .seconds(10))
+                } catch {
+                    if let reason = await link.droppedReason { throw LinkError(.disconnected, reason) }
+                    throw LinkError(.disconnected, "BLE write to \(address) failed: \(error)")
+                }
+            }
+        }
+    }
+
+    /// Stops notifications, disconnects the device and closes the bus connection; `incoming` finishes.
+    public func close() async {
+        let wasUp = await link.droppedReason == nil
+        await link.close()
+        if wasUp {
+            _ = try? await bluez.call(txRxPath, BlueZ.gattCharacteristicInterface, "StopNotify", timeout: .seconds(2))
+            _ = try? await bluez.call(devicePath, BlueZ.deviceInterface, "Disconnect", timeout: .seconds(5))
+        }
+        router.cancel()
+        bluez.close()
+    }
+}
+
+/// The GATT objects of the uCube Touch service under one device.
+struct GATTPaths {
+    let service: String
+    var txRx: String?
+    var powerState: String?
+    var password: String?
+    var txRxMTU: Int?
+
+    var complete: Bool { txRx != nil && powerState != nil && password != nil }
+
+    init?(tree: BlueZ.ObjectTree, device: String) {
+        guard let service = tree.first(where: { path, interfaces in
+            guard let s = interfaces[BlueZ.gattServiceInterface] else { return false }
+            return s["Device"]?.string == device && s["UUID"]?.string?.lowercased() == BluetoothChoices.serviceUUID
+        })?.key else { return nil }
+        self.service = service
+        for (path, interfaces) in tree {
+            guard let c = interfaces[BlueZ.gattCharacteristicInterface], c["Service"]?.string == service else { continue }
+            switch c["UUID"]?.string?.lowercased() {
+            case BluetoothChoices.txRxUUID:
+                txRx = path
+                txRxMTU = c["MTU"]?.integer
+            case BluetoothChoices.powerStateUUID: powerState = path
+            case BluetoothChoices.passwordUUID: password = path
+            default: break
+            }
+        }
+    }
+}
+
+/// The link's mutable state: reassembly of notifications into frames, the drop reason, and write serialisation.
+actor LinkState {
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let trace: (@Sendable (BLETraceEvent) -> Void)?
+    private var reassembler = BLEReassembler()
+    private(set) var droppedReason: String?
+    private var lastWrite: Task<Void, any Error>?
+
+    init(incoming: AsyncThrowingStream<[UInt8], any Error>.Continuation, trace: (@Sendable (BLETraceEvent) -> Void)?) {
+        self.continuation = incoming
+        self.trace = trace
+    }
+
+    func notified(_ bytes: [UInt8]) {
+        guard droppedReason == nil else { return }
+        trace?(.notified(bytes))
+        do {
+            for frame in try reassembler.append(bytes) { continuation.yield(frame) }
+        } catch {
+            // Hostile or garbled notifications: the RPC layer's timeout reports the missing answer; the buffer is
+            // reset so the next message starts clean.
+            reassembler.reset()
+            trace?(.step("discarded BLE bytes: \(error.reason)"))
+        }
+    }
+
+    func drop(_ reason: String) {
+        guard droppedReason == nil else { return }
+        droppedReason = reason
+        continuation.finish(throwing: LinkError(.disconnected, reason))
+    }
+
+    func close() {
+        guard droppedReason == nil else { return }
+        droppedReason = "closed by the host"
+        continuation.finish()
+    }
+
+    /// Runs writes one after the other (a CancelAll may be written while a command's chunks are going out).
+    func serialized(_ body: @escaping @Sendable () async throws(LinkError) -> Void) async throws {
+        let previous = lastWrite
+        let task = Task {
+            _ = await previous?.result
+            try await body()
+        }
+        lastWrite = task
+        try await task.value
+    }
+}

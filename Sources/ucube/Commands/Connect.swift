@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import UCubeBluetooth
+import UCubeLink
+import UCubeProtocol
+
+extension UCube {
+    /// `ucube connect DEVICE`: connects, reads GetInfo, shows the terminal and remembers it as the default device.
+    struct Connect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "connect",
+            abstract: "Connect to a terminal, show it, and remember it as the default device.",
+            discussion: """
+                DEVICE is ble://ADDRESS, ble://NAME, rfcomm://ADDRESS[/CHANNEL], tcp://HOST:PORT, serial:///dev/NAME, \
+                a plain advertised name (taken as BLE), or a remembered name. A BLE terminal BlueZ does not know yet \
+                is scanned for first; the power state and connection password handshake (spec §3.1) runs on every \
+                BLE connection. The terminal is remembered in $XDG_CONFIG_HOME/ucube/devices.json under its \
+                advertised name, so `--device NAME` finds it, and becomes the default device.
+                """)
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The terminal to connect to.", valueName: "device"))
+        var device: String?
+
+        @Option(help: ArgumentHelp("Seconds one connection attempt may take (BLE).", valueName: "seconds"))
+        var timeout: Double = Double(BluetoothChoices.connectTimeout.components.seconds)
+
+        @Option(help: ArgumentHelp("Connection attempts (BLE).", valueName: "count"))
+        var tries: Int = BluetoothChoices.connectAttempts
+
+        @Flag(help: "List the remembered terminals.")
+        var list = false
+
+        @Option(help: ArgumentHelp("Forget a remembered terminal.", valueName: "name"))
+        var forget: String?
+
+        func validate() throws {
+            let modes = (device == nil ? 0 : 1) + (list ? 1 : 0) + (forget == nil ? 0 : 1)
+            guard modes == 1 else { throw ValidationError("give a DEVICE to connect to, or --list, or --forget NAME") }
+            guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+            guard (1...20).contains(tries) else { throw ValidationError("--tries must be between 1 and 20") }
+        }
+
+        struct Shown: Encodable {
+            let device: RememberedDevice
+            let info: DeviceInfo?
+        }
+
+        func run() async throws {
+            if list { return try printList() }
+            if let forget {
+                guard try RememberedDevices.forget(forget) else {
+                    throw CLIFailure(ExitCodes.usage, "no remembered terminal named '\(forget)' (see `ucube connect --list`)")
+                }
+                print("forgot \(forget)")
+                return
+            }
+            guard let device else { return }
+            var address: DeviceAddress
+            do {
+                address = try DeviceAddress(parsing: device)
+            } catch {
+                throw CLIFailure(ExitCodes.usage, error.reason)
+            }
+            if case .remembered(let name) = address {
+                if let known = try RememberedDevices.find(name) {
+                    address = (try? DeviceAddress(parsing: known.address)) ?? .ble(name)
+                } else {
+                    address = .ble(name)  // a plain name: a uCube Touch's advertised name
+                }
+            }
+            let options = BLEConnectOptions(timeout: .milliseconds(Int64(timeout * 1000)), attempts: tries)
+            let connection = try await Connection.open(globals, address: address, bluetooth: options)
+            let reply: Reply<GetInfo.Response>
+            do {
+                reply = try await connection.client.send(GetInfo())
+            } catch {
+                await connection.close()
+                throw CLIFailure(error)
+            }
+            await connection.close()
+            guard reply.succeeded, let info = reply.response else {
+                throw CLIFailure(ExitCodes.terminalStatus, "the terminal answered GetInfo with \(reply.status) (in a secure session? run `ucube rpc exit-secure-session`)")
+            }
+            let canonical: DeviceAddress = {
+                if case .ble = address, let transportName = connection.transportAddress { return .ble(transportName) }
+                return address
+            }()
+            let record = RememberedDevice(
+                name: connection.peerName ?? device, address: canonical.description,
+                transport: RememberedDevices.transportName(canonical), serial: info.serialNumber, isDefault: true)
+            try RememberedDevices.remember(record)
+            if globals.json {
+                try JSONOutput.print(Shown(device: record, info: info))
+                return
+            }
+            print("connected to \(record.name) (\(record.address))")
+            try RPCOutput.print(reply, command: GetInfo.descriptor, globals: globals)
+            print("remembered as '\(record.name)', now the default device (--device \(record.name))")
+        }
+
+        private func printList() throws {
+            let devices = try RememberedDevices.load()
+            if globals.json {
+                try JSONOutput.print(devices)
+                return
+            }
+            if devices.isEmpty {
+                print("no remembered terminals: `ucube connect DEVICE` remembers one")
+                return
+            }
+            for d in devices {
+                print("\(d.isDefault ? "*" : " ") \(d.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(d.address.padding(toLength: 28, withPad: " ", startingAt: 0)) \(d.transport.padding(toLength: 7, withPad: " ", startingAt: 0)) \(d.serial ?? "")")
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import UCubeLink
+
+/// Terminals remembered by `ucube connect`: `$XDG_CONFIG_HOME/ucube/devices.json` (not config.json, which holds the
+/// TMS settings). One of them may be the default device, used when neither --device nor $UCUBE_DEVICE is given.
+struct RememberedDevice: Codable, Equatable {
+    /// The name `--device NAME` takes: the advertised name for Bluetooth, else the address as typed.
+    var name: String
+    /// A `--device` address: ble://AA:BB:…, rfcomm://…, tcp://…, serial://….
+    var address: String
+    /// ble, rfcomm, tcp, serial or sim.
+    var transport: String
+    /// The serial number GetInfo reported when it was remembered.
+    var serial: String?
+    /// The default device.
+    var isDefault: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case name, address, transport, serial
+        case isDefault = "default"
+    }
+}
+
+enum RememberedDevices {
+    static var path: String { Environment.configDirectory + "/devices.json" }
+
+    /// The remembered terminals; a missing file is an empty list, a damaged one a clear error.
+    static func load() throws -> [RememberedDevice] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        do {
+            return try JSONDecoder().decode([RememberedDevice].self, from: data)
+        } catch {
+            throw CLIFailure(ExitCodes.dataError, "\(path) is not a valid list of remembered devices: \(error); fix or delete it")
+        }
+    }
+
+    static func save(_ devices: [RememberedDevice]) throws {
+        do {
+            try Environment.ensureDirectory(Environment.configDirectory)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(devices).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIFailure(ExitCodes.failure, "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The remembered device called `name` (case-insensitive).
+    static func find(_ name: String) throws -> RememberedDevice? {
+        try load().first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// The default device's address, if any (a damaged file is ignored here; `ucube connect --list` reports it).
+    static var defaultAddress: String? {
+        (try? load())?.first(where: \.isDefault)?.address
+    }
+
+    /// Adds or replaces `device` (same name or same address) and makes it the default.
+    static func remember(_ device: RememberedDevice) throws {
+        var devices = try load().filter {
+            $0.name.caseInsensitiveCompare(device.name) != .orderedSame && $0.address != device.address
+        }
+        for i in devices.indices { devices[i].isDefault = false }
+        var entry = device
+        entry.isDefault = true
+        devices.append(entry)
+        try save(devices)
+    }
+
+    /// Removes the device called `name`; false when there is none.
+    static func forget(_ name: String) throws -> Bool {
+        let devices = try load()
+        let kept = devices.filter { $0.name.caseInsensitiveCompare(name) != .orderedSame }
+        guard kept.count != devices.count else { return false }
+        try save(kept)
+        return true
+    }
+
+    static func transportName(_ address: DeviceAddress) -> String {
+        switch address {
+        case .simulator: "sim"
+        case .tcp: "tcp"
+        case .serial: "serial"
+        case .ble: "ble"
+        case .rfcomm: "rfcomm"
+        case .remembered: "remembered"
+        }
+    }
+}
