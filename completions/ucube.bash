@@ -186,13 +186,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|cancel|history|locale|rpc|decode|simulate|shell|send-logs|help)
+    info|pay|cancel|history|locale|rpc|decode|simulate|shell|scan|connect|mdm-register|mdm-update|send-logs|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell send-logs help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell scan connect mdm-register mdm-update send-logs help' -- "${cur}"))
         ;;
     esac
 }
@@ -1534,7 +1534,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --list-cards --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --listen --seed --state-dir --link-model --card)
+    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1551,6 +1551,13 @@ _ucube_simulate() {
     '--listen')
         return
         ;;
+    '--tms')
+        return
+        ;;
+    '--catalogue')
+        __ucube_add_completions -d
+        return
+        ;;
     '--seed')
         return
         ;;
@@ -1559,6 +1566,10 @@ _ucube_simulate() {
         ;;
     '--link-model')
         __ucube_add_completions -W 'none'$'\n''ble'$'\n''classic'
+        return
+        ;;
+    '--codec')
+        __ucube_add_completions -W 'raw'$'\n''ble'
         return
         ;;
     '--card')
@@ -1592,11 +1603,11 @@ _ucube_shell() {
     esac
 }
 
-_ucube_send-logs() {
+_ucube_scan() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --force --version -h --help)
+    non_repeating_flags=(--json --trace --all --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --output)
+    non_repeating_options=(--device --rpc-timeout --log-level --timeout --name)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1608,6 +1619,134 @@ _ucube_send-logs() {
         return
         ;;
     '--log-level')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--name')
+        return
+        ;;
+    esac
+}
+
+_ucube_connect() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --list --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --log-level --timeout --tries --forget)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--tries')
+        return
+        ;;
+    '--forget')
+        return
+        ;;
+    esac
+}
+
+_ucube_mdm-register() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --status --unregister --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--tms')
+        return
+        ;;
+    '--tms-ca')
+        __ucube_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_ucube_mdm-update() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --plan --all --force --firmware-only --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --file --signature)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--tms')
+        return
+        ;;
+    '--tms-ca')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--file')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--signature')
+        __ucube_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_ucube_send-logs() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --force --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --output)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--tms')
+        return
+        ;;
+    '--tms-ca')
+        __ucube_add_completions -f
         return
         ;;
     '--output')

@@ -106,6 +106,11 @@ public struct StandardErrorLogHandler: LogHandler {
         let line = LogLine.format(
             date: LogLine.now(), level: event.level, label: label, message: event.message.description, metadata: all,
             error: event.error)
-        FileHandle.standardError.write(Data(line))
+        // write(2), not FileHandle.write: that traps when stderr's reader has gone (EPIPE); a lost log line must not.
+        var offset = 0
+        while offset < line.count {
+            let n = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
     }
 }

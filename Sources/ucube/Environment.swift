@@ -29,6 +29,10 @@ enum Environment {
     /// Where the built-in simulator keeps its device state: $UCUBE_SIM_HOME, else $XDG_STATE_HOME/ucube/simulator.
     static var simulatorDirectory: String { value("UCUBE_SIM_HOME") ?? stateDirectory + "/simulator" }
 
+    /// Where `ucube simulate --tms` keeps its CA, issued identities, received logs and default catalogue:
+    /// $UCUBE_TMS_SIM_HOME, else $XDG_STATE_HOME/ucube/tms-simulator.
+    static var tmsSimulatorDirectory: String { value("UCUBE_TMS_SIM_HOME") ?? stateDirectory + "/tms-simulator" }
+
     /// Creates a directory (and parents) with owner-only permissions.
     static func ensureDirectory(_ path: String) throws {
         try FileManager.default.createDirectory(
@@ -39,6 +43,27 @@ enum Environment {
 /// Writes to stderr without going through `print` buffering on stdout.
 enum StandardError {
     static func write(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        RawOutput.write(text + "\n", to: STDERR_FILENO)
     }
+}
+
+/// Unbuffered writes to a standard stream. Unlike `FileHandle.write`, which traps on EPIPE, a closed reader
+/// (`ucube mdm-update --json | head`) only loses the output: the work goes on and the exit code still tells.
+enum RawOutput {
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+
+    static func stdout(_ text: String) { write(text, to: STDOUT_FILENO) }
 }

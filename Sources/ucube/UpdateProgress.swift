@@ -20,20 +20,20 @@ struct UpdateProgressDisplay {
         case .none: return
         case .jsonLines:
             let line = ProgressFormat.jsonLine(label: label, sent: sent, total: total, elapsed: elapsed)
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            RawOutput.stdout(line + "\n")
         case .bar:
             // Redraw at most ten times a second, and always for the last block.
             let now = ContinuousClock.now
             if sent < total, let lastDraw, now - lastDraw < .milliseconds(100) { return }
             lastDraw = now
             let line = ProgressFormat.bar(label: label, sent: sent, total: total, elapsed: elapsed, width: 24)
-            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line + (sent >= total ? "\n" : "")).utf8))
+            RawOutput.write("\r\u{1B}[2K" + line + (sent >= total ? "\n" : ""), to: STDERR_FILENO)
         }
     }
 
     /// Ends a bar cut short (an error or Ctrl-C) so the next message starts on its own line.
     func interrupt() {
-        if mode == .bar { FileHandle.standardError.write(Data("\n".utf8)) }
+        if mode == .bar { RawOutput.write("\n", to: STDERR_FILENO) }
     }
 }
 

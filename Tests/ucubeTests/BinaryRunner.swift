@@ -31,7 +31,8 @@ final class UCubeSandbox: @unchecked Sendable {
         env["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         env["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("run").path
-        env.removeValue(forKey: "UCUBE_DEVICE")
+        env["UCUBE_TMS_SIM_HOME"] = directory.appendingPathComponent("tms-sim").path
+        for name in ["UCUBE_DEVICE", "UCUBE_TMS_URL", "UCUBE_TMS_CA"] { env.removeValue(forKey: name) }
         environment = env
     }
 

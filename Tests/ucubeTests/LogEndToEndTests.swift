@@ -55,12 +55,12 @@ import ZIPFoundation
         #expect(forced.status == 0, "\(forced.stderr)")
     }
 
-    /// No TMS client yet: sending refuses with a usage error and deletes nothing.
-    @Test func sendWithoutOutputKeepsTheLogs() async throws {
+    /// No TMS named: sending refuses with a usage error that says how to name one, and deletes nothing.
+    @Test func sendWithoutATMSKeepsTheLogs() async throws {
         let sandbox = try UCubeSandbox()
         let send = try await sandbox.run(["send-logs"])
         #expect(send.status == 64)
-        #expect(send.stderr.contains("--output"))
+        #expect(send.stderr.contains("--tms URL") && send.stderr.contains("UCUBE_TMS_URL"), "\(send.stderr)")
         let log = sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log").path
         #expect(FileManager.default.fileExists(atPath: log))
     }

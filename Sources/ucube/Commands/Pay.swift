@@ -303,7 +303,7 @@ enum Terminal {
         }
         return await withCheckedContinuation { continuation in
             Thread {
-                FileHandle.standardError.write(Data(prompt.utf8))
+                RawOutput.write(prompt, to: STDERR_FILENO)
                 continuation.resume(returning: Swift.readLine())
             }.start()
         }

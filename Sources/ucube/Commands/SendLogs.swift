@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLog
 import UCubeProtocol
+import UCubeTMS
 
 extension UCube {
     /// `ucube send-logs`: the log bundle (spec §10.7, §11) sent to the TMS, or written to a file with `--output`.
@@ -17,6 +18,7 @@ extension UCube {
                 """)
 
         @OptionGroup var globals: GlobalOptions
+        @OptionGroup var tms: TMSOptions
 
         @Option(
             name: .long, help: ArgumentHelp("Write the bundle to FILE instead of sending it.", valueName: "file"),
@@ -56,17 +58,44 @@ extension UCube {
                 return
             }
             // Spec §10.7: "Zip all log files (temp file uCubelib-logs*.zip), POST …, delete local logs after HTTP 200".
+            let settings = try tms.settings()
+            // The terminal first, so this run's own connection log lines are in the bundle, not deleted unsent.
+            let terminal = try await withConnection(globals) { connection in
+                try await TerminalFacts.read(connection.client).identity
+            }
             let name = "uCubelib-logs-\(ProcessInfo.processInfo.globallyUniqueString).zip"
             let path = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let entries = try bundle(from: logDirectory, to: path)
-            try await uploadBundle(path)
+            try await upload(path, terminal: terminal, settings: settings)
             do {
                 try LogBundle.deleteLogs(in: logDirectory)
             } catch {
                 throw CLIFailure(ExitCodes.failure, "the logs were sent but not deleted: \(error.reason)")
             }
-            print("sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(Self.size(of: path)) bytes); local logs deleted")
+            let bytes = Self.size(of: path)
+            if globals.json {
+                try JSONOutput.print(Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries))
+            } else {
+                print("sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(bytes) bytes) for terminal \(terminal.serial) to \(settings.baseURL); local logs deleted")
+            }
+        }
+
+        struct Sent: Encodable {
+            let terminal: String
+            let server: String
+            let bytes: Int
+            let entries: [String]
+        }
+
+        /// Sends a log bundle to the TMS (spec §10.7: POST `?type=zip`, application/octet-stream, success = HTTP 200)
+        /// under the connected terminal's serial and part number; the logs endpoint is public, but a stored client
+        /// identity is presented when there is one. Returns only after HTTP 200.
+        private func upload(_ path: String, terminal: TerminalIdentity, settings: TMSSettings) async throws {
+            let identity: TMSIdentity? = try tmsChecked { () throws(TMSError) in try TMSContext.identities.load(serial: terminal.serial) }
+            try await TMSContext.with(settings, identity: identity) { client in
+                try await client.sendLogs(terminal: terminal, zipFile: path)
+            }
         }
 
         private func bundle(from logDirectory: String, to path: String) throws(CLIFailure) -> [String] {
@@ -85,13 +114,4 @@ extension UCube {
             ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
         }
     }
-}
-
-/// Sends a log bundle to the TMS (spec §10.7: POST `?type=zip`, application/octet-stream, success = HTTP 200);
-/// `send-logs` deletes the local logs only when this returns.
-///
-/// NOT IMPLEMENTED YET: the TMS client lives in another branch. Until it is wired here this always throws a usage
-/// error, so nothing is ever deleted without a real upload.
-func uploadBundle(_ path: String) async throws {
-    throw CLIFailure(ExitCodes.usage, "send-logs needs --output FILE until the TMS client lands")
 }

@@ -2,17 +2,26 @@ import ArgumentParser
 import Foundation
 import UCubeProtocol
 import UCubeSimulator
+import UCubeTMSSimulator
 
 extension UCube {
     /// `ucube simulate --listen`: serves the built-in terminal simulator over TCP.
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "simulate",
-            abstract: "Serve the built-in uCube Touch simulator over TCP for another ucube or any client.",
+            abstract: "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator over HTTPS.",
             discussion: """
                 Raw RPC frames over TCP (spec §3.4). Port 0 picks a free port; the bound address is printed on \
                 stdout as `listening on tcp://HOST:PORT`. The device state lives in $UCUBE_SIM_HOME (default \
                 $XDG_STATE_HOME/ucube/simulator) unless --state-dir says otherwise.
+
+                --tms HOST:PORT serves the TMS API (spec §10) over HTTPS with a CA it generates in \
+                $UCUBE_TMS_SIM_HOME (default $XDG_STATE_HOME/ucube/tms-simulator); it prints \
+                `tms listening on https://HOST:PORT` and `tms ca FILE` (pass FILE as --tms-ca or $UCUBE_TMS_CA). It \
+                checks the terminal certificate on register and issues a client certificate that the private \
+                endpoints require, and serves the config and signed binaries of --catalogue DIR (default: a \
+                catalogue it writes on first start: SVPP firmware 6.0.1.0, ICC and NFC EMV configurations). Logs \
+                the terminal sends land in received-logs/. Without --listen only the TMS is served.
                 """)
 
         enum LinkModelName: String, ExpressibleByArgument, CaseIterable {
@@ -21,8 +30,16 @@ extension UCube {
 
         @OptionGroup var globals: GlobalOptions
 
-        @Option(help: ArgumentHelp("Address to listen on.", valueName: "host:port"))
-        var listen: String = "127.0.0.1:5000"
+        @Option(help: ArgumentHelp("Address to serve the terminal on (default 127.0.0.1:5000; none with --tms alone).", valueName: "host:port"))
+        var listen: String?
+
+        @Option(help: ArgumentHelp("Also serve a TMS simulator over HTTPS on this address.", valueName: "host:port"))
+        var tms: String?
+
+        @Option(
+            help: ArgumentHelp("The TMS simulator's catalogue directory (catalogue.json with images and signatures).", valueName: "dir"),
+            completion: .directory)
+        var catalogue: String?
 
         @Option(help: "Seed for every simulated random value (deterministic runs).")
         var seed: UInt64?
@@ -48,20 +65,25 @@ extension UCube {
         @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
         var listCards = false
 
-        func parsedListen() throws -> (String, Int) {
-            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+        /// The terminal's address: --listen, else the default unless only the TMS is asked for.
+        var terminalListen: String? { listen ?? (tms == nil ? "127.0.0.1:5000" : nil) }
+
+        static func parse(_ address: String, option: String) throws -> (String, Int) {
+            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
                 (0...65535).contains(port)
             else {
-                throw ValidationError("--listen must be HOST:PORT with PORT 0…65535, got '\(listen)'")
+                throw ValidationError("\(option) must be HOST:PORT with PORT 0…65535, got '\(address)'")
             }
-            var host = String(listen[..<colon])
+            var host = String(address[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty else { throw ValidationError("--listen needs a host, e.g. 127.0.0.1:5000") }
+            guard !host.isEmpty else { throw ValidationError("\(option) needs a host, e.g. 127.0.0.1:5000") }
             return (host, port)
         }
 
         func validate() throws {
-            _ = try parsedListen()
+            if let listen { _ = try Self.parse(listen, option: "--listen") }
+            if let tms { _ = try Self.parse(tms, option: "--tms") }
+            if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
         }
 
@@ -86,7 +108,14 @@ extension UCube {
                 }
                 return
             }
-            let (host, port) = try parsedListen()
+            let tmsServer = try await startTMS()
+            guard let listen = terminalListen else {
+                // Only the TMS: serve until the process is stopped.
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                await tmsServer?.stop()
+                return
+            }
+            let (host, port) = try Self.parse(listen, option: "--listen")
             let model: LinkModel? = switch linkModel {
             case .none: nil
             case .ble: .ble
@@ -102,11 +131,40 @@ extension UCube {
                 ) { bound in
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let line = "listening on tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n"
-                    FileHandle.standardOutput.write(Data(line.utf8))
+                    RawOutput.stdout(line)
                 }
             } catch {
                 throw CLIFailure(ExitCodes.link, "cannot listen on \(listen): \(error)")
             }
+        }
+
+        /// Starts the TMS simulator when --tms asks for it, writing the default catalogue on first use.
+        private func startTMS() async throws -> TMSSimulator? {
+            guard let tms else { return nil }
+            let (host, port) = try Self.parse(tms, option: "--tms")
+            let state = Environment.tmsSimulatorDirectory
+            let catalogueDirectory = catalogue.map { ($0 as NSString).expandingTildeInPath } ?? state + "/catalogue"
+            do {
+                try Environment.ensureDirectory(state)
+                if catalogue == nil && !FileManager.default.fileExists(atPath: catalogueDirectory + "/catalogue.json") {
+                    try SimulatedFirmware.writeCatalogue(directory: catalogueDirectory)
+                }
+            } catch {
+                throw CLIFailure(ExitCodes.failure, "cannot prepare the TMS simulator in \(state): \(error)")
+            }
+            let server = TMSSimulator()
+            let bound: Int
+            do {
+                bound = try await server.start(
+                    host: host, port: port, stateDirectory: URL(fileURLWithPath: state),
+                    catalogue: URL(fileURLWithPath: catalogueDirectory))
+            } catch {
+                throw CLIFailure(error.code == .bind ? ExitCodes.link : ExitCodes.usage, error.reason)
+            }
+            let ca = TMSSimulator.caCertificateURL(stateDirectory: URL(fileURLWithPath: state)).path
+            let shown = host.contains(":") ? "[\(host)]" : host
+            RawOutput.stdout("tms listening on https://\(shown):\(bound)\ntms ca \(ca)\n")
+            return server
         }
     }
 }

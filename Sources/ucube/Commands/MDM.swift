@@ -1,0 +1,210 @@
+import ArgumentParser
+import Foundation
+import Logging
+import UCubeLink
+import UCubeLog
+import UCubeProtocol
+import UCubeTMS
+
+/// Where the TMS is and whom to trust, for `mdm-register`, `mdm-update` and `send-logs`.
+struct TMSOptions: ParsableArguments {
+    @Option(
+        name: .customLong("tms"),
+        help: ArgumentHelp(
+            "TMS base URL (https://HOST[:PORT]; plain http only to a loopback host). Default: $UCUBE_TMS_URL, else tms_url in $XDG_CONFIG_HOME/ucube/config.json.",
+            valueName: "url"))
+    var url: String?
+
+    @Option(
+        name: .customLong("tms-ca"),
+        help: ArgumentHelp(
+            "A PEM file of CA certificates to trust for the TMS besides the system's. Default: $UCUBE_TMS_CA, else tms_ca in config.json.",
+            valueName: "file"),
+        completion: .file())
+    var ca: String?
+
+    /// The resolved settings; a missing or unusable URL is a usage error.
+    func settings() throws -> TMSSettings {
+        do {
+            return try TMSSettings.resolve(
+                url: url, ca: ca, environment: ProcessInfo.processInfo.environment,
+                configDirectory: Environment.configDirectory)
+        } catch {
+            throw CLIFailure(error)
+        }
+    }
+}
+
+/// What the MDM commands need from the terminal: who it is (for the URLs) and what it runs (for the plan).
+struct TerminalFacts {
+    let identity: TerminalIdentity
+    let versions: DeviceVersions
+    let info: DeviceInfo
+
+    /// Serial, part number and every version the plan compares (spec §10.3 step 1, §10.4).
+    static let tags: [UInt8] = [0xC1, 0xC2, 0xC3, 0xC4, 0xD1, 0xE8, 0xEA, 0xEB, 0xED]
+
+    static func read(_ client: RPCClient) async throws -> TerminalFacts {
+        let reply = try await client.send(GetInfo(tags: tags))
+        if reply.isCiphered {
+            throw CLIFailure(
+                ExitCodes.terminalStatus,
+                "the terminal is in a secure session, so GetInfo's data is ciphered; run `ucube rpc exit-secure-session` first")
+        }
+        guard let info = reply.response else {
+            throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "GetInfo"))
+        }
+        let identity: TerminalIdentity
+        do {
+            identity = try TerminalIdentity(info)
+        } catch {
+            throw CLIFailure(ExitCodes.protocolError, error.reason)
+        }
+        return TerminalFacts(identity: identity, versions: DeviceVersions(info), info: info)
+    }
+
+    /// InstallForLoadKey's whole answer: the "dongle certificate" the register and binary requests carry (spec §5.2).
+    static func certificate(_ client: RPCClient) async throws -> [UInt8] {
+        let reply = try await client.send(InstallForLoadKey())
+        guard let response = reply.response else {
+            throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "InstallForLoadKey"))
+        }
+        return response.encodeData()
+    }
+}
+
+/// The executable's TMS paths and client lifetime.
+enum TMSContext {
+    /// One PKCS#12 client identity per terminal serial (spec §10.3): `$XDG_CONFIG_HOME/ucube/tms/SERIAL.p12`, 0600.
+    static var identities: TMSIdentityStore { TMSIdentityStore(directory: Environment.configDirectory + "/tms") }
+
+    /// Downloaded binaries, each deleted once loaded: `$XDG_STATE_HOME/ucube/downloads`.
+    static var downloads: String { Environment.stateDirectory + "/downloads" }
+
+    /// Runs `body` with a TMS client and always shuts it down (AsyncHTTPClient requires it).
+    static func with<T>(
+        _ settings: TMSSettings, identity: TMSIdentity?, _ body: (TMSClient) async throws -> T
+    ) async throws -> T {
+        let client: TMSClient
+        do {
+            client = try TMSClient(settings: settings, identity: identity, logger: Logger(layer: .mdm))
+        } catch {
+            throw CLIFailure(error)
+        }
+        do {
+            let result = try await body(client)
+            await client.shutdown()
+            return result
+        } catch let error as TMSError {
+            await client.shutdown()
+            throw CLIFailure(error)
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+}
+
+extension ExitCodes {
+    /// The one place a TMS failure becomes an exit code: configuration mistakes are usage errors, a local file
+    /// problem an internal failure, Ctrl-C `cancelled`, everything the server or the network did `tms`.
+    static func code(for error: TMSError) -> Entry {
+        switch error.code {
+        case .configuration, .insecureURL: usage
+        case .file: failure
+        case .cancelled: cancelled
+        case .httpStatus, .network, .timeout, .tls, .malformedReply, .refused, .notRegistered: tms
+        }
+    }
+}
+
+extension CLIFailure {
+    init(_ error: TMSError) {
+        self.init(ExitCodes.code(for: error), error.reason)
+    }
+}
+
+/// A TMS-layer call whose typed error becomes the CLI's (in a closure, `do`/`catch` loses the error's type).
+func tmsChecked<T>(_ body: () throws(TMSError) -> T) throws(CLIFailure) -> T {
+    do { return try body() } catch { throw CLIFailure(error) }
+}
+
+extension UCube {
+    /// `ucube mdm-register`: InstallForLoadKey → POST the terminal certificate → keep the returned client identity.
+    struct MDMRegister: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mdm-register",
+            abstract: "Register the terminal with the TMS and keep its client certificate (or show / remove it).",
+            discussion: """
+                Reads the terminal's serial and part number (GetInfo), sends its certificate (InstallForLoadKey) to \
+                the TMS register endpoint, stores the PKCS#12 client identity it answers as \
+                $XDG_CONFIG_HOME/ucube/tms/SERIAL.p12 (mode 0600), then sends the terminal's state with that identity \
+                (spec §10.3). Registering again replaces the identity.
+                """)
+
+        @OptionGroup var globals: GlobalOptions
+        @OptionGroup var tms: TMSOptions
+
+        @Flag(help: "Say whether the terminal is registered (has a stored client identity); contacts no server.")
+        var status = false
+
+        @Flag(help: "Forget the terminal's stored client identity; contacts no server.")
+        var unregister = false
+
+        func validate() throws {
+            if status && unregister { throw ValidationError("--status and --unregister cannot be used together") }
+        }
+
+        struct Output: Encodable {
+            let serial: String
+            let partNumber: String
+            let registered: Bool
+            let identity: String?
+            var server: String? = nil
+        }
+
+        func run() async throws {
+            let store = TMSContext.identities
+            try await withConnection(globals) { connection in
+                let facts = try await TerminalFacts.read(connection.client)
+                let serial = facts.identity.serial
+                let pn = facts.identity.partNumber
+                let path: String = try tmsChecked { () throws(TMSError) in try store.path(serial: serial) }
+                if status {
+                    let registered = store.isRegistered(serial: serial)
+                    try emit(
+                        Output(serial: serial, partNumber: pn, registered: registered, identity: registered ? path : nil),
+                        text: registered
+                            ? "terminal \(serial) (\(pn)) is registered: client identity \(path)"
+                            : "terminal \(serial) (\(pn)) is not registered: run `ucube mdm-register`")
+                    return
+                }
+                if unregister {
+                    let removed: Bool = try tmsChecked { () throws(TMSError) in try store.remove(serial: serial) }
+                    try emit(
+                        Output(serial: serial, partNumber: pn, registered: false, identity: nil),
+                        text: removed ? "terminal \(serial): client identity \(path) removed" : "terminal \(serial) was not registered")
+                    return
+                }
+                let settings = try tms.settings()
+                let certificate = try await TerminalFacts.certificate(connection.client)
+                let identity = try await TMSContext.with(settings, identity: nil) { client in
+                    try await client.register(terminal: facts.identity, certificate: certificate)
+                }
+                try tmsChecked { () throws(TMSError) in try store.save(identity, serial: serial) }
+                Logger(layer: .mdm).info("terminal \(serial) registered with \(settings.baseURL)")
+                // Spec §10.3 step 4: the state goes to the private (mutual TLS) API with the new identity.
+                try await TMSContext.with(settings, identity: identity) { client in
+                    try await client.sendState(terminal: facts.identity, getInfo: facts.info.encodeData())
+                }
+                try emit(
+                    Output(serial: serial, partNumber: pn, registered: true, identity: path, server: settings.baseURL),
+                    text: "terminal \(serial) (\(pn)) registered with \(settings.baseURL)\nclient identity stored at \(path)")
+            }
+        }
+
+        private func emit(_ output: Output, text: String) throws {
+            if globals.json { try JSONOutput.print(output) } else { print(text) }
+        }
+    }
+}

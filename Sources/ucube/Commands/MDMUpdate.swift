@@ -1,0 +1,405 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Synchronization
+import UCubeLink
+import UCubeLog
+import UCubeProtocol
+import UCubeTMS
+
+extension UCube {
+    /// `ucube mdm-update`: plan per spec §10.4 and install the TMS's binaries (§10.5, §10.6), or a local image.
+    struct MDMUpdate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mdm-update",
+            abstract: "Update the terminal's firmware and EMV configuration from the TMS (or from a local image).",
+            discussion: """
+                Reads the terminal's versions (GetInfo), fetches its config from the TMS and plans per spec §10.4: an \
+                item is proposed when the server's version is newer (or equal, with --force) and is mandatory when \
+                the terminal is below its min_version; an NFC configuration follows an NFC firmware. --plan prints \
+                the plan and changes nothing. Otherwise each chosen item is downloaded to \
+                $XDG_STATE_HOME/ucube/downloads, loaded (InstallForLoad, then Load blocks) with a progress bar on a \
+                terminal or JSON lines with --json, the terminal is waited for after a firmware reboot, and the \
+                versions are read again: each item gets a verdict. An item cut short (link drop, Ctrl-C, kill) is \
+                never installed (the terminal verifies the signature after the last block), so a re-run completes \
+                the update. Exit 0 when every chosen item is installed, 9 when one is not, 11 after Ctrl-C, 8 when \
+                the TMS fails before any item. Needs `ucube mdm-register` first (client certificate).
+                """)
+
+        @OptionGroup var globals: GlobalOptions
+        @OptionGroup var tms: TMSOptions
+
+        @Flag(help: "Print the plan (item, type, device version → server version, mandatory) and change nothing.")
+        var plan = false
+
+        @Flag(help: "Install the optional items too (default: the mandatory ones only).")
+        var all = false
+
+        @Flag(help: "Propose items whose version equals the terminal's (reinstall).")
+        var force = false
+
+        @Flag(help: "Consider the SVPP and NFC firmware only (types 0 and 3).")
+        var firmwareOnly = false
+
+        @Option(help: ArgumentHelp("Install a local image instead of asking the TMS (with --signature).", valueName: "image"),
+            completion: .file())
+        var file: String?
+
+        @Option(help: ArgumentHelp("The local image's detached signature file.", valueName: "sig"), completion: .file())
+        var signature: String?
+
+        func validate() throws {
+            if (file == nil) != (signature == nil) {
+                throw ValidationError("--file and --signature go together: the terminal checks the image against its signature")
+            }
+            if file != nil && (plan || all || force || firmwareOnly) {
+                throw ValidationError("--file installs one local image; --plan, --all, --force and --firmware-only are for TMS updates")
+            }
+        }
+
+        func run() async throws {
+            if ShellSession.current != nil {
+                throw CLIFailure(
+                    ExitCodes.usage, "mdm-update reconnects after a firmware reboot; run it from the command line, not inside `ucube shell`")
+            }
+            let job = UpdateJob(
+                globals: globals, tmsOptions: tms, planOnly: plan, all: all, force: force, firmwareOnly: firmwareOnly,
+                localImage: file.map { LocalImage(imagePath: expand($0), signaturePath: expand(signature!)) })
+            let work = Task { try await job.run() }
+            let interrupts = Interrupts.onSIGINT {
+                StandardError.write("ucube: interrupted: stopping after the current block (the terminal keeps its installed version)")
+                work.cancel()
+            }
+            defer { interrupts.cancel() }
+            try await work.value
+        }
+
+        private func expand(_ path: String) -> String { (path as NSString).expandingTildeInPath }
+    }
+}
+
+/// The terminal's link across a firmware reboot: the reboot drops it and `reopen` dials again.
+private actor LinkSlot {
+    private var connection: Connection
+    private let globals: GlobalOptions
+
+    init(_ connection: Connection, globals: GlobalOptions) {
+        self.connection = connection
+        self.globals = globals
+    }
+
+    var client: RPCClient { connection.client }
+
+    func reopen() async throws -> RPCClient {
+        await connection.close()
+        connection = try await Connection.open(globals)
+        return connection.client
+    }
+
+    func close() async { await connection.close() }
+}
+
+/// One item's outcome.
+struct UpdateVerdict: Encodable, Sendable {
+    enum Result: String, Encodable, Sendable {
+        /// The terminal now reports the target version.
+        case installed
+        /// The terminal accepted the last block; it reports no version for this type to check.
+        case loaded
+        case failed
+        /// Not attempted: the run stopped at an earlier item (link lost, Ctrl-C).
+        case skipped
+    }
+
+    let item: String
+    let type: Int
+    let from: String?
+    let to: String
+    var result: Result
+    var now: String? = nil
+    var bytes: Int? = nil
+    var seconds: Double? = nil
+    var error: String? = nil
+}
+
+/// `mdm-update`'s work, run in a task Ctrl-C can cancel.
+private struct UpdateJob: Sendable {
+    let globals: GlobalOptions
+    let tmsOptions: TMSOptions
+    let planOnly: Bool
+    let all: Bool
+    let force: Bool
+    let firmwareOnly: Bool
+    let localImage: LocalImage?
+
+    /// What to load and how to check it.
+    struct Item: Sendable {
+        let label: String
+        let type: Int
+        let from: FirmwareVersion?
+        let to: String
+        let target: FirmwareVersion?
+        let binary: @Sendable () async throws -> any LoadableBinary
+        var reboots: Bool { type == Int(FirmwareItemType.svppFirmware.rawValue) }
+    }
+
+    func run() async throws {
+        let link = LinkSlot(try await Connection.open(globals), globals: globals)
+        do {
+            try await update(link)
+            await link.close()
+        } catch {
+            await link.close()
+            throw error
+        }
+    }
+
+    private func update(_ link: LinkSlot) async throws {
+        let facts = try await TerminalFacts.read(await link.client)
+        if let localImage {
+            let header = Self.header(of: localImage.imagePath)
+            let type = header.map { Int($0.type.rawValue) } ?? -1
+            let item = Item(
+                label: header.map { $0.type.description } ?? localImage.name, type: type,
+                from: header.flatMap { facts.versions.version(forType: Int($0.type.rawValue)) },
+                to: header.map { $0.version.description } ?? "?", target: header?.version,
+                binary: { localImage })
+            try await install([item], link: link)
+            return
+        }
+        let settings = try tmsOptions.settings()
+        let identity: TMSIdentity = try tmsChecked { () throws(TMSError) in try TMSContext.identities.identity(serial: facts.identity.serial) }
+        try await TMSContext.with(settings, identity: identity) { client in
+            let items = try await client.config(terminal: facts.identity)
+            let planned = UpdatePlanner.plan(items: items, device: facts.versions, force: force, firmwareOnly: firmwareOnly)
+            let chosen = planned.filter { all || $0.mandatory }
+            if planOnly {
+                try printPlan(planned, chosen: chosen, terminal: facts.identity, server: settings.baseURL)
+                return
+            }
+            if chosen.isEmpty {
+                let optional = planned.count
+                if globals.json {
+                    print(#"{"event":"done","installed":0,"failed":0,"optional":\#(optional)}"#)
+                } else {
+                    print(
+                        "terminal \(facts.identity.serial): nothing to do"
+                            + (optional > 0 ? " (\(optional) optional item\(optional == 1 ? "" : "s"); --all installs \(optional == 1 ? "it" : "them"))" : " (up to date)"))
+                }
+                return
+            }
+            let certificate = try await TerminalFacts.certificate(await link.client)
+            let downloads = TMSContext.downloads
+            try Environment.ensureDirectory(downloads)
+            let plannedItems = chosen.map { update in
+                let config = update.item
+                let path = Self.downloadPath(config, terminal: facts.identity)
+                let label = Self.label(config)
+                return Item(
+                    label: label, type: config.type,
+                    from: update.deviceVersion, to: config.currentVersion.description,
+                    target: Self.hasDeviceVersion(config.type) ? config.currentVersion : nil,
+                    binary: {
+                        if !globals.json { StandardError.write("downloading \(label) \(config.currentVersion) from the TMS…") }
+                        _ = try await client.downloadBinary(
+                            type: config.type, terminal: facts.identity, certificate: certificate, to: path)
+                        return TMSBinaryPackage(path: path, ciphered: config.ciphered)
+                    })
+            }
+            defer {
+                for update in chosen { try? FileManager.default.removeItem(atPath: Self.downloadPath(update.item, terminal: facts.identity)) }
+            }
+            try await install(plannedItems, link: link)
+        }
+    }
+
+    /// The server's label for an item, else its type's name.
+    private static func label(_ item: TMSConfigItem) -> String {
+        item.label.flatMap { $0.isEmpty ? nil : $0 } ?? item.typeName
+    }
+
+    /// Where an item's binary is downloaded (deleted after the run, loaded or not).
+    private static func downloadPath(_ item: TMSConfigItem, terminal: TerminalIdentity) -> String {
+        "\(TMSContext.downloads)/\(terminal.serial)-type\(item.type)-\(item.currentVersion).bin"
+    }
+
+    /// Types whose version GetInfo reports (spec §10.4 comparisons).
+    private static func hasDeviceVersion(_ type: Int) -> Bool {
+        [TMSItemType.svppFirmware, TMSItemType.nfcFirmware, TMSItemType.iccEMVConfig, TMSItemType.nfcEMVConfig].contains(type)
+    }
+
+    /// The project image header of a local file, when it has one (spec PROJECT CHOICE "UCFW").
+    private static func header(of path: String) -> FirmwareImageHeader? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: FirmwareImageChoices.headerSize) else { return nil }
+        return try? FirmwareImageHeader(parsing: Array(data))
+    }
+
+    // MARK: Installing
+
+    private func install(_ items: [Item], link: LinkSlot) async throws {
+        let log = Logger(layer: .mdm)
+        var verdicts: [UpdateVerdict] = []
+        var stopped: UpdateError? = nil
+        for item in items {
+            var verdict = UpdateVerdict(item: item.label, type: item.type, from: item.from?.description, to: item.to, result: .failed)
+            if stopped != nil {
+                verdict.result = .skipped
+                verdicts.append(verdict)
+                report(verdict)
+                continue
+            }
+            let started = ContinuousClock.now
+            do {
+                let binary = try await item.binary()
+                let display = ProgressSink(json: globals.json)
+                let label = "\(item.label) \(item.to)"
+                let result = try await BinaryLoader(client: await link.client).load(binary) { progress in
+                    display.update(label: label, progress: progress, elapsed: ContinuousClock.now - started)
+                }
+                verdict.bytes = result.totalBytes
+                log.info("loaded \(item.label) \(item.to): \(result.totalBytes) bytes in \(result.blockCount) blocks")
+                var client = await link.client
+                if item.reboots {
+                    if !globals.json { StandardError.write("waiting for the terminal to reboot…") }
+                    let slot = link
+                    client = try await RebootWait().wait(after: client, reconnect: { try await slot.reopen() }).client
+                }
+                let now = try await TerminalFacts.read(client)
+                let reported = now.versions.version(forType: item.type)
+                verdict.now = reported?.description
+                if let target = item.target {
+                    if reported == target {
+                        verdict.result = .installed
+                    } else {
+                        verdict.error = "the terminal reports \(reported?.description ?? "no version") after the load, not \(target)"
+                    }
+                } else {
+                    verdict.result = .loaded
+                }
+            } catch let error as UpdateError {
+                verdict.error = error.reason
+                switch error.code {
+                case .link, .cancelled, .rebootTimeout: stopped = error
+                default: break
+                }
+            } catch let error as TMSError {
+                verdict.error = error.reason
+                if error.code == .cancelled { stopped = UpdateError(.cancelled, error.reason) }
+            } catch let failure as CLIFailure {
+                verdict.error = failure.message
+                stopped = UpdateError(.link, failure.message)
+            } catch let error as LinkError {
+                verdict.error = error.reason
+                stopped = UpdateError(.link, error.reason)
+            }
+            verdict.seconds = Self.seconds(ContinuousClock.now - started)
+            if verdict.result == .failed { log.error("\(item.label) \(item.to) not installed: \(verdict.error ?? "")") }
+            verdicts.append(verdict)
+            report(verdict)
+        }
+        let failed = verdicts.filter { $0.result == .failed || $0.result == .skipped }.count
+        if globals.json {
+            print(#"{"event":"done","installed":\#(verdicts.count - failed),"failed":\#(failed)}"#)
+        }
+        if stopped?.code == .cancelled {
+            throw CLIFailure(ExitCodes.cancelled, "update interrupted: the terminal keeps its installed version; run mdm-update again to finish")
+        }
+        if failed > 0 {
+            throw CLIFailure(
+                ExitCodes.updateFailed, "\(failed) of \(verdicts.count) item\(verdicts.count == 1 ? "" : "s") not installed; run mdm-update again to retry")
+        }
+    }
+
+    private func report(_ verdict: UpdateVerdict) {
+        if globals.json {
+            struct Line: Encodable {
+                let event = "item"
+                let verdict: UpdateVerdict
+                func encode(to encoder: any Encoder) throws {
+                    var c = encoder.container(keyedBy: Key.self)
+                    try c.encode(event, forKey: .event)
+                    try verdict.encode(to: encoder)
+                }
+                enum Key: String, CodingKey { case event }
+            }
+            if let line = try? JSONOutput.encode(Line(verdict: verdict), pretty: false) { print(line) }
+            return
+        }
+        let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to)"
+        switch verdict.result {
+        case .installed:
+            print("\(change): installed\(Self.amount(verdict))")
+        case .loaded:
+            print("\(change): loaded\(Self.amount(verdict)) (the terminal reports no version to check)")
+        case .failed:
+            print("\(change): FAILED: \(verdict.error ?? "unknown error")")
+        case .skipped:
+            print("\(change): skipped (the run stopped at an earlier item)")
+        }
+    }
+
+    private static func amount(_ verdict: UpdateVerdict) -> String {
+        guard let bytes = verdict.bytes, let seconds = verdict.seconds else { return "" }
+        return " (\(ProgressFormat.bytes(Int64(bytes))) in \(String(format: "%.1f", seconds)) s)"
+    }
+
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    // MARK: The plan
+
+    private struct PlanRow: Encodable {
+        let item: String
+        let type: Int
+        let device: String?
+        let server: String
+        let minVersion: String
+        let mandatory: Bool
+        let install: Bool
+    }
+
+    private func printPlan(_ planned: [PlannedUpdate], chosen: [PlannedUpdate], terminal: TerminalIdentity, server: String) throws {
+        let rows = planned.map { update in
+            PlanRow(
+                item: Self.label(update.item), type: update.item.type,
+                device: update.deviceVersion?.description, server: update.item.currentVersion.description,
+                minVersion: update.item.minVersion.description, mandatory: update.mandatory,
+                install: chosen.contains(update))
+        }
+        if globals.json {
+            try JSONOutput.print(rows)
+            return
+        }
+        if rows.isEmpty {
+            print("terminal \(terminal.serial): up to date with \(server); nothing to install")
+            return
+        }
+        let width = max(4, rows.map(\.item.count).max() ?? 0)
+        print("ITEM".padding(toLength: width, withPad: " ", startingAt: 0) + "  TYPE  DEVICE       SERVER       MANDATORY  ACTION")
+        for row in rows {
+            let action = row.install ? "install" : "skip (optional: --all)"
+            print(
+                row.item.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + String(row.type).padding(toLength: 4, withPad: " ", startingAt: 0) + "  "
+                    + (row.device ?? "—").padding(toLength: 12, withPad: " ", startingAt: 0) + " "
+                    + row.server.padding(toLength: 12, withPad: " ", startingAt: 0) + " "
+                    + (row.mandatory ? "yes" : "no").padding(toLength: 9, withPad: " ", startingAt: 0) + "  " + action)
+        }
+    }
+}
+
+/// The progress display shared with the loader's `@Sendable` progress callback.
+private final class ProgressSink: Sendable {
+    private let display: Mutex<UpdateProgressDisplay>
+
+    init(json: Bool) { display = Mutex(UpdateProgressDisplay(json: json)) }
+
+    func update(label: String, progress: LoadProgress, elapsed: Duration) {
+        display.withLock {
+            $0.update(label: label, sent: Int64(progress.bytesSent), total: Int64(progress.totalBytes), elapsed: elapsed)
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import UCubeLog
+import UCubeProtocol
+import UCubeSimulator
+import ZIPFoundation
+
+/// Terminal management through the built binary, against `ucube simulate --tms` (HTTPS, its own CA, mutual TLS) and
+/// the terminal simulator: the README's commands, end to end (issue 5).
+@Suite(.serialized) struct TMSEndToEndTests {
+    /// `ucube simulate --tms 127.0.0.1:0` in the background; returns it, its URL and its CA file.
+    static func startTMS(_ sandbox: UCubeSandbox) async throws -> (process: Process, url: String, ca: String) {
+        let (process, out, _) = try sandbox.startCapturing(["simulate", "--tms", "127.0.0.1:0"])
+        let text = await UCubeSandbox.readUntil(out, contains: "tms ca ")
+        let lines = text.split(separator: "\n")
+        guard let url = lines.first(where: { $0.hasPrefix("tms listening on ") })?.split(separator: " ").last,
+            let ca = lines.first(where: { $0.hasPrefix("tms ca ") })?.dropFirst("tms ca ".count)
+        else {
+            process.terminate()
+            throw SandboxError(message: "the TMS simulator printed no address: \(text)")
+        }
+        return (process, String(url), String(ca))
+    }
+
+    static func stop(_ process: Process) async {
+        process.terminate()
+        _ = await process.exit()
+    }
+
+    @Test func registerPlanUpdateAndSendLogs() async throws {
+        let sandbox = try UCubeSandbox()
+        let tms = try await Self.startTMS(sandbox)
+        defer { tms.process.terminate() }
+        #expect(tms.url.hasPrefix("https://127.0.0.1:"))
+        #expect(FileManager.default.fileExists(atPath: tms.ca))
+        sandbox.environment["UCUBE_TMS_URL"] = tms.url
+        sandbox.environment["UCUBE_TMS_CA"] = tms.ca
+
+        // Not registered yet: the status says so, and an update stops before the TMS with exit 8.
+        let before = try await sandbox.run("--device sim mdm-register --status")
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(before.stdout.contains("is not registered"))
+        let early = try await sandbox.run("--device sim mdm-update --plan")
+        #expect(early.status == 8)
+        #expect(early.stderr.contains("mdm-register"), "\(early.stderr)")
+
+        let register = try await sandbox.run("--device sim mdm-register")
+        #expect(register.status == 0, "\(register.stderr)")
+        let identity = sandbox.directory.appendingPathComponent("config/ucube/tms/202401001.p12").path
+        let mode = try FileManager.default.attributesOfItem(atPath: identity)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        let status = try await sandbox.run("--device sim --json mdm-register --status")
+        #expect(status.stdout.contains(#""registered" : true"#) || status.stdout.contains(#""registered": true"#), "\(status.stdout)")
+
+        // The plan: the SVPP firmware is mandatory (below min_version), the two EMV configurations optional.
+        let plan = try await sandbox.run("--device sim mdm-update --plan")
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let rows = plan.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.count == 4, "\(plan.stdout)")
+        #expect(rows.contains { $0.hasPrefix("SVPP firmware") && $0.contains("6.0.0.54") && $0.contains("6.0.1.0") && $0.contains("yes") && $0.hasSuffix("install") })
+        #expect(rows.contains { $0.hasPrefix("ICC EMV configuration") && $0.contains("1.0.0.5") && $0.contains("1.0.0.6") && $0.contains("--all") })
+        #expect(rows.contains { $0.hasPrefix("NFC EMV configuration") && $0.contains("1.0.0.4") && $0.contains("1.0.0.5") && $0.contains("--all") })
+        let unchanged = try await sandbox.run("--device sim info")
+        #expect(unchanged.stdout.contains("firmware (SVPP): 6.0.0.54"))
+
+        // The default installs the mandatory item only; the terminal reboots and reports the new firmware.
+        let mandatory = try await sandbox.run("--device sim mdm-update")
+        #expect(mandatory.status == 0, "\(mandatory.stderr)")
+        #expect(mandatory.stdout.contains("SVPP firmware 6.0.0.54 → 6.0.1.0: installed"), "\(mandatory.stdout)")
+        #expect(!mandatory.stdout.contains("ICC"))
+        #expect(mandatory.stderr.contains("waiting for the terminal to reboot"))
+
+        // --all with --json: progress and one verdict per item as JSON lines.
+        let rest = try await sandbox.run("--device sim --json mdm-update --all")
+        #expect(rest.status == 0, "\(rest.stderr)")
+        let events = rest.stdout.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        #expect(events.allSatisfy { $0 != nil }, "every stdout line is a JSON object: \(rest.stdout)")
+        let items = events.compactMap { $0 }.filter { $0["event"] as? String == "item" }
+        #expect(items.map { $0["result"] as? String } == ["installed", "installed"])
+        #expect(items.map { $0["now"] as? String } == ["1.0.0.6", "1.0.0.5"])
+        #expect(events.compactMap { $0 }.contains { $0["event"] as? String == "progress" && ($0["percent"] as? Double) == 100 })
+        #expect(events.last??["event"] as? String == "done")
+
+        let info = try await sandbox.run("--device sim info")
+        #expect(info.stdout.contains("firmware (SVPP): 6.0.1.0"))
+        #expect(info.stdout.contains("EMV ICC config: 1.0.0.6"))
+        #expect(info.stdout.contains("EMV NFC config: 1.0.0.5"))
+
+        let again = try await sandbox.run("--device sim mdm-update --all")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("nothing to do"), "\(again.stdout)")
+        let downloads = sandbox.directory.appendingPathComponent("state/ucube/downloads").path
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: downloads))?.isEmpty ?? true, "downloads are deleted")
+
+        // send-logs: the bundle reaches the TMS, and the local logs go only then.
+        let send = try await sandbox.run("--device sim send-logs")
+        #expect(send.status == 0, "\(send.stderr)")
+        #expect(send.stdout.contains("for terminal 202401001"))
+        let received = sandbox.directory.appendingPathComponent("tms-sim/received-logs")
+        let zips = try FileManager.default.contentsOfDirectory(atPath: received.path).filter { $0.hasSuffix(".zip") }
+        #expect(zips.count == 1)
+        if let zip = zips.first {
+            let archive = try Archive(url: received.appendingPathComponent(zip), accessMode: .read)
+            var text = ""
+            for entry in archive { _ = try archive.extract(entry) { text += String(decoding: $0, as: UTF8.self) } }
+            #expect(text.contains("mdm-update"))
+            #expect(!Masking.containsUnmaskedPAN(text))
+        }
+        let messages = sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log").path
+        let left = (try? String(contentsOfFile: messages, encoding: .utf8)) ?? ""
+        #expect(!left.contains("mdm-update"), "the sent lines were deleted")
+
+        // --unregister forgets the identity; an update is then refused before any download.
+        let unregister = try await sandbox.run("--device sim mdm-register --unregister")
+        #expect(unregister.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: identity))
+    }
+
+    /// A client certificate another TMS issued is refused by this one's mutual TLS: exit 8 with the URL, nothing
+    /// installed.
+    @Test func aForeignClientCertificateIsRefused() async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_TMS_SIM_HOME"] = sandbox.directory.appendingPathComponent("other-tms").path
+        let other = try await Self.startTMS(sandbox)
+        let register = try await sandbox.run(["--device", "sim", "mdm-register", "--tms", other.url, "--tms-ca", other.ca])
+        await Self.stop(other.process)
+        #expect(register.status == 0, "\(register.stderr)")
+
+        sandbox.environment["UCUBE_TMS_SIM_HOME"] = sandbox.directory.appendingPathComponent("tms-sim").path
+        let tms = try await Self.startTMS(sandbox)
+        defer { tms.process.terminate() }
+        let update = try await sandbox.run(["--device", "sim", "mdm-update", "--all", "--tms", tms.url, "--tms-ca", tms.ca])
+        #expect(update.status == 8, "\(update.stdout)\(update.stderr)")
+        #expect(update.stderr.contains(tms.url), "\(update.stderr)")
+        let info = try await sandbox.run("--device sim info")
+        #expect(info.stdout.contains("firmware (SVPP): 6.0.0.54"))
+    }
+
+    /// Ctrl-C and a killed process in the middle of the Load blocks leave the old firmware running (exit 11 for
+    /// Ctrl-C); a re-run installs the update. Over TCP with the Bluetooth Classic link model, so the load takes
+    /// seconds and the signals land between blocks.
+    @Test func interruptedUpdatesLeaveTheOldFirmwareAndARerunCompletes() async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.05"
+        let tms = try await Self.startTMS(sandbox)
+        defer { tms.process.terminate() }
+        sandbox.environment["UCUBE_TMS_URL"] = tms.url
+        sandbox.environment["UCUBE_TMS_CA"] = tms.ca
+        let (simulator, port) = try await sandbox.startSimulator(["--link-model", "classic"])
+        defer { simulator.terminate() }
+        let device = "tcp://127.0.0.1:\(port)"
+        let register = try await sandbox.run(["--device", device, "mdm-register"])
+        #expect(register.status == 0, "\(register.stderr)")
+
+        for signal in [SIGINT, SIGKILL] {
+            let (update, out, _) = try sandbox.startCapturing(["--device", device, "--json", "mdm-update"])
+            // Wait until some blocks are loaded (a progress line past 0 bytes), then interrupt.
+            _ = await UCubeSandbox.readUntil(out, contains: #""bytes":20400"#)
+            kill(update.processIdentifier, signal)
+            let status = await update.exit()
+            if signal == SIGINT {
+                #expect(status == 11, "Ctrl-C exits 11 (cancelled)")
+            }
+            let info = try await sandbox.run(["--device", device, "info"])
+            #expect(info.stdout.contains("firmware (SVPP): 6.0.0.54"), "after signal \(signal): \(info.stdout)\(info.stderr)")
+        }
+        let rerun = try await sandbox.run(["--device", device, "mdm-update"], timeout: .seconds(120))
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        #expect(rerun.stdout.contains("SVPP firmware 6.0.0.54 → 6.0.1.0: installed"))
+        let info = try await sandbox.run(["--device", device, "info"])
+        #expect(info.stdout.contains("firmware (SVPP): 6.0.1.0"))
+    }
+
+    /// `--file IMAGE --signature SIG` without a TMS: a tampered image is refused by the terminal (exit 9, old
+    /// firmware running), the intact one installs; the same image again is refused as not newer.
+    @Test func localImage() async throws {
+        let sandbox = try UCubeSandbox()
+        let image = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.bin").path
+        let signature = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.sig").path
+        try SimulatedFirmware.writeImage(
+            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: 40_000, imagePath: image,
+            signaturePath: signature)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: image))
+        bytes[20_000] ^= 0x01
+        let tampered = sandbox.directory.appendingPathComponent("tampered.bin").path
+        try bytes.write(to: URL(fileURLWithPath: tampered))
+
+        let refused = try await sandbox.run(["--device", "sim", "mdm-update", "--file", tampered, "--signature", signature])
+        #expect(refused.status == 9, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("FAILED") && refused.stdout.contains("signature"), "\(refused.stdout)")
+        #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.0.54"))
+
+        let installed = try await sandbox.run(["--device", "sim", "mdm-update", "--file", image, "--signature", signature])
+        #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        #expect(installed.stdout.contains("SVPP firmware 6.0.0.54 → 6.0.2.0: installed"), "\(installed.stdout)")
+        #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.2.0"))
+
+        let same = try await sandbox.run(["--device", "sim", "mdm-update", "--file", image, "--signature", signature])
+        #expect(same.status == 9)
+        #expect(same.stdout.contains("IMAGE_NOT_NEWER"), "\(same.stdout)")
+    }
+
+    @Test func localImageWithoutSignatureIsAUsageError() async throws {
+        let sandbox = try UCubeSandbox()
+        let run = try await sandbox.run("--device sim mdm-update --file /tmp/none.bin")
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--signature"))
+    }
+}
