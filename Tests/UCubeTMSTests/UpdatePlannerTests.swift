@@ -114,9 +114,9 @@ struct UpdatePlannerTests {
     @Test func itemTypeNames() {
         #expect(TMSItemType.name(0) == "SVPP firmware")
         #expect(TMSItemType.name(3) == "NFC firmware")
-        #expect(TMSItemType.name(4) == "ICC EMV config")
-        #expect(TMSItemType.name(5) == "NFC EMV config")
-        #expect(TMSItemType.name(6) == "misc parameters")
+        #expect(TMSItemType.name(4) == "ICC EMV configuration")
+        #expect(TMSItemType.name(5) == "NFC EMV configuration")
+        #expect(TMSItemType.name(6) == "miscellaneous parameters")
         #expect(TMSItemType.name(8) == "additional files")
         #expect(TMSItemType.name(7) == "type 7")
     }

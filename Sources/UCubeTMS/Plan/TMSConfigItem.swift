@@ -1,26 +1,20 @@
 import Foundation
 import UCubeProtocol
 
-/// The kinds of item a TMS config lists (spec §10.4; 8 from iOS), with their names, in one table.
+/// The kinds of item a TMS config lists (spec §10.4; 8 from iOS) as the config's integer `type`. The one table of
+/// kinds and their names is `FirmwareItemType` (UCubeProtocol); this only spells its raw values as `Int`.
 public enum TMSItemType {
-    public static let svppFirmware = 0
-    public static let nfcFirmware = 3
-    public static let iccEMVConfig = 4
-    public static let nfcEMVConfig = 5
-    public static let miscParameters = 6
-    public static let additionalFiles = 8
-
-    public static let names: [Int: String] = [
-        svppFirmware: "SVPP firmware",
-        nfcFirmware: "NFC firmware",
-        iccEMVConfig: "ICC EMV config",
-        nfcEMVConfig: "NFC EMV config",
-        miscParameters: "misc parameters",
-        additionalFiles: "additional files",
-    ]
+    public static let svppFirmware = Int(FirmwareItemType.svppFirmware.rawValue)
+    public static let nfcFirmware = Int(FirmwareItemType.nfcFirmware.rawValue)
+    public static let iccEMVConfig = Int(FirmwareItemType.iccConfig.rawValue)
+    public static let nfcEMVConfig = Int(FirmwareItemType.nfcConfig.rawValue)
+    public static let miscParameters = Int(FirmwareItemType.miscParameters.rawValue)
+    public static let additionalFiles = Int(FirmwareItemType.additionalFiles.rawValue)
 
     /// The name of `type`, or "type N" for one the spec does not name.
-    public static func name(_ type: Int) -> String { names[type] ?? "type \(type)" }
+    public static func name(_ type: Int) -> String {
+        UInt8(exactly: type).flatMap(FirmwareItemType.init(rawValue:))?.description ?? "type \(type)"
+    }
 }
 
 /// One element of the config reply's `data.config` array (spec §10.4).

@@ -140,7 +140,7 @@ private struct UpdateJob: Sendable {
         let to: String
         let target: FirmwareVersion?
         let binary: @Sendable () async throws -> any LoadableBinary
-        var reboots: Bool { type == Int(FirmwareItemType.svppFirmware.rawValue) }
+        var reboots: Bool { UInt8(exactly: type).flatMap(FirmwareItemType.init(rawValue:))?.rebootsTerminal ?? false }
     }
 
     func run() async throws {
