@@ -6,6 +6,21 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// NIO's HTTP server/client stack over TLS, shared by the TMS client, its simulator and their tests.
+let httpsStack: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+]
+/// The PKI the TMS simulator (and the tests that make their own certificates) builds with.
+let pki: [Target.Dependency] = [
+    .product(name: "X509", package: "swift-certificates"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "SwiftASN1", package: "swift-asn1"),
+]
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+
 let package = Package(
     name: "ucube",
     platforms: [.macOS(.v14)],
@@ -107,30 +122,17 @@ let package = Package(
         .target(
             name: "UCubeTMS",
             dependencies: [
-                "UCubeProtocol", "UCubeLink", "CLibCrypto",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "UCubeProtocol", "UCubeLink", "CLibCrypto", asyncHTTPClient,
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + httpsStack,
             swiftSettings: strict
         ),
         .testTarget(
             name: "UCubeTMSTests",
             dependencies: [
-                "UCubeTMS", "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubeCrypto", "CLibCrypto",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "UCubeTMS", "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubeCrypto", "CLibCrypto", asyncHTTPClient,
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
+            ] + httpsStack + pki,
             swiftSettings: strict
         ),
         // TMS (MDM) server simulator: HTTPS + mutual TLS with its own CA, catalogue of signed binaries (spec §10).
@@ -138,42 +140,22 @@ let package = Package(
             name: "UCubeTMSSimulator",
             dependencies: [
                 "UCubeProtocol", "UCubeSimulator", "CLibCrypto",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
+            ] + httpsStack + pki,
             swiftSettings: strict
         ),
         // Prints the TMS simulator's binary download throughput and peak memory (`swift run -c release TMSBenchmark`).
         .executableTarget(
             name: "TMSBenchmark",
             dependencies: [
-                "UCubeTMSSimulator", "UCubeSimulator", "UCubeProtocol",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
+                "UCubeTMSSimulator", "UCubeSimulator", "UCubeProtocol", asyncHTTPClient,
+            ] + httpsStack,
             path: "Benchmarks/TMSBenchmark",
             swiftSettings: strict),
         .testTarget(
             name: "UCubeTMSSimulatorTests",
             dependencies: [
-                "UCubeTMSSimulator", "UCubeProtocol", "UCubeSimulator",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
+                "UCubeTMSSimulator", "UCubeProtocol", "UCubeSimulator", asyncHTTPClient,
+            ] + httpsStack + pki,
             swiftSettings: strict
         ),
         // Prints binary-load throughput over the simulator's link model and peak memory (`swift run -c release UpdateBenchmark`).

@@ -27,45 +27,27 @@ public enum CodeSigning {
     ///
     /// `@unchecked Sendable`: it wraps an `EVP_MD_CTX`; its owner (one task or actor) calls it serially.
     public final class Signer: @unchecked Sendable {
-        private let key: OpaquePointer
-        private let context: OpaquePointer
-        private var finished = false
+        private let digest: DigestContext
 
         public init(privateKeyPEM: String = CryptoChoices.testCodeSigningPrivateKeyPEM) throws(CryptoError) {
-            key = try CodeSigning.readKey(pem: privateKeyPEM, isPrivate: true)
-            guard let context = EVP_MD_CTX_new() else {
-                EVP_PKEY_free(key)
-                throw CodeSigning.openSSLError("EVP_MD_CTX_new")
+            digest = try DigestContext(keyPEM: privateKeyPEM, isPrivate: true, what: "signer", step: "EVP_DigestSignInit") {
+                EVP_DigestSignInit($0, nil, EVP_sha256(), nil, $1)
             }
-            self.context = context
-            guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
-                throw CodeSigning.openSSLError("EVP_DigestSignInit")
-            }
-        }
-
-        deinit {
-            EVP_MD_CTX_free(context)
-            EVP_PKEY_free(key)
         }
 
         public func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
-            guard !finished else { throw CryptoError(.unsupported, "the signer has already finished") }
-            let ok = bytes.withContiguousStorageIfAvailable { buffer in
-                EVP_DigestSignUpdate(context, buffer.baseAddress, buffer.count)
-            } ?? Array(bytes).withUnsafeBytes { EVP_DigestSignUpdate(context, $0.baseAddress, $0.count) }
-            guard ok == 1 else { throw CodeSigning.openSSLError("EVP_DigestSignUpdate") }
+            try digest.update(bytes, step: "EVP_DigestSignUpdate") { EVP_DigestSignUpdate($0, $1, $2) }
         }
 
         /// The DER signature (ECDSA-Sig-Value) of everything fed so far.
         public func finish() throws(CryptoError) -> [UInt8] {
-            guard !finished else { throw CryptoError(.unsupported, "the signer has already finished") }
-            finished = true
+            try digest.finish()
             var length = 0
-            guard EVP_DigestSignFinal(context, nil, &length) == 1 else {
+            guard EVP_DigestSignFinal(digest.context, nil, &length) == 1 else {
                 throw CodeSigning.openSSLError("EVP_DigestSignFinal (length)")
             }
             var signature = [UInt8](repeating: 0, count: length)
-            guard EVP_DigestSignFinal(context, &signature, &length) == 1 else {
+            guard EVP_DigestSignFinal(digest.context, &signature, &length) == 1 else {
                 throw CodeSigning.openSSLError("EVP_DigestSignFinal")
             }
             return Array(signature.prefix(length))
@@ -77,10 +59,8 @@ public enum CodeSigning {
     ///
     /// `@unchecked Sendable`: it wraps an `EVP_MD_CTX`; its owner (the simulator actor) calls it serially.
     public final class Verifier: @unchecked Sendable {
-        private let key: OpaquePointer
-        private let context: OpaquePointer
+        private let digest: DigestContext
         private let signature: [UInt8]
-        private var finished = false
         /// Bytes fed so far.
         public private(set) var byteCount = 0
 
@@ -88,15 +68,44 @@ public enum CodeSigning {
             signature: [UInt8], publicKeyPEM: String = CryptoChoices.testCodeSigningPublicKeyPEM
         ) throws(CryptoError) {
             self.signature = signature
-            key = try CodeSigning.readKey(pem: publicKeyPEM, isPrivate: false)
+            digest = try DigestContext(keyPEM: publicKeyPEM, isPrivate: false, what: "verifier", step: "EVP_DigestVerifyInit") {
+                EVP_DigestVerifyInit($0, nil, EVP_sha256(), nil, $1)
+            }
+        }
+
+        public func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
+            try digest.update(bytes, step: "EVP_DigestVerifyUpdate") { EVP_DigestVerifyUpdate($0, $1, $2) }
+            byteCount += bytes.count
+        }
+
+        /// True only when the signature is a well-formed DER ECDSA signature of exactly the bytes fed, under the key.
+        public func finish() -> Bool {
+            guard (try? digest.finish()) != nil else { return false }
+            let result = EVP_DigestVerifyFinal(digest.context, signature, signature.count)
+            ERR_clear_error()
+            return result == 1
+        }
+    }
+
+    /// The key and `EVP_MD_CTX` a signer or verifier owns, freed together; `finish` may be reached once.
+    private final class DigestContext {
+        let key: OpaquePointer
+        let context: OpaquePointer
+        private let what: String
+        private var finished = false
+
+        init(
+            keyPEM: String, isPrivate: Bool, what: String, step: String,
+            initialise: (OpaquePointer, OpaquePointer) -> Int32
+        ) throws(CryptoError) {
+            self.what = what
+            key = try CodeSigning.readKey(pem: keyPEM, isPrivate: isPrivate)
             guard let context = EVP_MD_CTX_new() else {
                 EVP_PKEY_free(key)
                 throw CodeSigning.openSSLError("EVP_MD_CTX_new")
             }
             self.context = context
-            guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else {
-                throw CodeSigning.openSSLError("EVP_DigestVerifyInit")
-            }
+            guard initialise(context, key) == 1 else { throw CodeSigning.openSSLError(step) }
         }
 
         deinit {
@@ -104,22 +113,19 @@ public enum CodeSigning {
             EVP_PKEY_free(key)
         }
 
-        public func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
-            guard !finished else { throw CryptoError(.unsupported, "the verifier has already finished") }
-            let ok = bytes.withContiguousStorageIfAvailable { buffer in
-                EVP_DigestVerifyUpdate(context, buffer.baseAddress, buffer.count)
-            } ?? Array(bytes).withUnsafeBytes { EVP_DigestVerifyUpdate(context, $0.baseAddress, $0.count) }
-            guard ok == 1 else { throw CodeSigning.openSSLError("EVP_DigestVerifyUpdate") }
-            byteCount += bytes.count
+        func update(
+            _ bytes: some Collection<UInt8>, step: String, _ feed: (OpaquePointer, UnsafeRawPointer?, Int) -> Int32
+        ) throws(CryptoError) {
+            guard !finished else { throw CryptoError(.unsupported, "the \(what) has already finished") }
+            let ok =
+                bytes.withContiguousStorageIfAvailable { feed(context, $0.baseAddress, $0.count) }
+                ?? Array(bytes).withUnsafeBytes { feed(context, $0.baseAddress, $0.count) }
+            guard ok == 1 else { throw CodeSigning.openSSLError(step) }
         }
 
-        /// True only when the signature is a well-formed DER ECDSA signature of exactly the bytes fed, under the key.
-        public func finish() -> Bool {
-            guard !finished else { return false }
+        func finish() throws(CryptoError) {
+            guard !finished else { throw CryptoError(.unsupported, "the \(what) has already finished") }
             finished = true
-            let result = EVP_DigestVerifyFinal(context, signature, signature.count)
-            ERR_clear_error()
-            return result == 1
         }
     }
 

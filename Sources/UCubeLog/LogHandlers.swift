@@ -64,14 +64,7 @@ public struct RotatingFileLogHandler: LogHandler {
         file.append(
             LogLine.format(
                 date: LogLine.now(), level: event.level, label: label, message: event.message.description,
-                metadata: merged(event.metadata), error: event.error))
-    }
-
-    private func merged(_ extra: Logger.Metadata?) -> Logger.Metadata {
-        var all = metadata
-        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
-        if let extra { all.merge(extra) { $1 } }
-        return all
+                metadata: LogLine.merge(metadata, metadataProvider, event.metadata), error: event.error))
     }
 }
 
@@ -100,17 +93,26 @@ public struct StandardErrorLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var all = metadata
-        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
-        if let extra = event.metadata { all.merge(extra) { $1 } }
         let line = LogLine.format(
-            date: LogLine.now(), level: event.level, label: label, message: event.message.description, metadata: all,
-            error: event.error)
+            date: LogLine.now(), level: event.level, label: label, message: event.message.description,
+            metadata: LogLine.merge(metadata, metadataProvider, event.metadata), error: event.error)
         // write(2), not FileHandle.write: that traps when stderr's reader has gone (EPIPE); a lost log line must not.
         var offset = 0
         while offset < line.count {
             let n = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
             if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
         }
+    }
+}
+
+extension LogLine {
+    /// A handler's metadata, then its provider's, then the event's (later keys win), as swift-log specifies.
+    static func merge(
+        _ own: Logger.Metadata, _ provider: Logger.MetadataProvider?, _ event: Logger.Metadata?
+    ) -> Logger.Metadata {
+        var all = own
+        if let provided = provider?.get() { all.merge(provided) { $1 } }
+        if let event { all.merge(event) { $1 } }
+        return all
     }
 }

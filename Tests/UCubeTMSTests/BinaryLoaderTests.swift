@@ -80,7 +80,7 @@ import UCubeSimulator
 
     @Test(arguments: [UInt64(1), 2, 3])
     func aLinkDropAtARandomLoadBlockThenARerunCompletes(seed: UInt64) async throws {
-        var random = TestGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         let payload = 20_000
         let blockCount = (payload + 13 + 2039) / 2040
         let dropAt = Int.random(in: 1...blockCount, using: &random)

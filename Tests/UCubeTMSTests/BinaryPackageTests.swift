@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubeProtocol
+import UCubeSimulator
 
 @testable import UCubeTMS
 
@@ -59,7 +60,7 @@ import UCubeProtocol
     }
 
     @Test func randomBytesNeverCrash() {
-        var random = TestGenerator(state: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         for _ in 0..<2_000 {
             let count = Int.random(in: 0..<64, using: &random)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }

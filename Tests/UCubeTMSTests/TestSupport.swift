@@ -68,18 +68,6 @@ func package(signature: [UInt8], key: [UInt8]? = nil, blocks: [[UInt8]], trailer
     return out + trailer
 }
 
-/// SplitMix64, so "random" test choices replay for a seed.
-struct TestGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Collects progress events from the loader's callback.
 final class ProgressLog: @unchecked Sendable {
     private let lock = NSLock()

@@ -16,15 +16,7 @@ extension UCube {
 extension UCube.Locale {
     /// Reads GetInfo F6 and F7.
     static func read(_ connection: Connection) async throws -> (current: String?, supported: [String]) {
-        let reply = try await connection.client.send(GetInfo(tags: [0xF6, 0xF7]))
-        if reply.isCiphered {
-            throw CLIFailure(
-                ExitCodes.terminalStatus,
-                "the terminal is in a secure session, so GetInfo's data is ciphered; run `ucube rpc exit-secure-session` first")
-        }
-        guard let info = reply.response else {
-            throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "GetInfo"))
-        }
+        let info = try await connection.client.deviceInfo(tags: [0xF6, 0xF7])
         return (info.locale, info.supportedLocales ?? [])
     }
 

@@ -45,15 +45,7 @@ struct TerminalFacts {
     static let tags: [UInt8] = [0xC1, 0xC2, 0xC3, 0xC4, 0xD1, 0xE8, 0xEA, 0xEB, 0xED]
 
     static func read(_ client: RPCClient) async throws -> TerminalFacts {
-        let reply = try await client.send(GetInfo(tags: tags))
-        if reply.isCiphered {
-            throw CLIFailure(
-                ExitCodes.terminalStatus,
-                "the terminal is in a secure session, so GetInfo's data is ciphered; run `ucube rpc exit-secure-session` first")
-        }
-        guard let info = reply.response else {
-            throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "GetInfo"))
-        }
+        let info = try await client.deviceInfo(tags: tags)
         let identity: TerminalIdentity
         do {
             identity = try TerminalIdentity(info)
