@@ -29,90 +29,94 @@ public final class LogLevelSource: @unchecked Sendable {
     }
 }
 
-/// Writes scrubbed lines to `messages.log` in the log directory, rotated like the SDK (spec §11). See `LogFile`.
-public struct RotatingFileLogHandler: LogHandler {
+/// Where a handler's formatted, scrubbed lines go.
+public protocol LogSink: Sendable {
+    func append(_ line: [UInt8])
+}
+
+extension LogFile: LogSink {}
+
+/// Standard error, for `--log-level`: results stay alone on stdout.
+public struct StandardErrorSink: LogSink {
+    public init() {}
+    public func append(_ line: [UInt8]) { StandardStream.write(line, to: STDERR_FILENO) }
+}
+
+/// A swift-log handler for one label: the level comes from the process's `LogLevelSource` unless set on the
+/// logger, and each event becomes one scrubbed line (`LogLine.format`) for `sink`.
+public struct LayeredLogHandler<Sink: LogSink>: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
-    private let file: LogFile
+    private let sink: Sink
     private let levels: LogLevelSource
     private var ownLevel: Logger.Level?
 
-    public init(label: String, file: LogFile, levels: LogLevelSource) {
+    public init(label: String, sink: Sink, levels: LogLevelSource) {
         self.label = label
-        self.file = file
+        self.sink = sink
         self.levels = levels
+    }
+
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? levels.level(forLabel: label) }
+        set { ownLevel = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
+        if let extra = event.metadata { all.merge(extra) { $1 } }
+        sink.append(
+            LogLine.format(
+                date: LogLine.now(), level: event.level, label: label, message: event.message.description,
+                metadata: all, error: event.error))
+    }
+}
+
+/// Writes scrubbed lines to `messages.log` in the log directory, rotated like the SDK (spec §11). See `LogFile`.
+public typealias RotatingFileLogHandler = LayeredLogHandler<LogFile>
+
+/// The same lines, scrubbed the same way, on stderr.
+public typealias StandardErrorLogHandler = LayeredLogHandler<StandardErrorSink>
+
+extension LayeredLogHandler where Sink == LogFile {
+    public init(label: String, file: LogFile, levels: LogLevelSource) {
+        self.init(label: label, sink: file, levels: levels)
     }
 
     /// A handler with its own file and a fixed level (tests, tools).
     public init(label: String, directory: String, level: Logger.Level = LogChoices.defaultLevel) {
-        self.init(label: label, file: LogFile(directory: directory), levels: LogLevelSource(LogLevels(defaultLevel: level)))
+        self.init(label: label, sink: LogFile(directory: directory), levels: LogLevelSource(LogLevels(defaultLevel: level)))
         ownLevel = level
     }
-
-    public var logLevel: Logger.Level {
-        get { ownLevel ?? levels.level(forLabel: label) }
-        set { ownLevel = newValue }
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    public func log(event: LogEvent) {
-        file.append(
-            LogLine.format(
-                date: LogLine.now(), level: event.level, label: label, message: event.message.description,
-                metadata: LogLine.merge(metadata, metadataProvider, event.metadata), error: event.error))
-    }
 }
 
-/// The same lines, scrubbed the same way, on stderr (when the user asked for `--log-level`): results stay alone on
-/// stdout.
-public struct StandardErrorLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
-    private let label: String
-    private let levels: LogLevelSource
-    private var ownLevel: Logger.Level?
-
+extension LayeredLogHandler where Sink == StandardErrorSink {
     public init(label: String, levels: LogLevelSource) {
-        self.label = label
-        self.levels = levels
-    }
-
-    public var logLevel: Logger.Level {
-        get { ownLevel ?? levels.level(forLabel: label) }
-        set { ownLevel = newValue }
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    public func log(event: LogEvent) {
-        let line = LogLine.format(
-            date: LogLine.now(), level: event.level, label: label, message: event.message.description,
-            metadata: LogLine.merge(metadata, metadataProvider, event.metadata), error: event.error)
-        // write(2), not FileHandle.write: that traps when stderr's reader has gone (EPIPE); a lost log line must not.
-        var offset = 0
-        while offset < line.count {
-            let n = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        self.init(label: label, sink: StandardErrorSink(), levels: levels)
     }
 }
 
-extension LogLine {
-    /// A handler's metadata, then its provider's, then the event's (later keys win), as swift-log specifies.
-    static func merge(
-        _ own: Logger.Metadata, _ provider: Logger.MetadataProvider?, _ event: Logger.Metadata?
-    ) -> Logger.Metadata {
-        var all = own
-        if let provided = provider?.get() { all.merge(provided) { $1 } }
-        if let event { all.merge(event) { $1 } }
-        return all
+/// Unbuffered writes to a standard stream through write(2). `FileHandle.write` traps on EPIPE; here a reader that
+/// has gone (`ucube … | head`) only loses the output, and the work goes on.
+public enum StandardStream {
+    public static func write(_ bytes: [UInt8], to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
     }
 }

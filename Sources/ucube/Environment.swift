@@ -47,23 +47,9 @@ enum StandardError {
     }
 }
 
-/// Unbuffered writes to a standard stream. Unlike `FileHandle.write`, which traps on EPIPE, a closed reader
-/// (`ucube mdm-update --json | head`) only loses the output: the work goes on and the exit code still tells.
+/// Unbuffered writes to a standard stream (`StandardStream`: a closed reader loses the output, never traps).
 enum RawOutput {
-    static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
-    }
+    static func write(_ text: String, to fd: Int32) { StandardStream.write(Array(text.utf8), to: fd) }
 
     static func stdout(_ text: String) { write(text, to: STDOUT_FILENO) }
 }

@@ -24,6 +24,13 @@ public struct DeviceVersions: Hashable, Sendable {
             iccEMVConfig: info.emvICCConfigVersion, nfcEMVConfig: info.emvNFCConfigVersion)
     }
 
+    /// Whether GetInfo reports a version for items of `type` (derived from `version(forType:)`).
+    public static func reportsVersion(forType type: Int) -> Bool {
+        let zero = FirmwareVersion([0, 0, 0, 0])
+        return DeviceVersions(svppFirmware: zero, nfcFirmware: zero, iccEMVConfig: zero, nfcEMVConfig: zero)
+            .version(forType: type) != nil
+    }
+
     /// The device version an item of `type` is compared with, nil when there is none.
     public func version(forType type: Int) -> FirmwareVersion? {
         switch type {

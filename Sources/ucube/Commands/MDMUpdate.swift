@@ -198,7 +198,7 @@ private struct UpdateJob: Sendable {
                 return Item(
                     label: label, type: config.type,
                     from: update.deviceVersion, to: config.currentVersion.description,
-                    target: Self.hasDeviceVersion(config.type) ? config.currentVersion : nil,
+                    target: DeviceVersions.reportsVersion(forType: config.type) ? config.currentVersion : nil,
                     binary: {
                         if !globals.json { StandardError.write("downloading \(label) \(config.currentVersion) from the TMS…") }
                         _ = try await client.downloadBinary(
@@ -221,11 +221,6 @@ private struct UpdateJob: Sendable {
     /// Where an item's binary is downloaded (deleted after the run, loaded or not).
     private static func downloadPath(_ item: TMSConfigItem, terminal: TerminalIdentity) -> String {
         "\(TMSContext.downloads)/\(terminal.serial)-type\(item.type)-\(item.currentVersion).bin"
-    }
-
-    /// Types whose version GetInfo reports (spec §10.4 comparisons).
-    private static func hasDeviceVersion(_ type: Int) -> Bool {
-        [TMSItemType.svppFirmware, TMSItemType.nfcFirmware, TMSItemType.iccEMVConfig, TMSItemType.nfcEMVConfig].contains(type)
     }
 
     /// The project image header of a local file, when it has one (spec PROJECT CHOICE "UCFW").
