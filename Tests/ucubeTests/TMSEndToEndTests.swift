@@ -207,5 +207,8 @@ import ZIPFoundation
         let run = try await sandbox.run("--device sim mdm-update --file /tmp/none.bin")
         #expect(run.status == 64)
         #expect(run.stderr.contains("--signature"))
+        let missing = try await sandbox.run("--device sim mdm-update --file /nonexistent.bin --signature /nonexistent.sig")
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("--file: cannot read /nonexistent.bin"), "\(missing.stderr)")
     }
 }

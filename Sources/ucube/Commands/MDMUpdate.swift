@@ -55,6 +55,11 @@ extension UCube {
             if file != nil && (plan || all || force || firmwareOnly) {
                 throw ValidationError("--file installs one local image; --plan, --all, --force and --firmware-only are for TMS updates")
             }
+            for (option, path) in [("--file", file), ("--signature", signature)] {
+                if let path, !FileManager.default.isReadableFile(atPath: expand(path)) {
+                    throw ValidationError("\(option): cannot read \(expand(path))")
+                }
+            }
         }
 
         func run() async throws {
