@@ -1,6 +1,6 @@
 import UCubeProtocol
 
-/// Where a terminal is: the `--device` grammar (ARCHITECTURE.md "The command line").
+/// Where a terminal is: the `--device` grammar (docs/architecture.md "The command line").
 public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     /// The built-in simulator, in process.
     case simulator

@@ -20,7 +20,7 @@ public enum LogChoices {
     public static let bundleEntryPrefix = "logs/"
     /// PROJECT CHOICE: the file's level when `--log-level` names none (the issue: "default level info for the file").
     public static let defaultLevel: Logger.Level = .info
-    /// PROJECT CHOICE: the log directory under the state directory: `$XDG_STATE_HOME/ucube/logs` (ARCHITECTURE:
+    /// PROJECT CHOICE: the log directory under the state directory: `$XDG_STATE_HOME/ucube/logs` (docs/architecture.md:
     /// state under $XDG_STATE_HOME/ucube).
     public static let directoryName = "logs"
     /// PROJECT CHOICE: a bundle file is scrubbed line by line, read in chunks of this size; a "line" longer than

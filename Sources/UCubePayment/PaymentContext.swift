@@ -2,7 +2,7 @@ import UCubeProtocol
 
 /// Everything known about one payment: the request, the path it took and what the terminal answered — the `--json`
 /// output of `ucube pay`. Card data appears only masked (PAN first 6 / last 4) or as the ciphertext the terminal
-/// produced (SRED blobs, PIN block); a clear PAN, track or PIN is never stored (ARCHITECTURE "Nothing sensitive
+/// produced (SRED blobs, PIN block); a clear PAN, track or PIN is never stored (docs/architecture.md "Nothing sensitive
 /// leaks").
 public struct PaymentContext: Sendable, Hashable, Encodable {
     public var request: PaymentRequest

@@ -2,7 +2,7 @@ import UCubeCrypto
 import UCubeProtocol
 
 /// Every PROJECT CHOICE the simulator makes, in one place, each naming the spec section that leaves it open
-/// (spec = shared/spec/ucube-protocol.md). The protocol-wide choices (C4 values, security-mode table, SRED/MAC
+/// (spec = docs/protocol.md). The protocol-wide choices (C4 values, security-mode table, SRED/MAC
 /// algorithms, the CD record, F6/F7 tags, the RTC layout) live in `UCubeProtocol` / `UCubeCrypto`; what is here is how
 /// *this terminal* behaves where the sources are silent. The constants below are read by the simulator; the
 /// behaviour choices that are code paths rather than values are listed here and implemented where noted.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every PROJECT CHOICE the TMS (MDM) server simulator makes, in one place, each naming the spec section that leaves it
-/// open (spec = shared/spec/ucube-protocol.md §10). The real TMS is YouTransactor's; what is here is how *this* server
+/// open (spec = docs/protocol.md §10). The real TMS is YouTransactor's; what is here is how *this* server
 /// behaves where the sources are silent.
 ///
 /// Behaviour choices (code paths rather than values):

@@ -1,7 +1,7 @@
 import Foundation
 import UCubeLog
 
-/// Environment variables and XDG paths (ARCHITECTURE.md: configuration under $XDG_CONFIG_HOME/ucube, state under
+/// Environment variables and XDG paths (docs/architecture.md: configuration under $XDG_CONFIG_HOME/ucube, state under
 /// $XDG_STATE_HOME/ucube).
 enum Environment {
     static func value(_ name: String) -> String? {

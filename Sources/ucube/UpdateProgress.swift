@@ -1,7 +1,7 @@
 import Foundation
 
 /// How an update shows its progress: a redrawn bar on a TTY (stderr), JSON lines with `--json` (stdout), nothing
-/// otherwise (ARCHITECTURE.md: a non-TTY never gets a progress bar).
+/// otherwise (docs/architecture.md: a non-TTY never gets a progress bar).
 struct UpdateProgressDisplay {
     enum Mode: Equatable { case bar, jsonLines, none }
 

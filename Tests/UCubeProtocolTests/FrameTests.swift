@@ -250,8 +250,8 @@ let workedFrames: [WorkedFrame] = [
         #expect(BLECodec.chunks(stuffed).count == 1)
     }
 
-    // spec §3.1 lists the coded "Hello world" frame as two writes. Its byte listing has 20 + 12 bytes (the prose
-    // says "34 bytes, 20 + 14"; the 29-byte frame gains 1 escape and the 2-byte end marker, so 32 is right).
+    // spec §3.1 lists the coded "Hello world" frame as two writes of 20 + 12 bytes: the 29-byte frame gains 1 escape
+    // and the 2-byte end marker, 32 bytes (the first version of the reference miscounted them as "34, 20 + 14").
     @Test func helloWorldChunks() throws {
         let chunks = BLECodec.chunks(BLECodec.stuff(workedFrames[6].bytes))
         #expect(chunks == [

@@ -87,8 +87,8 @@ struct SimulatorServerTests {
 
     @Test("link model: BLE time counts stuffed bytes in 20-byte chunks per 30 ms interval")
     func linkModel() throws {
-        // spec §3.1: the "Hello world" display frame stuffs to two BLE writes (the listed bytes are 20 + 12 = 32; the
-        // text's "34 bytes, 20 + 14" miscounts them, but either way it is two 20-byte chunks).
+        // spec §3.1: the "Hello world" display frame stuffs to 32 bytes, two BLE writes (20 + 12), so two 20-byte
+        // chunks.
         let frame = [UInt8](
             hex: "02 00 14 01 50 40 02 00 05 01 00 0C 48 65 6C 6C 6F 20 77 6F 72 6C 64 00 FF 00 3A C9 03"
         )

@@ -346,7 +346,7 @@ enum FieldCheck {
 
 /// One TLV as JSON: tag, dictionary name when known, the value as hex, the value as `TagValueFormatter` renders it,
 /// and the children of a parsed constructed object. For a tag the dictionary marks as cardholder data the hex is left
-/// out and the text is the formatter's masked form (ARCHITECTURE "Nothing sensitive leaks").
+/// out and the text is the formatter's masked form (docs/architecture.md "Nothing sensitive leaks").
 struct TLVJSON: Encodable {
     let tag: String
     let name: String?

@@ -1,7 +1,7 @@
 /// PAN and track-data masking, and the Luhn-based detector that proves nothing leaked.
 ///
 /// Output, logs, journals and bundles show a PAN only as first 6 / last 4 (PCI DSS requirement 3.4, the most it
-/// allows) — see ARCHITECTURE "Nothing sensitive leaks".
+/// allows) — see docs/architecture.md "Nothing sensitive leaks".
 public enum Masking {
     /// What stands for each hidden digit.
     public static let maskCharacter: Character = "*"

@@ -1,5 +1,6 @@
 /// Turns TLV values into readable text by the format the tag dictionary gives them; used by `ucube decode`,
-/// traces and the log bundle. Sensitive values never come out in clear (ARCHITECTURE "Nothing sensitive leaks").
+/// traces and the log bundle. Sensitive values never come out in clear (docs/architecture.md "Nothing sensitive
+/// leaks").
 public enum TagValueFormatter {
     /// One value as text: "80 (ARQC)", "6.0.0.55", "476173******0010". Unknown tags are hex.
     public static func render(_ tlv: TLV, context: TagContext) -> String {
