@@ -41,10 +41,17 @@ public struct LinkRules: Sendable, Hashable {
 
     /// Applies a response's effect on the session (A-RPCMgr `processMessage`).
     public mutating func responseReceived(_ command: CommandID, status: Status) {
+        // An ExitSecureSession refused for the terminal's state: there was no session to leave (the terminal
+        // rebooted, or another process closed it), so the terminal is READY whatever this process believed.
+        if command == .exitSecureSession && status == .badTerminalState { secured = false }
         guard status.isSuccess else { return }
         if command == .enterSecureSession { secured = true }
         if command == .exitSecureSession { secured = false }
     }
+
+    /// The terminal answered in the READY layout where the SECURED one was due: it is not in a secure session (it
+    /// rebooted, or another process closed the session), so commands go plain from now on.
+    public mutating func secureSessionLost() { secured = false }
 
     /// Forgets the session after a link drop: the next connection starts in READY framing with SEQ 0.
     public mutating func reset() { self = LinkRules() }

@@ -170,6 +170,26 @@ public actor RPCClient {
         ).1.status
     }
 
+    /// Checks that the terminal really is in the secure session this client believes open (a session kept across
+    /// processes: the terminal may have rebooted since, or another process closed it). GetInfo with no tag is sent
+    /// exactly alike in both states (an empty payload is never wrapped, spec §2.3) and answers no data, so its body is
+    /// the 2-byte status in READY and crypto header + status (3 bytes) in SECURED. A READY answer clears the flag.
+    /// Returns whether the session is open; nil when the answer does not tell (it carried data).
+    @discardableResult
+    public func verifySecureSession() async throws(LinkError) -> Bool? {
+        guard rules.secured else { return false }
+        let (_, frame) = try await exchange(
+            id: .getInfo, payload: [], inputMode: .none, outputMode: .none, rawBody: false, timeout: defaultTimeout)
+        switch frame.data.count {
+        case 0:
+            rules.secureSessionLost()
+            logger?.notice("the terminal is not in the secure session this link kept: commands go plain")
+            return false
+        case FrameLimits.cryptoHeaderSize: return true
+        default: return nil
+        }
+    }
+
     // MARK: Exchange
 
     private func exchange(
@@ -286,8 +306,16 @@ public actor RPCClient {
 
     private func resolve(index i: Int, raw: RawFrame) {
         let p = pending.remove(at: i)
+        var secured = p.securedResponse && raw.command != .unrecognised
+        if secured && raw.body.count < FrameLimits.cryptoHeaderSize + FrameLimits.statusSize {
+            // Too short for the SECURED layout (crypto header + status, spec §2.3): a READY answer. The terminal left
+            // the secure session this process believed open (a reboot, another process): read it plain and say so.
+            secured = false
+            rules.secureSessionLost()
+            logger?.warning("\(Self.name(raw.command)) answered in the READY layout: the terminal is not in a secure session")
+        }
         do {
-            let frame = try ResponseFrame(raw: raw, secured: p.securedResponse && raw.command != .unrecognised)
+            let frame = try ResponseFrame(raw: raw, secured: secured)
             logger?.debug(
                 "received message: \(Self.name(raw.command)) seq \(raw.sequence) \(raw.body.count) bytes status \(frame.status)\(Self.loggableData(p.command, frame.data))")
             p.continuation.resume(returning: frame)

@@ -288,17 +288,45 @@ public struct SimulatorFaults: Sendable, Hashable {
     public var cardRemovedAt: CommandID?
     /// Which arrival of `cardRemovedAt` finds the card gone (1 = the first).
     public var cardRemovedOccurrence: Int
+    /// The terminal drops the link when the Nth frame (of any command, counted from when the script was set, over
+    /// every connection) arrives, without answering it: like `disconnectAt`, by position in the flow.
+    public var disconnectAtFrame: Int?
+    /// The terminal goes silent when the Nth frame arrives: that frame and every later one on the same connection are
+    /// read and never answered (a hung terminal). The next connection is answered again.
+    public var silentFromFrame: Int?
 
     public init(
         disconnectAt: CommandID? = nil,
         disconnectOccurrence: Int = 1,
         cardRemovedAt: CommandID? = nil,
-        cardRemovedOccurrence: Int = 1
+        cardRemovedOccurrence: Int = 1,
+        disconnectAtFrame: Int? = nil,
+        silentFromFrame: Int? = nil
     ) {
         self.disconnectAt = disconnectAt
         self.disconnectOccurrence = max(1, disconnectOccurrence)
         self.cardRemovedAt = cardRemovedAt
         self.cardRemovedOccurrence = max(1, cardRemovedOccurrence)
+        self.disconnectAtFrame = disconnectAtFrame
+        self.silentFromFrame = silentFromFrame
+    }
+
+    /// Parses the fault list of `ucube simulate --fault` and `$UCUBE_SIM_FAULT`: comma-separated `drop@N` (the link
+    /// drops when the Nth frame arrives) and `silent@N` (the Nth frame and the rest of that connection go
+    /// unanswered), N counting from 1. Throws a sentence naming the bad item.
+    public init(parsing text: String) throws(SimulatorError) {
+        self.init()
+        for item in text.split(separator: ",").map({ String($0.filter { $0 != " " }) }) where !item.isEmpty {
+            let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let n = Int(parts[1]), n >= 1 else {
+                throw SimulatorError(.badFault, "fault '\(item)': expected drop@N or silent@N with N ≥ 1")
+            }
+            switch parts[0] {
+            case "drop": disconnectAtFrame = n
+            case "silent": silentFromFrame = n
+            default: throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent)")
+            }
+        }
     }
 
     /// No fault.

@@ -357,6 +357,8 @@ public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible
         case bindFailed
         /// A simulated firmware image or catalogue could not be written.
         case imageUnwritable
+        /// A fault specification (`--fault`, `$UCUBE_SIM_FAULT`) is not one the simulator knows.
+        case badFault
     }
 
     public let code: Code

@@ -17,6 +17,8 @@ struct RuntimeState: Sendable {
     var clockSetAt: Duration = .zero
     /// Arrivals of each command id since the script was set (SimulatorFaults occurrences).
     var arrivals: [CommandID: Int] = [:]
+    /// Frames of any command received since the script was set (`SimulatorFaults` frame positions).
+    var framesReceived = 0
     /// An SVPP firmware was just installed: the connection ends after the answer and the terminal reboots.
     var rebootRequested = false
 }

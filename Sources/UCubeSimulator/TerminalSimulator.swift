@@ -80,6 +80,7 @@ public actor TerminalSimulator {
         self.script = script
         runtime.atc = script.card?.initialATC ?? runtime.atc
         runtime.arrivals = [:]
+        runtime.framesReceived = 0
     }
 
     /// How a connection served by `serve(input:output:)` ended.
@@ -137,6 +138,7 @@ public actor TerminalSimulator {
 
         var decoder = FrameDecoder()
         var end = ConnectionEnd.inputFinished
+        var silent = false
         reading: for await chunk in input {
             decoder.append(chunk)
             while true {
@@ -153,6 +155,10 @@ public actor TerminalSimulator {
                 if disconnectFires(frame.command) {
                     end = .disconnected(frame.command)
                     break reading
+                }
+                if silent || silenceFires() {
+                    silent = true
+                    continue  // a hung terminal: read, never answered (SimulatorFaults.silentFromFrame)
                 }
                 receive(frame)
                 if runtime.rebootRequested {
@@ -181,9 +187,11 @@ public actor TerminalSimulator {
         rebootCount += 1
         let clockSetAt = runtime.clockSetAt
         let arrivals = runtime.arrivals  // fault occurrences count over every connection (SimulatorFaults)
+        let frames = runtime.framesReceived
         runtime = RuntimeState()
         runtime.clockSetAt = clockSetAt
         runtime.arrivals = arrivals
+        runtime.framesReceived = frames
         runtime.atc = script.card?.initialATC ?? 0
         sessionKeyCache = nil
         if device.terminalState == .secured {
@@ -213,9 +221,14 @@ public actor TerminalSimulator {
     private func disconnectFires(_ command: CommandID) -> Bool {
         let count = runtime.arrivals[command, default: 0] + 1
         runtime.arrivals[command] = count
+        runtime.framesReceived += 1
         let faults = script.faults
         if faults.disconnectAt == command && faults.disconnectOccurrence == count {
             script.faults.disconnectAt = nil
+            return true
+        }
+        if faults.disconnectAtFrame == runtime.framesReceived {
+            script.faults.disconnectAtFrame = nil
             return true
         }
         if faults.cardRemovedAt == command && faults.cardRemovedOccurrence == count {
@@ -223,6 +236,14 @@ public actor TerminalSimulator {
             runtime.cardPresent = nil
         }
         return false
+    }
+
+    /// The frame just counted by `disconnectFires` is the one `silentFromFrame` names: the terminal hangs from here
+    /// to the end of this connection.
+    private func silenceFires() -> Bool {
+        guard script.faults.silentFromFrame == runtime.framesReceived else { return false }
+        script.faults.silentFromFrame = nil
+        return true
     }
 
     private func send(_ bytes: [UInt8]) {

@@ -5,13 +5,18 @@ import UCubeSimulator
 /// The built-in simulator as the CLI configures it: state under $UCUBE_SIM_HOME (or $XDG_STATE_HOME/ucube/simulator),
 /// seed from $UCUBE_SIM_SEED, the card from `--card` (default visa-contact).
 enum BuiltInSimulator {
-    static func configuration(linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil)
-        throws -> SimulatorConfiguration
-    {
+    static func configuration(
+        linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil, faults: String? = nil
+    ) throws -> SimulatorConfiguration {
         let directory = stateDirectory ?? Environment.simulatorDirectory
         try Environment.ensureDirectory(directory)
         var configuration = SimulatorConfiguration()
         if let scenario { configuration = scenario.configuration(configuration) }
+        if let spec = faults ?? Environment.value("UCUBE_SIM_FAULT") {
+            let positional = try self.faults(spec)
+            configuration.script.faults.disconnectAtFrame = positional.disconnectAtFrame
+            configuration.script.faults.silentFromFrame = positional.silentFromFrame
+        }
         configuration.stateDirectory = directory
         if let s = Environment.value("UCUBE_SIM_SEED"), let seed = UInt64(s) { configuration.seed = seed }
         if let s = Environment.value("UCUBE_SIM_TIME_SCALE"), let scale = Double(s), scale >= 0, scale.isFinite {
@@ -23,6 +28,15 @@ enum BuiltInSimulator {
 
     static func make(linkModel: LinkModel? = nil, scenario: CardScenario? = nil) throws -> TerminalSimulator {
         try TerminalSimulator(configuration: configuration(linkModel: linkModel, scenario: scenario))
+    }
+
+    /// `simulate --fault` / `$UCUBE_SIM_FAULT` parsed, or a usage error.
+    static func faults(_ spec: String) throws -> SimulatorFaults {
+        do {
+            return try SimulatorFaults(parsing: spec)
+        } catch {
+            throw ValidationError(error.reason)
+        }
     }
 
     /// The scenario named by `--card`, or a usage error listing the names.

@@ -19,11 +19,25 @@ struct Connection {
     private let sessionFile: String?
     private let simulatorTask: Task<Void, Never>?
 
+    /// What a command needs from the terminal before its first command. The terminal outlives every ucube process,
+    /// and a process can die anywhere (killed, power lost, link dropped), leaving a long command pending, a secure
+    /// session open or the link session file stale; each command starts from whatever state the last one left.
+    enum Preparation {
+        /// READY with nothing pending: CancelAll, then ExitSecureSession, every time (the SDKs' START_CANCEL_ALL and
+        /// START_EXIT_SECURE_SESSION, spec §8.1). For commands that read or change the terminal outside a secure
+        /// session (info, locale, updates, registration, logs): GetInfo's answer is ciphered in SECURED state.
+        case ready
+        /// Continue the link session the last process kept (`rpc …`, the shell, and `pay`, whose own starting steps
+        /// reset the terminal). Trusted only when that process closed the link cleanly; otherwise (it died, its file
+        /// is missing or unreadable) the terminal is reset as for `.ready` first.
+        case asRecorded
+    }
+
     /// Opens `globals`' device, or `address` when given (`ucube connect`). A remembered name is resolved through
-    /// devices.json first.
+    /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
     static func open(
         _ globals: GlobalOptions, card: CardScenario? = nil, address given: DeviceAddress? = nil,
-        bluetooth: BLEConnectOptions = BLEConnectOptions()
+        bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
         var address: DeviceAddress
         do {
@@ -39,9 +53,10 @@ struct Connection {
         } catch let error as LinkError {
             throw CLIFailure(ExitCodes.usage, error.reason)
         }
+        try DeviceLock.acquire(key: fileKey(address), device: address.description)
         let trace: (@Sendable (TraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
         let sessionFile = Self.sessionPath(for: address)
-        let rules = sessionFile.flatMap(SessionRecord.load)?.rules ?? LinkRules()
+        let recorded = sessionFile.map(SessionRecord.load) ?? .missing
         let transport: any Transport
         var simulatorTask: Task<Void, Never>? = nil
         var peerName: String? = nil
@@ -79,44 +94,96 @@ struct Connection {
         if card != nil && address != .simulator {
             throw CLIFailure(ExitCodes.usage, "--card chooses the built-in simulator's card; it needs --device sim")
         }
+        let trusted: LinkRules? = if case .clean(let rules) = recorded { rules } else { nil }
         let client = RPCClient(
-            transport: transport, defaultTimeout: globals.timeout, rules: rules, trace: trace,
+            transport: transport, defaultTimeout: globals.timeout, rules: trusted ?? LinkRules(), trace: trace,
             logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
-        return Connection(
-            client: client, address: address, peerName: peerName, transportAddress: transportAddress, sessionFile: sessionFile, simulatorTask: simulatorTask)
+        let connection = Connection(
+            client: client, address: address, peerName: peerName, transportAddress: transportAddress,
+            sessionFile: sessionFile, simulatorTask: simulatorTask)
+        // Ours from now on: a process that dies before `close` leaves this mark, and the next one resets.
+        if let sessionFile { SessionRecord(rules: trusted ?? LinkRules(), owner: getpid()).save(to: sessionFile) }
+        if case .stale(let owner) = recorded {
+            Logger(layer: .connection).notice(
+                "the last ucube process on \(address)\(owner.map { " (pid \($0))" } ?? "") did not close the link: resetting the terminal")
+        }
+        do {
+            if prepare == .ready || trusted == nil {
+                try await resynchronise(connection.client)
+            } else if trusted?.secured == true {
+                try await connection.client.verifySecureSession()
+            }
+        } catch {
+            await connection.close()
+            throw CLIFailure(error)
+        }
+        return connection
     }
 
-    /// Saves the session and closes the link.
+    /// Brings the terminal back to READY with nothing pending, from any state: CancelAll ends a pending long command
+    /// (WaitCard, StartNFC, DisplayMessage…; its late −32 answer is dropped by the client), and ExitSecureSession
+    /// closes a secure session (0) or finds none (−287). Both travel plain in every state (spec §2.3), so neither the
+    /// secured flag nor the sequence number need to be known. Returns the two statuses.
+    @discardableResult
+    static func resynchronise(_ client: RPCClient) async throws(LinkError) -> (cancel: Status, exit: Status) {
+        let cancel = try await client.cancelAll()
+        let exit = try await client.send(ExitSecureSession()).status
+        return (cancel, exit)
+    }
+
+    /// Saves the session (marked closed cleanly) and closes the link.
     func close() async {
         if let sessionFile {
             let rules = await client.rules
-            SessionRecord(rules: rules).save(to: sessionFile)
+            SessionRecord(rules: rules, owner: nil).save(to: sessionFile)
         }
         await client.close()
         if let simulatorTask { await simulatorTask.value }
     }
 
     private static func sessionPath(for address: DeviceAddress) -> String? {
-        let key = address.description.map { $0.isLetter || $0.isNumber ? $0 : "_" }
-        return Environment.runtimeDirectory + "/session-" + String(key) + ".json"
+        Environment.runtimeDirectory + "/session-" + fileKey(address) + ".json"
+    }
+
+    /// The device as a file-name part: letters and digits kept, everything else `_`.
+    static func fileKey(_ address: DeviceAddress) -> String { fileKey(address.description) }
+
+    static func fileKey(_ device: String) -> String {
+        String(device.map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }
 }
 
-/// The link session kept between invocations.
+/// The link session kept between invocations, and which process has the link open.
 private struct SessionRecord: Codable {
     var secured: Bool
     var nextSequence: UInt8
+    /// The pid of the process that has the link open; nil once it closed the link cleanly.
+    var owner: Int32?
 
-    init(rules: LinkRules) {
+    init(rules: LinkRules, owner: Int32?) {
         secured = rules.secured
         nextSequence = rules.nextSequence
+        self.owner = owner
     }
 
     var rules: LinkRules { LinkRules(secured: secured, nextSequence: nextSequence) }
 
-    static func load(_ path: String) -> SessionRecord? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(SessionRecord.self, from: data)
+    /// What the file says about the terminal's link session.
+    enum Loaded {
+        /// No file: no process kept a session here (first use, or the runtime directory was emptied at boot).
+        case missing
+        /// The last process closed the link cleanly: its secured flag and sequence number hold.
+        case clean(LinkRules)
+        /// A process opened the link and never closed it (killed, crashed, power lost), or the file is unreadable:
+        /// the terminal may be in any state.
+        case stale(owner: Int32?)
+    }
+
+    static func load(_ path: String) -> Loaded {
+        guard let data = FileManager.default.contents(atPath: path) else { return .missing }
+        guard let record = try? JSONDecoder().decode(SessionRecord.self, from: data) else { return .stale(owner: nil) }
+        guard let owner = record.owner else { return .clean(record.rules) }
+        return .stale(owner: owner)
     }
 
     func save(to path: String) {

@@ -7,8 +7,7 @@ import NIOPosix
 enum ControlSocket {
     /// `$XDG_RUNTIME_DIR/ucube/control-<device>.sock`.
     static func path(forDevice device: String) -> String {
-        let key = device.map { $0.isLetter || $0.isNumber ? $0 : "_" }
-        return Environment.runtimeDirectory + "/control-" + String(key) + ".sock"
+        Environment.runtimeDirectory + "/control-" + Connection.fileKey(device) + ".sock"
     }
 
     /// Serves requests until the returned server is closed. `handle` gets the request line and returns the answer.

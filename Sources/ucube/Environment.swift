@@ -43,6 +43,7 @@ enum Environment {
 /// Writes to stderr without going through `print` buffering on stdout.
 enum StandardError {
     static func write(_ text: String) {
+        StatusLine.end()
         RawOutput.write(text + "\n", to: STDERR_FILENO)
     }
 }

@@ -90,14 +90,15 @@ struct UCube: AsyncParsableCommand {
 }
 
 /// Runs `body` with an open connection and always closes it, saving the link session. Inside `ucube shell` the
-/// shell's one link is used and stays open.
+/// shell's one link is used and stays open. `prepare`: the state the command needs the terminal in.
 func withConnection<T>(
-    _ globals: GlobalOptions, card: CardScenario? = nil, _ body: (Connection) async throws -> T
+    _ globals: GlobalOptions, card: CardScenario? = nil, prepare: Connection.Preparation = .ready,
+    _ body: (Connection) async throws -> T
 ) async throws -> T {
     if let session = ShellSession.current {
         return try await body(try await session.connection(globals, card: card))
     }
-    let connection = try await Connection.open(globals, card: card)
+    let connection = try await Connection.open(globals, card: card, prepare: prepare)
     do {
         let result = try await body(connection)
         await connection.close()

@@ -1,7 +1,8 @@
 import Foundation
 
-/// How an update shows its progress: a redrawn bar on a TTY (stderr), JSON lines with `--json` (stdout), nothing
-/// otherwise (docs/architecture.md: a non-TTY never gets a progress bar).
+/// How an update shows its progress: a redrawn bar on a TTY (stderr, the `StatusLine`: a Ctrl-C notice or an error
+/// ends the bar's line before it prints), JSON lines with `--json` (stdout), nothing otherwise
+/// (docs/architecture.md: a non-TTY never gets a progress bar).
 struct UpdateProgressDisplay {
     enum Mode: Equatable { case bar, jsonLines, none }
 
@@ -26,15 +27,11 @@ struct UpdateProgressDisplay {
             let now = ContinuousClock.now
             if sent < total, let lastDraw, now - lastDraw < .milliseconds(100) { return }
             lastDraw = now
-            let line = ProgressFormat.bar(label: label, sent: sent, total: total, elapsed: elapsed, width: 24)
-            RawOutput.write("\r\u{1B}[2K" + line + (sent >= total ? "\n" : ""), to: STDERR_FILENO)
+            StatusLine.draw(ProgressFormat.bar(label: label, sent: sent, total: total, elapsed: elapsed, width: 24))
+            if sent >= total { StatusLine.end() }
         }
     }
 
-    /// Ends a bar cut short (an error or Ctrl-C) so the next message starts on its own line.
-    func interrupt() {
-        if mode == .bar { RawOutput.write("\n", to: STDERR_FILENO) }
-    }
 }
 
 /// The pure text of the progress output.

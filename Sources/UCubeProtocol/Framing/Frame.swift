@@ -16,6 +16,8 @@ public enum FrameLimits {
     public static let macSize = 4
     /// `RPC_SECURED_HEADER_CRYPTO_RND_LEN` (spec §2.3).
     public static let cryptoHeaderSize = 1
+    /// The signed 16-bit STATUS that opens every response body, after the crypto header when secured (spec §2.2, §2.3).
+    public static let statusSize = 2
     /// The crypto header the SDK always sends (spec §2.3: "the SDK always sends 0x7F").
     public static let defaultCryptoHeader: UInt8 = 0x7F
 }

@@ -31,10 +31,9 @@ extension UCube {
                 return
             }
             // No payment runs: reset the terminal.
-            try await withConnection(globals) { connection in
-                let cancel = try await connection.client.cancelAll()
-                let exit = try await connection.client.send(ExitSecureSession())
-                let message = "no payment was running; terminal reset (CancelAll \(cancel), ExitSecureSession \(exit.status))"
+            try await withConnection(globals, prepare: .asRecorded) { connection in
+                let (cancel, exit) = try await Connection.resynchronise(connection.client)
+                let message = "no payment was running; terminal reset (CancelAll \(cancel), ExitSecureSession \(exit))"
                 if globals.json {
                     try JSONOutput.print(["result": "reset", "message": message])
                 } else {

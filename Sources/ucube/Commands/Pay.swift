@@ -186,7 +186,7 @@ extension UCube {
             let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
             var stepper: PaymentStepper? = nil
             if let stepping { stepper = { step in await stepping.pause(step) } }
-            let context = try await withConnection(globals, card: scenario) { connection in
+            let context = try await withConnection(globals, card: scenario, prepare: .asRecorded) { connection in
                 let engine = PaymentEngine(
                     client: connection.client, selection: try selectionTask(), authorization: try authorizationTask(),
                     journal: journal, deviceName: connection.address.description, stepper: stepper,
@@ -203,10 +203,14 @@ extension UCube {
                     }
                 }
                 let streamEvents = events
+                let progress = PaymentProgress.make(request, quiet: events || step)
                 let runPayment: @Sendable () async -> PaymentContext = {
-                    await engine.run(request) { event in
+                    let context = await engine.run(request) { event in
+                        progress?.show(event)
                         if streamEvents, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
                     }
+                    progress?.finish()
+                    return context
                 }
                 let context: PaymentContext
                 if let session {
@@ -314,9 +318,9 @@ enum Terminal {
 struct PromptAuthorization: AuthorizationTask {
     func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse {
         StandardError.write("authorization: \(request.entryMode.rawValue), \(context.request.currency.format(minorUnits: request.amount)), cryptogram \(request.cryptogram?.name ?? "none")\(request.onlinePIN ? ", online PIN" : "")")
-        for tlv in context.authorizationPlainTags {
-            StandardError.write("  \(TagValueFormatter.render(TLV(tlv.tag, tlv.value), context: .payment))")
-        }
+        // Each value with its tag, its name and what it means ("9F27 cryptogramInformationData: 80 (ARQC)").
+        let tags = context.authorizationPlainTags.map { TLV($0.tag, $0.value) }
+        for line in TagValueFormatter.describe(tags, context: .payment, indent: 1) { StandardError.write(line) }
         while true {
             guard let line = await Terminal.readLine(prompt: "approve / decline / unable / 8A hex[:issuer data]? ") else {
                 throw TaskCancelled()

@@ -123,7 +123,7 @@ extension UCube.RPC {
         func run() async throws {
             let id = try parsedID()
             let bytes = try parsedPayload()
-            try await withConnection(globals) { connection in
+            try await withConnection(globals, prepare: .asRecorded) { connection in
                 let reply = try await connection.client.sendRaw(id: id, payload: bytes, inputMode: inMode, outputMode: outMode)
                 let frame = reply.frame
                 let decoded = frame.status.isSuccess ? TLVDisplay.lines(frame.data, context: id == .getInfo ? .getInfo : .payment) : nil

@@ -48,7 +48,7 @@ enum RPCSubcommands {
 
     /// Opens the link, sends `command`, prints the reply (exit code 3 on a non-success status) and closes the link.
     static func send<C: RPCCommand>(_ command: C, globals: GlobalOptions) async throws {
-        try await withConnection(globals) { connection in
+        try await withConnection(globals, prepare: .asRecorded) { connection in
             let reply = try await connection.client.send(command)
             try RPCOutput.print(reply, command: C.descriptor, globals: globals)
         }

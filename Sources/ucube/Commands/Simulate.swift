@@ -62,6 +62,12 @@ extension UCube {
             completion: .list(CardCatalogue.names))
         var card: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Faults by frame position, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered). Default: $UCUBE_SIM_FAULT.",
+                valueName: "faults"))
+        var fault: String?
+
         @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
         var listCards = false
 
@@ -85,6 +91,7 @@ extension UCube {
             if let tms { _ = try Self.parse(tms, option: "--tms") }
             if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
+            if let fault { _ = try BuiltInSimulator.faults(fault) }
         }
 
         struct CardRow: Encodable {
@@ -122,7 +129,8 @@ extension UCube {
             case .classic: .classic
             }
             var configuration = try BuiltInSimulator.configuration(
-                linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)), stateDirectory: stateDir)
+                linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)), stateDirectory: stateDir,
+                faults: fault)
             if let seed { configuration.seed = seed }
             let simulator = try TerminalSimulator(configuration: configuration)
             do {

@@ -137,7 +137,7 @@ final class ShellSession: Sendable {
                 state.withLock { $0.link = nil }
                 await existing.connection.close()
             }
-            connection = try await Connection.open(globals, card: card)
+            connection = try await Connection.open(globals, card: card, prepare: .asRecorded)
             state.withLock { $0.link = Link(connection: connection, device: device) }
         }
         let trace: (@Sendable (TraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil

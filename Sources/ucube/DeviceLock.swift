@@ -1,0 +1,40 @@
+import Foundation
+import Synchronization
+
+/// One process at a time owns a terminal: an exclusive `flock` on `$XDG_RUNTIME_DIR/ucube/lock-<device>`, taken
+/// before the link opens and held until the process ends. The kernel releases it when the process dies, however it
+/// dies, so a crash never leaves a stale lock; the file holds the owner's pid only to name it in the refusal.
+enum DeviceLock {
+    /// Locks already held by this process, by lock-file path (a process reopens its link after a reboot, and the
+    /// shell keeps several devices): held once, never released before exit.
+    private static let held = Mutex<[String: Int32]>([:])
+
+    /// Takes the lock of the device whose file key is `key`, or throws exit 7 naming the process that holds it.
+    /// A runtime directory that cannot be written is no reason to refuse a command: the lock is then skipped.
+    static func acquire(key: String, device: String) throws(CLIFailure) {
+        let path = Environment.runtimeDirectory + "/lock-" + key
+        if held.withLock({ $0[path] != nil }) { return }
+        guard (try? Environment.ensureDirectory(Environment.runtimeDirectory)) != nil else { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = owner(fd)
+            close(fd)
+            throw CLIFailure(
+                ExitCodes.busy,
+                "\(device) is in use by another ucube process\(holder.map { " (pid \($0))" } ?? ""): wait for it to end, or stop it with `ucube cancel`")
+        }
+        let pid = "\(getpid())\n"
+        _ = ftruncate(fd, 0)
+        _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+        held.withLock { $0[path] = fd }
+    }
+
+    /// The pid written by the holder, if the file says one.
+    private static func owner(_ fd: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = pread(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { return nil }
+        return Int32(String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+import UCubePayment
+import UCubeProtocol
+
+/// What the cardholder must do now, on a terminal's stderr, updated in place (`StatusLine`): "Insert, tap or swipe
+/// a card (27 s left)" while the terminal waits for one, then "Enter the PIN on the terminal", "Remove the card".
+/// Nothing when stderr is not a terminal, so piped output gets nothing extra.
+final class PaymentProgress: Sendable {
+    private let request: PaymentRequest
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+
+    /// A display for `request`, or nil when stderr is not a terminal or `quiet` (`--events`, `--step`).
+    static func make(_ request: PaymentRequest, quiet: Bool) -> PaymentProgress? {
+        guard !quiet, isatty(STDERR_FILENO) == 1 else { return nil }
+        return PaymentProgress(request)
+    }
+
+    private init(_ request: PaymentRequest) { self.request = request }
+
+    /// A payment event: a state that asks the cardholder for something shows it; any other clears the line.
+    func show(_ event: PaymentEvent) {
+        stopTicker()
+        guard case .stateChanged(let state) = event, let message = Self.message(for: state, readers: request.readers)
+        else {
+            StatusLine.clear()
+            return
+        }
+        guard Self.waitsForCard(state) else {
+            StatusLine.draw(message)
+            return
+        }
+        let deadline = ContinuousClock.now + .seconds(request.cardWaitTimeout)
+        let task = Task {
+            while !Task.isCancelled {
+                let left = max(0, Int((deadline - .now).components.seconds))
+                StatusLine.draw("\(message) (\(left) s left)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        ticker.withLock { $0 = task }
+    }
+
+    /// The payment ended: the prompt no longer applies.
+    func finish() {
+        stopTicker()
+        StatusLine.clear()
+    }
+
+    private func stopTicker() {
+        ticker.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
+    }
+
+    static func waitsForCard(_ state: PaymentState) -> Bool { state == .startTransaction || state == .waitingCard }
+
+    /// The cardholder's instruction in `state`, or nil when there is nothing for them to do.
+    static func message(for state: PaymentState, readers: [CardReader]) -> String? {
+        switch state {
+        case .startTransaction, .waitingCard:
+            let verbs = readers.map { reader -> String in
+                switch reader {
+                case .icc: "insert"
+                case .nfc: "tap"
+                case .msr: "swipe"
+                }
+            }
+            let list = verbs.count > 1 ? verbs.dropLast().joined(separator: ", ") + " or " + verbs.last! : verbs.first ?? "present"
+            return list.prefix(1).uppercased() + list.dropFirst() + " a card"
+        case .startICC, .smcBuildCandidateList, .smcInitTransaction, .smcProcessTransaction:
+            return "Card read: leave it in the reader (enter the PIN on the terminal if it asks)"
+        case .smcUserSelectApplication: return "Choose the application on the terminal"
+        case .nfcSimplifiedOnlinePIN, .onlinePIN: return "Enter the PIN on the terminal"
+        case .smcFinalizeTransaction: return "Finishing: leave the card in the reader"
+        case .smcRemoveCard: return "Remove the card"
+        default: return nil
+        }
+    }
+}
