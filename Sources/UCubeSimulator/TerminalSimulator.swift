@@ -38,6 +38,8 @@ public actor TerminalSimulator {
     private var pending: PendingCommand?
     private var nextPendingID: UInt64 = 0
     private var sessionKeyCache: SessionKeys?
+    /// Told each time an injected fault fires (`ucube simulate` prints it, so a test or a person sees when).
+    private var faultObserver: (@Sendable (String) -> Void)?
 
     /// Loads `device.json` from the state directory (or starts from the defaults). Throws
     /// `SimulatorError(.stateUnreadable)` when the file exists but cannot be read.
@@ -82,6 +84,9 @@ public actor TerminalSimulator {
         runtime.arrivals = [:]
         runtime.framesReceived = 0
     }
+
+    /// `observer` is told, in a sentence, each time an injected fault fires.
+    public func observeFaults(_ observer: @escaping @Sendable (String) -> Void) { faultObserver = observer }
 
     /// How a connection served by `serve(input:output:)` ended.
     public enum ConnectionEnd: Sendable, Hashable {
@@ -225,10 +230,12 @@ public actor TerminalSimulator {
         let faults = script.faults
         if faults.disconnectAt == command && faults.disconnectOccurrence == count {
             script.faults.disconnectAt = nil
+            faultObserver?("fault: link dropped at \(command) (arrival \(count))")
             return true
         }
         if faults.disconnectAtFrame == runtime.framesReceived {
             script.faults.disconnectAtFrame = nil
+            faultObserver?("fault: drop@\(runtime.framesReceived): link dropped at \(command)")
             return true
         }
         if faults.cardRemovedAt == command && faults.cardRemovedOccurrence == count {
@@ -243,6 +250,7 @@ public actor TerminalSimulator {
     private func silenceFires() -> Bool {
         guard script.faults.silentFromFrame == runtime.framesReceived else { return false }
         script.faults.silentFromFrame = nil
+        faultObserver?("fault: silent@\(runtime.framesReceived): no answer from this frame on, for this connection")
         return true
     }
 

@@ -60,11 +60,23 @@ import UCubeSimulator
     }
 
     /// One run of `ucube [--device D] --trace ARGS`: SIGKILLed as soon as it has sent `killAfter` frames (the k-th
-    /// `> ` line of its trace), else left to finish. Returns the frames it sent.
+    /// `> ` line of its trace) and, over TCP, the simulator has said its `silent@k` fault fired (so the frame did
+    /// reach it), else left to finish. Returns the frames it sent.
     static func run(
-        _ sandbox: UCubeSandbox, device: [String], _ arguments: [String], killAfter: Int? = nil
+        _ sandbox: UCubeSandbox, device: [String], _ arguments: [String], killAfter: Int? = nil, server: Server? = nil
     ) async throws -> Int {
         let (process, _, err) = try sandbox.startCapturing(device + ["--trace", "--rpc-timeout", "20"] + arguments)
+        if let killAfter, let server {
+            // Bounded: a flow that ends before frame k would leave this read waiting; stopping the server ends it.
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(60))
+                server.process.terminate()
+            }
+            defer { watchdog.cancel() }
+            let said = await UCubeSandbox.readUntil(server.stderr, contains: "silent@\(killAfter)")
+            #expect(said.contains("silent@\(killAfter)"), "the simulator's fault fired: \(said)")
+            kill(process.processIdentifier, SIGKILL)
+        }
         let sent = await blocking { () -> Int in
             var text = ""
             let handle = err.fileHandleForReading
@@ -112,8 +124,19 @@ import UCubeSimulator
         #expect(Set(ids).count == ids.count, "\(label): a payment listed twice: \(history.stdout)")
     }
 
+    /// `ucube simulate --listen` with its stderr (where it says when a fault fires).
+    struct Server {
+        let process: Process
+        let stderr: Pipe
+
+        func stop() async {
+            process.terminate()
+            _ = await process.exit()
+        }
+    }
+
     /// A sandbox whose simulator runs fast (short terminal timeouts and reboot), on `transport`, with `fault`.
-    static func prepare(_ transport: Transport, fault: String?) async throws -> (UCubeSandbox, [String], Process?) {
+    static func prepare(_ transport: Transport, fault: String?) async throws -> (UCubeSandbox, [String], Server?) {
         let sandbox = try UCubeSandbox()
         sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
         switch transport {
@@ -121,8 +144,16 @@ import UCubeSimulator
             if let fault { sandbox.environment["UCUBE_SIM_FAULT"] = fault }
             return (sandbox, ["--device", "sim"], nil)
         case .tcp:
-            let (server, port) = try await sandbox.startSimulator(fault.map { ["--fault", $0] } ?? [])
-            return (sandbox, ["--device", "tcp://127.0.0.1:\(port)"], server)
+            let state = sandbox.directory.appendingPathComponent("tcp-sim").path
+            let (process, out, err) = try sandbox.startCapturing(
+                ["simulate", "--listen", "127.0.0.1:0", "--state-dir", state] + (fault.map { ["--fault", $0] } ?? []))
+            let line = await UCubeSandbox.readUntil(out, contains: "\n")
+            guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            else {
+                process.terminate()
+                throw SandboxError(message: "simulator printed no port: \(line)")
+            }
+            return (sandbox, ["--device", "tcp://127.0.0.1:\(port)"], Server(process: process, stderr: err))
         }
     }
 
@@ -132,7 +163,7 @@ import UCubeSimulator
         // How many frames the flow sends when nothing goes wrong.
         let (clean, device, server) = try await Self.prepare(transport, fault: nil)
         let frames = try await Self.run(clean, device: device, try Self.arguments(flow, images: images, sandbox: clean))
-        server?.terminate()
+        await server?.stop()
         #expect(frames >= 2, "\(flow) sent \(frames) frames")
 
         for k in 1...frames {
@@ -140,12 +171,12 @@ import UCubeSimulator
                 let label = "\(flow) over \(transport), \(mode == "silent" ? "killed at" : "link dropped at") frame \(k)/\(frames)"
                 let (sandbox, device, server) = try await Self.prepare(transport, fault: "\(mode)@\(k)")
                 let arguments = try Self.arguments(flow, images: images, sandbox: sandbox)
-                _ = try await Self.run(sandbox, device: device, arguments, killAfter: mode == "silent" ? k : nil)
+                _ = try await Self.run(
+                    sandbox, device: device, arguments, killAfter: mode == "silent" ? k : nil, server: server)
                 // The terminal as the dead process left it; the fault has fired and is not set for what follows.
                 sandbox.environment.removeValue(forKey: "UCUBE_SIM_FAULT")
                 try await Self.expectRecovered(sandbox, device: device, images: images, label)
-                server?.terminate()
-                if let server { _ = await server.exit() }
+                await server?.stop()
             }
         }
     }

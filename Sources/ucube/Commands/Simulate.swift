@@ -133,6 +133,7 @@ extension UCube {
                 faults: fault)
             if let seed { configuration.seed = seed }
             let simulator = try TerminalSimulator(configuration: configuration)
+            await simulator.observeFaults { StandardError.write("simulator \($0)") }
             do {
                 try await SimulatorServer.listen(
                     host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
