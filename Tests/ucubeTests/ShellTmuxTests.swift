@@ -43,11 +43,16 @@ import Testing
             return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         }
 
-        func start() throws {
+        func start() throws { try start(["shell"]) }
+
+        /// Runs `ucube ARGUMENTS…` on the tmux terminal (stdin, stdout and stderr all the terminal). `hold`: the
+        /// window stays a minute after ucube ends, so its last screen can be read.
+        func start(_ arguments: [String], hold: Bool = false) throws {
             let env = ["XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "UCUBE_SIM_HOME"].compactMap { key in
                 sandbox.environment[key].map { "\(key)='\($0)'" }
             }
-            let line = "env \(env.joined(separator: " ")) '\(UCubeSandbox.binary.path)' shell"
+            let words = ([UCubeSandbox.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            let line = "env \(env.joined(separator: " ")) \(words)" + (hold ? "; echo \"[exit $?]\"; sleep 60" : "")
             try command(["new-session", "-d", "-s", "ucube", "-x", "160", "-y", "50", line])
         }
 
