@@ -42,6 +42,8 @@ public struct PaymentStateMachine: Sendable {
     private var eligible: [CandidateApplication] = []
     /// ICC: the application TransactionInitialization was sent for.
     private var selected: CandidateApplication?
+    /// The card's cryptogram (9F27, 9F26) as the last contactless answer gave it: StartNFC's, then CompleteNFC's.
+    private var nfcCryptogram: (cid: [UInt8]?, cryptogram: [UInt8]?) = (nil, nil)
 
     public init(request: PaymentRequest) {
         context = PaymentContext(request: request)
@@ -225,6 +227,16 @@ public struct PaymentStateMachine: Sendable {
     }
 
     /// Decides the status and starts the ending steps.
+    /// Ends a payment whose approval the card's cryptogram was asked to back (`CryptogramRule`).
+    private mutating func conclude(_ verdict: CryptogramRule.Verdict) -> Action {
+        switch verdict {
+        case .approve: end(.approved)
+        case .decline(let reason): end(.declined, reason)
+        case .missing(let reason): end(.errorMissingRequiredCryptogram, reason)
+        case .wrong(let reason): end(.errorWrongCryptogramValue, reason)
+        }
+    }
+
     private mutating func end(_ status: PaymentStatus, _ reason: String? = nil) -> Action {
         let outcome = PaymentOutcome(status, reason: reason)
         if let reason, status != .approved, status != .declined {
@@ -397,6 +409,7 @@ public struct PaymentStateMachine: Sendable {
             guard let complete = try? NFCCompleteTransaction.Response(status: response.status, data: response.data)
             else { return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered bad TLVs") }
             context.absorb(complete.tlvs)
+            if let cid = complete.tlvs[Tag(0x9F27)] { nfcCryptogram = (cid, complete.tlvs[Tag(0x9F26)]) }
             guard let outcome = complete.outcome else {
                 return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered no 2-byte DF72")
             }
@@ -523,6 +536,7 @@ public struct PaymentStateMachine: Sendable {
             context.entryMode = .nfc
             pass(.startNFC)
             context.absorb(answer?.tlvs ?? [])
+            nfcCryptogram = (answer?.tlvs[Tag(0x9F27)], answer?.tlvs[Tag(0x9F26)])
             return nfcOutcomeRead(answer?.outcome)
         case .msr:
             context.entryMode = .msr
@@ -618,10 +632,15 @@ public struct PaymentStateMachine: Sendable {
         }
         context.cryptogramType = type
         switch type {
-        // PROJECT CHOICE (spec §8.1): TC → APPROVED and AAC → DECLINED without AUTHORIZATION and 0x5513.
-        case .tc: return end(.approved)
+        // PROJECT CHOICE (spec §8.1): TC → APPROVED and AAC → DECLINED without AUTHORIZATION and 0x5513. A TC
+        // approves only with its 9F26 (spec §8.3).
+        case .tc: return conclude(CryptogramRule.judge(cid: cid, cryptogram: answer[Tag(0x9F26)], accepting: [.tc]))
         case .aac: return end(.declined)
         case .arqc:
+            // The issuer verifies the ARQC itself: without 9F26 there is nothing to authorize.
+            guard let ac = answer[Tag(0x9F26)], !ac.isEmpty else {
+                return end(.errorMissingRequiredCryptogram, "9F27 = \(cid.hex) (ARQC) came without 9F26")
+            }
             let secured = request.authorizationSecuredTags(for: .icc)
             if !secured.isEmpty {
                 return go(.smcGetAuthorizationSecuredTags, .send(.getSecuredTag(GetSecuredTag(tags: secured))))
@@ -688,10 +707,12 @@ public struct PaymentStateMachine: Sendable {
         case .finalisationApproved, .finalisationDeclined:
             let approved = response.status == .finalisationApproved
             context.finalisationApproved = approved
-            if let answer = try? TransactionFinalisation.Response(status: response.status, data: response.data) {
-                context.absorb(answer.tlvs)
-            }
-            return approved ? end(.approved) : end(.declined)
+            let answer = try? TransactionFinalisation.Response(status: response.status, data: response.data)
+            if let answer { context.absorb(answer.tlvs) }
+            guard approved else { return end(.declined) }
+            // Status 7 is the terminal's word; the second GENERATE AC's TC is the card's (spec §8.3).
+            let tlvs = answer?.tlvs ?? []
+            return conclude(CryptogramRule.judge(cid: tlvs[Tag(0x9F27)], cryptogram: tlvs[Tag(0x9F26)], accepting: [.tc]))
         default:
             return failed(.smcFinalizeTransaction, response)
         }
@@ -726,7 +747,9 @@ public struct PaymentStateMachine: Sendable {
             preconditionFailure("NFC authorization data read without a known outcome")
         }
         switch result {
-        case .approved: return end(.approved)
+        // An offline contactless approval: the card's TC, with its 9F26 (spec §8.3).
+        case .approved:
+            return conclude(CryptogramRule.judge(cid: nfcCryptogram.cid, cryptogram: nfcCryptogram.cryptogram, accepting: [.tc]))
         case .declined: return end(.declined)
         case .onlineRequest:
             if outcome.onlinePINRequested || request.forceOnlinePIN { return onlinePIN(.nfcSimplifiedOnlinePIN) }
@@ -742,7 +765,14 @@ public struct PaymentStateMachine: Sendable {
             return end(.errorWrongNFCOutcome, "unknown NFC outcome \(outcome.bytes.hex)")
         }
         switch result {
-        case .approved: return end(.approved)
+        case .approved:
+            // After an online request the card's cryptogram is its ARQC (or a TC), and the issuer must have
+            // approved: a terminal that reports approved over an issuer's decline is not believed (spec §8.3).
+            if let authorization = context.authorization, !authorization.isApproved {
+                return end(.declined, "the issuer answered \(authorization.arc.hex); the terminal's approval is not taken")
+            }
+            return conclude(
+                CryptogramRule.judge(cid: nfcCryptogram.cid, cryptogram: nfcCryptogram.cryptogram, accepting: [.tc, .arqc]))
         case .declined: return end(.declined)
         case .cancelled: return end(.cancelled, "NFC outcome \(outcome.bytes.hex): transaction cancelled")
         case .tryAnotherInterface:

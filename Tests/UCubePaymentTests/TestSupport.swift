@@ -68,7 +68,10 @@ enum Fixture {
             .init(
                 activatedReader: .nfc,
                 outcome: NFCOutcome(cvmByte: cvm, resultByte: result),
-                tlvs: [TLV(Tag(0x9F27), [result == 0x3E ? 0x80 : 0x40]), TLV(Tag(0x9F36), [0x00, 0x2A])]
+                tlvs: [
+                    TLV(Tag(0x9F27), [result == 0x3E ? 0x80 : 0x40]), TLV(Tag(0x9F26), cryptogram),
+                    TLV(Tag(0x9F36), [0x00, 0x2A]),
+                ]
             )
         )
     }
@@ -92,8 +95,15 @@ enum Fixture {
         ])
     )
     static let plainOK = TerminalResponse.ok(GetPlainTag.self, TLVResponse(tlvs: [TLV(Tag(0x9F36), [0x00, 0x2A])]))
+    /// An application cryptogram (9F26, 8 bytes).
+    static let cryptogram: [UInt8] = [0x69, 0x21, 0x4D, 0xED, 0xAC, 0x48, 0x01, 0x79]
+    /// TransactionFinalisation's answer: status 7 with the card's TC, or 8 with its AAC, each with 9F26.
     static func finalised(_ approved: Bool) -> TerminalResponse {
-        .ok(TransactionFinalisation.self, .init(approved: approved, tlvs: [TLV(Tag(0x9F27), [approved ? 0x40 : 0x00])]))
+        finalised(status: approved, tlvs: [TLV(Tag(0x9F27), [approved ? 0x40 : 0x00]), TLV(Tag(0x9F26), cryptogram)])
+    }
+    /// TransactionFinalisation's answer with the status (7 approved, 8 declined) and tags given.
+    static func finalised(status approved: Bool, tlvs: [TLV]) -> TerminalResponse {
+        .ok(TransactionFinalisation.self, .init(approved: approved, tlvs: tlvs))
     }
     static let removedOK = TerminalResponse.status(WaitCardRemoval.self, .success)
     static let pinOK = TerminalResponse.ok(SimplifiedOnlinePIN.self, .init(pinKSN: pinKSN, pinBlock: blob))
