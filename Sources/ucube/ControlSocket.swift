@@ -72,42 +72,66 @@ enum ControlSocket {
     }
 }
 
-/// Reads one line, answers it through `handle`, closes.
-private final class LineHandler: ChannelInboundHandler, Sendable {
+/// Reads one request line (however the bytes arrive: a request split over several reads is put back together),
+/// answers it through `handle`, closes. A request longer than `maxRequest` bytes is refused.
+private final class LineHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
+    static let maxRequest = 256
     let handle: @Sendable (String) async -> String
+    private var pending: [UInt8] = []
+    private var answered = false
 
     init(handle: @escaping @Sendable (String) async -> String) { self.handle = handle }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }
         var buffer = unwrapInboundIn(data)
-        let line = (buffer.readString(length: buffer.readableBytes) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        pending += buffer.readBytes(length: buffer.readableBytes) ?? []
         let channel = context.channel
+        guard let newline = pending.firstIndex(of: 0x0A) else {
+            if pending.count > Self.maxRequest { reply("error: request too long", on: channel) }
+            return
+        }
+        let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let handle = self.handle
+        answered = true
         Task {
             let answer = await handle(line)
             try? await channel.writeAndFlush(channel.allocator.buffer(string: answer + "\n"))
             try? await channel.close()
         }
     }
+
+    private func reply(_ answer: String, on channel: any Channel) {
+        answered = true
+        Task {
+            try? await channel.writeAndFlush(channel.allocator.buffer(string: answer + "\n"))
+            try? await channel.close()
+        }
+    }
 }
 
-/// Collects the answer line.
-private final class AnswerHandler: ChannelInboundHandler, Sendable {
+/// Collects the answer line, however its bytes arrive.
+private final class AnswerHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     let continuation: AsyncThrowingStream<String, any Error>.Continuation
+    private var pending: [UInt8] = []
 
     init(continuation: AsyncThrowingStream<String, any Error>.Continuation) { self.continuation = continuation }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
-        if let s = buffer.readString(length: buffer.readableBytes) {
-            continuation.yield(s.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
+        pending += buffer.readBytes(length: buffer.readableBytes) ?? []
+        guard let newline = pending.firstIndex(of: 0x0A) else { return }
+        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        pending.removeAll()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if !pending.isEmpty {
+            continuation.yield(String(decoding: pending, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         continuation.finish()
         context.fireChannelInactive()
     }

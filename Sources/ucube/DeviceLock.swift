@@ -22,7 +22,7 @@ enum DeviceLock {
             close(fd)
             throw CLIFailure(
                 ExitCodes.busy,
-                "\(device) is in use by another ucube process\(holder.map { " (pid \($0))" } ?? ""): wait for it to end, or stop it with `ucube cancel`")
+                "\(device) is in use by another ucube process\(holder.map { " (pid \($0))" } ?? ""): wait for it to end (`ucube cancel` stops a running payment)")
         }
         let pid = "\(getpid())\n"
         _ = ftruncate(fd, 0)
