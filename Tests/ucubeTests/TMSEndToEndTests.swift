@@ -202,6 +202,47 @@ import ZIPFoundation
         #expect(same.stdout.contains("IMAGE_NOT_NEWER"), "\(same.stdout)")
     }
 
+    /// `--json` names an item once: its progress events and its verdict carry the same `item`; a file without an
+    /// image header has `"type":null` and `"to":null` (issue 12: the progress added the version, and such a file
+    /// showed `"to":"?"` and `"type":-1`).
+    @Test func localImageJSONEvents() async throws {
+        let sandbox = try UCubeSandbox()
+        let image = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.bin").path
+        let signature = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.sig").path
+        try SimulatedFirmware.writeImage(
+            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: 40_000, imagePath: image,
+            signaturePath: signature)
+        let installed = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature])
+        #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        let events = Self.events(installed.stdout)
+        let progress = events.filter { $0["event"] as? String == "progress" }
+        let item = try #require(events.first { $0["event"] as? String == "item" }, "\(installed.stdout)")
+        #expect(!progress.isEmpty)
+        #expect(Set(progress.compactMap { $0["item"] as? String }) == [item["item"] as? String ?? ""], "\(installed.stdout)")
+        #expect(item["item"] as? String == "SVPP firmware")
+        #expect(item["to"] as? String == "6.0.2.0")
+        #expect(item["type"] as? Int == 0)
+
+        // A file without the project's image header: the terminal refuses it; type and version are unknown.
+        let raw = sandbox.directory.appendingPathComponent("vendor.bin")
+        try Data(repeating: 0xA5, count: 5000).write(to: raw)
+        let unknown = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", raw.path, "--signature", signature])
+        #expect(unknown.status == 9, "\(unknown.stdout)\(unknown.stderr)")
+        let verdict = try #require(Self.events(unknown.stdout).first { $0["event"] as? String == "item" }, "\(unknown.stdout)")
+        #expect(verdict["item"] as? String == "vendor.bin")
+        #expect(verdict["type"] is NSNull, "\(unknown.stdout)")
+        #expect(verdict["to"] is NSNull, "\(unknown.stdout)")
+        #expect(verdict["from"] is NSNull, "\(unknown.stdout)")
+        #expect(!unknown.stdout.contains(#""to":"?""#), "\(unknown.stdout)")
+        for event in Self.events(unknown.stdout) where event["event"] as? String == "progress" {
+            #expect(event["item"] as? String == "vendor.bin")
+        }
+    }
+
+    static func events(_ stdout: String) -> [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+
     @Test func localImageWithoutSignatureIsAUsageError() async throws {
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run("--device sim mdm-update --file /tmp/none.bin")
