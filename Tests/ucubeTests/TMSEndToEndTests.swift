@@ -9,17 +9,18 @@ import ZIPFoundation
 /// the terminal simulator: the README's commands, end to end (issue 5).
 @Suite(.serialized) struct TMSEndToEndTests {
     /// `ucube simulate --tms 127.0.0.1:0` in the background; returns it, its URL and its CA file.
-    static func startTMS(_ sandbox: UCubeSandbox) async throws -> (process: Process, url: String, ca: String) {
+    static func startTMS(_ sandbox: UCubeSandbox) async throws -> (process: Process, url: String, ca: String, export: String) {
         let (process, out, _) = try sandbox.startCapturing(["simulate", "--tms", "127.0.0.1:0"])
-        let text = await UCubeSandbox.readUntil(out, contains: "tms ca ")
+        let text = await UCubeSandbox.readUntil(out, contains: "export ")
         let lines = text.split(separator: "\n")
         guard let url = lines.first(where: { $0.hasPrefix("tms listening on ") })?.split(separator: " ").last,
-            let ca = lines.first(where: { $0.hasPrefix("tms ca ") })?.dropFirst("tms ca ".count)
+            let ca = lines.first(where: { $0.hasPrefix("tms ca ") })?.dropFirst("tms ca ".count),
+            let export = lines.first(where: { $0.hasPrefix("export ") })
         else {
             process.terminate()
             throw SandboxError(message: "the TMS simulator printed no address: \(text)")
         }
-        return (process, String(url), String(ca))
+        return (process, String(url), String(ca), String(export))
     }
 
     static func stop(_ process: Process) async {
@@ -237,6 +238,37 @@ import ZIPFoundation
         for event in Self.events(unknown.stdout) where event["event"] as? String == "progress" {
             #expect(event["item"] as? String == "vendor.bin")
         }
+    }
+
+    /// `simulate --tms` prints a line a shell can eval; `--print-env` prints only that line. The CA path is
+    /// absolute and quoted even when $UCUBE_TMS_SIM_HOME is relative and has a space and a quote in it.
+    @Test func simulateTMSPrintsAnExportLine() async throws {
+        let sandbox = try UCubeSandbox()
+        let tms = try await Self.startTMS(sandbox)
+        defer { tms.process.terminate() }
+        #expect(tms.export.hasPrefix("export UCUBE_TMS_URL=\(tms.url) UCUBE_TMS_CA="), "\(tms.export)")
+        #expect(tms.export.hasSuffix(tms.ca), "\(tms.export)")
+
+        let odd = "odd dir/it's"
+        sandbox.environment["UCUBE_TMS_SIM_HOME"] = odd
+        let script = #"eval "$("$0" simulate --tms 127.0.0.1:8443 --print-env)" && printf '%s\n' "$UCUBE_TMS_URL" "$UCUBE_TMS_CA""#
+        let evaluated = try await blocking { [sandbox] in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script, UCubeSandbox.binary.path]
+            process.environment = sandbox.environment
+            process.currentDirectoryURL = sandbox.directory
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let expectedCA = sandbox.directory.appendingPathComponent(odd).appendingPathComponent("tms-ca.pem").path
+        #expect(evaluated == "https://127.0.0.1:8443\n\(expectedCA)\n", "\(evaluated)")
+        let zero = try await sandbox.run(["simulate", "--tms", "127.0.0.1:0", "--print-env"])
+        #expect(zero.status == 64, "port 0 is not known before the server runs")
     }
 
     static func events(_ stdout: String) -> [[String: Any]] {
