@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Generates man/ucube.1 and completions/ from the command definitions (swift-argument-parser's generate-manual
-# tool and --generate-completion-script), so they never drift from the code.
+# Generates man/ucube.1 and completions/ from the command definitions (Scripts/generate-manual.py over
+# `ucube --experimental-dump-help`, and --generate-completion-script), so they never drift from the code.
 #   Scripts/generate-docs.sh          regenerate and write them
 #   Scripts/generate-docs.sh --check  regenerate into a temporary directory and fail if the committed ones differ
 set -euo pipefail
@@ -10,13 +10,14 @@ cd "$(dirname "$0")/.."
 DATE=2026-11-22
 
 swift build --product ucube >/dev/null
-swift build --product generate-manual >/dev/null
 bin=$(swift build --show-bin-path)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/man" "$out/completions"
-"$bin/generate-manual" "$bin/ucube" --date "$DATE" --section 1 --output-directory "$out/man" >/dev/null
+"$bin/ucube" --experimental-dump-help >"$out/dump.json"
+python3 Scripts/generate-manual.py --date "$DATE" "$out/dump.json" >"$out/man/ucube.1"
+rm "$out/dump.json"
 "$bin/ucube" --generate-completion-script bash >"$out/completions/ucube.bash"
 "$bin/ucube" --generate-completion-script zsh >"$out/completions/_ucube"
 "$bin/ucube" --generate-completion-script fish >"$out/completions/ucube.fish"

@@ -1532,7 +1532,7 @@ _ucube_decode() {
 
 _ucube_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --list-cards --version -h --help)
+    non_repeating_flags=(--json --trace --list-cards --print-env --version -h --help)
     repeating_options=()
     non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card)
     __ucube_offer_flags_options 0

@@ -1,5 +1,8 @@
 import Foundation
+import UCubeBluetooth
 import UCubeLog
+import UCubeTMS
+import UCubeTMSSimulator
 
 /// Environment variables and XDG paths (docs/architecture.md: configuration under $XDG_CONFIG_HOME/ucube, state under
 /// $XDG_STATE_HOME/ucube).
@@ -38,6 +41,56 @@ enum Environment {
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
+}
+
+// MARK: - The documented environment and files
+
+extension Environment {
+    /// A variable ucube reads: `ucube --help` and the man page's ENVIRONMENT list these.
+    struct Variable {
+        let name: String
+        let meaning: String
+    }
+
+    /// A file or directory ucube reads or writes: `ucube --help` and the man page's FILES list these.
+    struct File {
+        let path: String
+        let meaning: String
+    }
+
+    /// Every variable the code reads (a test scans the sources for others).
+    static let variables: [Variable] = [
+        Variable(name: "UCUBE_DEVICE", meaning: "the terminal when --device is not given (before the remembered default)"),
+        Variable(name: TMSChoices.urlEnvironmentVariable, meaning: "the TMS base URL when --tms is not given"),
+        Variable(name: TMSChoices.caEnvironmentVariable, meaning: "a PEM file of CA certificates to trust for the TMS when --tms-ca is not given"),
+        Variable(name: BluetoothChoices.adapterEnvironmentVariable, meaning: "the Bluetooth adapter (e.g. hci1) instead of the first"),
+        Variable(name: "UCUBE_SIM_HOME", meaning: "the built-in simulator's state directory"),
+        Variable(name: "UCUBE_SIM_SEED", meaning: "the built-in simulator's seed for every random value (deterministic runs)"),
+        Variable(name: "UCUBE_SIM_TIME_SCALE", meaning: "the built-in simulator's delays are multiplied by this (0 = none)"),
+        Variable(name: "UCUBE_TMS_SIM_HOME", meaning: "the state directory of `ucube simulate --tms`"),
+        Variable(name: "XDG_CONFIG_HOME", meaning: "configuration (default ~/.config)"),
+        Variable(name: "XDG_STATE_HOME", meaning: "state: logs, journal, history, simulators (default ~/.local/state)"),
+        Variable(name: "XDG_RUNTIME_DIR", meaning: "link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)"),
+        Variable(name: "HOME", meaning: "the base of the XDG defaults"),
+    ]
+
+    static let files: [File] = [
+        File(path: "$XDG_CONFIG_HOME/ucube/" + TMSChoices.configFileName, meaning: "TMS settings: tms_url, tms_ca"),
+        File(path: "$XDG_CONFIG_HOME/ucube/devices.json", meaning: "terminals remembered by `ucube connect`, and the default one"),
+        File(path: "$XDG_CONFIG_HOME/ucube/tms/SERIAL.p12", meaning: "the TMS client identity of each terminal (mode 0600)"),
+        File(path: "$XDG_STATE_HOME/ucube/journal.jsonl", meaning: "the payment journal (`ucube history`), never clear card data"),
+        File(
+            path: "$XDG_STATE_HOME/ucube/\(LogChoices.directoryName)/\(LogChoices.currentFileName)",
+            meaning: "the log, rotated at \(LogChoices.rotationSize / 1_000_000) MB into \(LogChoices.rotatedFileName(1)) … \(LogChoices.rotatedFileName(LogChoices.rotatedFileCount))"),
+        File(path: "$XDG_STATE_HOME/ucube/history", meaning: "the shell's history"),
+        File(path: "$XDG_STATE_HOME/ucube/downloads/", meaning: "binaries `ucube mdm-update` downloads, deleted after the run"),
+        File(path: "$XDG_STATE_HOME/ucube/simulator/", meaning: "the built-in simulator's device state ($UCUBE_SIM_HOME)"),
+        File(
+            path: "$XDG_STATE_HOME/ucube/tms-simulator/",
+            meaning: "the TMS simulator's CA (\(TMSSimulatorChoices.caCertificateFileName)), issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)"),
+        File(path: "$XDG_RUNTIME_DIR/ucube/session-DEVICE.json", meaning: "each link's session: secured or not, the next SEQ"),
+        File(path: "$XDG_RUNTIME_DIR/ucube/control-DEVICE.sock", meaning: "the socket through which `ucube cancel` reaches a running `ucube pay`"),
+    ]
 }
 
 /// Writes to stderr without going through `print` buffering on stdout.

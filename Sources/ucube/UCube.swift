@@ -19,6 +19,12 @@ struct UCube: AsyncParsableCommand {
 
             Exit codes:
             \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
+
+            Environment:
+            \(Environment.variables.map { "  \($0.name)  \($0.meaning)" }.joined(separator: "\n"))
+
+            Files:
+            \(Environment.files.map { "  \($0.path)  \($0.meaning)" }.joined(separator: "\n"))
             """,
         version: "0.1.0",
         subcommands: [

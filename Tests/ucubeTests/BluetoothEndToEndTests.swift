@@ -151,7 +151,8 @@ struct BluetoothEndToEndTests {
         #expect(devices.contains("ble:\\/\\/\(BlueZMock.terminalAddress)") || devices.contains("ble://\(BlueZMock.terminalAddress)"))
 
         let list = try await sandbox.run(["connect", "--list"])
-        #expect(list.stdout.contains("* \(BlueZMock.terminalName)"), "\(list.stdout)")
+        // Quoted as a shell word: the name has a space (`--device 'YT-Touch 0001'`).
+        #expect(list.stdout.contains("* '\(BlueZMock.terminalName)'"), "\(list.stdout)")
 
         let info = try await sandbox.run(["--device", BlueZMock.terminalName, "info", "--json"])
         #expect(info.status == 0, "\(info.stderr)")

@@ -21,6 +21,17 @@ import UCubeSimulator
         #expect(try ShellWords.split(line) == words)
     }
 
+    @Test(arguments: ["plain", "YT-Touch 0001", "it's", "", "a\\b \"c\"", "/tmp/x y/tms-ca.pem", "$HOME", "#x"])
+    func quoteIsTheInverseOfSplit(_ word: String) throws {
+        #expect(try ShellWords.split(ShellWords.quote(word)) == [word])
+    }
+
+    @Test func quoteLeavesPlainWordsAlone() {
+        #expect(ShellWords.quote("https://127.0.0.1:8443") == "https://127.0.0.1:8443")
+        #expect(ShellWords.quote("YT-Touch 0001") == "'YT-Touch 0001'")
+        #expect(ShellWords.quote("it's") == #"'it'\''s'"#)
+    }
+
     @Test func unterminatedQuoteIsAnErrorButCompletionStillSplits() {
         #expect(throws: ShellWords.UnterminatedQuote.self) { try ShellWords.split("rpc raw 'C4") }
         #expect(ShellWords.splitLeniently("rpc raw 'C4") == ["rpc", "raw", "C4"])

@@ -9,17 +9,18 @@ import ZIPFoundation
 /// the terminal simulator: the README's commands, end to end (issue 5).
 @Suite(.serialized) struct TMSEndToEndTests {
     /// `ucube simulate --tms 127.0.0.1:0` in the background; returns it, its URL and its CA file.
-    static func startTMS(_ sandbox: UCubeSandbox) async throws -> (process: Process, url: String, ca: String) {
+    static func startTMS(_ sandbox: UCubeSandbox) async throws -> (process: Process, url: String, ca: String, export: String) {
         let (process, out, _) = try sandbox.startCapturing(["simulate", "--tms", "127.0.0.1:0"])
-        let text = await UCubeSandbox.readUntil(out, contains: "tms ca ")
+        let text = await UCubeSandbox.readUntil(out, contains: "export ")
         let lines = text.split(separator: "\n")
         guard let url = lines.first(where: { $0.hasPrefix("tms listening on ") })?.split(separator: " ").last,
-            let ca = lines.first(where: { $0.hasPrefix("tms ca ") })?.dropFirst("tms ca ".count)
+            let ca = lines.first(where: { $0.hasPrefix("tms ca ") })?.dropFirst("tms ca ".count),
+            let export = lines.first(where: { $0.hasPrefix("export ") })
         else {
             process.terminate()
             throw SandboxError(message: "the TMS simulator printed no address: \(text)")
         }
-        return (process, String(url), String(ca))
+        return (process, String(url), String(ca), String(export))
     }
 
     static func stop(_ process: Process) async {
@@ -200,6 +201,78 @@ import ZIPFoundation
         let same = try await sandbox.run(["--device", "sim", "mdm-update", "--file", image, "--signature", signature])
         #expect(same.status == 9)
         #expect(same.stdout.contains("IMAGE_NOT_NEWER"), "\(same.stdout)")
+    }
+
+    /// `--json` names an item once: its progress events and its verdict carry the same `item`; a file without an
+    /// image header has `"type":null` and `"to":null` (issue 12: the progress added the version, and such a file
+    /// showed `"to":"?"` and `"type":-1`).
+    @Test func localImageJSONEvents() async throws {
+        let sandbox = try UCubeSandbox()
+        let image = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.bin").path
+        let signature = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.sig").path
+        try SimulatedFirmware.writeImage(
+            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: 40_000, imagePath: image,
+            signaturePath: signature)
+        let installed = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature])
+        #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        let events = Self.events(installed.stdout)
+        let progress = events.filter { $0["event"] as? String == "progress" }
+        let item = try #require(events.first { $0["event"] as? String == "item" }, "\(installed.stdout)")
+        #expect(!progress.isEmpty)
+        #expect(Set(progress.compactMap { $0["item"] as? String }) == [item["item"] as? String ?? ""], "\(installed.stdout)")
+        #expect(item["item"] as? String == "SVPP firmware")
+        #expect(item["to"] as? String == "6.0.2.0")
+        #expect(item["type"] as? Int == 0)
+
+        // A file without the project's image header: the terminal refuses it; type and version are unknown.
+        let raw = sandbox.directory.appendingPathComponent("vendor.bin")
+        try Data(repeating: 0xA5, count: 5000).write(to: raw)
+        let unknown = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", raw.path, "--signature", signature])
+        #expect(unknown.status == 9, "\(unknown.stdout)\(unknown.stderr)")
+        let verdict = try #require(Self.events(unknown.stdout).first { $0["event"] as? String == "item" }, "\(unknown.stdout)")
+        #expect(verdict["item"] as? String == "vendor.bin")
+        #expect(verdict["type"] is NSNull, "\(unknown.stdout)")
+        #expect(verdict["to"] is NSNull, "\(unknown.stdout)")
+        #expect(verdict["from"] is NSNull, "\(unknown.stdout)")
+        #expect(!unknown.stdout.contains(#""to":"?""#), "\(unknown.stdout)")
+        for event in Self.events(unknown.stdout) where event["event"] as? String == "progress" {
+            #expect(event["item"] as? String == "vendor.bin")
+        }
+    }
+
+    /// `simulate --tms` prints a line a shell can eval; `--print-env` prints only that line. The CA path is
+    /// absolute and quoted even when $UCUBE_TMS_SIM_HOME is relative and has a space and a quote in it.
+    @Test func simulateTMSPrintsAnExportLine() async throws {
+        let sandbox = try UCubeSandbox()
+        let tms = try await Self.startTMS(sandbox)
+        defer { tms.process.terminate() }
+        #expect(tms.export.hasPrefix("export UCUBE_TMS_URL=\(tms.url) UCUBE_TMS_CA="), "\(tms.export)")
+        #expect(tms.export.hasSuffix(tms.ca), "\(tms.export)")
+
+        let odd = "odd dir/it's"
+        sandbox.environment["UCUBE_TMS_SIM_HOME"] = odd
+        let script = #"eval "$("$0" simulate --tms 127.0.0.1:8443 --print-env)" && printf '%s\n' "$UCUBE_TMS_URL" "$UCUBE_TMS_CA""#
+        let evaluated = try await blocking { [sandbox] in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script, UCubeSandbox.binary.path]
+            process.environment = sandbox.environment
+            process.currentDirectoryURL = sandbox.directory
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let expectedCA = sandbox.directory.appendingPathComponent(odd).appendingPathComponent("tms-ca.pem").path
+        #expect(evaluated == "https://127.0.0.1:8443\n\(expectedCA)\n", "\(evaluated)")
+        let zero = try await sandbox.run(["simulate", "--tms", "127.0.0.1:0", "--print-env"])
+        #expect(zero.status == 64, "port 0 is not known before the server runs")
+    }
+
+    static func events(_ stdout: String) -> [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
     }
 
     @Test func localImageWithoutSignatureIsAUsageError() async throws {

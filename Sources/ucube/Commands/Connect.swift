@@ -97,7 +97,20 @@ extension UCube {
             }
             print("connected to \(record.name) (\(record.address))")
             try RPCOutput.print(reply, command: GetInfo.descriptor, globals: globals)
-            print("remembered as '\(record.name)', now the default device (--device \(record.name))")
+            print("remembered as '\(record.name)', now the default device (--device \(ShellWords.quote(record.name)))")
+        }
+
+        /// One line per terminal: `*` for the default, then name, address, transport and serial in columns as wide
+        /// as their longest value (nothing is cut). A name that needs quoting is printed quoted, so it can be pasted
+        /// after `--device`.
+        static func listLines(_ devices: [RememberedDevice]) -> [String] {
+            let rows = devices.map { [ShellWords.quote($0.name), $0.address, $0.transport, $0.serial ?? ""] }
+            let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            return zip(devices, rows).map { device, row in
+                let padded = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[3]]
+                let line = (device.isDefault ? "* " : "  ") + padded.joined(separator: "  ")
+                return String(line.reversed().drop { $0 == " " }.reversed())
+            }
         }
 
         private func printList() throws {
@@ -110,9 +123,7 @@ extension UCube {
                 print("no remembered terminals: `ucube connect DEVICE` remembers one")
                 return
             }
-            for d in devices {
-                print("\(d.isDefault ? "*" : " ") \(d.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(d.address.padding(toLength: 28, withPad: " ", startingAt: 0)) \(d.transport.padding(toLength: 7, withPad: " ", startingAt: 0)) \(d.serial ?? "")")
-            }
+            for line in Self.listLines(devices) { print(line) }
         }
     }
 }

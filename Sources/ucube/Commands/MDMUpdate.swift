@@ -104,7 +104,7 @@ private actor LinkSlot {
     func close() async { await connection.close() }
 }
 
-/// One item's outcome.
+/// One item's outcome: the `item` event of `--json`, whose `item` is the name its `progress` events carry.
 struct UpdateVerdict: Encodable, Sendable {
     enum Result: String, Encodable, Sendable {
         /// The terminal now reports the target version.
@@ -117,14 +117,34 @@ struct UpdateVerdict: Encodable, Sendable {
     }
 
     let item: String
-    let type: Int
+    /// The item type (spec §10.3); `nil` for a local file without a project image header.
+    let type: Int?
     let from: String?
-    let to: String
+    /// The version being installed; `nil` when a local file does not say.
+    let to: String?
     var result: Result
     var now: String? = nil
     var bytes: Int? = nil
     var seconds: Double? = nil
     var error: String? = nil
+
+    private enum Key: String, CodingKey {
+        case item, type, from, to, result, now, bytes, seconds, error
+    }
+
+    /// `type`, `from` and `to` are always present, `null` when unknown; the others only when they apply.
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(item, forKey: .item)
+        try c.encode(type, forKey: .type)
+        try c.encode(from, forKey: .from)
+        try c.encode(to, forKey: .to)
+        try c.encode(result, forKey: .result)
+        try c.encodeIfPresent(now, forKey: .now)
+        try c.encodeIfPresent(bytes, forKey: .bytes)
+        try c.encodeIfPresent(seconds, forKey: .seconds)
+        try c.encodeIfPresent(error, forKey: .error)
+    }
 }
 
 /// `mdm-update`'s work, run in a task Ctrl-C can cancel.
@@ -139,13 +159,18 @@ private struct UpdateJob: Sendable {
 
     /// What to load and how to check it.
     struct Item: Sendable {
+        /// The item's one name, in its progress events and its verdict.
         let label: String
-        let type: Int
+        let type: Int?
         let from: FirmwareVersion?
-        let to: String
+        let to: String?
         let target: FirmwareVersion?
         let binary: @Sendable () async throws -> any LoadableBinary
-        var reboots: Bool { UInt8(exactly: type).flatMap(FirmwareItemType.init(rawValue:))?.rebootsTerminal ?? false }
+        var reboots: Bool {
+            type.flatMap { UInt8(exactly: $0) }.flatMap(FirmwareItemType.init(rawValue:))?.rebootsTerminal ?? false
+        }
+        /// The label and the version, for the progress bar and the log.
+        var title: String { to.map { "\(label) \($0)" } ?? label }
     }
 
     func run() async throws {
@@ -163,11 +188,10 @@ private struct UpdateJob: Sendable {
         let facts = try await TerminalFacts.read(await link.client)
         if let localImage {
             let header = Self.header(of: localImage.imagePath)
-            let type = header.map { Int($0.type.rawValue) } ?? -1
             let item = Item(
-                label: header.map { $0.type.description } ?? localImage.name, type: type,
+                label: header.map { $0.type.description } ?? localImage.name, type: header.map { Int($0.type.rawValue) },
                 from: header.flatMap { facts.versions.version(forType: Int($0.type.rawValue)) },
-                to: header.map { $0.version.description } ?? "?", target: header?.version,
+                to: header.map { $0.version.description }, target: header?.version,
                 binary: { localImage })
             try await install([item], link: link)
             return
@@ -254,12 +278,13 @@ private struct UpdateJob: Sendable {
             do {
                 let binary = try await item.binary()
                 let display = ProgressSink(json: globals.json)
-                let label = "\(item.label) \(item.to)"
+                // JSON progress names the item as its verdict does; the bar adds the version.
+                let label = globals.json ? item.label : item.title
                 let result = try await BinaryLoader(client: await link.client).load(binary) { progress in
                     display.update(label: label, progress: progress, elapsed: ContinuousClock.now - started)
                 }
                 verdict.bytes = result.totalBytes
-                log.info("loaded \(item.label) \(item.to): \(result.totalBytes) bytes in \(result.blockCount) blocks")
+                log.info("loaded \(item.title): \(result.totalBytes) bytes in \(result.blockCount) blocks")
                 var client = await link.client
                 if item.reboots {
                     if !globals.json { StandardError.write("waiting for the terminal to reboot…") }
@@ -267,7 +292,7 @@ private struct UpdateJob: Sendable {
                     client = try await RebootWait().wait(after: client, reconnect: { try await slot.reopen() }).client
                 }
                 let now = try await TerminalFacts.read(client)
-                let reported = now.versions.version(forType: item.type)
+                let reported = item.type.flatMap { now.versions.version(forType: $0) }
                 verdict.now = reported?.description
                 if let target = item.target {
                     if reported == target {
@@ -295,7 +320,7 @@ private struct UpdateJob: Sendable {
                 stopped = UpdateError(.link, error.reason)
             }
             verdict.seconds = Self.seconds(ContinuousClock.now - started)
-            if verdict.result == .failed { log.error("\(item.label) \(item.to) not installed: \(verdict.error ?? "")") }
+            if verdict.result == .failed { log.error("\(item.title) not installed: \(verdict.error ?? "")") }
             verdicts.append(verdict)
             report(verdict)
         }
@@ -327,7 +352,7 @@ private struct UpdateJob: Sendable {
             if let line = try? JSONOutput.encode(Line(verdict: verdict), pretty: false) { print(line) }
             return
         }
-        let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to)"
+        let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to ?? "?")"
         switch verdict.result {
         case .installed:
             print("\(change): installed\(Self.amount(verdict))")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeProtocol
 import UCubeSimulator
+import UCubeTMS
 import UCubeTMSSimulator
 
 extension UCube {
@@ -17,7 +18,9 @@ extension UCube {
 
                 --tms HOST:PORT serves the TMS API (spec §10) over HTTPS with a CA it generates in \
                 $UCUBE_TMS_SIM_HOME (default $XDG_STATE_HOME/ucube/tms-simulator); it prints \
-                `tms listening on https://HOST:PORT` and `tms ca FILE` (pass FILE as --tms-ca or $UCUBE_TMS_CA). It \
+                `tms listening on https://HOST:PORT`, `tms ca FILE` and `export UCUBE_TMS_URL=… UCUBE_TMS_CA=…`, a \
+                line to paste into a shell (or `eval "$(ucube simulate --tms HOST:PORT --print-env)"`, which prints \
+                only that line and serves nothing). It \
                 checks the terminal certificate on register and issues a client certificate that the private \
                 endpoints require, and serves the config and signed binaries of --catalogue DIR (default: a \
                 catalogue it writes on first start: SVPP firmware 6.0.1.0, ICC and NFC EMV configurations). Logs \
@@ -71,6 +74,9 @@ extension UCube {
         @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
         var listCards = false
 
+        @Flag(help: "With --tms: print the `export UCUBE_TMS_URL=… UCUBE_TMS_CA=…` line for a shell to eval, and exit.")
+        var printEnv = false
+
         /// The terminal's address: --listen, else the default unless only the TMS is asked for.
         var terminalListen: String? { listen ?? (tms == nil ? "127.0.0.1:5000" : nil) }
 
@@ -92,6 +98,12 @@ extension UCube {
             if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
             if let fault { _ = try BuiltInSimulator.faults(fault) }
+            if printEnv {
+                guard let tms else { throw ValidationError("--print-env prints the TMS simulator's settings: add --tms HOST:PORT") }
+                if try Self.parse(tms, option: "--tms").1 == 0 {
+                    throw ValidationError("--print-env needs the TMS port (port 0 is only known once the server runs)")
+                }
+            }
         }
 
         struct CardRow: Encodable {
@@ -113,6 +125,11 @@ extension UCube {
                         print("\(r.name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(r.expectedStatus.padding(toLength: 32, withPad: " ", startingAt: 0)) \(r.summary)")
                     }
                 }
+                return
+            }
+            if printEnv, let tms {
+                let (host, port) = try Self.parse(tms, option: "--tms")
+                print(Self.exportLine(url: Self.tmsURL(host: host, port: port), ca: Self.tmsCAPath))
                 return
             }
             let tmsServer = try await startTMS()
@@ -170,10 +187,25 @@ extension UCube {
             } catch {
                 throw CLIFailure(error.code == .bind ? ExitCodes.link : ExitCodes.usage, error.reason)
             }
-            let ca = TMSSimulator.caCertificateURL(stateDirectory: URL(fileURLWithPath: state)).path
-            let shown = host.contains(":") ? "[\(host)]" : host
-            RawOutput.stdout("tms listening on https://\(shown):\(bound)\ntms ca \(ca)\n")
+            let url = Self.tmsURL(host: host, port: bound)
+            RawOutput.stdout("tms listening on \(url)\ntms ca \(Self.tmsCAPath)\n\(Self.exportLine(url: url, ca: Self.tmsCAPath))\n")
             return server
+        }
+
+        static func tmsURL(host: String, port: Int) -> String {
+            "https://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        }
+
+        /// The CA certificate the TMS simulator writes: an absolute path, whatever $XDG_STATE_HOME or
+        /// $UCUBE_TMS_SIM_HOME say.
+        static var tmsCAPath: String {
+            let state = URL(fileURLWithPath: Environment.tmsSimulatorDirectory).standardizedFileURL
+            return TMSSimulator.caCertificateURL(stateDirectory: state).path
+        }
+
+        /// `export UCUBE_TMS_URL=… UCUBE_TMS_CA=…`, each value quoted for a POSIX shell.
+        static func exportLine(url: String, ca: String) -> String {
+            "export \(TMSChoices.urlEnvironmentVariable)=\(ShellWords.quote(url)) \(TMSChoices.caEnvironmentVariable)=\(ShellWords.quote(ca))"
         }
     }
 }

@@ -137,6 +137,11 @@ final class ShellRunner: @unchecked Sendable {
             StandardError.write("ucube: error: `\(step.rawValue)` drives a `pay … --step`; none is paused")
             return .status(ExitCodes.usage.code)
         }
+        return parseAndRun(words)
+    }
+
+    /// Parses `words` with the CLI's grammar and runs the command (shell builtins are not looked at here).
+    private func parseAndRun(_ words: [String]) -> Outcome {
         let parsed: Result<any ParsableCommand, any Error> = ShellSession.$current.withValue(session) {
             Result { try UCube.parseAsRoot(words) }
         }
@@ -162,18 +167,7 @@ final class ShellRunner: @unchecked Sendable {
         case .exit, .quit:
             return .exit
         case .help:
-            if arguments.isEmpty {
-                print(
-                    """
-                    Shell commands: set [trace on|off | json on|off | timeout SECONDS | device DEVICE | log-level LEVELS], \
-                    reconnect, \
-                    help [COMMAND], exit, quit (or Ctrl-D).
-                    While a `pay … --step` is paused: next, continue, context, tlv TAG, cancel.
-                    Ctrl-C cancels the running command; Tab completes.
-
-                    """)
-            }
-            return execute(["help"] + arguments)
+            return help(arguments)
         case .set:
             guard !arguments.isEmpty else {
                 for line in session.settings.lines { print(line) }
@@ -188,6 +182,26 @@ final class ShellRunner: @unchecked Sendable {
         case .reconnect:
             return reconnect()
         }
+    }
+
+    /// `help`: the shell's own words, then the CLI's help. `help WORD…` explains a shell word, or hands the words to
+    /// ArgumentParser's `help` subcommand, never back to this builtin (it called itself until the stack overflowed).
+    private func help(_ arguments: [String]) -> Outcome {
+        if let word = arguments.first, arguments.count == 1 {
+            if let builtin = ShellBuiltin(rawValue: word) {
+                print(builtin.help)
+                return .status(0)
+            }
+            if let step = StepCommand(rawValue: word) {
+                print(step.help)
+                // `cancel` is also a command: its help follows.
+                guard step == .cancel else { return .status(0) }
+                print("")
+            }
+        }
+        if arguments.isEmpty { print(ShellBuiltin.overview + "\n") }
+        // ArgumentParser's own `help` subcommand: `help pay`, `help rpc get-info`.
+        return parseAndRun(["help"] + arguments)
     }
 
     /// Closes the link and opens it again with the session's settings.
@@ -243,5 +257,83 @@ final class ShellRunner: @unchecked Sendable {
             done.signal()
         }
         done.wait()
+    }
+}
+
+// MARK: - Help for the shell's own words
+
+extension ShellBuiltin {
+    /// The shell's words in one paragraph, shown by `help` before the commands.
+    static var overview: String {
+        """
+        Shell commands: \(allCases.map(\.usage).joined(separator: ", ")) (or Ctrl-D).
+        While a `pay … --step` is paused: \(StepCommand.allCases.map(\.usage).joined(separator: ", ")).
+        Ctrl-C cancels the running command; Tab completes. `help WORD` explains any of these words or commands.
+        """
+    }
+
+    var usage: String {
+        switch self {
+        case .set: "set [NAME VALUE]"
+        case .help: "help [COMMAND]"
+        case .reconnect: "reconnect"
+        case .exit: "exit"
+        case .quit: "quit"
+        }
+    }
+
+    /// What `help WORD` prints for this word.
+    var help: String {
+        switch self {
+        case .set:
+            """
+            USAGE: \(usage)
+
+            Without arguments, shows the session's settings. They apply to every later line that does not say \
+            otherwise:
+              set trace on|off        hex-dump every frame on stderr (as --trace)
+              set json on|off         print results as JSON (as --json)
+              set timeout SECONDS     the RPC timeout (as --rpc-timeout)
+              set device DEVICE       the terminal (as --device); reconnects
+              set log-level LEVELS    the log levels of this process (as --log-level)
+            """
+        case .help:
+            """
+            USAGE: \(usage)
+
+            Without arguments, lists the shell's own words and the commands. `help COMMAND [SUBCOMMAND]` shows a \
+            command's help (as `ucube help COMMAND` or `COMMAND --help`), `help WORD` a shell word's.
+            """
+        case .reconnect:
+            """
+            USAGE: \(usage)
+
+            Closes the link and opens it again with the session's settings (after `set device`, or a terminal that \
+            rebooted).
+            """
+        case .exit, .quit:
+            """
+            USAGE: \(usage)
+
+            Closes the link and leaves the shell (as Ctrl-D). A script's exit code is its first failing command's.
+            """
+        }
+    }
+}
+
+extension StepCommand {
+    var usage: String { self == .tlv ? "tlv TAG" : rawValue }
+
+    /// What `help WORD` prints for a step word.
+    var help: String {
+        let what =
+            switch self {
+            case .next: "runs the next state, then pauses again."
+            case .continue: "runs the payment to its end without pausing."
+            case .context: "shows the payment context so far (JSON with `set json on`)."
+            case .tlv: "shows one tag of the context, by hex (9F02) or by its tag dictionary name."
+            case .cancel: "cancels the payment (too late once the card is read)."
+            }
+        return "USAGE: \(usage)\n\nWhile a `pay … --step` is paused: \(what)"
     }
 }

@@ -49,7 +49,8 @@ enum ShellCompletion {
         if let builtin = ShellBuiltin(rawValue: first) {
             switch builtin {
             case .set: return setCandidates(Array(words.dropFirst()))
-            case .help: return words.count == 1 ? commandNames(UCube.self, state: state) : []
+            case .help:
+                return words.count == 1 ? commandNames(UCube.self, state: state) + ShellBuiltin.allCases.map(\.rawValue) : []
             case .reconnect, .exit, .quit: return []
             }
         }

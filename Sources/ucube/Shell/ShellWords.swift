@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splits a shell line into words as a POSIX shell would for plain words: whitespace separates, 'single quotes' keep
 /// everything, "double quotes" keep everything but `\"`, `\\`, `\$` and `` \` ``, a backslash outside quotes escapes
 /// the next character, and `#` at the start of a word begins a comment.
@@ -12,6 +14,14 @@ enum ShellWords {
         let result = scan(line)
         if let quote = result.openQuote { throw UnterminatedQuote(quote: quote) }
         return result.words
+    }
+
+    /// `word` as one shell word: unchanged when it needs no quoting, else in single quotes (`'` as `'\''`).
+    /// `split(quote(w)) == [w]`, in this shell and in sh/bash, so a printed name or path can be pasted.
+    static func quote(_ word: String) -> String {
+        let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+        if !word.isEmpty && word.allSatisfy(plain.contains) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// For completion: the words so far, an open quote closing at the end of the line.
