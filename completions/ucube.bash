@@ -1534,7 +1534,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --list-cards --print-env --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card)
+    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1574,6 +1574,9 @@ _ucube_simulate() {
         ;;
     '--card')
         __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
+        return
+        ;;
+    '--fault')
         return
         ;;
     esac
