@@ -67,6 +67,9 @@ extension Environment {
         Variable(name: "UCUBE_SIM_HOME", meaning: "the built-in simulator's state directory"),
         Variable(name: "UCUBE_SIM_SEED", meaning: "the built-in simulator's seed for every random value (deterministic runs)"),
         Variable(name: "UCUBE_SIM_TIME_SCALE", meaning: "the built-in simulator's delays are multiplied by this (0 = none)"),
+        Variable(
+            name: "UCUBE_SIM_FAULT",
+            meaning: "faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N (frame positions)"),
         Variable(name: "UCUBE_TMS_SIM_HOME", meaning: "the state directory of `ucube simulate --tms`"),
         Variable(name: "XDG_CONFIG_HOME", meaning: "configuration (default ~/.config)"),
         Variable(name: "XDG_STATE_HOME", meaning: "state: logs, journal, history, simulators (default ~/.local/state)"),
@@ -90,6 +93,9 @@ extension Environment {
             meaning: "the TMS simulator's CA (\(TMSSimulatorChoices.caCertificateFileName)), issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)"),
         File(path: "$XDG_RUNTIME_DIR/ucube/session-DEVICE.json", meaning: "each link's session: secured or not, the next SEQ"),
         File(path: "$XDG_RUNTIME_DIR/ucube/control-DEVICE.sock", meaning: "the socket through which `ucube cancel` reaches a running `ucube pay`"),
+        File(
+            path: "$XDG_RUNTIME_DIR/ucube/lock-DEVICE",
+            meaning: "the lock one process holds while it uses the terminal (flock; released by the kernel when it ends)"),
     ]
 }
 

@@ -20,7 +20,9 @@ enum ExitCodes {
     static let protocolError = Entry(
         code: 6, name: "protocol",
         meaning: "the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)")
-    static let busy = Entry(code: 7, name: "busy", meaning: "another command is in flight on this link")
+    static let busy = Entry(
+        code: 7, name: "busy",
+        meaning: "the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link")
     static let tms = Entry(
         code: 8, name: "tms",
         meaning: "the TMS could not be reached, refused the request or sent a malformed answer (the URL and HTTP status are printed)")
