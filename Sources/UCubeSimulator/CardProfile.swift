@@ -294,6 +294,9 @@ public struct SimulatorFaults: Sendable, Hashable {
     /// The terminal goes silent when the Nth frame arrives: that frame and every later one on the same connection are
     /// read and never answered (a hung terminal). The next connection is answered again.
     public var silentFromFrame: Int?
+    /// The terminal reboots when the Nth frame arrives, without answering it: the link drops and RAM is lost (a
+    /// secure session, a download in progress), as after a power cut (spec §9).
+    public var rebootAtFrame: Int?
 
     public init(
         disconnectAt: CommandID? = nil,
@@ -301,7 +304,8 @@ public struct SimulatorFaults: Sendable, Hashable {
         cardRemovedAt: CommandID? = nil,
         cardRemovedOccurrence: Int = 1,
         disconnectAtFrame: Int? = nil,
-        silentFromFrame: Int? = nil
+        silentFromFrame: Int? = nil,
+        rebootAtFrame: Int? = nil
     ) {
         self.disconnectAt = disconnectAt
         self.disconnectOccurrence = max(1, disconnectOccurrence)
@@ -309,22 +313,25 @@ public struct SimulatorFaults: Sendable, Hashable {
         self.cardRemovedOccurrence = max(1, cardRemovedOccurrence)
         self.disconnectAtFrame = disconnectAtFrame
         self.silentFromFrame = silentFromFrame
+        self.rebootAtFrame = rebootAtFrame
     }
 
     /// Parses the fault list of `ucube simulate --fault` and `$UCUBE_SIM_FAULT`: comma-separated `drop@N` (the link
-    /// drops when the Nth frame arrives) and `silent@N` (the Nth frame and the rest of that connection go
-    /// unanswered), N counting from 1. Throws a sentence naming the bad item.
+    /// drops when the Nth frame arrives), `silent@N` (the Nth frame and the rest of that connection go unanswered)
+    /// and `reboot@N` (the terminal reboots when the Nth frame arrives), N counting from 1. Throws a sentence naming
+    /// the bad item.
     public init(parsing text: String) throws(SimulatorError) {
         self.init()
         for item in text.split(separator: ",").map({ String($0.filter { $0 != " " }) }) where !item.isEmpty {
             let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
             guard parts.count == 2, let n = Int(parts[1]), n >= 1 else {
-                throw SimulatorError(.badFault, "fault '\(item)': expected drop@N or silent@N with N ≥ 1")
+                throw SimulatorError(.badFault, "fault '\(item)': expected drop@N, silent@N or reboot@N with N ≥ 1")
             }
             switch parts[0] {
             case "drop": disconnectAtFrame = n
             case "silent": silentFromFrame = n
-            default: throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent)")
+            case "reboot": rebootAtFrame = n
+            default: throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent, reboot)")
             }
         }
     }

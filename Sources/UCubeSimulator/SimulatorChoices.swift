@@ -71,7 +71,7 @@ import UCubeProtocol
 ///   before the command is handled; contact commands then answer `cardRemovedStatus` (−35 NO_CARD, §6). By position:
 ///   frames of any command are counted too, and `disconnectAtFrame` drops the link as `disconnectAt` does, while
 ///   `silentFromFrame` leaves that frame and the rest of its connection unanswered (a hung terminal; the next
-///   connection is answered). Each fault fires once.
+///   connection is answered), and `rebootAtFrame` reboots the terminal on it (unanswered). Each fault fires once.
 /// - §9: PowerOff answers 0, ends any secure session (SECURED → READY: session keys live in RAM) and takes the card
 ///   away; the simulated terminal stays reachable, as a BLE connection powers the Touch on.
 /// - §5.2 0x0301/0x0302: the clock starts at `DefaultDevice.clockSeconds` and runs on the configured clock (not scaled

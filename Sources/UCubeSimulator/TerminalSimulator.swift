@@ -161,6 +161,10 @@ public actor TerminalSimulator {
                     end = .disconnected(frame.command)
                     break reading
                 }
+                if rebootFires(frame.command) {
+                    end = .rebooted
+                    break reading
+                }
                 if silent || silenceFires() {
                     silent = true
                     continue  // a hung terminal: read, never answered (SimulatorFaults.silentFromFrame)
@@ -243,6 +247,14 @@ public actor TerminalSimulator {
             runtime.cardPresent = nil
         }
         return false
+    }
+
+    /// The frame just counted by `disconnectFires` is the one `rebootAtFrame` names: the terminal reboots now.
+    private func rebootFires(_ command: CommandID) -> Bool {
+        guard script.faults.rebootAtFrame == runtime.framesReceived else { return false }
+        script.faults.rebootAtFrame = nil
+        faultObserver?("fault: reboot@\(runtime.framesReceived): the terminal reboots at \(command)")
+        return true
     }
 
     /// The frame just counted by `disconnectFires` is the one `silentFromFrame` names: the terminal hangs from here

@@ -16,6 +16,7 @@ enum BuiltInSimulator {
             let positional = try self.faults(spec)
             configuration.script.faults.disconnectAtFrame = positional.disconnectAtFrame
             configuration.script.faults.silentFromFrame = positional.silentFromFrame
+            configuration.script.faults.rebootAtFrame = positional.rebootAtFrame
         }
         configuration.stateDirectory = directory
         if let s = Environment.value("UCUBE_SIM_SEED"), let seed = UInt64(s) { configuration.seed = seed }

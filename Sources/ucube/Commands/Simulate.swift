@@ -67,7 +67,7 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
-                "Faults by frame position, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered). Default: $UCUBE_SIM_FAULT.",
+                "Faults by frame position, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered), reboot@N (the terminal reboots when the Nth frame arrives). Default: $UCUBE_SIM_FAULT.",
                 valueName: "faults"))
         var fault: String?
 
