@@ -56,6 +56,12 @@ public actor RPCClient {
     private var nextToken = 0
     /// When the deadline watchdog wakes next (`nil`: no watchdog sleeping).
     private var watchdogWake: ContinuousClock.Instant?
+    /// How long the link may stay silent in the middle of a frame (`ResponseTimeouts.frameSilence`).
+    private let frameSilence: Duration
+    /// When the last bytes of a frame still incomplete arrived (`nil`: no partial frame buffered).
+    private var partialFrameSince: ContinuousClock.Instant?
+    /// A task is watching the partial frame (`partialFrameCheck`).
+    private var partialWatcherSleeping = false
 
     private struct Pending {
         let token: Int
@@ -70,9 +76,11 @@ public actor RPCClient {
     /// `rules` lets a caller resume a session kept across processes (SEQ and secured flag).
     public init(
         transport: any Transport, defaultTimeout: Duration = .seconds(10), rules: LinkRules = LinkRules(),
-        trace: (@Sendable (TraceEvent) -> Void)? = nil, logger: Logger? = nil, connectionLogger: Logger? = nil
+        trace: (@Sendable (TraceEvent) -> Void)? = nil, logger: Logger? = nil, connectionLogger: Logger? = nil,
+        frameSilence: Duration = ResponseTimeouts.frameSilence
     ) {
         self.transport = transport
+        self.frameSilence = frameSilence
         self.defaultTimeout = defaultTimeout
         self.rules = rules
         self.trace = trace
@@ -328,6 +336,7 @@ public actor RPCClient {
 
     private func received(_ chunk: [UInt8]) {
         decoder.append(chunk)
+        defer { watchPartialFrame() }
         while true {
             let raw: RawFrame
             do {
@@ -353,6 +362,46 @@ public actor RPCClient {
             }
             // A frame with nothing pending (a late answer after a timeout) is dropped; the trace shows it.
         }
+    }
+
+    /// After bytes arrived: when they leave a frame incomplete and a command waits, the rest must follow within
+    /// `frameSilence` of the last byte, or the command fails now (a terminal that began an answer and went silent).
+    /// One watcher sleeps at a time, however many chunks a frame arrives in.
+    private func watchPartialFrame() {
+        guard decoder.bufferedCount > 0, !pending.isEmpty else {
+            partialFrameSince = nil
+            return
+        }
+        partialFrameSince = .now
+        guard !partialWatcherSleeping else { return }
+        partialWatcherSleeping = true
+        let silence = frameSilence
+        Task { [weak self] in
+            var wait = silence
+            while let self, let next = await self.partialFrameCheck(after: wait) { wait = next }
+        }
+    }
+
+    /// Sleeps `wait`, then fails the waiting command if the partial frame has been silent for `frameSilence`.
+    /// Returns how long to sleep again, or nil when the watch is over.
+    private func partialFrameCheck(after wait: Duration) async -> Duration? {
+        try? await Task.sleep(for: wait)
+        guard let since = partialFrameSince else {
+            partialWatcherSleeping = false
+            return nil
+        }
+        let silent = ContinuousClock.now - since
+        if silent < frameSilence { return frameSilence - silent }
+        partialWatcherSleeping = false
+        partialFrameSince = nil
+        guard let p = pending.last(where: { $0.command != .cancelAll }) ?? pending.last else { return nil }
+        let buffered = decoder.bufferedCount
+        decoder.reset()
+        logger?.warning("\(Self.name(p.command)): the answer stopped after \(buffered) bytes for \(frameSilence)")
+        fail(
+            token: p.token,
+            LinkError(.timeout, "the terminal began answering \(p.command) and went silent after \(buffered) bytes (no byte for \(frameSilence))"))
+        return nil
     }
 
     /// `reason` nil: we closed the link ourselves (not reported to the trace).

@@ -39,6 +39,49 @@ import UCubeProtocol
         task.cancel()
     }
 
+    /// A terminal that announces a frame (STX, LEN) and goes silent fails the command once the link has been silent
+    /// for `frameSilence`, not after the command's own timeout (65 s for TransactionProcess).
+    @Test func aFrameBegunThenSilentFailsAfterTheSilenceBound() async throws {
+        let (transport, peer) = InMemoryTransport.pair()
+        let task = Task {
+            for await _ in peer.input { peer.write([0x02, 0x00, 0x20, 0x00, 0x55]) }
+        }
+        let client = RPCClient(transport: transport, defaultTimeout: .seconds(60), frameSilence: .milliseconds(200))
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.send(GetInfo(tags: [0xC4]))
+            Issue.record("a half frame was taken for an answer")
+        } catch {
+            #expect(error.code == .timeout)
+            #expect(error.reason.contains("went silent after 5 bytes"), "\(error.reason)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(30), "the 60 s command timeout did not hold it")
+        await client.close()
+        task.cancel()
+    }
+
+    /// A slow answer that keeps coming, byte after byte, is not cut off: the bound is on silence, not on the frame.
+    @Test func aSlowButSteadyAnswerCompletes() async throws {
+        let (transport, peer) = InMemoryTransport.pair()
+        let task = Task {
+            var decoder = FrameDecoder()
+            for await chunk in peer.input {
+                decoder.append(chunk)
+                while let frame = try? decoder.next() {
+                    for byte in Self.ok(frame, data: [0xC4, 0x01, 0x02]) {
+                        peer.write([byte])
+                        try? await Task.sleep(for: .milliseconds(30))
+                    }
+                }
+            }
+        }
+        let client = RPCClient(transport: transport, defaultTimeout: .seconds(60), frameSilence: .milliseconds(200))
+        let reply = try await client.send(GetInfo(tags: [0xC4]))
+        #expect(reply.response?.state == .ready)
+        await client.close()
+        task.cancel()
+    }
+
     @Test func wrongCRCIsATypedError() async throws {
         let (client, task) = Self.client { frame in
             var bytes = Self.ok(frame, data: [0xC4, 0x01, 0x02])

@@ -30,6 +30,12 @@ public enum ResponseTimeouts {
     /// TransactionProcess): the SDK's 60 s cardholder default (DisplayListBox, DF34) plus the margin.
     public static let cardholderInteraction: Duration = .seconds(60) + margin
 
+    /// How long the link may stay silent in the middle of a frame, once its first bytes arrived: the terminal is
+    /// then answering, and the rest of even the largest frame (2068 bytes, spec §2.2) comes within about 3 s over BLE
+    /// at 20-byte notifications (spec §3.1). PROJECT CHOICE: 5 s; a longer silence fails the command at once, where
+    /// the command's own timeout (up to 65 s for TransactionProcess) would otherwise hold it.
+    public static let frameSilence: Duration = .seconds(5)
+
     /// The command's own timeout field plus the margin.
     static func after(seconds: some BinaryInteger) -> Duration { .seconds(Int64(seconds)) + margin }
 }
