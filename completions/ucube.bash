@@ -1503,7 +1503,7 @@ _ucube_rpc_nfc-complete() {
 
 _ucube_decode() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --secured --version -h --help)
     repeating_options=()
     non_repeating_options=(--device --rpc-timeout --log-level --as --context)
     __ucube_offer_flags_options -1

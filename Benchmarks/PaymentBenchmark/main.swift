@@ -35,7 +35,7 @@ func measure(card: String, readers: [CardReader], model: LinkModel) async throws
     let log = FrameLog()
     let client = RPCClient(transport: transport, defaultTimeout: .seconds(120)) { event in
         switch event {
-        case .sent(let bytes, _), .received(let bytes, _): log.add(bytes)
+        case .sent(let bytes, _), .received(let bytes, _, _): log.add(bytes)
         default: break
         }
     }

@@ -5,8 +5,8 @@ import UCubeProtocol
 public enum TraceEvent: Sendable {
     /// A frame we wrote, with its exact bytes.
     case sent(bytes: [UInt8], frame: CommandFrame)
-    /// A frame we received, with its exact bytes.
-    case received(bytes: [UInt8], frame: RawFrame)
+    /// A frame we received, with its exact bytes; `secured`: read in the SECURED layout (spec §2.3).
+    case received(bytes: [UInt8], frame: RawFrame, secured: Bool)
     /// Bytes that were not a frame, and why.
     case rejected(FrameError)
     /// The link dropped.
@@ -351,11 +351,15 @@ public actor RPCClient {
                 }
                 continue
             }
-            if let bytes = try? raw.encoded() { trace?(.received(bytes: bytes, frame: raw)) }
-            if let i = pending.firstIndex(where: { $0.command == raw.command }) {
-                resolve(index: i, raw: raw)
-            } else if raw.command == .unrecognised, let i = pending.lastIndex(where: { $0.command != .cancelAll }) ?? pending.indices.last {
+            let answered =
+                pending.firstIndex { $0.command == raw.command }
                 // "command ID is 0x8000 in case of error": route to the pending command (spec §2.7).
+                ?? (raw.command == .unrecognised ? pending.lastIndex { $0.command != .cancelAll } ?? pending.indices.last : nil)
+            if let bytes = try? raw.encoded() {
+                let secured = answered.map { pending[$0].securedResponse && raw.command != .unrecognised } ?? false
+                trace?(.received(bytes: bytes, frame: raw, secured: secured))
+            }
+            if let i = answered {
                 resolve(index: i, raw: raw)
             } else if let p = pending.last(where: { $0.command != .cancelAll }) {
                 fail(token: p.token, LinkError(.unexpectedResponse, "the terminal answered \(raw.command) while \(p.command) was pending"))

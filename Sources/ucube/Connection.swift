@@ -200,18 +200,26 @@ private struct SessionRecord: Codable {
 enum TracePrinter {
     static func print(_ event: TraceEvent) {
         switch event {
+        // `ucube decode` reads these lines back: the arrow gives the direction, the note the layout.
         case .sent(let bytes, let frame):
-            let layout = frame.envelope == nil ? "" : " secured crypto=\(Hex.encode([frame.envelope!.cryptoHeader])) MAC=\(Hex.encode(frame.envelope!.mac))"
             StandardError.write("> \(Hex.encode(bytes, separator: " "))")
-            StandardError.write("  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(bytes.count - 9)\(layout)")
-        case .received(let bytes, let frame):
+            StandardError.write(
+                "  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(bytes.count - 9)\(note(frame.envelope))")
+        case .received(let bytes, let frame, let secured):
             StandardError.write("< \(Hex.encode(bytes, separator: " "))")
-            StandardError.write("  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(frame.body.count)")
+            let envelope = secured ? (try? ResponseFrame(raw: frame, secured: true))?.envelope : nil
+            StandardError.write("  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(frame.body.count)\(note(envelope))")
         case .rejected(let error):
             StandardError.write("! rejected bytes: \(error.reason)")
         case .disconnected(let reason):
             StandardError.write("! link down: \(reason)")
         }
+    }
+
+    /// ` secured crypto=7F MAC=00000000` for a frame in the SECURED layout (spec §2.3).
+    private static func note(_ envelope: SecuredEnvelope?) -> String {
+        guard let envelope else { return "" }
+        return " secured crypto=\(Hex.encode([envelope.cryptoHeader])) MAC=\(Hex.encode(envelope.mac))"
     }
 
     /// The BLE layer under the frames (spec §3.1): stuffing, each write of at most MTU − 3 bytes, notifications.

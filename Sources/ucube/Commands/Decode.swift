@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import UCubeLink
 import UCubeProtocol
 
 extension UCube {
@@ -6,10 +8,21 @@ extension UCube {
     struct Decode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decode",
-            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome.",
+            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump.",
             discussion: """
                 With --as auto (the default) a complete frame is decoded as a frame, then TLV is tried, then a \
-                2-byte value is shown as a status and as an NFC outcome (DF72).
+                2-byte value is shown as a status and as an NFC outcome (DF72). A frame is taken for an answer when \
+                its first two bytes after the header are a known status, else for a command.
+
+                --secured says the frame was exchanged inside a secure session (spec §2.3): a command whose input \
+                mode is not NONE carries a crypto header before its payload and a 4-byte MAC after it; an answer \
+                whose output mode is not NONE carries a crypto header before its status (and a MAC after data). \
+                Commands of mode NONE, and ExitSecureSession, travel plain in a session too.
+
+                Without HEX, the text is read from standard input. Lines of a --trace dump (`> 02 00 …` sent, \
+                `< 02 00 …` received) are decoded one frame each, in order, their direction taken from the arrow and \
+                their layout from the `secured crypto=… MAC=…` note under the frame; an EnterSecureSession \
+                answered with success (and --secured) starts the session for the frames that follow.
                 """)
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -23,8 +36,11 @@ extension UCube {
 
         @OptionGroup var globals: GlobalOptions
 
-        @Argument(help: ArgumentHelp("Hex bytes (spaces allowed inside quotes).", valueName: "hex"))
-        var hex: [String]
+        @Argument(
+            help: ArgumentHelp(
+                "Hex bytes (spaces allowed inside quotes), or lines of a --trace dump; standard input when absent.",
+                valueName: "hex"))
+        var hex: [String] = []
 
         @Option(name: .customLong("as"), help: "What the bytes are.")
         var kind: Kind = .auto
@@ -32,20 +48,47 @@ extension UCube {
         @Option(help: "Tag context for TLV: payment (EMV) or getinfo (GetInfo tags C1…FD).")
         var context: Context = .payment
 
+        @Flag(help: "The frame was exchanged inside a secure session (spec §2.3): read its crypto header and MAC.")
+        var secured = false
+
         func run() async throws {
+            let text = try input()
+            if let trace = TraceDump(text) {
+                let reports = try trace.decode(context: context.tagContext, inSession: secured)
+                if globals.json {
+                    try JSONOutput.print(reports)
+                } else {
+                    for (index, report) in reports.enumerated() {
+                        if index > 0 { print("") }
+                        for line in report.lines { print(line) }
+                    }
+                }
+                return
+            }
             let bytes: [UInt8]
             do {
-                bytes = try Hex.decode(hex.joined(separator: " "))
+                bytes = try Hex.decode(text.split(whereSeparator: \.isNewline).joined(separator: " "))
             } catch {
                 throw CLIFailure(ExitCodes.usage, "\(error)")
             }
             guard !bytes.isEmpty else { throw CLIFailure(ExitCodes.usage, "nothing to decode") }
-            let report = try Decoder(bytes: bytes, context: context.tagContext).decode(kind)
+            let report = try Decoder(bytes: bytes, context: context.tagContext, inSession: secured).decode(kind)
             if globals.json {
                 try JSONOutput.print(report)
             } else {
                 for line in report.lines { print(line) }
             }
+        }
+
+        /// The arguments, one a line, or standard input when there are none (not in the shell: its input is the
+        /// shell's).
+        private func input() throws -> String {
+            if !hex.isEmpty { return hex.joined(separator: "\n") }
+            guard isatty(0) == 0, ShellSession.current == nil else {
+                throw CLIFailure(ExitCodes.usage, "give the hex to decode, or pipe it (or a --trace dump) on standard input")
+            }
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            return String(decoding: data, as: UTF8.self)
         }
     }
 }
@@ -64,15 +107,110 @@ struct DecodeReport: Encodable {
         let commandID: String
         let command: String?
         let length: Int
+        /// In the SECURED layout (spec §2.3): the crypto header and MAC are not payload or data.
+        let secured: Bool
+        let cryptoHeader: [UInt8]?
+        let mac: [UInt8]?
         let payload: [UInt8]?
         let status: RPCOutput.StatusJSON?
         let data: [UInt8]?
     }
 }
 
+/// Who sent a frame: the host (a command) or the terminal (an answer).
+enum FrameDirection: Equatable {
+    case command, response
+}
+
+/// How a frame's body is laid out (spec §2.3).
+enum FrameLayout: Equatable {
+    /// The READY layout.
+    case plain
+    /// Inside a secure session: secured or plain as the command's security modes say (`LinkRules`).
+    case inSession
+    /// The SECURED layout, as a trace note says.
+    case secured
+
+    /// Whether a command with this id and body is wrapped in a crypto header and MAC.
+    func wrapsCommand(_ id: CommandID, body: [UInt8]) -> Bool {
+        switch self {
+        case .plain: false
+        case .secured: true
+        case .inSession: LinkRules(secured: true).wraps(id, payload: body, inputMode: CommandCatalogue.modes(for: id).input)
+        }
+    }
+
+    /// Whether an answer with this id comes in the SECURED layout.
+    func securesResponse(_ id: CommandID) -> Bool {
+        switch self {
+        case .plain: false
+        case .secured: id != .unrecognised
+        case .inSession: LinkRules(secured: true).expectsSecuredResponse(id, outputMode: CommandCatalogue.modes(for: id).output)
+        }
+    }
+}
+
+/// The frames of a `--trace` dump (`TracePrinter`): `> HEX` sent, `< HEX` received, each followed by a note
+/// `  SEQ … CMD … LEN …[ secured crypto=XX MAC=XXXXXXXX]`. Other lines (BLE, errors) are skipped.
+struct TraceDump {
+    struct Entry {
+        let direction: FrameDirection
+        let bytes: [UInt8]
+        /// From the note under the frame: `true` secured, `false` plain, `nil` no note.
+        let securedNote: Bool?
+    }
+
+    let entries: [Entry]
+
+    /// `nil` when `text` has no frame line: it is not a trace.
+    init?(_ text: String) {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        var entries: [Entry] = []
+        for (index, line) in lines.enumerated() {
+            guard let arrow = line.first, arrow == ">" || arrow == "<",
+                let bytes = try? Hex.decode(String(line.dropFirst())), !bytes.isEmpty
+            else { continue }
+            let next = lines.indices.contains(index + 1) ? lines[index + 1] : ""
+            let note: Bool? = next.hasPrefix("SEQ ") ? next.contains(" secured crypto=") : nil
+            entries.append(Entry(direction: arrow == ">" ? .command : .response, bytes: bytes, securedNote: note))
+        }
+        guard !entries.isEmpty else { return nil }
+        self.entries = entries
+    }
+
+    /// Decodes every frame in order. A note decides a frame's layout; without one, the session decides: open with
+    /// `inSession`, opened by an EnterSecureSession answered 0 or by a secured command, closed by
+    /// ExitSecureSession answered 0 (`LinkRules.responseReceived`).
+    func decode(context: TagContext, inSession: Bool) throws -> [DecodeReport] {
+        var rules = LinkRules(secured: inSession)
+        var reports: [DecodeReport] = []
+        for entry in entries {
+            let layout: FrameLayout =
+                switch (entry.direction, entry.securedNote) {
+                case (_, true?): .secured
+                // Sent frames are always noted; received ones only when secured (older dumps: never).
+                case (.command, false?): .plain
+                default: rules.secured ? .inSession : .plain
+                }
+            if entry.direction == .command && layout == .secured && !rules.secured { rules = LinkRules(secured: true) }
+            var report = try Decoder(bytes: entry.bytes, context: context, inSession: false).frame(
+                direction: entry.direction, layout: layout)
+            report.lines = report.lines.enumerated().map { ($0.offset == 0 ? (entry.direction == .command ? "> " : "< ") : "  ") + $0.element }
+            if entry.direction == .response, let status = report.frame?.status {
+                let id = CommandID(UInt16(entry.bytes[4]) << 8 | UInt16(entry.bytes[5]))
+                rules.responseReceived(id, status: Status(Int16(status.value)))
+            }
+            reports.append(report)
+        }
+        return reports
+    }
+}
+
 private struct Decoder {
     let bytes: [UInt8]
     let context: TagContext
+    /// `--secured`: the bytes were exchanged inside a secure session.
+    let inSession: Bool
 
     func decode(_ kind: UCube.Decode.Kind) throws -> DecodeReport {
         switch kind {
@@ -97,7 +235,9 @@ private struct Decoder {
         }
     }
 
-    func frame() throws -> DecodeReport {
+    /// One frame. `direction` nil: an answer when its status is known, else a command (as for plain frames).
+    func frame(direction: FrameDirection? = nil, layout: FrameLayout? = nil) throws -> DecodeReport {
+        let layout = layout ?? (inSession ? .inSession : .plain)
         var decoder = FrameDecoder()
         decoder.append(bytes)
         let raw: RawFrame
@@ -109,40 +249,88 @@ private struct Decoder {
         } catch let error as FrameError {
             throw CLIFailure(ExitCodes.dataError, "not a valid frame: \(error.reason)")
         }
-        let idHex = Hex.encode([UInt8(raw.command.rawValue >> 8), UInt8(raw.command.rawValue & 0xFF)])
-        let name = CommandCatalogue.descriptor(for: raw.command)?.name
-        var lines = ["frame: STX, LEN \(raw.body.count), SEQ \(raw.sequence), CMD \(raw.command), CRC ok, ETX"]
-        if decoder.bufferedCount > 0 { lines.append("(\(decoder.bufferedCount) bytes follow the frame)") }
+        var header = ["frame: STX, LEN \(raw.body.count), SEQ \(raw.sequence), CMD \(raw.command), CRC ok, ETX"]
+        if decoder.bufferedCount > 0 { header.append("(\(decoder.bufferedCount) bytes follow the frame)") }
         // A response starts its body with a known status and decodes with the command's response type.
-        if raw.body.count >= 2, let response = try? ResponseFrame(raw: raw, secured: false),
-            response.status.info != nil || raw.command == .unrecognised
-        {
-            lines.append("response, status \(response.status)\(response.status.info.map { " — " + $0.meaning } ?? "")")
-            if !response.data.isEmpty {
-                lines.append("data: \(Hex.encode(response.data, separator: " "))")
-                if let decoded = try? CommandRegistry.decodeResponse(id: raw.command, status: response.status, data: response.data) {
-                    lines += decoded.summary.map { "  " + $0 }
-                } else if let tlvLines = TLVDisplay.lines(response.data, context: raw.command == .getInfo ? .getInfo : context) {
-                    lines += tlvLines.map { "  " + $0 }
+        if direction != .command {
+            let secured = layout.securesResponse(raw.command)
+            do {
+                let answer = try ResponseFrame(raw: raw, secured: secured)
+                if direction == .response || answer.status.info != nil || raw.command == .unrecognised {
+                    return response(answer, raw: raw, header: header)
                 }
+            } catch {
+                if direction == .response { throw CLIFailure(ExitCodes.dataError, "not a valid answer: \(error.reason)") }
             }
-            return DecodeReport(
-                kind: "frame", lines: lines,
-                frame: .init(
-                    direction: "response", sequence: Int(raw.sequence), commandID: idHex, command: name, length: raw.body.count,
-                    payload: nil, status: .init(response.status), data: response.data))
         }
-        lines.append("command\(name.map { " " + $0 } ?? ""), payload: \(Hex.encode(raw.body, separator: " "))")
-        if let request = CommandRegistry.describeRequest(id: raw.command, payload: raw.body),
+        let command: CommandFrame
+        do {
+            command = try CommandFrame(raw: raw, secured: layout.wrapsCommand(raw.command, body: raw.body))
+        } catch {
+            throw CLIFailure(ExitCodes.dataError, "not a valid command: \(error.reason)")
+        }
+        return self.command(command, raw: raw, header: header, layout: layout)
+    }
+
+    private func command(_ frame: CommandFrame, raw: RawFrame, header: [String], layout: FrameLayout) -> DecodeReport {
+        let name = CommandCatalogue.descriptor(for: raw.command)?.name
+        var lines = header + Self.envelopeLines(frame.envelope)
+        lines.append("command\(name.map { " " + $0 } ?? ""), payload: \(Hex.encode(frame.payload, separator: " "))")
+        if let request = CommandRegistry.describeRequest(id: raw.command, payload: frame.payload),
             let json = try? JSONOutput.encode(request, pretty: false)
         {
             lines.append("  \(json)")
         }
+        if layout == .plain, Self.looksSecured(raw) {
+            lines.append("(sent in a secure session? --secured reads \(Hex.encode([raw.body[0]])) as its crypto header and the last 4 bytes as its MAC)")
+        }
         return DecodeReport(
             kind: "frame", lines: lines,
             frame: .init(
-                direction: "command", sequence: Int(raw.sequence), commandID: idHex, command: name, length: raw.body.count,
-                payload: raw.body, status: nil, data: nil))
+                direction: "command", sequence: Int(raw.sequence), commandID: Self.idHex(raw.command), command: name,
+                length: raw.body.count, secured: frame.envelope != nil, cryptoHeader: frame.envelope.map { [$0.cryptoHeader] },
+                mac: frame.envelope?.mac, payload: frame.payload, status: nil, data: nil))
+    }
+
+    private func response(_ response: ResponseFrame, raw: RawFrame, header: [String]) -> DecodeReport {
+        let name = CommandCatalogue.descriptor(for: raw.command)?.name
+        var lines = header + Self.envelopeLines(response.envelope)
+        lines.append("response, status \(response.status)\(response.status.info.map { " — " + $0.meaning } ?? "")")
+        if !response.data.isEmpty {
+            lines.append("data: \(Hex.encode(response.data, separator: " "))")
+            // SIGNED_CIPHERED data is ciphertext only the HSM side can read (spec §2.3).
+            if response.envelope != nil && CommandCatalogue.modes(for: raw.command).output == .signedCiphered {
+                lines.append("  (ciphered: SIGNED_CIPHERED data)")
+            } else if let decoded = try? CommandRegistry.decodeResponse(id: raw.command, status: response.status, data: response.data) {
+                lines += decoded.summary.map { "  " + $0 }
+            } else if let tlvLines = TLVDisplay.lines(response.data, context: raw.command == .getInfo ? .getInfo : context) {
+                lines += tlvLines.map { "  " + $0 }
+            }
+        }
+        return DecodeReport(
+            kind: "frame", lines: lines,
+            frame: .init(
+                direction: "response", sequence: Int(raw.sequence), commandID: Self.idHex(raw.command), command: name,
+                length: raw.body.count, secured: response.envelope != nil,
+                cryptoHeader: response.envelope.map { [$0.cryptoHeader] }, mac: response.envelope?.mac, payload: nil,
+                status: .init(response.status), data: response.data))
+    }
+
+    private static func envelopeLines(_ envelope: SecuredEnvelope?) -> [String] {
+        guard let envelope else { return [] }
+        let mac = envelope.mac.isEmpty ? "no MAC (no data)" : "MAC \(Hex.encode(envelope.mac, separator: " "))"
+        return ["secured: crypto header \(Hex.encode([envelope.cryptoHeader])), \(mac)"]
+    }
+
+    /// A plain reading of what may be a secured command: the SDK's crypto header 0x7F first, room for a MAC, and
+    /// a command that is wrapped in a session.
+    private static func looksSecured(_ raw: RawFrame) -> Bool {
+        raw.body.count >= FrameLimits.cryptoHeaderSize + FrameLimits.macSize && raw.body[0] == FrameLimits.defaultCryptoHeader
+            && FrameLayout.inSession.wrapsCommand(raw.command, body: raw.body)
+    }
+
+    private static func idHex(_ id: CommandID) -> String {
+        Hex.encode([UInt8(id.rawValue >> 8), UInt8(id.rawValue & 0xFF)])
     }
 
     func tlv() throws -> DecodeReport {
