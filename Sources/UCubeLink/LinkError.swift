@@ -12,6 +12,12 @@ public struct LinkError: CodedError {
         case notConnected
         /// The link could not be opened.
         case connectFailed
+        /// Nothing listens at the terminal's TCP address (ECONNREFUSED).
+        case connectionRefused
+        /// No route to the terminal's host or network (EHOSTUNREACH, ENETUNREACH).
+        case hostUnreachable
+        /// The terminal's host name does not resolve.
+        case hostNotFound
         /// Bytes from the terminal were not a valid frame (wrong CRC, missing ETX, oversize LEN).
         case badFrame
         /// A frame answered a command that is not pending.
@@ -26,10 +32,16 @@ public struct LinkError: CodedError {
 
     public let code: Code
     public let reason: String
+    /// What to do about it, when there is something to do.
+    public let hint: String?
+    /// The transport library's own text (`--log-level debug`, the log).
+    public let detail: String?
 
-    public init(_ code: Code, _ reason: String) {
+    public init(_ code: Code, _ reason: String, hint: String? = nil, detail: String? = nil) {
         self.code = code
         self.reason = reason
+        self.hint = hint
+        self.detail = detail
     }
 
 }

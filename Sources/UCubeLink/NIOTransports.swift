@@ -25,7 +25,8 @@ private final class StreamingHandler: ChannelInboundHandler, Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        continuation.finish(throwing: LinkError(.disconnected, "link error: \(error)"))
+        let cause = SocketFailure(error).map { ": \($0.summary)" } ?? ""
+        continuation.finish(throwing: LinkError(.disconnected, "the link failed\(cause)", detail: "\(error)"))
         context.close(promise: nil)
     }
 }
@@ -52,7 +53,8 @@ public struct ChannelTransport: Transport {
             return ChannelTransport(name: "tcp://\(host):\(port)", incoming: stream, channel: channel)
         } catch {
             continuation.finish()
-            throw LinkError(.connectFailed, "cannot connect to \(host):\(port): \(error)")
+            let shown = host.contains(":") ? "[\(host)]" : host
+            throw LinkError.connecting(to: "tcp://\(shown):\(port)", host: shown, port: port, error)
         }
     }
 
@@ -87,7 +89,7 @@ public struct ChannelTransport: Transport {
         } catch {
             continuation.finish()
             _ = Glibc.close(fd)
-            throw LinkError(.connectFailed, "cannot use \(name) as a link: \(error)")
+            throw LinkError(.connectFailed, "cannot use \(name) as a link", detail: "\(error)")
         }
     }
 
@@ -96,7 +98,8 @@ public struct ChannelTransport: Transport {
         do {
             try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
         } catch {
-            throw LinkError(.disconnected, "write to \(name) failed: \(error)")
+            let cause = SocketFailure(error).map { ": \($0.summary)" } ?? ""
+            throw LinkError(.disconnected, "write to \(name) failed\(cause)", detail: "\(error)")
         }
     }
 

@@ -106,7 +106,10 @@ extension LayeredLogHandler where Sink == StandardErrorSink {
 /// Unbuffered writes to a standard stream through write(2). `FileHandle.write` traps on EPIPE; here a reader that
 /// has gone (`ucube … | head`) only loses the output, and the work goes on.
 public enum StandardStream {
-    public static func write(_ bytes: [UInt8], to fd: Int32) {
+    /// Writes all of `bytes`; returns nil, or the errno of the write that failed (ENOSPC on /dev/full, EPIPE on a
+    /// closed pipe when SIGPIPE is ignored) so the caller can report it at the end.
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -115,8 +118,9 @@ public enum StandardStream {
             } else if n < 0 && errno == EINTR {
                 continue
             } else {
-                return
+                return n < 0 ? errno : EIO
             }
         }
+        return nil
     }
 }

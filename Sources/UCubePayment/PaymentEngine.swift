@@ -273,7 +273,8 @@ public actor PaymentEngine {
             switch error.code {
             case .disconnected, .notConnected:
                 return machine!.linkLost(error.reason)
-            case .timeout, .connectFailed, .badFrame, .unexpectedResponse, .malformedResponse, .busy, .invalidRequest:
+            case .timeout, .connectFailed, .connectionRefused, .hostUnreachable, .hostNotFound, .badFrame, .unexpectedResponse,
+                .malformedResponse, .busy, .invalidRequest:
                 return machine!.commandFailed("\(C.descriptor.name): \(error.code.rawValue): \(error.reason)")
             }
         }

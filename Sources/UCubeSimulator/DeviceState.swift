@@ -355,6 +355,8 @@ public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible
         case stateUnwritable
         /// The TCP server could not bind its address.
         case bindFailed
+        /// The TCP server's address is already taken by another socket (EADDRINUSE).
+        case addressInUse
         /// A simulated firmware image or catalogue could not be written.
         case imageUnwritable
         /// A fault specification (`--fault`, `$UCUBE_SIM_FAULT`) is not one the simulator knows.

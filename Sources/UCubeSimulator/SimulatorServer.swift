@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 import NIOPosix
 import UCubeProtocol
@@ -19,7 +24,8 @@ public enum SimulatorServer {
     /// `port` 0 binds an ephemeral port; `ready` receives the bound port once the socket listens. Connections are
     /// served one after the other: a second client is accepted by the kernel and waits, unread, until the first one
     /// disconnects (SimulatorChoices). The device state lives in `simulator`, so it
-    /// survives between connections. Throws `SimulatorError(.bindFailed)` when the address cannot be bound.
+    /// survives between connections. Throws `SimulatorError(.addressInUse)` when another socket holds the address, `.bindFailed` when it cannot be
+    /// bound otherwise.
     public static func listen(
         host: String,
         port: Int = SimulatorChoices.defaultTCPPort,
@@ -39,7 +45,7 @@ public enum SimulatorServer {
                     }
                 }
         } catch {
-            throw SimulatorError(.bindFailed, "cannot listen on \(host):\(port): \(error)")
+            throw SimulatorError(bindFailure: error, host: host, port: port)
         }
         ready(server.channel.localAddress?.port ?? port)
         try await server.executeThenClose { connections in
@@ -91,6 +97,22 @@ public enum SimulatorServer {
                 break
             }
             await reading
+        }
+    }
+}
+
+extension SimulatorError {
+    /// The error for a failed bind, by errno (NIO's `IOError`), in a sentence without NIO's function names.
+    init(bindFailure error: any Error, host: String, port: Int) {
+        let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        guard let code = (error as? IOError)?.errnoCode else {
+            self.init(.bindFailed, "cannot listen on \(shown): \(error)")
+            return
+        }
+        if code == EADDRINUSE {
+            self.init(.addressInUse, "\(shown) is already in use")
+        } else {
+            self.init(.bindFailed, "cannot listen on \(shown): \(String(cString: strerror(code)))")
         }
     }
 }

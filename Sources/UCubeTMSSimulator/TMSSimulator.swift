@@ -94,7 +94,15 @@ public actor TMSSimulator {
                     }
                 }
         } catch {
-            throw TMSSimulatorError(.bind, "cannot listen on \(host):\(port): \(error)")
+            let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            switch (error as? IOError)?.errnoCode {
+            case EADDRINUSE?:
+                throw TMSSimulatorError(.addressInUse, "\(shown) is already in use")
+            case let code?:
+                throw TMSSimulatorError(.bind, "cannot listen on \(shown): \(String(cString: strerror(code)))")
+            case nil:
+                throw TMSSimulatorError(.bind, "cannot listen on \(shown): \(error)")
+            }
         }
         guard let boundPort = server.channel.localAddress?.port else {
             try? await server.channel.close()

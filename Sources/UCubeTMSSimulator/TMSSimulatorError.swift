@@ -11,6 +11,8 @@ public struct TMSSimulatorError: CodedError {
         case pki
         /// The listening socket could not be bound.
         case bind
+        /// The address to listen on is already taken by another socket (EADDRINUSE).
+        case addressInUse
         /// `start` on a running simulator, or an address that is not usable.
         case invalidArgument
     }

@@ -8,8 +8,23 @@ enum BuiltInSimulator {
     static func configuration(
         linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil, faults: String? = nil
     ) throws -> SimulatorConfiguration {
-        let directory = stateDirectory ?? Environment.simulatorDirectory
-        try Environment.ensureDirectory(directory)
+        // A directory the user named must work; the default one under $XDG_STATE_HOME may not, and then the
+        // simulator starts from a fresh device, as `info` needs no state of its own.
+        let named = stateDirectory ?? Environment.value("UCUBE_SIM_HOME")
+        let directory = named ?? Environment.simulatorDirectory
+        var usable = true
+        do {
+            try Environment.ensureDirectory(directory)
+        } catch {
+            guard named == nil else {
+                throw CLIFailure(
+                    ExitCodes.cannotCreate,
+                    "cannot create the simulator's state directory \(directory): \(Environment.posixCause(error))",
+                    code: .stateDirectoryUnusable, hint: "choose another --state-dir or UCUBE_SIM_HOME", detail: "\(error)")
+            }
+            Environment.warnStateUnusable("the simulator's device state is not kept: \(directory) cannot be created")
+            usable = false
+        }
         var configuration = SimulatorConfiguration()
         if let scenario { configuration = scenario.configuration(configuration) }
         if let spec = faults ?? Environment.value("UCUBE_SIM_FAULT") {
@@ -18,7 +33,7 @@ enum BuiltInSimulator {
             configuration.script.faults.silentFromFrame = positional.silentFromFrame
             configuration.script.faults.rebootAtFrame = positional.rebootAtFrame
         }
-        configuration.stateDirectory = directory
+        configuration.stateDirectory = usable ? directory : nil
         if let s = Environment.value("UCUBE_SIM_SEED"), let seed = UInt64(s) { configuration.seed = seed }
         if let s = Environment.value("UCUBE_SIM_TIME_SCALE"), let scale = Double(s), scale >= 0, scale.isFinite {
             configuration.timeScale = scale

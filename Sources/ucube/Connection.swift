@@ -191,7 +191,9 @@ private struct SessionRecord: Codable {
             try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
             try JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            StandardError.write("ucube: warning: cannot save the link session to \(path): \(error.localizedDescription)")
+            Environment.warnStateUnusable(
+                "the link session is not kept in \(path): \(Environment.posixCause(error))",
+                variable: Environment.value("XDG_RUNTIME_DIR") == nil ? "XDG_STATE_HOME" : "XDG_RUNTIME_DIR")
         }
     }
 }

@@ -107,9 +107,16 @@ enum StandardError {
     }
 }
 
-/// Unbuffered writes to a standard stream (`StandardStream`: a closed reader loses the output, never traps).
+/// Unbuffered writes to a standard stream (`StandardStream`: a closed reader loses the output, never traps); stdout
+/// goes through `Console`, which notices a failed write.
 enum RawOutput {
-    static func write(_ text: String, to fd: Int32) { StandardStream.write(Array(text.utf8), to: fd) }
+    static func write(_ text: String, to fd: Int32) {
+        if fd == STDOUT_FILENO {
+            Console.out(text)
+        } else {
+            StandardStream.write(Array(text.utf8), to: fd)
+        }
+    }
 
-    static func stdout(_ text: String) { write(text, to: STDOUT_FILENO) }
+    static func stdout(_ text: String) { Console.out(text) }
 }

@@ -33,7 +33,14 @@ enum ExitCodes {
         code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex)")
     static let usage = Entry(
         code: 64, name: "usage",
-        meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range")
+        meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured")
+    static let unavailable = Entry(
+        code: 69, name: "unavailable", meaning: "simulate: the address to listen on is already in use or cannot be bound")
+    static let cannotCreate = Entry(
+        code: 73, name: "cannot-create",
+        meaning: "a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory")
+    static let ioError = Entry(
+        code: 74, name: "io-error", meaning: "a write failed: stdout is full or closed, a file could not be read or written")
 
     // Payments (`ucube pay`): the final status decides the exit code.
     static let declined = Entry(code: 10, name: "declined", meaning: "pay: the payment was DECLINED")
@@ -50,13 +57,13 @@ enum ExitCodes {
 
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
-        usage, dataError,
+        usage, dataError, unavailable, cannotCreate, ioError,
     ]
 
     static func code(for error: LinkError) -> Entry {
         switch error.code {
         case .timeout: timeout
-        case .disconnected, .notConnected, .connectFailed: link
+        case .disconnected, .notConnected, .connectFailed, .connectionRefused, .hostUnreachable, .hostNotFound: link
         case .badFrame, .unexpectedResponse, .malformedResponse: protocolError
         case .busy: busy
         case .invalidRequest: usage
@@ -64,19 +71,33 @@ enum ExitCodes {
     }
 }
 
-/// An error already explained to the user: the message is printed once, then the process exits with `exit`.
+/// Every failure the CLI reports, in one shape: a stable kebab-case `code` (what `--json` prints and scripts match),
+/// the documented exit code, one sentence, what to do about it, and the library's own text (`detail`, shown only
+/// with `--log-level debug` and logged). `UCube.report` prints it once; see `CLIFailure.init(reporting:)` for how any
+/// error becomes one.
 struct CLIFailure: Error, CustomStringConvertible {
-    let message: String
+    let code: String
     let exit: ExitCodes.Entry
+    let message: String
+    let hint: String?
+    let detail: String?
 
     var description: String { message }
 
-    init(_ exit: ExitCodes.Entry, _ message: String) {
+    /// A failure whose code is its exit code's name (`usage`, `terminal-status`, …) unless `code` names it better.
+    init(_ exit: ExitCodes.Entry, _ message: String, code: CLIErrorCode? = nil, hint: String? = nil, detail: String? = nil) {
+        self.code = code?.name ?? exit.name
         self.exit = exit
         self.message = message
+        self.hint = hint
+        self.detail = detail
     }
 
     init(_ error: LinkError) {
-        self.init(ExitCodes.code(for: error), error.reason)
+        code = CLIErrorCode.name(of: error.code)
+        exit = ExitCodes.code(for: error)
+        message = error.reason
+        hint = error.hint
+        detail = error.detail
     }
 }

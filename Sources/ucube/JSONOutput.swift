@@ -15,9 +15,10 @@ enum JSONOutput {
         return out
     }
 
-    /// Prints `value` as JSON on stdout.
+    /// Prints `value` as JSON on stdout: the command's result (a failure after it adds no error object).
     static func print<T: Encodable>(_ value: T, pretty: Bool = true) throws {
-        Swift.print(try encode(value, pretty: pretty))
+        Console.out(try encode(value, pretty: pretty) + "\n")
+        Console.noteResult()
     }
 
     static func write(_ value: Value, into out: inout String, pretty: Bool, indent: Int) {

@@ -39,11 +39,11 @@ enum RPCOutput {
                     sequence: Int(reply.sequence), secured: reply.frame.envelope != nil, status: StatusJSON(reply.status),
                     response: reply.response, ciphered: reply.isCiphered, data: reply.frame.data, mac: reply.frame.envelope?.mac))
         } else if reply.isCiphered {
-            Swift.print("data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
-            if let mac = reply.frame.envelope?.mac { Swift.print("MAC: \(Hex.encode(mac))") }
+            Console.line("data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
+            if let mac = reply.frame.envelope?.mac { Console.line("MAC: \(Hex.encode(mac))") }
         } else if let response = reply.response {
-            for line in response.summary { Swift.print(line) }
-            if reply.status != .success { Swift.print("status: \(reply.status)") }
+            for line in response.summary { Console.line(line) }
+            if reply.status != .success { Console.line("status: \(reply.status)") }
         }
         if !succeeded {
             throw CLIFailure(ExitCodes.terminalStatus, statusMessage(reply.status, command: command.name))

@@ -41,7 +41,9 @@ enum RememberedDevices {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(devices).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw CLIFailure(ExitCodes.failure, "cannot write \(path): \(error.localizedDescription)")
+            throw CLIFailure(
+                ExitCodes.cannotCreate, "cannot write \(path): \(Environment.posixCause(error))",
+                hint: "set XDG_CONFIG_HOME to a writable directory", detail: "\(error)")
         }
     }
 

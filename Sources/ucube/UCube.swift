@@ -5,6 +5,8 @@ import UCubeLink
 import UCubeLog
 import UCubeProtocol
 import UCubeSimulator
+import UCubeTMS
+import UCubeTMSSimulator
 
 /// The `ucube` command: drives a YouTransactor uCube / uCube Touch terminal, or the built-in simulator.
 @main
@@ -19,6 +21,19 @@ struct UCube: AsyncParsableCommand {
 
             Exit codes:
             \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
+
+            Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on \
+            stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets \
+            the error as one JSON object on one line (the last line of a streaming command such as `mdm-update \
+            --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link",\
+            "hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit \
+            the exit code and exitName its name, hint and detail may be null (detail is filled only with \
+            --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with \
+            a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout \
+            exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
+
+            Error codes, by exit code:
+            \(CLIErrorCode.catalogueLines.joined(separator: "\n"))
 
             Environment:
             \(Environment.variables.map { "  \($0.name)  \($0.meaning)" }.joined(separator: "\n"))
@@ -35,11 +50,16 @@ struct UCube: AsyncParsableCommand {
 
     @OptionGroup var globals: GlobalOptions
 
-    /// Runs the command line and maps every failure to its documented exit code, printing one clear line. Plain
+    /// Runs the command line and maps every failure to its documented exit code, printing it once (`report`). Plain
     /// `ucube` on a terminal starts the shell.
     static func main() async {
+        // A reader that goes away (`ucube … | head`) must not kill the process mid-work (a firmware update): with
+        // SIGPIPE ignored the write fails with EPIPE instead, `Console` notes it and the exit code reports it.
+        signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
+        let json = CommandLineScan.wantsJSON(arguments)
+        var code: Int32 = 0
         do {
             var command = try parseAsRoot(arguments)
             startLogging(command, arguments: arguments)
@@ -49,20 +69,29 @@ struct UCube: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            let code = report(error)
-            if code != 0, LogSystem.isBootstrapped {
-                Logger(layer: .api).notice("exit \(code): \((error as? CLIFailure)?.message ?? fullMessage(for: error))")
-            }
-            Foundation.exit(code)
+            code = report(error, json: json, arguments: arguments)
         }
+        if code == 0, let errno = Console.stdoutError {
+            // stdout is gone: the message can only go to stderr. A closed pipe is the reader's choice (`| head`):
+            // only the exit code says the output was cut short.
+            let failure = CLIFailure.stdout(errno: errno)
+            if errno != EPIPE { Console.report(failure, json: false, showDetail: false) }
+            log(failure)
+            code = failure.exit.code
+        }
+        Foundation.exit(code)
     }
 
     /// Bootstraps the log (spec §11) with the command's `--log-level` and logs the command line (api layer; the
-    /// handler masks any PAN in it).
+    /// handler masks any PAN in it). When the state directory cannot hold the log, says so once and goes on without
+    /// it: only the commands that keep state there need it (`Environment.requireStateDirectory`).
     static func startLogging(_ command: any ParsableCommand, arguments: [String]) {
         let globals = Mirror(reflecting: command).children.lazy.compactMap {
             ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
         }.first
+        if let problem = Environment.stateDirectoryProblem(Environment.logDirectory) {
+            Environment.warnStateUnusable("no log is kept: \(Environment.logDirectory) cannot be used: \(problem)")
+        }
         LogSystem.bootstrap(
             directory: Environment.logDirectory, levels: globals?.logLevels ?? LogLevels(),
             mirrorToStderr: globals?.logLevel != nil)
@@ -70,28 +99,51 @@ struct UCube: AsyncParsableCommand {
     }
 
     /// Prints what went wrong (or the help or version asked for) and returns the exit code. Never exits: the shell
-    /// uses it after each line.
-    static func report(_ error: any Error) -> Int32 {
+    /// uses it after each line. Every failure becomes one `CLIFailure`: text on stderr, and with `json` the error
+    /// object on stdout (`Console.report`). `arguments` is the command line, for a mistyped command's suggestion.
+    static func report(_ error: any Error, json: Bool, arguments: [String] = []) -> Int32 {
+        if let code = error as? ExitCode { return code.rawValue }
+        let failure: CLIFailure
+        var text: String? = nil
         switch error {
-        case let failure as CLIFailure:
-            StandardError.write("ucube: error: \(failure.message)")
-            return failure.exit.code
-        case let error as LinkError:
-            let failure = CLIFailure(error)
-            StandardError.write("ucube: error: \(failure.message)")
-            return failure.exit.code
-        case let code as ExitCode:
-            return code.rawValue
+        case is CLIFailure, is LinkError, is TMSError, is SimulatorError, is TMSSimulatorError, is CocoaError:
+            failure = CLIFailure(reporting: error)
         default:
-            let code = exitCode(for: error)
-            if code == .success {
+            switch exitCode(for: error) {
+            case .success:
+                // Help, version, completion scripts: not failures.
                 print(fullMessage(for: error))
                 return 0
+            case .validationFailure:
+                // ArgumentParser's usage errors are 64 (EX_USAGE), the same as ours.
+                if let unknown = CommandLineScan.unknownCommand(arguments) {
+                    failure = unknown
+                } else {
+                    let command = (["ucube"] + CommandLineScan.commandPath(arguments)).joined(separator: " ")
+                    failure = CLIFailure(ExitCodes.usage, message(for: error), hint: "`\(command) --help` shows the usage")
+                    text = fullMessage(for: error)
+                }
+            default:
+                failure = CLIFailure(reporting: error)
             }
-            StandardError.write(fullMessage(for: error))
-            // ArgumentParser's own usage errors are 64 (EX_USAGE), the same as ours.
-            return code == .validationFailure ? ExitCodes.usage.code : code.rawValue
         }
+        let showDetail = (LogSystem.levels?.lowest).map { $0 <= .debug } ?? false
+        if let text {
+            StandardError.write(text)
+            if json { Console.report(failure, json: true, showDetail: showDetail, textAlreadyShown: true) }
+        } else {
+            Console.report(failure, json: json, showDetail: showDetail)
+        }
+        log(failure)
+        return failure.exit.code
+    }
+
+    /// Logs a failure with its code (the detail at debug level), when the log is running.
+    private static func log(_ failure: CLIFailure) {
+        guard LogSystem.isBootstrapped else { return }
+        let logger = Logger(layer: .api)
+        logger.notice("exit \(failure.exit.code) (\(failure.code)): \(failure.message)")
+        if let detail = failure.detail { logger.debug("detail: \(detail)") }
     }
 }
 

@@ -135,7 +135,7 @@ struct TMSClientTests {
         let error = await using(c) { c async throws(TMSError) in try await c.config(terminal: terminal) }.error
         #expect(error?.code == .refused)
         #expect(error?.status == status)
-        #expect(error?.reason.contains("mdm-register") == true)
+        #expect(error?.hint?.contains("mdm-register") == true)
         #expect(server.requests.count == 1)
     }
 

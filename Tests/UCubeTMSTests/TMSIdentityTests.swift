@@ -120,7 +120,8 @@ struct TMSIdentityTests {
             await using(anonymous) { c async throws(TMSError) in try await c.config(terminal: terminal) }
         }, "hung").error
         print("mTLS without a client identity → \(refused.map { "\($0.code): \($0.reason)" } ?? "success")")
-        #expect(refused?.code == .tls || refused?.code == .refused, "\(String(describing: refused))")
+        #expect(refused?.code == .tlsCertificateRejected || refused?.code == .refused, "\(String(describing: refused))")
+        #expect(refused?.hint?.contains("mdm-register") == true)
         #expect(refused?.reason.contains(url) == true)
 
         // With the identity from register, the same request succeeds.
@@ -144,8 +145,20 @@ struct TMSIdentityTests {
         let error = try #require(await withHangGuard {
             await using(c) { c async throws(TMSError) in try await c.config(terminal: terminal) }
         }, "hung").error
-        #expect(error?.code == .tls, "\(String(describing: error))")
+        #expect(error?.code == .tlsUntrustedCertificate, "\(String(describing: error))")
+        #expect(error?.hint?.contains("--tms-ca") == true)
+        // The sentence never carries BoringSSL's text or the build directory's path; the detail keeps them.
+        #expect(error?.reason.contains("OPENSSL") == false && error?.reason.contains(".build") == false)
+        #expect(error?.detail?.contains("CERTIFICATE_VERIFY_FAILED") == true)
         #expect(server.requests.isEmpty)
+    }
+
+    @Test func tlsReasonsAreReadFromBoringSSLsReasonNames() {
+        let text = "handshakeFailed(sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /b/.build/checkouts/swift-nio-ssl/handshake.cc:320]))"
+        #expect(TLSFailure.reasonNames(in: text) == ["CERTIFICATE_VERIFY_FAILED"])
+        let alert = "sslError([Error: 268436504 error:10000418:SSL routines:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at x.cc:1])"
+        #expect(TLSFailure.reasonNames(in: alert) == ["TLSV1_ALERT_UNKNOWN_CA"])
+        #expect(TLSFailure.reasonNames(in: "no reason here").isEmpty)
     }
 
     @Test func aMissingCAFileIsAConfigurationError() throws {

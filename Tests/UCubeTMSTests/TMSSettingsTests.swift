@@ -66,8 +66,8 @@ struct TMSSettingsTests {
     @Test func nothingConfiguredIsATypedError() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(throws: TMSError(.configuration, "")) { try TMSSettings.resolve(environment: [:], configDirectory: dir) }
-        #expect(throws: TMSError(.configuration, "")) { try TMSSettings.resolve(url: "  ", environment: ["UCUBE_TMS_URL": ""], configDirectory: nil) }
+        #expect(throws: TMSError(.notConfigured, "")) { try TMSSettings.resolve(environment: [:], configDirectory: dir) }
+        #expect(throws: TMSError(.notConfigured, "")) { try TMSSettings.resolve(url: "  ", environment: ["UCUBE_TMS_URL": ""], configDirectory: nil) }
     }
 
     @Test func brokenConfigFileMattersOnlyWhenNeeded() throws {

@@ -82,6 +82,28 @@ final class UCubeSandbox: @unchecked Sendable {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs `ucube ARGS…` with stdout sent to `stdout` (a device such as /dev/full, or a pipe nobody reads) and
+    /// stderr captured; `signalled` says the process was killed by a signal (`status` is then the signal).
+    func run(
+        _ arguments: [String], stdout: FileHandle, timeout: Duration = .seconds(60)
+    ) async throws -> (run: UCubeRun, signalled: Bool) {
+        try await blocking {
+            let err = Pipe()
+            let process = try self.launch(arguments, stdout: stdout, stderr: err)
+            let group = DispatchGroup()
+            nonisolated(unsafe) var errData = Data()
+            group.enter()
+            DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+            if group.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
+                process.terminate()
+                Issue.record("ucube \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+            }
+            process.waitUntilExit()
+            let run = UCubeRun(status: process.terminationStatus, stdout: "", stderr: String(decoding: errData, as: UTF8.self))
+            return (run, process.terminationReason == .uncaughtSignal)
+        }
+    }
+
     /// Starts `ucube ARGS…` in the background; the caller terminates it.
     func start(_ arguments: [String]) throws -> (Process, Pipe) {
         let out = Pipe()

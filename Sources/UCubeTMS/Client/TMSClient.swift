@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import UCubeLink
 
 /// The TMS (MDM) client of spec §10: one `HTTPClient`, the server's settings and, once the terminal is registered,
 /// its TLS client identity. Every endpoint succeeds on HTTP 200 only; 5xx, network errors and timeouts are retried
@@ -27,7 +28,9 @@ public final class TMSClient: Sendable {
             do {
                 certificates = try NIOSSLCertificate.fromPEMFile(caFile)
             } catch {
-                throw TMSError(.configuration, "cannot read the TMS CA file \(caFile): \(error)")
+                throw TMSError(
+                    .configuration, "cannot read the TMS CA file \(caFile) as PEM certificates",
+                    hint: "check --tms-ca, $UCUBE_TMS_CA or tms_ca: it must name a readable PEM file", detail: "\(error)")
             }
             guard !certificates.isEmpty else { throw TMSError(.configuration, "the TMS CA file \(caFile) holds no PEM certificate") }
             tls.additionalTrustRoots = [.certificates(certificates)]
@@ -159,7 +162,9 @@ public final class TMSClient: Sendable {
         let detail = text.isEmpty ? "" : ": \(text)"
         switch code {
         case 401, 403:
-            return TMSError(.refused, "\(url): HTTP \(code) — the TMS refused this terminal's client certificate — run mdm-register\(detail)", status: code)
+            return TMSError(
+                .refused, "\(url): HTTP \(code): the TMS refused this terminal's client certificate\(detail)", status: code,
+                hint: "run `ucube mdm-register` again")
         default:
             return TMSError(.httpStatus, "\(url): HTTP \(code) \(response.status.reasonPhrase)\(detail)", status: code)
         }
@@ -212,8 +217,10 @@ public final class TMSClient: Sendable {
         } catch {}
     }
 
-    /// Maps AsyncHTTPClient, NIO and NIOSSL errors to a `TMSError` naming `url`.
+    /// Maps AsyncHTTPClient, NIO and NIOSSL errors to a `TMSError` naming `url`: a sentence and a hint by error
+    /// type, errno or TLS reason, the library's text only as the detail.
     static func classify(_ error: any Error, url: String) -> TMSError {
+        let detail = "\(error)"
         switch error {
         case let e as TMSError:
             return e
@@ -222,40 +229,125 @@ public final class TMSClient: Sendable {
         case let e as HTTPClientError:
             switch e {
             case .connectTimeout, .getConnectionFromPoolTimeout:
-                return TMSError(.timeout, "\(url): no connection within the connect timeout")
+                return TMSError(.timeout, "\(url): no connection within the connect timeout", hint: reachHint, detail: detail)
             case .readTimeout:
-                return TMSError(.timeout, "\(url): the TMS sent nothing within the read timeout")
+                return TMSError(.timeout, "\(url): the TMS sent nothing within the read timeout", detail: detail)
             case .deadlineExceeded:
-                return TMSError(.timeout, "\(url): the request took longer than its deadline")
+                return TMSError(.timeout, "\(url): the request took longer than its deadline", detail: detail)
             case .tlsHandshakeTimeout:
-                return TMSError(.timeout, "\(url): TLS handshake timed out")
+                return TMSError(.timeout, "\(url): TLS handshake timed out", detail: detail)
             case .cancelled:
                 return TMSError(.cancelled, "\(url): cancelled")
+            case .remoteConnectionClosed:
+                return TMSError(.network, "\(url): the TMS closed the connection", detail: detail)
             default:
-                return TMSError(.network, "\(url): \(e)")
+                return TMSError(.network, "\(url): the request failed", detail: detail)
             }
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
-            return TMSError(.tls, "\(url): TLS failed (\(error))" + tlsHint("\(error)"))
-        case let e as ChannelError:
-            if case .connectTimeout = e { return TMSError(.timeout, "\(url): no connection within the connect timeout") }
-            return TMSError(.network, "\(url): \(e)")
+            return TLSFailure(error).error(url: url, detail: detail)
         default:
-            return TMSError(.network, "\(url): \(error)")
+            switch SocketFailure(error) {
+            case .refused:
+                return TMSError(.network, "\(url): connection refused", hint: reachHint, detail: detail)
+            case .unreachable:
+                return TMSError(.network, "\(url): no route to the host", hint: reachHint, detail: detail)
+            case .hostNotFound:
+                return TMSError(.network, "\(url): the host name does not resolve", hint: reachHint, detail: detail)
+            case .timedOut:
+                return TMSError(.timeout, "\(url): no connection within the connect timeout", hint: reachHint, detail: detail)
+            case let failure?:
+                return TMSError(.network, "\(url): \(failure.summary)", detail: detail)
+            case nil:
+                return TMSError(.network, "\(url): the connection failed", detail: detail)
+            }
+        }
+    }
+
+    private static let reachHint =
+        "check the TMS URL (--tms, $UCUBE_TMS_URL or tms_url) and that the TMS is running (`ucube simulate --tms HOST:PORT`)"
+}
+
+/// What a failed TLS handshake means. NIOSSL exposes BoringSSL's errors only as text ("error:1000007d:SSL
+/// routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /path/handshake.cc:320"); the reason name after
+/// `OPENSSL_internal:` is BoringSSL's stable `SSL_R_…` identifier, so that token — never the sentence or the path —
+/// decides. Hostname mismatches are NIOSSL's own typed error.
+enum TLSFailure: Equatable {
+    case untrusted, hostnameMismatch, clientCertificateRejected, clientCertificateExpired, other
+
+    init(_ error: any Error) {
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            self = .hostnameMismatch
+            return
+        }
+        let reasons = Self.reasonNames(in: "\(error)")
+        if reasons.contains("CERTIFICATE_VERIFY_FAILED") {
+            self = .untrusted
+        } else if reasons.contains("SSLV3_ALERT_CERTIFICATE_EXPIRED") {
+            self = .clientCertificateExpired
+        } else if !reasons.isDisjoint(with: Self.clientCertificateAlerts) {
+            self = .clientCertificateRejected
+        } else {
+            self = .other
+        }
+    }
+
+    /// The alerts a server sends when it does not accept our client certificate (or wanted one).
+    static let clientCertificateAlerts: Set<String> = [
+        "TLSV1_ALERT_CERTIFICATE_REQUIRED", "SSLV3_ALERT_BAD_CERTIFICATE", "TLSV1_ALERT_UNKNOWN_CA",
+        "SSLV3_ALERT_CERTIFICATE_UNKNOWN", "SSLV3_ALERT_CERTIFICATE_REVOKED", "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE",
+        "SSLV3_ALERT_HANDSHAKE_FAILURE", "TLSV1_ALERT_ACCESS_DENIED",
+    ]
+
+    /// BoringSSL reason names (`SSL_R_…` without the prefix) in an error's text.
+    static func reasonNames(in text: String) -> Set<String> {
+        var names = Set<String>()
+        var rest = text[...]
+        while let marker = rest.firstRange(of: "OPENSSL_internal:") {
+            let name = rest[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+            if !name.isEmpty { names.insert(String(name)) }
+            rest = rest[marker.upperBound...]
+        }
+        return names
+    }
+
+    func error(url: String, detail: String) -> TMSError {
+        let host = URLParts.host(of: url)
+        switch self {
+        case .untrusted:
+            return TMSError(
+                .tlsUntrustedCertificate, "\(url): the TMS's certificate is not trusted",
+                hint: "pass the CA that issued it with --tms-ca FILE or set UCUBE_TMS_CA (`ucube simulate --tms` prints its `tms ca` file); if it is already trusted, the certificate may have expired",
+                detail: detail)
+        case .hostnameMismatch:
+            return TMSError(
+                .tlsHostnameMismatch, "\(url): the TMS's certificate is not valid for \(host)",
+                hint: "use the host name its certificate was issued for in --tms or UCUBE_TMS_URL", detail: detail)
+        case .clientCertificateRejected:
+            return TMSError(
+                .tlsCertificateRejected, "\(url): the TMS refused this terminal's client certificate",
+                hint: "run `ucube mdm-register` again", detail: detail)
+        case .clientCertificateExpired:
+            return TMSError(
+                .tlsCertificateExpired, "\(url): the TMS says this terminal's client certificate has expired",
+                hint: "run `ucube mdm-register` again", detail: detail)
+        case .other:
+            return TMSError(
+                .tls, "\(url): the TLS handshake with the TMS failed",
+                hint: "check the TMS CA (--tms-ca) and this terminal's registration (`ucube mdm-register`)", detail: detail)
         }
     }
 }
 
-/// What to do about a TLS failure, from the alert or verification error text.
-private func tlsHint(_ text: String) -> String {
-    if text.contains("CERTIFICATE_REQUIRED") || text.contains("ALERT_BAD_CERTIFICATE") || text.contains("ALERT_UNKNOWN_CA")
-        || text.contains("CERTIFICATE_UNKNOWN") || text.contains("ALERT_HANDSHAKE_FAILURE")
-    {
-        return " — the TMS wants this terminal's client certificate: run mdm-register"
+/// The host of a URL string, for messages (no Foundation URL parsing needed for `scheme://host[:port]/path`).
+private enum URLParts {
+    static func host(of url: String) -> String {
+        guard let start = url.firstRange(of: "://")?.upperBound else { return url }
+        let authority = url[start...].prefix { $0 != "/" }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[...close])
+        }
+        return String(authority.prefix { $0 != ":" })
     }
-    if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("unable to get local issuer") || text.contains("verify") {
-        return " — the TMS certificate is not trusted: pass its CA with --tms-ca (or UCUBE_TMS_CA)"
-    }
-    return " — check the TMS CA (--tms-ca) and this terminal's registration"
 }
 
 extension TimeAmount {

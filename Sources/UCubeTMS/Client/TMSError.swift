@@ -11,8 +11,16 @@ public struct TMSError: CodedError {
         case network
         /// No connection within the connect timeout, or no byte within the read timeout, after retries.
         case timeout
-        /// The TLS handshake failed (untrusted server certificate, client certificate rejected in the handshake).
+        /// The TLS handshake failed for a reason none of the `tls…` codes below names.
         case tls
+        /// The server's certificate does not chain to a trusted CA (the system's or `--tms-ca`), or is not valid now.
+        case tlsUntrustedCertificate
+        /// The server's certificate is not valid for the host name in the URL.
+        case tlsHostnameMismatch
+        /// The server refused this terminal's client certificate (or asked for one we do not have) in the handshake.
+        case tlsCertificateRejected
+        /// The server says this terminal's client certificate has expired.
+        case tlsCertificateExpired
         /// A 200 reply whose body is not what the endpoint returns (bad JSON, status ≠ ok, oversize, bad PKCS#12).
         case malformedReply
         /// HTTP 401/403: the server refused this terminal's client certificate.
@@ -21,7 +29,9 @@ public struct TMSError: CodedError {
         case insecureURL
         /// No client identity stored for this terminal.
         case notRegistered
-        /// No TMS URL configured, an unparsable URL, an unreadable CA file or config file.
+        /// No TMS URL configured (no --tms, $UCUBE_TMS_URL or tms_url).
+        case notConfigured
+        /// An unparsable URL, an unreadable CA file or config file.
         case configuration
         /// A local file could not be read or written (download target, logs zip, identity store).
         case file
@@ -35,12 +45,20 @@ public struct TMSError: CodedError {
     public let status: Int?
     /// Requests made before giving up (0 when the failure came before any connection).
     public let attempts: Int
+    /// What to do about it, when there is something to do.
+    public let hint: String?
+    /// The HTTP, NIO or BoringSSL library's own text (`--log-level debug`, the log).
+    public let detail: String?
 
-    public init(_ code: Code, _ reason: String, status: Int? = nil, attempts: Int = 0) {
+    public init(
+        _ code: Code, _ reason: String, status: Int? = nil, attempts: Int = 0, hint: String? = nil, detail: String? = nil
+    ) {
         self.code = code
         self.reason = reason
         self.status = status
         self.attempts = attempts
+        self.hint = hint
+        self.detail = detail
     }
 
     /// Whether another attempt may succeed: 5xx, network errors and timeouts.
@@ -48,12 +66,14 @@ public struct TMSError: CodedError {
         switch code {
         case .network, .timeout: true
         case .httpStatus: (status ?? 0) >= 500
-        case .tls, .malformedReply, .refused, .insecureURL, .notRegistered, .configuration, .file, .cancelled: false
+        case .tls, .tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateRejected, .tlsCertificateExpired,
+            .malformedReply, .refused, .insecureURL, .notRegistered, .notConfigured, .configuration, .file, .cancelled:
+            false
         }
     }
 
     func with(attempts: Int) -> TMSError {
         let suffix = attempts > 1 ? " (after \(attempts) attempts)" : ""
-        return TMSError(code, reason + suffix, status: status, attempts: attempts)
+        return TMSError(code, reason + suffix, status: status, attempts: attempts, hint: hint, detail: detail)
     }
 }

@@ -36,7 +36,9 @@ public struct TMSIdentityStore: Sendable {
     /// The stored identity; `.notRegistered` when there is none.
     public func identity(serial: String) throws(TMSError) -> TMSIdentity {
         guard let id = try load(serial: serial) else {
-            throw TMSError(.notRegistered, "terminal \(serial) is not registered with the TMS (no \(try path(serial: serial))) — run mdm-register")
+            throw TMSError(
+                .notRegistered, "terminal \(serial) is not registered with the TMS (no \(try path(serial: serial)))",
+                hint: "run `ucube mdm-register` first")
         }
         return id
     }

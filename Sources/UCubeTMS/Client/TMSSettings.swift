@@ -101,7 +101,9 @@ public struct TMSSettings: Hashable, Sendable {
         // A broken config file matters only when the URL has to come from it.
         if urlGiven == nil, let fileError { throw fileError }
         guard let url = urlGiven ?? fileURL else {
-            throw TMSError(.configuration, "no TMS URL: pass --tms URL, set \(TMSChoices.urlEnvironmentVariable), or set \"\(TMSChoices.urlConfigKey)\" in \(configDirectory.map { $0 + "/" } ?? "")\(TMSChoices.configFileName)")
+            throw TMSError(
+                .notConfigured, "no TMS is configured",
+                hint: "pass --tms URL, set \(TMSChoices.urlEnvironmentVariable), or set \"\(TMSChoices.urlConfigKey)\" in \(configDirectory.map { $0 + "/" } ?? "")\(TMSChoices.configFileName)")
         }
         let ca = caGiven ?? fileCA
         return try TMSSettings(baseURL: url, trustedCAFile: ca)

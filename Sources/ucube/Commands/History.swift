@@ -18,6 +18,7 @@ extension UCube {
 
         func run() async throws {
             var entries: [JournalEntry]
+            try Environment.requireStateDirectory()
             do {
                 entries = try PaymentJournal.history(Environment.stateDirectory + "/journal.jsonl")
             } catch {

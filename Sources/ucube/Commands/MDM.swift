@@ -99,20 +99,26 @@ enum TMSContext {
 
 extension ExitCodes {
     /// The one place a TMS failure becomes an exit code: configuration mistakes are usage errors, a local file
-    /// problem an internal failure, Ctrl-C `cancelled`, everything the server or the network did `tms`.
+    /// that cannot be read or written an I/O error, Ctrl-C `cancelled`, everything the server or the network did `tms`.
     static func code(for error: TMSError) -> Entry {
         switch error.code {
-        case .configuration, .insecureURL: usage
-        case .file: failure
+        case .notConfigured, .configuration, .insecureURL: usage
+        case .file: ioError
         case .cancelled: cancelled
-        case .httpStatus, .network, .timeout, .tls, .malformedReply, .refused, .notRegistered: tms
+        case .httpStatus, .network, .timeout, .tls, .tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateRejected,
+            .tlsCertificateExpired, .malformedReply, .refused, .notRegistered:
+            tms
         }
     }
 }
 
 extension CLIFailure {
     init(_ error: TMSError) {
-        self.init(ExitCodes.code(for: error), error.reason)
+        code = CLIErrorCode.name(of: error.code)
+        exit = ExitCodes.code(for: error)
+        message = error.reason
+        hint = error.hint
+        detail = error.detail
     }
 }
 

@@ -219,6 +219,7 @@ private struct UpdateJob: Sendable {
             }
             let certificate = try await TerminalFacts.certificate(await link.client)
             let downloads = TMSContext.downloads
+            try Environment.requireStateDirectory()
             try Environment.ensureDirectory(downloads)
             let plannedItems = chosen.map { update in
                 let config = update.item

@@ -181,6 +181,8 @@ extension UCube {
         func run() async throws {
             let request = try request()
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
+            // No payment starts without its journal.
+            try Environment.requireStateDirectory()
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
             let session = ShellSession.current
             let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil

@@ -36,8 +36,10 @@ extension UCube {
 
         func run() async throws {
             let logDirectory = Environment.logDirectory
+            try Environment.requireStateDirectory()
             if let output {
                 let path = (output as NSString).expandingTildeInPath
+                try Self.checkDirectory(of: path)
                 if FileManager.default.fileExists(atPath: path) {
                     guard force else {
                         throw CLIFailure(ExitCodes.usage, "\(path) already exists: choose another --output or add --force")
@@ -45,7 +47,7 @@ extension UCube {
                     do {
                         try FileManager.default.removeItem(atPath: path)
                     } catch {
-                        throw CLIFailure(ExitCodes.failure, "cannot replace \(path): \(error.localizedDescription)")
+                        throw CLIFailure(reporting: error)
                     }
                 }
                 let entries = try bundle(from: logDirectory, to: path)
@@ -71,7 +73,7 @@ extension UCube {
             do {
                 try LogBundle.deleteLogs(in: logDirectory)
             } catch {
-                throw CLIFailure(ExitCodes.failure, "the logs were sent but not deleted: \(error.reason)")
+                throw CLIFailure(ExitCodes.ioError, "the logs were sent but not deleted: \(error.reason)")
             }
             let bytes = Self.size(of: path)
             if globals.json {
@@ -105,8 +107,29 @@ extension UCube {
                 switch error.code {
                 case .noLogs: throw CLIFailure(ExitCodes.failure, "nothing to send: \(error.reason)")
                 case .exists: throw CLIFailure(ExitCodes.usage, error.reason)
-                case .io: throw CLIFailure(ExitCodes.failure, error.reason)
+                case .io: throw CLIFailure(ExitCodes.ioError, error.reason)
                 }
+            }
+        }
+
+        /// The bundle's directory must exist and be writable (73 otherwise, before any work).
+        private static func checkDirectory(of path: String) throws(CLIFailure) {
+            let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+            var isDirectory: ObjCBool = false
+            let problem: String?
+            if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+                problem = "the directory \(directory) does not exist"
+            } else if !isDirectory.boolValue {
+                problem = "\(directory) is not a directory"
+            } else if access(directory, W_OK | X_OK) != 0 {
+                problem = "the directory \(directory) is not writable"
+            } else {
+                problem = nil
+            }
+            if let problem {
+                throw CLIFailure(
+                    ExitCodes.cannotCreate, "cannot create \(path): \(problem)", code: .cannotCreateOutput,
+                    hint: "create the directory first, or choose another --output")
             }
         }
 

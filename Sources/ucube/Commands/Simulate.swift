@@ -159,8 +159,8 @@ extension UCube {
                     let line = "listening on tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n"
                     RawOutput.stdout(line)
                 }
-            } catch {
-                throw CLIFailure(ExitCodes.link, "cannot listen on \(listen): \(error)")
+            } catch let error as SimulatorError {
+                throw CLIFailure(simulator: error)
             }
         }
 
@@ -176,7 +176,10 @@ extension UCube {
                     try SimulatedFirmware.writeCatalogue(directory: catalogueDirectory)
                 }
             } catch {
-                throw CLIFailure(ExitCodes.failure, "cannot prepare the TMS simulator in \(state): \(error)")
+                throw CLIFailure(
+                    ExitCodes.cannotCreate, "cannot prepare the TMS simulator in \(state): \(Environment.posixCause(error))",
+                    code: .stateDirectoryUnusable, hint: "set UCUBE_TMS_SIM_HOME (or XDG_STATE_HOME) to a writable directory",
+                    detail: "\(error)")
             }
             let server = TMSSimulator()
             let bound: Int
@@ -185,7 +188,7 @@ extension UCube {
                     host: host, port: port, stateDirectory: URL(fileURLWithPath: state),
                     catalogue: URL(fileURLWithPath: catalogueDirectory))
             } catch {
-                throw CLIFailure(error.code == .bind ? ExitCodes.link : ExitCodes.usage, error.reason)
+                throw CLIFailure(tmsSimulator: error)
             }
             let url = Self.tmsURL(host: host, port: bound)
             RawOutput.stdout("tms listening on \(url)\ntms ca \(Self.tmsCAPath)\n\(Self.exportLine(url: url, ca: Self.tmsCAPath))\n")

@@ -142,17 +142,19 @@ final class ShellRunner: @unchecked Sendable {
 
     /// Parses `words` with the CLI's grammar and runs the command (shell builtins are not looked at here).
     private func parseAndRun(_ words: [String]) -> Outcome {
+        Console.beginCommand()
+        let json = CommandLineScan.wantsJSON(words) || session.settings.json
         let parsed: Result<any ParsableCommand, any Error> = ShellSession.$current.withValue(session) {
             Result { try UCube.parseAsRoot(words) }
         }
         switch parsed {
         case .failure(let error):
-            return .status(UCube.report(error))
+            return .status(UCube.report(error, json: json, arguments: words))
         case .success(let command):
             Logger(layer: .api).info("shell: \(words.joined(separator: " "))")
             nonisolated(unsafe) var command = command
             return .status(
-                runCommand {
+                runCommand(json: json) {
                     if var asyncCommand = command as? any AsyncParsableCommand {
                         try await asyncCommand.run()
                     } else {
@@ -176,7 +178,7 @@ final class ShellRunner: @unchecked Sendable {
             do {
                 print(try session.applySetting(arguments))
             } catch {
-                return .status(UCube.report(error))
+                return .status(UCube.report(error, json: session.settings.json))
             }
             return arguments.first == ShellSettings.Name.device.rawValue ? reconnect() : .status(0)
         case .reconnect:
@@ -207,7 +209,7 @@ final class ShellRunner: @unchecked Sendable {
     /// Closes the link and opens it again with the session's settings.
     private func reconnect() -> Outcome {
         .status(
-            runCommand { [session] in
+            runCommand(json: session.settings.json) { [session] in
                 await session.disconnect()
                 let globals = try GlobalOptions.parse([])
                 let connection = try await session.connection(globals, card: nil)
@@ -217,7 +219,7 @@ final class ShellRunner: @unchecked Sendable {
 
     /// Runs one command's async work in a `Task` and waits for it on this thread, reading lines for it when it asks
     /// and turning Ctrl-C into the command's cancel.
-    private func runCommand(_ body: @escaping @Sendable () async throws -> Void) -> Int32 {
+    private func runCommand(json: Bool, _ body: @escaping @Sendable () async throws -> Void) -> Int32 {
         let mailbox = ShellMailbox()
         let session = self.session
         _ = shellInterrupt.exchange(false, ordering: .sequentiallyConsistent)
@@ -227,7 +229,7 @@ final class ShellRunner: @unchecked Sendable {
                 do {
                     try await body()
                 } catch {
-                    code = UCube.report(error)
+                    code = UCube.report(error, json: json)
                 }
                 await session.checkLink()
                 mailbox.post(.finished(code))

@@ -101,7 +101,7 @@ enum ShellCompletion {
         }
     }
 
-    private static func subcommand(of command: any ParsableCommand.Type, named word: String) -> (any ParsableCommand.Type)? {
+    static func subcommand(of command: any ParsableCommand.Type, named word: String) -> (any ParsableCommand.Type)? {
         command.configuration.subcommands.first { sub in
             (sub.configuration.commandName ?? sub._commandName) == word || sub.configuration.aliases.contains(word)
         }

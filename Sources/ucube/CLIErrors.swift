@@ -1,0 +1,329 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import UCubeLink
+import UCubeProtocol
+import UCubeSimulator
+import UCubeTMS
+import UCubeTMSSimulator
+
+/// The CLI's own error codes, for failures no library error names. With the exit codes' names (a failure with no
+/// better code is named by its exit code: `usage`, `terminal-status`, …) and the library code enums (`LinkError.Code`
+/// as is, `TMSError.Code` with a `tms-` prefix) they are every `code` the `--json` error object can carry;
+/// `catalogue` lists them from those enums, so there is no second list to drift.
+enum CLIErrorCode: String, CaseIterable {
+    /// The first word is not a command (`ucube pya 10`), or the word after `rpc` not one of its commands.
+    case unknownCommand
+    /// The state directory ($XDG_STATE_HOME/ucube) cannot be created or written, and the command keeps state there.
+    case stateDirectoryUnusable
+    /// An output file cannot be created: its directory is missing, or not writable.
+    case cannotCreateOutput
+    /// A write to stdout failed (a full disk or device, an I/O error).
+    case stdoutWriteFailed
+    /// stdout was closed before everything was written (`ucube … | head -1`).
+    case stdoutClosed
+    /// `simulate`: the address to listen on is taken.
+    case addressInUse
+    /// `simulate`: the address cannot be bound (not a local address, a privileged port).
+    case cannotListen
+
+    var name: String { kebabCaseCodeName(rawValue) }
+
+    var exit: ExitCodes.Entry {
+        switch self {
+        case .unknownCommand: ExitCodes.usage
+        case .stateDirectoryUnusable, .cannotCreateOutput: ExitCodes.cannotCreate
+        case .stdoutWriteFailed, .stdoutClosed: ExitCodes.ioError
+        case .addressInUse, .cannotListen: ExitCodes.unavailable
+        }
+    }
+
+    static func name(of code: LinkError.Code) -> String { kebabCaseCodeName(code.rawValue) }
+
+    static func name(of code: TMSError.Code) -> String { "tms-" + kebabCaseCodeName(code.rawValue) }
+
+    /// Every code name with its exit code, ordered by exit code (the man page lists it).
+    static var catalogue: [(code: String, exit: ExitCodes.Entry)] {
+        let generic = ExitCodes.all.filter { $0.code != 0 }.map { ($0.name, $0) }
+        let link = LinkError.Code.allCases.map { (name(of: $0), ExitCodes.code(for: LinkError($0, ""))) }
+        let tms = TMSError.Code.allCases.map { (name(of: $0), ExitCodes.code(for: TMSError($0, ""))) }
+        let own = allCases.map { ($0.name, $0.exit) }
+        var seen = Set<String>()
+        return (generic + link + tms + own).filter { seen.insert($0.0).inserted }.map { (code: $0.0, exit: $0.1) }
+            .sorted { ($0.exit.code, $0.code) < ($1.exit.code, $1.code) }
+    }
+
+    /// The catalogue as lines, one per exit code: `  5  link, connect-failed, connection-refused, …`.
+    static var catalogueLines: [String] {
+        var lines: [String] = []
+        var byExit: [(Int32, [String])] = []
+        for entry in catalogue {
+            if let last = byExit.last, last.0 == entry.exit.code {
+                byExit[byExit.count - 1].1.append(entry.code)
+            } else {
+                byExit.append((entry.exit.code, [entry.code]))
+            }
+        }
+        for (exit, codes) in byExit { lines.append("  \(exit)  \(codes.joined(separator: ", "))") }
+        return lines
+    }
+}
+
+extension CLIFailure {
+    /// Any error that reaches `UCube.report`, as the CLI reports it. ArgumentParser's own errors are handled by
+    /// `report` before this (they need the command line).
+    init(reporting error: any Error) {
+        switch error {
+        case let failure as CLIFailure:
+            self = failure
+        case let error as LinkError:
+            self.init(error)
+        case let error as TMSError:
+            self.init(error)
+        case let error as SimulatorError:
+            self.init(simulator: error)
+        case let error as TMSSimulatorError:
+            self.init(tmsSimulator: error)
+        default:
+            if let failure = CLIFailure(fileError: error) {
+                self = failure
+            } else {
+                self.init(ExitCodes.failure, "\(error)", detail: String(reflecting: error))
+            }
+        }
+    }
+
+    init(simulator error: SimulatorError) {
+        switch error.code {
+        case .addressInUse:
+            self.init(
+                ExitCodes.unavailable, error.reason, code: .addressInUse,
+                hint: "another program (perhaps another `ucube simulate`) listens there: stop it, or choose another port (port 0 picks a free one)")
+        case .bindFailed:
+            self.init(ExitCodes.unavailable, error.reason, code: .cannotListen, hint: "listen on an address of this machine, on a port above 1023")
+        case .stateUnreadable, .stateUnwritable:
+            self.init(
+                ExitCodes.cannotCreate, error.reason, code: .stateDirectoryUnusable,
+                hint: "choose another --state-dir, or set UCUBE_SIM_HOME (or XDG_STATE_HOME) to a writable directory")
+        case .imageUnwritable:
+            self.init(ExitCodes.ioError, error.reason)
+        case .badFault:
+            self.init(ExitCodes.usage, error.reason, hint: "faults are drop@N, silent@N and reboot@N, comma-separated")
+        }
+    }
+
+    init(tmsSimulator error: TMSSimulatorError) {
+        switch error.code {
+        case .addressInUse:
+            self.init(
+                ExitCodes.unavailable, error.reason, code: .addressInUse,
+                hint: "another program (perhaps another `ucube simulate --tms`) listens there: stop it, or choose another port (port 0 picks a free one)")
+        case .bind:
+            self.init(ExitCodes.unavailable, error.reason, code: .cannotListen, hint: "listen on an address of this machine, on a port above 1023")
+        case .stateDirectory:
+            self.init(
+                ExitCodes.cannotCreate, error.reason, code: .stateDirectoryUnusable,
+                hint: "set UCUBE_TMS_SIM_HOME (or XDG_STATE_HOME) to a writable directory")
+        case .invalidCatalogue, .invalidArgument:
+            self.init(ExitCodes.usage, error.reason)
+        case .pki:
+            self.init(ExitCodes.failure, error.reason)
+        }
+    }
+
+    /// A Foundation file error (`CocoaError` with its POSIX cause) as a sentence naming the path: 73 when a file or
+    /// directory could not be created, 74 when a read or write failed. Under the state directory, it says so and
+    /// how to move it. Nil for any other error.
+    init?(fileError error: any Error) {
+        let path: String?
+        let posix: Int32?
+        let writing: Bool
+        if let cocoa = error as? CocoaError {
+            path = cocoa.filePath ?? cocoa.url?.path
+            posix = (cocoa.underlying as? POSIXError).map { $0.code.rawValue } ?? (cocoa.underlying as? NSError).flatMap {
+                $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil
+            }
+            writing = cocoa.code.rawValue >= CocoaError.fileWriteUnknown.rawValue || cocoa.code == .fileNoSuchFile
+        } else if let error = error as? POSIXError {
+            path = nil
+            posix = error.code.rawValue
+            writing = true
+        } else {
+            return nil
+        }
+        let cause = posix.map { String(cString: strerror($0)).lowercased() } ?? "\(error)"
+        let target = path.map { " \($0)" } ?? ""
+        let full = posix.map { [ENOSPC, EDQUOT, EIO].contains($0) } ?? false
+        if let path, Environment.isInStateDirectory(path) {
+            self = .stateDirectoryUnusable(cause: cause, detail: "\(error)")
+        } else if writing && !full {
+            self.init(ExitCodes.cannotCreate, "cannot create\(target): \(cause)", detail: "\(error)")
+        } else {
+            self.init(ExitCodes.ioError, "cannot \(writing ? "write" : "read")\(target): \(cause)", detail: "\(error)")
+        }
+    }
+
+    /// The state directory cannot be created or written (73), naming it and how to move it.
+    static func stateDirectoryUnusable(cause: String, detail: String? = nil) -> CLIFailure {
+        CLIFailure(
+            ExitCodes.cannotCreate, "the state directory \(Environment.stateDirectory) cannot be used: \(cause)",
+            code: .stateDirectoryUnusable, hint: "set XDG_STATE_HOME to a writable directory (ucube keeps its journal and logs in $XDG_STATE_HOME/ucube)",
+            detail: detail)
+    }
+
+    /// A failed write to stdout (74): a full device says so; a closed pipe is the reader's choice (`| head`) and is
+    /// reported only by the exit code.
+    static func stdout(errno code: Int32) -> CLIFailure {
+        if code == EPIPE {
+            return CLIFailure(ExitCodes.ioError, "stdout was closed before all the output was written", code: .stdoutClosed)
+        }
+        return CLIFailure(
+            ExitCodes.ioError, "cannot write to stdout: \(String(cString: strerror(code)).lowercased())", code: .stdoutWriteFailed,
+            hint: "redirect the output to a file system with free space")
+    }
+}
+
+// MARK: - The state directory
+
+extension Environment {
+    /// Creates the state directory for a command that keeps state there (the journal, the logs it sends, downloads)
+    /// and checks it is writable; otherwise throws 73 naming it.
+    static func requireStateDirectory() throws(CLIFailure) {
+        let directory = stateDirectory
+        do {
+            try ensureDirectory(directory)
+        } catch {
+            throw CLIFailure.stateDirectoryUnusable(cause: posixCause(error), detail: "\(error)")
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw CLIFailure.stateDirectoryUnusable(cause: String(cString: strerror(errno)).lowercased())
+        }
+    }
+
+    /// Whether the state directory can be used, creating it if needed; the reason when not.
+    static func stateDirectoryProblem(_ directory: String) -> String? {
+        do {
+            try ensureDirectory(directory)
+        } catch {
+            return posixCause(error)
+        }
+        return access(directory, W_OK | X_OK) == 0 ? nil : String(cString: strerror(errno)).lowercased()
+    }
+
+    /// Whether `path` is the state directory, inside it, or one of its parents.
+    static func isInStateDirectory(_ path: String) -> Bool {
+        let state = (stateDirectory as NSString).standardizingPath
+        let path = (path as NSString).standardizingPath
+        return path == state || path.hasPrefix(state + "/") || state.hasPrefix(path + "/")
+    }
+
+    /// The POSIX cause of a Foundation file error in a few words ("not a directory"), else the error's text.
+    static func posixCause(_ error: any Error) -> String {
+        if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue)).lowercased()
+        }
+        if let cocoa = error as? CocoaError, let ns = cocoa.underlying as? NSError, ns.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(ns.code))).lowercased()
+        }
+        return "\(error)"
+    }
+
+    private static let warned = Mutex(false)
+
+    /// Says once per process that something the command could do without (the log, the simulator's saved state, the
+    /// link session) is not kept because the state or runtime directory is unusable; later ones stay silent.
+    static func warnStateUnusable(_ text: String, variable: String = "XDG_STATE_HOME") {
+        guard warned.withLock({ done in
+            defer { done = true }
+            return !done
+        }) else { return }
+        StandardError.write("ucube: warning: \(text) (set \(variable) to a writable directory)")
+    }
+}
+
+// MARK: - The command line
+
+/// What the raw command line asks for, read before (or without) ArgumentParser, so that a line that does not parse
+/// still gets the output it asked for.
+enum CommandLineScan {
+    /// `--json` appears before any `--` (after which words are operands).
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
+    }
+
+    /// When `arguments` name a command that does not exist (`ucube pya 10`, `ucube rpc get-inf`), the failure to
+    /// report, with the nearest command names as the hint; nil otherwise.
+    static func unknownCommand(_ arguments: [String]) -> CLIFailure? {
+        let (command, path, word) = walk(arguments)
+        // ArgumentParser's own `help` word, and commands whose first operand is not a command, parse otherwise.
+        guard let word, word != "help", !command.configuration.subcommands.isEmpty,
+            command.configuration.defaultSubcommand == nil, CommandSpec.of(command).positionals.isEmpty
+        else { return nil }
+        let nearest = Suggestion.nearest(to: word, in: ShellCompletion.commandNames(command, state: CompletionState()))
+        let parent = path.isEmpty ? "" : path.joined(separator: " ") + " "
+        return CLIFailure(
+            ExitCodes.usage, "unknown command '\(parent)\(word)'", code: .unknownCommand,
+            hint: nearest.isEmpty
+                ? "`ucube \(parent)--help` lists the commands"
+                : "did you mean \(nearest.map { "'\(parent)\($0)'" }.joined(separator: " or "))?")
+    }
+
+    /// The command words of `arguments` (`["rpc", "get-info"]`).
+    static func commandPath(_ arguments: [String]) -> [String] { walk(arguments).1 }
+
+    /// Follows the command names in `arguments` the way the shell's completion does, skipping options and their
+    /// values (ArgumentParser's own description of each command says which take one): the deepest command, the
+    /// words that named it, and the first other word after it (nil when none, or after `--`).
+    private static func walk(_ arguments: [String]) -> (any ParsableCommand.Type, [String], String?) {
+        var command: any ParsableCommand.Type = UCube.self
+        var path: [String] = []
+        var skipValue = false
+        for word in arguments {
+            if word == "--" { break }
+            if skipValue {
+                skipValue = false
+            } else if word.hasPrefix("-") {
+                skipValue = CommandSpec.of(command).option(named: word)?.takesValue ?? false
+            } else if let sub = ShellCompletion.subcommand(of: command, named: word) {
+                command = sub
+                path.append(word)
+            } else {
+                return (command, path, word)
+            }
+        }
+        return (command, path, nil)
+    }
+}
+
+/// The names nearest to a mistyped word (optimal string alignment distance: one edit per insertion, deletion,
+/// substitution or swap of two neighbours, so `pya` is one edit from `pay`).
+enum Suggestion {
+    static func nearest(to word: String, in names: [String]) -> [String] {
+        let scored = names.map { ($0, distance(word, $0)) }
+        guard let best = scored.map(\.1).min() else { return [] }
+        // Close enough to be a typo: at most 2 edits, and fewer than half the word.
+        guard best <= min(2, max(1, word.count / 2)) else {
+            return names.filter { $0.hasPrefix(word) && word.count >= 2 }.prefix(3).map { $0 }
+        }
+        return scored.filter { $0.1 == best }.map(\.0)
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return d[a.count][b.count]
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+import UCubeLog
+
+/// The executable's exit for stdout, and the one place a failure is printed (STYLE.md, "a single exit for
+/// output"). Every `print` in this module, `JSONOutput.print` and `RawOutput.stdout` write through `out`: one
+/// `write(2)` per call, so lines from concurrent tasks never interleave and nothing waits in a stdio buffer.
+///
+/// A write that fails (`> /dev/full`, a closed pipe: SIGPIPE is ignored, see `UCube.main`) is remembered, and the
+/// rest of the output is dropped while the work goes on — a firmware update is never aborted because its reader went
+/// away. Only the exit code says so: `UCube.main` turns it into 74 (`io-error`) at the end.
+enum Console {
+    private struct State {
+        /// errno of the first failed stdout write.
+        var stdoutError: Int32?
+        /// The running command printed its result as one JSON document (`JSONOutput.print`).
+        var wroteResult = false
+    }
+
+    private static let state = Mutex(State())
+
+    /// Writes `text` to stdout as is (the caller ends lines).
+    static func out(_ text: String) {
+        guard state.withLock({ $0.stdoutError == nil }) else { return }
+        if let error = StandardStream.write(Array(text.utf8), to: STDOUT_FILENO) {
+            state.withLock { $0.stdoutError = $0.stdoutError ?? error }
+        }
+    }
+
+    /// Writes one line to stdout.
+    static func line(_ text: String) { out(text + "\n") }
+
+    /// The errno of the first stdout write that failed in this process, if one did.
+    static var stdoutError: Int32? { state.withLock { $0.stdoutError } }
+
+    /// Called by `JSONOutput.print`: the command's result is on stdout as a JSON document, so a failure after it
+    /// (a declined payment, a terminal status) adds no second document.
+    static func noteResult() { state.withLock { $0.wroteResult = true } }
+
+    /// Starts a command's output afresh (the shell runs many in one process).
+    static func beginCommand() { state.withLock { $0.wroteResult = false } }
+
+    /// Prints `failure`: `ucube: error: MESSAGE`, `hint: HINT` (and `detail: …` when `showDetail`) on stderr (unless
+    /// the caller printed ArgumentParser's own text with the usage); with `json`, also the error object on stdout
+    /// unless the command already printed its result there. Every string passes through the log's PAN scrubber.
+    static func report(_ failure: CLIFailure, json: Bool, showDetail: Bool, textAlreadyShown: Bool = false) {
+        if !textAlreadyShown {
+            var lines = ["ucube: error: \(failure.message)"]
+            if let hint = failure.hint { lines.append("hint: \(hint)") }
+            if showDetail, let detail = failure.detail { lines.append("detail: \(detail)") }
+            StandardError.write(LogScrubber.scrub(lines.joined(separator: "\n")))
+        }
+        if json && !state.withLock({ $0.wroteResult }) {
+            out(ErrorObject(failure, showDetail: showDetail).line + "\n")
+        }
+    }
+}
+
+/// `--json`'s error object, one line on stdout:
+/// `{"error":{"code":"usage","detail":null,"exit":64,"exitName":"usage","hint":null,"message":"…"}}`.
+/// Every key is always present (`hint` and `detail` may be null; `detail` only with `--log-level debug`).
+struct ErrorObject: Encodable {
+    struct Body: Encodable {
+        let code: String
+        let exit: Int32
+        let exitName: String
+        let message: String
+        let hint: String?
+        let detail: String?
+
+        enum CodingKeys: String, CodingKey { case code, exit, exitName, message, hint, detail }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(exit, forKey: .exit)
+            try container.encode(exitName, forKey: .exitName)
+            try container.encode(LogScrubber.scrub(message), forKey: .message)
+            if let hint { try container.encode(LogScrubber.scrub(hint), forKey: .hint) } else { try container.encodeNil(forKey: .hint) }
+            if let detail { try container.encode(LogScrubber.scrub(detail), forKey: .detail) } else { try container.encodeNil(forKey: .detail) }
+        }
+    }
+
+    let error: Body
+
+    init(_ failure: CLIFailure, showDetail: Bool) {
+        error = Body(
+            code: failure.code, exit: failure.exit.code, exitName: failure.exit.name, message: failure.message,
+            hint: failure.hint, detail: showDetail ? failure.detail : nil)
+    }
+
+    var line: String {
+        // Only strings and numbers: encoding cannot fail.
+        (try? JSONOutput.encode(self, pretty: false)) ?? #"{"error":{"code":"failure"}}"#
+    }
+}
+
+/// Every unqualified `print` in this module resolves here rather than to `Swift.print`, so each one goes through
+/// `Console.out` (and a failed stdout is noticed) without touching the commands that call it.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    Console.out(items.map { "\($0)" }.joined(separator: separator) + terminator)
+}
