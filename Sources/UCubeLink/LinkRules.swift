@@ -53,6 +53,10 @@ public struct LinkRules: Sendable, Hashable {
     /// rebooted, or another process closed the session), so commands go plain from now on.
     public mutating func secureSessionLost() { secured = false }
 
+    /// Numbers the commands afresh from 0, as after the SDK's start (spec §2.4): after the terminal was brought back
+    /// to READY from an unknown state, nothing holds an older number.
+    public mutating func restartNumbering() { nextSequence = 0 }
+
     /// Forgets the session after a link drop: the next connection starts in READY framing with SEQ 0.
     public mutating func reset() { self = LinkRules() }
 }

@@ -198,6 +198,9 @@ public actor RPCClient {
         }
     }
 
+    /// Numbers the next command 0 again (`LinkRules.restartNumbering`), once the terminal is known to be READY.
+    public func restartNumbering() { rules.restartNumbering() }
+
     // MARK: Exchange
 
     private func exchange(

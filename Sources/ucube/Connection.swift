@@ -123,11 +123,13 @@ struct Connection {
     /// Brings the terminal back to READY with nothing pending, from any state: CancelAll ends a pending long command
     /// (WaitCard, StartNFC, DisplayMessage…; its late −32 answer is dropped by the client), and ExitSecureSession
     /// closes a secure session (0) or finds none (−287). Both travel plain in every state (spec §2.3), so neither the
-    /// secured flag nor the sequence number need to be known. Returns the two statuses.
+    /// secured flag nor the sequence number need to be known; numbering then starts again at 0, as after the SDK's
+    /// start (spec §2.4). Returns the two statuses.
     @discardableResult
     static func resynchronise(_ client: RPCClient) async throws(LinkError) -> (cancel: Status, exit: Status) {
         let cancel = try await client.cancelAll()
         let exit = try await client.send(ExitSecureSession()).status
+        await client.restartNumbering()
         return (cancel, exit)
     }
 

@@ -75,7 +75,8 @@ import UCubeProtocol
                 }
             }
         }
-        let client = RPCClient(transport: transport, defaultTimeout: .seconds(60), frameSilence: .milliseconds(200))
+        // 30 ms between bytes, 2 s allowed: a busy machine may delay a byte, not by seconds.
+        let client = RPCClient(transport: transport, defaultTimeout: .seconds(60), frameSilence: .seconds(2))
         let reply = try await client.send(GetInfo(tags: [0xC4]))
         #expect(reply.response?.state == .ready)
         await client.close()

@@ -191,9 +191,10 @@ struct BluetoothEndToEndTests {
     /// not the timeout's 4), and the next `ucube connect` works.
     @Test func droppedLinkFailsTheCommandAtOnceAndReconnectWorks() async throws {
         let sandbox = try UCubeSandbox()
-        // Message 1 is connect's GetInfo; message 2 (the info below) is swallowed and the link dropped; so is message
-        // 9, the fifth of the payment that starts at message 5.
-        let bluez = try await BlueZMock(sandbox, parameters: ["drop_after_messages": [2, 9]])
+        // Messages 1–3 are connect's CancelAll, ExitSecureSession and GetInfo; message 6, the GetInfo of the info below
+        // (after its CancelAll and ExitSecureSession), is swallowed and the link dropped; so is message 17, the fifth of
+        // the payment that starts at message 13 (after connect and info again, 3 messages each).
+        let bluez = try await BlueZMock(sandbox, parameters: ["drop_after_messages": [6, 17]])
         defer { bluez.stop() }
 
         let connect = try await sandbox.run(["connect", BlueZMock.terminalName])

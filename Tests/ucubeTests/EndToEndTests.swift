@@ -38,9 +38,11 @@ import UCubeProtocol
         #expect(run.status == 0, "\(run.stderr)")
         let sent = Self.tracedFrames(run.stderr, direction: ">")
         let received = Self.tracedFrames(run.stderr, direction: "<")
-        // The spec §2.6 worked frame, exactly.
-        #expect(sent == [try Hex.decode("02 00 03 00 50 01 C1 C4 D1 AB 0F 03")])
-        let reply = try #require(received.first)
+        // The spec §2.6 worked frame, exactly, after the resynchronisation (CancelAll, ExitSecureSession) that
+        // a link with no session file gets, which numbers commands from 0 again.
+        #expect(sent.count == 3 && sent[0][4...5] == [0x02, 0x02] && sent[1][4...5] == [0x51, 0x02], "\(sent)")
+        #expect(sent.last == (try Hex.decode("02 00 03 00 50 01 C1 C4 D1 AB 0F 03")))
+        let reply = try #require(received.last)
         #expect(reply[0] == 0x02 && reply.last == 0x03)
         let len = Int(reply[1]) << 8 | Int(reply[2])
         #expect(reply.count == len + 9)
@@ -63,10 +65,15 @@ import UCubeProtocol
         let run = try await sandbox.run("--device sim --trace rpc get-info C4 D1")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("ciphered"))
-        let sent = try #require(Self.tracedFrames(run.stderr, direction: ">").first)
-        // Secured command: LEN = 1 + payload + 4; crypto header 7F; zero MAC (spec §2.3); SEQ 1 after 0x5101's SEQ 0.
-        #expect(sent == [0x02, 0x00, 0x07, 0x01, 0x50, 0x01, 0x7F, 0xC4, 0xD1, 0, 0, 0, 0] + Array(sent.suffix(3)))
-        let bytes = try #require(Self.tracedFrames(run.stderr, direction: "<").first)
+        // First the check that the kept secure session is open: GetInfo with no tag, plain, SEQ 1 (after 0x5101's
+        // SEQ 0), answered in the SECURED layout (crypto header + status: LEN 3).
+        let frames = Self.tracedFrames(run.stderr, direction: ">")
+        #expect(frames.first == [0x02, 0x00, 0x00, 0x01, 0x50, 0x01] + Array(frames.first?.suffix(3) ?? []))
+        #expect(Self.tracedFrames(run.stderr, direction: "<").first?[1...2] == [0x00, 0x03])
+        let sent = try #require(frames.last)
+        // Secured command: LEN = 1 + payload + 4; crypto header 7F; zero MAC (spec §2.3); SEQ 2.
+        #expect(sent == [0x02, 0x00, 0x07, 0x02, 0x50, 0x01, 0x7F, 0xC4, 0xD1, 0, 0, 0, 0] + Array(sent.suffix(3)))
+        let bytes = try #require(Self.tracedFrames(run.stderr, direction: "<").last)
         var decoder = FrameDecoder()
         decoder.append(bytes)
         let response = try ResponseFrame(raw: try #require(try decoder.next()), secured: true)

@@ -4,14 +4,15 @@ import Glibc
 import Foundation
 import UCubeProtocol
 
-/// A TCP "terminal" that answers the first command with hand-made bytes (a wrong CRC, a bad ETX, an oversize LEN,
+/// A TCP "terminal" that answers each command with hand-made bytes (a wrong CRC, a bad ETX, an oversize LEN,
 /// or nothing and a hang-up), to test what `ucube` does with a hostile or broken peer.
 final class FakeTerminal: @unchecked Sendable {
     let port: Int
     private let listener: Int32
     private let thread: Thread
 
-    /// `answer` gets the first command frame and returns the bytes to send back; nil closes the connection.
+    /// `answer` gets each command frame (but CancelAll and ExitSecureSession, answered 0) and returns the bytes to send
+    /// back; nil closes the connection.
     init(answer: @escaping @Sendable (RawFrame) -> [UInt8]?) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SandboxError(message: "socket failed") }
@@ -40,13 +41,18 @@ final class FakeTerminal: @unchecked Sendable {
                 let n = read(conn, &buffer, buffer.count)
                 if n <= 0 { break }
                 decoder.append(buffer[..<n])
-                if let frame = try? decoder.next() {
-                    if let reply = answer(frame) {
+                var open = true
+                while open, let frame = try? decoder.next() {
+                    // ucube's resynchronisation before a command (CancelAll, ExitSecureSession) is answered well: the
+                    // hostility is for the command under test.
+                    let resync = frame.command == .cancelAll || frame.command == .exitSecureSession
+                    if let reply = resync ? Self.goodResponse(to: frame, data: []) : answer(frame) {
                         _ = reply.withUnsafeBytes { write(conn, $0.baseAddress, $0.count) }
                     } else {
-                        break
+                        open = false
                     }
                 }
+                if !open { break }
             }
             close(conn)
         }
