@@ -20,7 +20,7 @@ struct UCube: AsyncParsableCommand {
             Exit codes:
             \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
             """,
-        version: "0.1.0",
+        version: BuildInfo.versionLine,
         subcommands: [
             Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
             Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, SendLogs.self,
@@ -33,6 +33,12 @@ struct UCube: AsyncParsableCommand {
     /// `ucube` on a terminal starts the shell.
     static func main() async {
         var arguments = Array(CommandLine.arguments.dropFirst())
+        // ArgumentParser accepts --version only alone, and prints just the version. Answering it here skips building
+        // the command tree (most of the parse's cost): scripts call `ucube --version` to check what is installed.
+        if arguments == ["--version"] {
+            RawOutput.stdout(BuildInfo.versionLine + "\n")
+            return
+        }
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
         do {
             var command = try parseAsRoot(arguments)
