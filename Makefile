@@ -78,11 +78,13 @@ install: $(STAGED)
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
 
-# The package's tree is `make install` into a staging root with PREFIX=/usr; Scripts/build-deb.sh adds the
-# Debian parts (compressed man page, copyright, control with Depends from the libraries the binary links).
+# The package's tree is `make install` into a staging root with PREFIX=/usr (zsh: Debian's directory for packaged
+# completions, vendor-completions); Scripts/build-deb.sh adds the Debian parts (compressed man page, copyright,
+# control with Depends from the libraries the binary links).
 deb: $(STAGED)
 	rm -rf $(DEBDIR)/root
-	$(MAKE) --no-print-directory install DESTDIR="$(abspath $(DEBDIR)/root)" PREFIX=/usr
+	$(MAKE) --no-print-directory install DESTDIR="$(abspath $(DEBDIR)/root)" PREFIX=/usr \
+		ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions
 	Scripts/build-deb.sh $(DEBDIR)/root $(DEBDIR)
 
 clean:

@@ -28,7 +28,7 @@ install -m 0644 "$here/deb/copyright" "$root/usr/share/doc/ucube/copyright"
     printf 'ucube (%s) unstable; urgency=medium\n\n' "$version"
     printf '  * Built from commit %s.\n\n' "$("$binary" --version | sed -n 's/.*(commit \(.*\)).*/\1/p')"
     printf ' -- %s  %s\n' "$maintainer" "$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")"
-} | gzip -9n >"$root/usr/share/doc/ucube/changelog.Debian.gz"
+} | gzip -9n >"$root/usr/share/doc/ucube/changelog.gz" # a native package (no Debian revision)
 
 # What the binary links, and which package ships each library: shown, and any library that no package ships (a
 # Swift toolchain library, say) stops the build, since the package would not run without it.
