@@ -51,6 +51,8 @@ let package = Package(
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         // libdbus-1 (Debian: libdbus-1-dev) for BlueZ's D-Bus API; also the RFCOMM socket address layout.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // The commit `ucube --version` prints: a slot in the binary that `make` fills in after linking.
+        .target(name: "CBuildInfo"),
         // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
         .target(name: "UCubeProtocol", swiftSettings: strict),
         // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto. Uses UCubeProtocol's Hex and CodedError only.
@@ -104,7 +106,7 @@ let package = Package(
             name: "ucube",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
-                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator",
+                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

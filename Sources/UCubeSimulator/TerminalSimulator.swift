@@ -28,8 +28,10 @@ public actor TerminalSimulator {
     var random: SeededGenerator
     /// What the terminal holds in RAM: the card at a reader, the current transaction, a download in progress.
     var runtime = RuntimeState()
-    /// The data DUKPT IPEK (derived once from the test BDK; a real terminal receives it by RKI, spec §12.1).
-    let ipek: [UInt8]
+    /// The data DUKPT IPEK (derived once from the test BDK; a real terminal receives it by RKI, spec §12.1). Derived
+    /// on first use: commands that need no key (`ucube info`) never load OpenSSL's cipher provider, which costs more
+    /// than the rest of the simulator's start.
+    lazy var ipek: [UInt8] = Self.crypto { try DUKPT.ipek(bdk: CryptoChoices.testBDK, ksn: CryptoChoices.initialKSN) }
     /// Time since the simulator started, on the configured clock (drives the terminal's RTC).
     let elapsed: @Sendable () -> Duration
 
@@ -49,11 +51,6 @@ public actor TerminalSimulator {
         self.device = try store?.load() ?? DeviceState()
         self.script = configuration.script
         self.random = SeededGenerator(seed: configuration.seed)
-        do {
-            self.ipek = try DUKPT.ipek(bdk: CryptoChoices.testBDK, ksn: CryptoChoices.initialKSN)
-        } catch {
-            preconditionFailure("the X9.24 test BDK and KSN are valid constants: \(error)")
-        }
         self.elapsed = Self.stopwatch(configuration.clock)
         self.runtime.clockSetAt = .zero
         self.runtime.atc = configuration.script.card?.initialATC ?? 0

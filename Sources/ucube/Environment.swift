@@ -7,9 +7,11 @@ import UCubeTMSSimulator
 /// Environment variables and XDG paths (docs/architecture.md: configuration under $XDG_CONFIG_HOME/ucube, state under
 /// $XDG_STATE_HOME/ucube).
 enum Environment {
+    /// The variable's value; `nil` when it is unset or empty. Read with `getenv`: `ProcessInfo.environment` copies
+    /// the whole environment into a dictionary on every call, a measurable part of a short command's start.
     static func value(_ name: String) -> String? {
-        guard let v = ProcessInfo.processInfo.environment[name], !v.isEmpty else { return nil }
-        return v
+        guard let v = getenv(name), v.pointee != 0 else { return nil }
+        return String(cString: v)
     }
 
     private static var home: String { value("HOME") ?? NSHomeDirectory() }

@@ -41,7 +41,7 @@ struct UCube: AsyncParsableCommand {
             Files:
             \(Environment.files.map { "  \($0.path)  \($0.meaning)" }.joined(separator: "\n"))
             """,
-        version: "0.1.0",
+        version: BuildInfo.versionLine,
         subcommands: [
             Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
             Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, SendLogs.self,
@@ -57,6 +57,12 @@ struct UCube: AsyncParsableCommand {
         // SIGPIPE ignored the write fails with EPIPE instead, `Console` notes it and the exit code reports it.
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
+        // ArgumentParser accepts --version only alone, and prints just the version. Answering it here skips building
+        // the command tree (most of the parse's cost): scripts call `ucube --version` to check what is installed.
+        if arguments == ["--version"] {
+            RawOutput.stdout(BuildInfo.versionLine + "\n")
+            return
+        }
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
         let json = CommandLineScan.wantsJSON(arguments)
         var code: Int32 = 0
