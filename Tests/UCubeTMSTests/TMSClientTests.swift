@@ -87,9 +87,11 @@ struct TMSClientTests {
     }
 
     @Test func aRefusedConnectionIsANetworkErrorAfterRetries() async throws {
-        let server = try await TestHTTPServer.start { _, _ in .silent }
-        let url = server.baseURL
-        await server.stop()
+        // A port bound but not listening refuses every connection, and stays ours while the test runs (a port
+        // closed after use could be taken by another test's server meanwhile, which would then answer).
+        let refusing = try #require(RefusingPort())
+        defer { refusing.close() }
+        let url = "http://127.0.0.1:\(refusing.port)"
         let settings = try TMSSettings(baseURL: url, retry: RetryPolicy(attempts: 2, initialBackoff: .milliseconds(10)))
         let c = try TMSClient(settings: settings)
         let terminal = self.terminal
@@ -253,4 +255,30 @@ struct TMSClientTests {
         #expect(error?.reason.contains("/MDM/jaxrs/public/v1/dongle/register/123456789/UCUBETOUCH") == true)
         #expect(server.requests.first?.body == [1, 2, 3])
     }
+}
+
+/// A loopback TCP port that is bound and never listens: a connection to it is refused at once.
+struct RefusingPort {
+    let fd: Int32
+    let port: Int
+
+    init?() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else {
+            Glibc.close(fd)
+            return nil
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(fd) }
 }

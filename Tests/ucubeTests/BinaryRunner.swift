@@ -68,9 +68,9 @@ final class UCubeSandbox: @unchecked Sendable {
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        Thread { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
         let seconds = Double(timeout.components.seconds)
         if group.wait(timeout: .now() + seconds) == .timedOut {
             process.terminate()
@@ -93,7 +93,7 @@ final class UCubeSandbox: @unchecked Sendable {
             let group = DispatchGroup()
             nonisolated(unsafe) var errData = Data()
             group.enter()
-            DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+            Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
             if group.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
                 process.terminate()
                 Issue.record("ucube \(arguments.joined(separator: " ")) did not finish within \(timeout)")
@@ -160,16 +160,17 @@ struct SandboxError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// Runs blocking work (process waits, pipe reads) on a Dispatch thread and awaits it.
+/// Runs blocking work (process waits, pipe reads) on a thread of its own and awaits it. Not on Dispatch's global
+/// queue: its workers are few (about one a core), and tests that each hold one in a long read would starve the rest.
 func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
 
 func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: work()) }
+        Thread { continuation.resume(returning: work()) }.start()
     }
 }
 

@@ -19,9 +19,9 @@ extension UCubeSandbox {
             let group = DispatchGroup()
             nonisolated(unsafe) var outData = Data(), errData = Data()
             group.enter()
-            DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+            Thread { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
             group.enter()
-            DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+            Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
             if group.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
                 process.terminate()
                 Issue.record("ucube \(arguments) did not finish within \(timeout)")
