@@ -188,10 +188,24 @@ private struct SessionRecord: Codable {
         return .stale(owner: owner)
     }
 
+    /// Written to a temporary file renamed over the old one, so a reader never sees half a record, but not synced to
+    /// disk (`Data.write(options: .atomic)` fsyncs): this is runtime state, lost at a reboot anyway, and a record that
+    /// cannot be read is the same as none. Where the runtime directory is on disk (no `$XDG_RUNTIME_DIR`), the fsync
+    /// and the rename over a synced file were most of a short command's wall time.
     func save(to path: String) {
         do {
             try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
-            try JSONEncoder().encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+            let bytes = Array(try JSONEncoder().encode(self))
+            let temporary = path + ".\(getpid()).tmp"
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            guard written == bytes.count, rename(temporary, path) == 0 else {
+                let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+                unlink(temporary)
+                throw POSIXError(code)
+            }
         } catch {
             Environment.warnStateUnusable(
                 "the link session is not kept in \(path): \(Environment.posixCause(error))",
