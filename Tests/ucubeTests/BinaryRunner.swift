@@ -62,7 +62,7 @@ final class UCubeSandbox: @unchecked Sendable {
     }
 
     private func runBlocking(_ arguments: [String], timeout: Duration) throws -> UCubeRun {
-        let out = Pipe(), err = Pipe()
+        let out = Pipe.cloexec(), err = Pipe.cloexec()
         let process = try launch(arguments, stdout: out, stderr: err)
         // Read both pipes while the process runs, so a large output cannot block it.
         let group = DispatchGroup()
@@ -88,7 +88,7 @@ final class UCubeSandbox: @unchecked Sendable {
         _ arguments: [String], stdout: FileHandle, timeout: Duration = .seconds(60)
     ) async throws -> (run: UCubeRun, signalled: Bool) {
         try await blocking {
-            let err = Pipe()
+            let err = Pipe.cloexec()
             let process = try self.launch(arguments, stdout: stdout, stderr: err)
             let group = DispatchGroup()
             nonisolated(unsafe) var errData = Data()
@@ -106,13 +106,13 @@ final class UCubeSandbox: @unchecked Sendable {
 
     /// Starts `ucube ARGS…` in the background; the caller terminates it.
     func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let out = Pipe()
+        let out = Pipe.cloexec()
         return (try launch(arguments, stdout: out, stderr: FileHandle.nullDevice), out)
     }
 
     /// Starts `ucube ARGS…` in the background with stdout and stderr captured; the caller terminates it.
     func startCapturing(_ arguments: [String]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
-        let out = Pipe(), err = Pipe()
+        let out = Pipe.cloexec(), err = Pipe.cloexec()
         return (try launch(arguments, stdout: out, stderr: err), out, err)
     }
 
@@ -181,5 +181,19 @@ extension Process {
             self.waitUntilExit()
             return self.terminationStatus
         }
+    }
+}
+
+extension Pipe {
+    /// A pipe whose two ends are closed on exec. Tests start processes in parallel, and a child started while another
+    /// test's pipe is open would otherwise inherit its write end and hold it open for its whole life: the reader
+    /// then waits for an end-of-file long after the process it belongs to has exited. The ends a child is given as
+    /// its stdin, stdout or stderr are dup2'ed, which clears the flag on those copies.
+    static func cloexec() -> Pipe {
+        let pipe = Pipe()
+        for fd in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        }
+        return pipe
     }
 }

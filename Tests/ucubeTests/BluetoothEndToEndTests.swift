@@ -58,7 +58,7 @@ final class BlueZMock: @unchecked Sendable {
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         daemon.arguments = ["--config-file=/usr/share/dbus-1/session.conf", "--address=" + busAddress, "--nofork", "--print-address"]
-        let out = Pipe()
+        let out = Pipe.cloexec()
         daemon.standardOutput = out
         daemon.standardError = FileHandle.nullDevice
         try daemon.run()

@@ -272,7 +272,7 @@ import UCubeProtocol
 
     /// A reader that has gone (`| head`): no crash by SIGPIPE, the exit code says the output was cut short.
     @Test func aClosedPipeIsNotACrash() async throws {
-        let pipe = Pipe()
+        let pipe = Pipe.cloexec()
         try pipe.fileHandleForReading.close()
         let sandbox = try UCubeSandbox()
         let (run, signalled) = try await sandbox.run(["simulate", "--list-cards"], stdout: pipe.fileHandleForWriting)

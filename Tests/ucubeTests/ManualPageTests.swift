@@ -126,7 +126,7 @@ import Testing
             environment["MANPAGER"] = "cat"
             environment["PAGER"] = "cat"
             process.environment = environment
-            let out = Pipe(), err = Pipe()
+            let out = Pipe.cloexec(), err = Pipe.cloexec()
             process.standardOutput = out
             process.standardError = err
             try process.run()

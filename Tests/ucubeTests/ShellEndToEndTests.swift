@@ -9,7 +9,7 @@ extension UCubeSandbox {
             process.executableURL = Self.binary
             process.arguments = arguments
             process.environment = self.environment
-            let stdin = Pipe(), out = Pipe(), err = Pipe()
+            let stdin = Pipe.cloexec(), out = Pipe.cloexec(), err = Pipe.cloexec()
             process.standardInput = stdin
             process.standardOutput = out
             process.standardError = err

@@ -35,7 +35,7 @@ import Testing
         process.executableURL = UCubeSandbox.binary
         process.arguments = ["shell", "--keep-going"]
         process.environment = sandbox.environment
-        let input = Pipe(), out = Pipe(), err = Pipe()
+        let input = Pipe.cloexec(), out = Pipe.cloexec(), err = Pipe.cloexec()
         process.standardInput = input
         process.standardOutput = out
         process.standardError = err

@@ -258,7 +258,7 @@ import ZIPFoundation
             process.arguments = ["-c", script, UCubeSandbox.binary.path]
             process.environment = sandbox.environment
             process.currentDirectoryURL = sandbox.directory
-            let out = Pipe()
+            let out = Pipe.cloexec()
             process.standardOutput = out
             try process.run()
             let data = out.fileHandleForReading.readDataToEndOfFile()
