@@ -98,6 +98,9 @@ public actor RPCClient {
     public var transportName: String { transport.name }
     public var isConnected: Bool { closedReason == nil }
     public var isSecured: Bool { rules.secured }
+    /// The terminal's state is no longer known from this side: a command went unanswered (it may still be running
+    /// there), an answer stopped halfway, or the terminal dropped the link (a secure session may have survived it).
+    public private(set) var lostTrack = false
     /// True while a command other than CancelAll awaits its answer.
     public var hasPendingCommand: Bool { pending.contains { $0.command != .cancelAll } }
 
@@ -303,6 +306,7 @@ public actor RPCClient {
 
     private func expire(token: Int, after timeout: Duration) {
         guard let p = pending.first(where: { $0.token == token }) else { return }
+        lostTrack = true
         // Whatever is buffered may be a stray STX waiting for bytes that never come: start clean.
         decoder.reset()
         logger?.warning("no answer to \(Self.name(p.command)) seq \(p.sequence) within \(timeout)")
@@ -404,6 +408,7 @@ public actor RPCClient {
         guard let p = pending.last(where: { $0.command != .cancelAll }) ?? pending.last else { return nil }
         let buffered = decoder.bufferedCount
         decoder.reset()
+        lostTrack = true
         logger?.warning("\(Self.name(p.command)): the answer stopped after \(buffered) bytes for \(frameSilence)")
         fail(
             token: p.token,
@@ -416,6 +421,7 @@ public actor RPCClient {
         guard closedReason == nil else { return }
         closedReason = reason ?? "closed by the host"
         if let reason {
+            lostTrack = true
             trace?(.disconnected(reason))
             connectionLogger?.warning("link down: \(reason)")
         } else {

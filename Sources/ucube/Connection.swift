@@ -133,11 +133,16 @@ struct Connection {
         return (cancel, exit)
     }
 
-    /// Saves the session (marked closed cleanly) and closes the link.
+    /// Saves the session (marked closed cleanly) and closes the link. When the client lost track of the terminal (an
+    /// unanswered command, a dropped link), the session is not kept: the file goes, and the next process resets the
+    /// terminal first.
     func close() async {
         if let sessionFile {
-            let rules = await client.rules
-            SessionRecord(rules: rules, owner: nil).save(to: sessionFile)
+            if await client.lostTrack {
+                unlink(sessionFile)
+            } else {
+                SessionRecord(rules: await client.rules, owner: nil).save(to: sessionFile)
+            }
         }
         await client.close()
         if let simulatorTask { await simulatorTask.value }

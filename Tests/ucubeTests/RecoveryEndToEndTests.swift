@@ -93,11 +93,12 @@ import UCubeSimulator
             }
             return frames
         }
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Above the longest command timeout of the flows (TransactionProcess: 65 s), so only a real hang is reported.
+        let deadline = ContinuousClock.now + .seconds(120)
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            Issue.record("ucube \(arguments.joined(separator: " ")) did not end within 60 s")
+            Issue.record("ucube \(arguments.joined(separator: " ")) did not end within 120 s (\(sent) frames sent)")
         }
         _ = await process.exit()
         return sent
