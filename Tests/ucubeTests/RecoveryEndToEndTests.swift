@@ -121,7 +121,8 @@ import UCubeSimulator
         let history = try await sandbox.run(["--json", "history"])
         #expect(history.status == 0, "\(label): history: \(history.stderr)")
         let entries = (try? JSONSerialization.jsonObject(with: Data(history.stdout.utf8))) as? [[String: Any]] ?? []
-        let ids = entries.compactMap { $0["requestID"] as? String ?? $0["requestId"] as? String }
+        let ids = entries.compactMap { $0["requestID"] as? String }
+        #expect(!ids.isEmpty, "\(label): the payment just taken is journalled: \(history.stdout)")
         #expect(Set(ids).count == ids.count, "\(label): a payment listed twice: \(history.stdout)")
     }
 
