@@ -67,11 +67,7 @@ import UCubePayment
     @Test func ctrlCDuringAnUpdateEndsTheBarLineFirst() async throws {
         guard let tmux = ShellTmuxTests.tmux else { return }
         let sandbox = try UCubeSandbox()
-        let image = sandbox.directory.appendingPathComponent("svpp.bin").path
-        let signature = sandbox.directory.appendingPathComponent("svpp.sig").path
-        try SimulatedFirmware.writeImage(
-            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: 200_000, imagePath: image,
-            signaturePath: signature)
+        let (image, signature) = try sandbox.signedSVPPImage(payloadSize: 200_000)
         let (server, port) = try await sandbox.startSimulator(["--link-model", "classic"])
         defer { server.terminate() }
         let screen = ShellTmuxTests.Screen(sandbox: sandbox, tmux: tmux)

@@ -178,11 +178,7 @@ import ZIPFoundation
     /// firmware running), the intact one installs; the same image again is refused as not newer.
     @Test func localImage() async throws {
         let sandbox = try UCubeSandbox()
-        let image = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.bin").path
-        let signature = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.sig").path
-        try SimulatedFirmware.writeImage(
-            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: 40_000, imagePath: image,
-            signaturePath: signature)
+        let (image, signature) = try sandbox.signedSVPPImage(payloadSize: 40_000)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: image))
         bytes[20_000] ^= 0x01
         let tampered = sandbox.directory.appendingPathComponent("tampered.bin").path
@@ -208,11 +204,7 @@ import ZIPFoundation
     /// showed `"to":"?"` and `"type":-1`).
     @Test func localImageJSONEvents() async throws {
         let sandbox = try UCubeSandbox()
-        let image = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.bin").path
-        let signature = sandbox.directory.appendingPathComponent("svpp-6.0.2.0.sig").path
-        try SimulatedFirmware.writeImage(
-            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: 40_000, imagePath: image,
-            signaturePath: signature)
+        let (image, signature) = try sandbox.signedSVPPImage(payloadSize: 40_000)
         let installed = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature])
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         let events = Self.events(installed.stdout)
@@ -283,5 +275,17 @@ import ZIPFoundation
         let missing = try await sandbox.run("--device sim mdm-update --file /nonexistent.bin --signature /nonexistent.sig")
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("--file: cannot read /nonexistent.bin"), "\(missing.stderr)")
+    }
+}
+
+extension UCubeSandbox {
+    /// A signed SVPP firmware 6.0.2.0 of `payloadSize` seeded bytes in the sandbox: its image and signature paths.
+    func signedSVPPImage(payloadSize: Int) throws -> (image: String, signature: String) {
+        let image = directory.appendingPathComponent("svpp-6.0.2.0.bin").path
+        let signature = directory.appendingPathComponent("svpp-6.0.2.0.sig").path
+        try SimulatedFirmware.writeImage(
+            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: payloadSize, imagePath: image,
+            signaturePath: signature)
+        return (image, signature)
     }
 }
