@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubeProtocol
+import UCubeSimulator
 
 /// `ucube pay` through the built binary against the built-in simulator: every card scenario ends in the status the
 /// SDK rules give, with the state sequence of its flow; no output, event or journal line carries a full PAN.
@@ -67,11 +68,15 @@ import UCubeProtocol
         let events = run.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }
         #expect(events.filter { $0.contains("\"event\":\"state\"") }.count == states.count)
         #expect(events.filter { $0.contains("\"event\":\"finished\"") }.count == 1)
-        // Never a full PAN anywhere.
-        #expect(!Masking.containsUnmaskedPAN(run.stdout), "\(scenario.card): PAN in stdout")
-        #expect(!Masking.containsUnmaskedPAN(run.stderr), "\(scenario.card): PAN in stderr")
+        // Never the card's PAN anywhere. The card's own digits are looked for: the generic scanner
+        // (`Masking.containsUnmaskedPAN`) also fires, once in a few hundred runs, on a Luhn-valid run of 13+ digits
+        // inside the random ciphertext hex of `authorizationSecuredData`.
         let journal = try String(contentsOf: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl"), encoding: .utf8)
-        #expect(!Masking.containsUnmaskedPAN(journal))
+        if let pan = try #require(CardCatalogue.named(scenario.card)).card?.pan {
+            #expect(!run.stdout.contains(pan), "\(scenario.card): PAN in stdout")
+            #expect(!run.stderr.contains(pan), "\(scenario.card): PAN in stderr")
+            #expect(!journal.contains(pan), "\(scenario.card): PAN in the journal")
+        }
         #expect(journal.split(separator: "\n").count == 2)  // start and outcome
     }
 
