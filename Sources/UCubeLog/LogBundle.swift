@@ -47,6 +47,8 @@ public enum LogBundle {
         } catch {
             throw LogBundleError(.io, "cannot create \(zipPath): \(error.localizedDescription)")
         }
+        // The bundle is the user's alone (its content is scrubbed, but it is still a log of payments).
+        chmod(zipPath, 0o600)
         var entries: [String] = []
         do {
             for name in names {

@@ -8,11 +8,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Everything that goes to a log passes through here: PANs and track data masked (`Masking.redactPANs`), then one
-/// line per event.
+/// Everything that goes to a log passes through here: PANs and track data masked (`Masking.redactPANs`, and
+/// `Masking.redactCardDataInHex` for card-data tags inside hex, such as a `decode` argument), then one line per event.
 public enum LogScrubber {
     /// `text` with every PAN (plain, spaced, dashed, hex-dump BCD) and track-2-like data masked.
-    public static func scrub(_ text: String) -> String { Masking.redactPANs(in: text) }
+    public static func scrub(_ text: String) -> String { Masking.redactPANs(in: Masking.redactCardDataInHex(text)) }
 
     /// Raw bytes (a file being bundled), same rules.
     public static func scrub(_ bytes: [UInt8]) -> [UInt8] { Masking.redactPANs(in: bytes) }

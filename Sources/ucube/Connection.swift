@@ -225,11 +225,11 @@ enum TracePrinter {
         switch event {
         // `ucube decode` reads these lines back: the arrow gives the direction, the note the layout.
         case .sent(let bytes, let frame):
-            StandardError.write("> \(Hex.encode(bytes, separator: " "))")
+            StandardError.write("> \(Masking.hex(bytes, separator: " "))")
             StandardError.write(
                 "  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(bytes.count - 9)\(note(frame.envelope))")
         case .received(let bytes, let frame, let secured):
-            StandardError.write("< \(Hex.encode(bytes, separator: " "))")
+            StandardError.write("< \(Masking.hex(bytes, separator: " "))")
             let envelope = secured ? (try? ResponseFrame(raw: frame, secured: true))?.envelope : nil
             StandardError.write("  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(frame.body.count)\(note(envelope))")
         case .rejected(let error):
@@ -250,11 +250,11 @@ enum TracePrinter {
         switch event {
         case .stuffed(let frame, let stuffed, let writes, let chunkSize):
             StandardError.write(
-                "ble stuffed \(frame.count) → \(stuffed.count) bytes (with end-of-message 0E 0F), \(writes) write\(writes == 1 ? "" : "s") of at most \(chunkSize): \(Hex.encode(stuffed, separator: " "))")
+                "ble stuffed \(frame.count) → \(stuffed.count) bytes (with end-of-message 0E 0F), \(writes) write\(writes == 1 ? "" : "s") of at most \(chunkSize): \(Masking.hex(stuffed, separator: " "))")
         case .write(let index, let count, let bytes):
-            StandardError.write("ble> write \(index)/\(count) (\(bytes.count) bytes): \(Hex.encode(bytes, separator: " "))")
+            StandardError.write("ble> write \(index)/\(count) (\(bytes.count) bytes): \(Masking.hex(bytes, separator: " "))")
         case .notified(let bytes):
-            StandardError.write("ble< notification (\(bytes.count) bytes): \(Hex.encode(bytes, separator: " "))")
+            StandardError.write("ble< notification (\(bytes.count) bytes): \(Masking.hex(bytes, separator: " "))")
         case .step(let text):
             StandardError.write("ble: \(text)")
         }

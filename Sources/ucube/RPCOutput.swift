@@ -26,7 +26,8 @@ enum RPCOutput {
         let status: StatusJSON
         let response: R?
         let ciphered: Bool
-        let data: [UInt8]
+        /// Hex, card data masked (`Masking.hex`) unless ciphered: a hostile terminal may answer a clear PAN anywhere.
+        let data: String
         let mac: [UInt8]?
     }
 
@@ -37,7 +38,8 @@ enum RPCOutput {
                 ReplyJSON(
                     command: command.cliName, commandID: Hex.encode([UInt8(command.id.rawValue >> 8), UInt8(command.id.rawValue & 0xFF)]),
                     sequence: Int(reply.sequence), secured: reply.frame.envelope != nil, status: StatusJSON(reply.status),
-                    response: reply.response, ciphered: reply.isCiphered, data: reply.frame.data, mac: reply.frame.envelope?.mac))
+                    response: reply.response, ciphered: reply.isCiphered,
+                    data: reply.isCiphered ? Hex.encode(reply.frame.data) : Masking.hex(reply.frame.data), mac: reply.frame.envelope?.mac))
         } else if reply.isCiphered {
             Console.line("data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
             if let mac = reply.frame.envelope?.mac { Console.line("MAC: \(Hex.encode(mac))") }

@@ -53,6 +53,23 @@ import ZIPFoundation
         #expect(again.stderr.contains("--force"))
         let forced = try await sandbox.run(["send-logs", "--output", zip, "--force"])
         #expect(forced.status == 0, "\(forced.stderr)")
+        // The bundle is the user's alone, like every file ucube writes.
+        let mode = try FileManager.default.attributesOfItem(atPath: zip)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+    }
+
+    /// Hex typed on the command line goes to the log as the command line: card data in it is masked there, and in
+    /// what `decode` prints. `--trace` dumps go through the same masker (`Masking.hex`).
+    @Test func decodeArgumentsAreMaskedInTheLog() async throws {
+        let sandbox = try UCubeSandbox()
+        let tlv = "5A0847617390010100105F34010157114761739001010010D2512201123456789F"
+        let run = try await sandbox.run(["decode", tlv])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("476173******0010"))
+        let log = try String(
+            contentsOf: sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log"), encoding: .utf8)
+        #expect(log.contains("api: ucube decode 5A08476173******0010"), "\(log)")
+        for clear in ["4761739001010010", "47617390", "2512201123456789"] { #expect(!log.contains(clear), "\(log)") }
     }
 
     /// No TMS named: sending refuses with a usage error that says how to name one, and deletes nothing.

@@ -45,13 +45,14 @@ public struct RawDataResponse: RPCResponse, Hashable {
 
     public func encodeData() -> [UInt8] { data }
 
-    public var summary: [String] { data.isEmpty ? ["no data"] : ["data: \(Hex.encode(data, separator: " "))"] }
+    public var summary: [String] { data.isEmpty ? ["no data"] : ["data: \(Masking.hex(data, separator: " "))"] }
 
     private enum CodingKeys: String, CodingKey { case data }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeHex(data, forKey: .data)
+        // Plain data a terminal chose to send: card data in it is masked, as in `summary`.
+        try container.encode(Masking.hex(data), forKey: .data)
     }
 }
 

@@ -275,7 +275,7 @@ private struct Decoder {
     private func command(_ frame: CommandFrame, raw: RawFrame, header: [String], layout: FrameLayout) -> DecodeReport {
         let name = CommandCatalogue.descriptor(for: raw.command)?.name
         var lines = header + Self.envelopeLines(frame.envelope)
-        lines.append("command\(name.map { " " + $0 } ?? ""), payload: \(Hex.encode(frame.payload, separator: " "))")
+        lines.append("command\(name.map { " " + $0 } ?? ""), payload: \(Masking.hex(frame.payload, separator: " "))")
         if let request = CommandRegistry.describeRequest(id: raw.command, payload: frame.payload),
             let json = try? JSONOutput.encode(request, pretty: false)
         {
@@ -297,7 +297,7 @@ private struct Decoder {
         var lines = header + Self.envelopeLines(response.envelope)
         lines.append("response, status \(response.status)\(response.status.info.map { " — " + $0.meaning } ?? "")")
         if !response.data.isEmpty {
-            lines.append("data: \(Hex.encode(response.data, separator: " "))")
+            lines.append("data: \(Masking.hex(response.data, separator: " "))")
             // SIGNED_CIPHERED data is ciphertext only the HSM side can read (spec §2.3).
             if response.envelope != nil && CommandCatalogue.modes(for: raw.command).output == .signedCiphered {
                 lines.append("  (ciphered: SIGNED_CIPHERED data)")

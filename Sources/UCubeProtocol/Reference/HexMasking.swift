@@ -1,0 +1,142 @@
+/// Card data inside raw bytes shown in hex: a trace's frame dump, `rpc raw`, `decode`, a hex argument written to the
+/// log. The bytes are not parsed as frames (a dump may start anywhere, a frame may be truncated or hostile): any
+/// place where a card-data tag is followed by a length and a value shaped like that tag's data is masked, wherever it
+/// sits. The shapes (EMV Book 3 Annex A; ISO/IEC 7813):
+/// - 5A application PAN: "cn" BCD, 12–19 digits, then only F padding;
+/// - 57 track 2 equivalent data and 9F6B track 2 data (contactless): 12–19 digits, separator D, then digits and F;
+/// - 56 track 1 data: ASCII "B" then 12–19 digits.
+///
+/// In the PAN the first 6 and last 4 digits stay (as `Masking.maskPAN`); every other digit of the value, and all of
+/// it after a track separator, is shown as `*` in place of its hex digit, so the dump keeps its length and layout.
+/// A value that only looks like card data (random bytes) is masked too: a dump shown to a person loses nothing.
+extension Masking {
+    /// `Hex.encode(bytes, separator:)` with card data masked.
+    public static func hex(_ bytes: [UInt8], separator: String = "") -> String {
+        let hidden = hiddenNibbles(in: bytes)
+        let digits = Array("0123456789ABCDEF")
+        var out = ""
+        out.reserveCapacity(bytes.count * (2 + separator.count))
+        for (index, byte) in bytes.enumerated() {
+            if index > 0 { out += separator }
+            out.append(hidden.contains(2 * index) ? maskCharacter : digits[Int(byte >> 4)])
+            out.append(hidden.contains(2 * index + 1) ? maskCharacter : digits[Int(byte & 0x0F)])
+        }
+        return out
+    }
+
+    /// `text` with card data masked inside each run of hex digits (bytes written together, "5A08…", or separated by
+    /// single spaces, "5A 08 …"), at either nibble alignment. Other characters are left as they are.
+    public static func redactCardDataInHex(_ text: String) -> String {
+        var chars = Array(text)
+        var index = 0
+        while index < chars.count {
+            guard chars[index].isHexDigit else {
+                index += 1
+                continue
+            }
+            // A run: hex digits, with single spaces allowed between pairs.
+            var positions: [Int] = []
+            var cursor = index
+            while cursor < chars.count {
+                if chars[cursor].isHexDigit {
+                    positions.append(cursor)
+                    cursor += 1
+                } else if chars[cursor] == " ", cursor + 1 < chars.count, chars[cursor + 1].isHexDigit,
+                    positions.count % 2 == 0
+                {
+                    cursor += 1
+                } else {
+                    break
+                }
+            }
+            if positions.count >= minimumValueNibbles {
+                let values = positions.map { UInt8(chars[$0].hexDigitValue!) }
+                for alignment in 0...1 {
+                    var bytes: [UInt8] = []
+                    var nibble = alignment
+                    while nibble + 1 < values.count {
+                        bytes.append(values[nibble] << 4 | values[nibble + 1])
+                        nibble += 2
+                    }
+                    for hidden in hiddenNibbles(in: bytes) { chars[positions[alignment + hidden]] = maskCharacter }
+                }
+            }
+            index = cursor
+        }
+        return String(chars)
+    }
+
+    /// The shortest value worth looking at: a tag, a length and a 12-digit PAN.
+    static let minimumValueNibbles = 2 * (1 + 1 + 6)
+
+    /// The nibble indexes (2 per byte, high first) to hide in `bytes`.
+    static func hiddenNibbles(in bytes: [UInt8]) -> Set<Int> {
+        var hidden = Set<Int>()
+        var index = 0
+        while index + 1 < bytes.count {
+            let tagLength: Int
+            switch (bytes[index], index + 2 < bytes.count ? bytes[index + 1] : nil) {
+            case (0x9F, 0x6B?): tagLength = 2
+            case (0x5A, _), (0x57, _), (0x56, _): tagLength = 1
+            default:
+                index += 1
+                continue
+            }
+            let tag = tagLength == 2 ? 0x9F6B : Int(bytes[index])
+            let lengthIndex = index + tagLength
+            let length = Int(bytes[lengthIndex])
+            let start = lengthIndex + 1
+            guard length > 0, length < 0x80, start + length <= bytes.count else {
+                index += 1
+                continue
+            }
+            let value = Array(bytes[start..<start + length])
+            let masked: [Int]
+            switch tag {
+            case 0x5A: masked = panNibbles(value, separatorAllowed: false)
+            case 0x57, 0x9F6B: masked = panNibbles(value, separatorAllowed: true)
+            default: masked = track1Nibbles(value)
+            }
+            for nibble in masked { hidden.insert(2 * start + nibble) }
+            index += masked.isEmpty ? 1 : tagLength + 1 + length
+        }
+        return hidden
+    }
+
+    /// BCD PAN (with a track 2 separator when allowed): the nibbles to hide, or none when the value is not shaped so.
+    private static func panNibbles(_ value: [UInt8], separatorAllowed: Bool) -> [Int] {
+        let all = nibbles(value)
+        let panLength = all.prefix { $0 <= 9 }.count
+        guard track2PANLengths.contains(panLength) else { return [] }
+        let rest = all[panLength...]
+        if let separator = rest.first, separator == 0xD {
+            guard separatorAllowed, rest.dropFirst().allSatisfy({ $0 <= 9 || $0 == 0xF }) else { return [] }
+        } else {
+            guard rest.allSatisfy({ $0 == 0xF }) else { return [] }
+        }
+        let (first, last) = visibleDigits(panLength)
+        return Array(first..<(panLength - last)) + Array((panLength + 1)..<max(panLength + 1, all.count)).filter {
+            all[$0] != 0xF
+        }
+    }
+
+    /// ASCII track 1 ("B" then the PAN digits): the PAN's middle digits and everything after the PAN.
+    private static func track1Nibbles(_ value: [UInt8]) -> [Int] {
+        guard value.first == UInt8(ascii: "B") else { return [] }
+        let digits = value.dropFirst().prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+        guard track2PANLengths.contains(digits) else { return [] }
+        let (first, last) = visibleDigits(digits)
+        // Byte k of the value is nibbles 2k, 2k+1; the PAN's digit d is byte d + 1.
+        let panBytes = (1 + first)..<(1 + digits - last)
+        let after = (1 + digits)..<value.count
+        return (Array(panBytes) + Array(after)).flatMap { [2 * $0, 2 * $0 + 1] }
+    }
+
+    /// How many leading and trailing digits `maskPAN` keeps for a PAN of `count` digits.
+    private static func visibleDigits(_ count: Int) -> (first: Int, last: Int) {
+        let masked = maskPAN(String(repeating: "0", count: count))
+        let first = masked.prefix { $0 != maskCharacter }.count
+        let last = masked.reversed().prefix { $0 != maskCharacter }.count
+        return (first, last)
+    }
+}
