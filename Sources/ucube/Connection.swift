@@ -33,12 +33,9 @@ struct Connection {
         case asRecorded
     }
 
-    /// Opens `globals`' device, or `address` when given (`ucube connect`). A remembered name is resolved through
-    /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
-    static func open(
-        _ globals: GlobalOptions, card: CardScenario? = nil, address given: DeviceAddress? = nil,
-        bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
-    ) async throws -> Connection {
+    /// The device a command addresses: `given`, else `--device`; a name remembered by `ucube connect` is resolved
+    /// through devices.json. `ucube cancel` uses it too, to find the same control socket.
+    static func resolve(_ given: DeviceAddress?, _ globals: GlobalOptions) throws -> DeviceAddress {
         var address: DeviceAddress
         do {
             address = try given ?? DeviceAddress(parsing: globals.deviceAddress)
@@ -53,7 +50,18 @@ struct Connection {
         } catch let error as LinkError {
             throw CLIFailure(ExitCodes.usage, error.reason)
         }
+        return address
+    }
+
+    /// Opens `globals`' device, or `address` when given (`ucube connect`). A remembered name is resolved through
+    /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
+    static func open(
+        _ globals: GlobalOptions, card: CardScenario? = nil, address given: DeviceAddress? = nil,
+        bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
+    ) async throws -> Connection {
+        let address = try resolve(given, globals)
         try DeviceLock.acquire(key: fileKey(address), device: address.description)
+        await ControlSocket.listen(forDevice: address.description)
         let trace: (@Sendable (TraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
         let sessionFile = Self.sessionPath(for: address)
         let recorded = sessionFile.map(SessionRecord.load) ?? .missing
@@ -146,6 +154,7 @@ struct Connection {
         }
         await client.close()
         if let simulatorTask { await simulatorTask.value }
+        await ControlSocket.stopListening(forDevice: address.description)
     }
 
     private static func sessionPath(for address: DeviceAddress) -> String? {

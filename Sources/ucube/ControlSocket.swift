@@ -2,8 +2,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// A per-device Unix socket under the runtime directory through which `ucube cancel` reaches a running `ucube pay`
-/// (one line in, one line out). Only the owner can connect: the directory is 0700.
+/// A per-device Unix socket under the runtime directory through which `ucube cancel` reaches the process that holds
+/// the terminal (one line in, one line out). Only the owner can connect: the directory is 0700.
 enum ControlSocket {
     /// `$XDG_RUNTIME_DIR/ucube/control-<device>.sock`.
     static func path(forDevice device: String) -> String {
@@ -22,6 +22,64 @@ enum ControlSocket {
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
             .get()
         return Server(channel: channel, path: path)
+    }
+
+    // MARK: The holder's side
+
+    /// Every process that holds a terminal listens on its device's control socket, so that `ucube cancel` reaches it,
+    /// whatever the command (`Connection.open` calls this). A `cancel` request is answered by the route `ucube pay`
+    /// sets (its cancel rule: only before the card is read); without one, by interrupting this process as Ctrl-C would
+    /// (mdm-update stops after the current block, the shell stops its running command, others end).
+    static func listen(forDevice device: String) async {
+        let path = path(forDevice: device)
+        guard holder.claim(path) else { return }
+        if let server = try? await serve(at: path, handle: { line in await answer(line) }) {
+            holder.store(server, for: path)
+        } else {
+            holder.release(path)
+        }
+    }
+
+    /// Stops listening for `device` (the link is closed); `mdm-update` listens again when it reconnects.
+    static func stopListening(forDevice device: String) async {
+        await holder.take(path(forDevice: device))?.close()
+    }
+
+    /// Sets (or with nil, clears) what answers a `cancel` in this process.
+    static func route(_ handler: (@Sendable () async -> CancelAnswer)?) { holder.setRoute(handler) }
+
+    private static let holder = Holder()
+
+    private static func answer(_ line: String) async -> String {
+        guard line == "cancel" else { return "error: unknown request '\(line)'" }
+        if let route = holder.route() { return await route().line }
+        Task {
+            // After the answer has gone out.
+            try? await Task.sleep(for: .milliseconds(100))
+            kill(getpid(), SIGINT)
+        }
+        let command = CommandLine.arguments.dropFirst().joined(separator: " ")
+        return CancelAnswer(accepted: true, message: "interrupting `ucube \(command)` (pid \(getpid())), as Ctrl-C would").line
+    }
+
+    /// The servers this process runs and its cancel route, behind one lock (used from any thread).
+    private final class Holder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var servers: [String: Server?] = [:]
+        private var cancelRoute: (@Sendable () async -> CancelAnswer)?
+
+        func claim(_ path: String) -> Bool {
+            lock.withLock {
+                guard servers[path] == nil else { return false }
+                servers[path] = .some(nil)
+                return true
+            }
+        }
+        func store(_ server: Server, for path: String) { lock.withLock { servers[path] = server } }
+        func release(_ path: String) { lock.withLock { _ = servers.removeValue(forKey: path) } }
+        func take(_ path: String) -> Server? { lock.withLock { servers.removeValue(forKey: path) ?? nil } }
+        func setRoute(_ route: (@Sendable () async -> CancelAnswer)?) { lock.withLock { cancelRoute = route } }
+        func route() -> (@Sendable () async -> CancelAnswer)? { lock.withLock { cancelRoute } }
     }
 
     struct Server: Sendable {

@@ -85,4 +85,30 @@ import UCubeProtocol
         let next = try await sandbox.run("--device sim pay 5")
         #expect(next.status == 0, "\(next.stderr)")
     }
+
+    /// `ucube cancel` reaches whatever command holds the terminal, not only a payment: a firmware update over a slow
+    /// link is interrupted as Ctrl-C would (exit 11, stopped after the current block), and the terminal keeps its
+    /// installed firmware.
+    @Test func cancelReachesAnUpdateInProgress() async throws {
+        let sandbox = try UCubeSandbox()
+        let (image, signature) = try sandbox.signedSVPPImage(payloadSize: 40_000)
+        let (server, port) = try await sandbox.startSimulator(["--link-model", "classic"])
+        defer { server.terminate() }
+        let device = "tcp://127.0.0.1:\(port)"
+        let update = try sandbox.startCapturing(
+            ["--device", device, "--json", "mdm-update", "--file", image, "--signature", signature])
+        _ = await UCubeSandbox.readUntil(update.stdout, contains: #""event":"progress""#)
+
+        let cancel = try await sandbox.run(["--device", device, "cancel"])
+        #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
+        #expect(cancel.stdout.contains("interrupting `ucube --device \(device) --json mdm-update"), "\(cancel.stdout)")
+        #expect(await update.process.exit() == 11, "the update ends cancelled")
+
+        let info = try await sandbox.run(["--device", device, "info"])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("firmware (SVPP): 6.0.0.54"), "\(info.stdout)")
+        // Nothing holds the terminal now: cancel resets it instead.
+        let idle = try await sandbox.run(["--device", device, "cancel"])
+        #expect(idle.status == 0 && idle.stdout.contains("no payment was running"), "\(idle.stdout)\(idle.stderr)")
+    }
 }

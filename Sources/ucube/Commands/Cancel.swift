@@ -10,16 +10,18 @@ extension UCube {
             commandName: "cancel",
             abstract: "Cancel the running payment (only before the card is read), or reset an idle terminal.",
             discussion: """
-                Reaches the `ucube pay` running on the same --device through its control socket \
-                ($XDG_RUNTIME_DIR/ucube/control-<device>.sock). Exit 0 when the payment will end CANCELLED, 14 when \
-                it is too late (the card was read; the payment runs to its end). When no payment runs, sends \
-                CancelAll and ExitSecureSession so the terminal is back in READY.
+                Reaches the ucube process that holds the same --device, through its control socket \
+                ($XDG_RUNTIME_DIR/ucube/control-<device>.sock). A payment: exit 0 when it will end CANCELLED, 14 when \
+                it is too late (the card was read; the payment runs to its end). Any other command (mdm-update, \
+                the shell, rpc…) is interrupted as Ctrl-C would: mdm-update stops after the current block and the \
+                terminal keeps its installed version. When no process holds the terminal, sends CancelAll and \
+                ExitSecureSession so the terminal is back in READY.
                 """)
 
         @OptionGroup var globals: GlobalOptions
 
         func run() async throws {
-            let device = try DeviceAddress(parsing: globals.deviceAddress).description
+            let device = try Connection.resolve(nil, globals).description
             if let line = try await ControlSocket.request("cancel", at: ControlSocket.path(forDevice: device)) {
                 let answer = CancelAnswer(line: line)
                 if globals.json {

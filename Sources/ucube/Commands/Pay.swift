@@ -194,10 +194,7 @@ extension UCube {
                     journal: journal, deviceName: connection.address.description, stepper: stepper,
                     logger: Logger(layer: .payment))
                 stepping?.attach(engine)
-                let control = try? await ControlSocket.serve(at: ControlSocket.path(forDevice: connection.address.description)) { line in
-                    guard line == "cancel" else { return "error: unknown request '\(line)'" }
-                    return CancelAnswer(await engine.cancel()).line
-                }
+                ControlSocket.route { CancelAnswer(await engine.cancel()) }
                 let cancelOnInterrupt: @Sendable () -> Void = {
                     Task {
                         let answer = CancelAnswer(await engine.cancel())
@@ -225,7 +222,7 @@ extension UCube {
                     context = await runPayment()
                     interrupts.cancel()
                 }
-                await control?.close()
+                ControlSocket.route(nil)
                 return context
             }
             if globals.json {
@@ -243,9 +240,14 @@ extension UCube {
 }
 
 /// What a cancel request got, for the control socket and the Ctrl-C message.
-struct CancelAnswer {
+struct CancelAnswer: Sendable {
     let accepted: Bool
     let message: String
+
+    init(accepted: Bool, message: String) {
+        self.accepted = accepted
+        self.message = message
+    }
 
     init(_ decision: CancelDecision) {
         switch decision {
