@@ -1534,7 +1534,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --list-cards --print-env --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault)
+    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1577,6 +1577,9 @@ _ucube_simulate() {
         return
         ;;
     '--fault')
+        return
+        ;;
+    '--tms-fault')
         return
         ;;
     esac
@@ -1667,7 +1670,7 @@ _ucube_mdm-register() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --status --unregister --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca)
+    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1686,6 +1689,9 @@ _ucube_mdm-register() {
         ;;
     '--tms-ca')
         __ucube_add_completions -f
+        return
+        ;;
+    '--tms-timeout')
         return
         ;;
     esac
@@ -1695,7 +1701,7 @@ _ucube_mdm-update() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --plan --all --force --firmware-only --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --file --signature)
+    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --tms-timeout --file --signature)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1714,6 +1720,9 @@ _ucube_mdm-update() {
         ;;
     '--tms-ca')
         __ucube_add_completions -f
+        return
+        ;;
+    '--tms-timeout')
         return
         ;;
     '--file')
@@ -1731,7 +1740,7 @@ _ucube_send-logs() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --force --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --output)
+    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --tms-timeout --output)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1750,6 +1759,9 @@ _ucube_send-logs() {
         ;;
     '--tms-ca')
         __ucube_add_completions -f
+        return
+        ;;
+    '--tms-timeout')
         return
         ;;
     '--output')

@@ -84,10 +84,10 @@ struct TMSConnection: Sendable {
             return false
         case .drop:
             return false
-        case .binary(let signature, let path, let dropAfterBlocks):
+        case .binary(let signature, let path, let dropAfterBlocks, let corruptOffset):
             return try await streamBinary(
-                signature: signature, imagePath: path, dropAfterBlocks: dropAfterBlocks, version: version,
-                keepAlive: keepAlive, outbound)
+                signature: signature, imagePath: path, dropAfterBlocks: dropAfterBlocks, corruptOffset: corruptOffset,
+                version: version, keepAlive: keepAlive, outbound)
         }
     }
 
@@ -95,7 +95,8 @@ struct TMSConnection: Sendable {
     /// Reads a few blocks at a time on the thread pool; each write waits for the channel to be writable, so memory
     /// stays flat whatever the image size.
     private func streamBinary(
-        signature: [UInt8], imagePath: String, dropAfterBlocks: Int?, version: HTTPVersion, keepAlive: Bool,
+        signature: [UInt8], imagePath: String, dropAfterBlocks: Int?, corruptOffset: Int?, version: HTTPVersion,
+        keepAlive: Bool,
         _ outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws -> Bool {
         let image: ImageFile
@@ -120,8 +121,11 @@ struct TMSConnection: Sendable {
             var sent = 0
             let blocksPerRead = 16
             while offset < image.size {
-                let bytes = try await image.read(
+                var bytes = try await image.read(
                     at: offset, count: min(blockSize * blocksPerRead, image.size - offset))
+                if let corruptOffset, (offset..<offset + bytes.count).contains(corruptOffset) {
+                    bytes[corruptOffset - offset] = ~bytes[corruptOffset - offset]
+                }
                 guard !bytes.isEmpty else { throw Close() }  // the file shrank: the announced length is wrong
                 var framed = ByteBuffer()
                 framed.reserveCapacity(bytes.count + 2 * blocksPerRead)

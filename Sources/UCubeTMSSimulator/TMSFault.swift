@@ -7,9 +7,57 @@ public enum TMSFault: Sendable, Hashable {
     case delay(Duration)
     /// Answer 200 `application/json` with a body that is not valid JSON (a config cut mid-array).
     case malformedJSON
-    /// Answer the normal status and headers, announce the full `Content-Length`, send half the body and close.
+    /// Answer the normal status and headers, announce the full `Content-Length`, send half the body and close (a
+    /// binary: its first `TMSSimulatorChoices.blocksBeforeDrop` blocks).
     case truncatedBody
     /// Binary: close the connection after the signature and `TMSSimulatorChoices.blocksBeforeDrop` blocks.
     /// Other endpoints: close without answering.
     case dropConnection
+    /// Binary: one byte of the image (in its second block) sent inverted; the terminal's signature check refuses it.
+    case corruptedBinary
+    /// Binary: the image intact under a signature of the right length that signs nothing.
+    case wrongSignature
+
+    /// How long `silent` waits before answering: longer than any client read timeout.
+    public static let silence: Duration = .seconds(3600)
+
+    /// Parses the command line's `ENDPOINT:FAULT[xN],…` (`ucube simulate --tms-fault`): ENDPOINT is register, infos,
+    /// config, binary or logs; FAULT is an HTTP status (500, 503…), `slow=SECONDS`, `silent`, `malformed-json`,
+    /// `truncated`, `drop`, `corrupt` or `bad-signature`; N how many requests it affects (default 1).
+    public static func parse(_ text: String) throws(TMSSimulatorError) -> [(TMSEndpoint, TMSFault, Int)] {
+        try text.split(separator: ",").map { item throws(TMSSimulatorError) -> (TMSEndpoint, TMSFault, Int) in
+            let bad = { (why: String) in
+                TMSSimulatorError(
+                    .invalidArgument,
+                    "bad TMS fault '\(item)': \(why) (ENDPOINT:FAULT[xN], ENDPOINT one of \(TMSEndpoint.allCases.map(\.rawValue).joined(separator: ", ")); FAULT an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature)")
+            }
+            let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let endpoint = TMSEndpoint(rawValue: parts[0]) else { throw bad("unknown endpoint") }
+            var name = parts[1]
+            var times = 1
+            if let x = name.lastIndex(of: "x"), let n = Int(name[name.index(after: x)...]) {
+                guard (1...1000).contains(n) else { throw bad("the count must be 1 to 1000") }
+                times = n
+                name = String(name[..<x])
+            }
+            let fault: TMSFault
+            switch name {
+            case "silent": fault = .delay(silence)
+            case "malformed-json": fault = .malformedJSON
+            case "truncated": fault = .truncatedBody
+            case "drop": fault = .dropConnection
+            case "corrupt": fault = .corruptedBinary
+            case "bad-signature": fault = .wrongSignature
+            default:
+                if name.hasPrefix("slow="), let seconds = Double(name.dropFirst(5)), seconds > 0, seconds <= 3600 {
+                    fault = .delay(.milliseconds(Int64(seconds * 1000)))
+                } else if let code = Int(name), (400...599).contains(code) {
+                    fault = .status(code)
+                } else {
+                    throw bad("unknown fault")
+                }
+            }
+            return (endpoint, fault, times)
+        }
+    }
 }

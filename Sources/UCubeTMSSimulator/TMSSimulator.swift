@@ -198,15 +198,29 @@ public actor TMSSimulator {
         switch fault {
         case nil, .status: break
         case .delay(let duration): delay = duration
+        case .corruptedBinary:
+            if case .binary(let signature, let path, _, _) = response {
+                response = .binary(
+                    signature: signature, imagePath: path, dropAfterBlocks: nil,
+                    corruptOffset: TMSSimulatorChoices.binaryBlockSize + 7)
+            }
+        case .wrongSignature:
+            if case .binary(let signature, let path, _, _) = response {
+                // A signature of the right length that signs nothing: every byte inverted.
+                response = .binary(signature: signature.map { ~$0 }, imagePath: path, dropAfterBlocks: nil)
+            }
         case .malformedJSON: response = .full(.ok, "application/json", TMSSimulatorChoices.malformedJSONBody)
         case .truncatedBody:
             switch response {
             case .full(let status, let type, let bytes): response = .truncated(status, type, bytes)
-            case .binary, .truncated, .drop: break
+            case .binary(let signature, let path, _, _):
+                // The full length announced, the stream cut after a few blocks.
+                response = .binary(signature: signature, imagePath: path, dropAfterBlocks: TMSSimulatorChoices.blocksBeforeDrop)
+            case .truncated, .drop: break
             }
         case .dropConnection:
             switch response {
-            case .binary(let signature, let path, _):
+            case .binary(let signature, let path, _, _):
                 response = .binary(signature: signature, imagePath: path, dropAfterBlocks: TMSSimulatorChoices.blocksBeforeDrop)
             case .full, .truncated, .drop: response = .drop
             }
@@ -302,8 +316,8 @@ enum TMSResponse: Sendable {
     case full(HTTPResponseStatus, String, [UInt8])
     /// Announce `bytes.count`, send half, close.
     case truncated(HTTPResponseStatus, String, [UInt8])
-    /// §10.5 framing streamed from the image file.
-    case binary(signature: [UInt8], imagePath: String, dropAfterBlocks: Int?)
+    /// §10.5 framing streamed from the image file; `corruptOffset`: that byte of the image is sent inverted.
+    case binary(signature: [UInt8], imagePath: String, dropAfterBlocks: Int?, corruptOffset: Int? = nil)
     /// Close without answering.
     case drop
 

@@ -9,8 +9,10 @@ import ZIPFoundation
 /// the terminal simulator: the README's commands, end to end (issue 5).
 @Suite(.serialized) struct TMSEndToEndTests {
     /// `ucube simulate --tms 127.0.0.1:0` in the background; returns it, its URL and its CA file.
-    static func startTMS(_ sandbox: UCubeSandbox) async throws -> (process: Process, url: String, ca: String, export: String) {
-        let (process, out, _) = try sandbox.startCapturing(["simulate", "--tms", "127.0.0.1:0"])
+    static func startTMS(
+        _ sandbox: UCubeSandbox, extra: [String] = []
+    ) async throws -> (process: Process, url: String, ca: String, export: String) {
+        let (process, out, _) = try sandbox.startCapturing(["simulate", "--tms", "127.0.0.1:0"] + extra)
         let text = await UCubeSandbox.readUntil(out, contains: "export ")
         let lines = text.split(separator: "\n")
         guard let url = lines.first(where: { $0.hasPrefix("tms listening on ") })?.split(separator: " ").last,
@@ -287,5 +289,60 @@ extension UCubeSandbox {
             type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: payloadSize, imagePath: image,
             signaturePath: signature)
         return (image, signature)
+    }
+
+    /// The TMS faults a CI job must survive, chosen per request on `simulate --tms-fault`: each ends `mdm-update`
+    /// with a typed error and its exit code (8: the TMS failed before any item; 9: an item not installed), and the
+    /// terminal keeps its firmware; a single failed request is retried and the update completes. (`slow=`/`silent` outlast the
+    /// client's 30 s read timeout; TMSClientTests cover them with a short timeout.)
+    @Test(arguments: [
+        ("config:503x3", Int32(8), "http 503"), ("config:malformed-json", 8, "not the expected json"),
+        ("config:truncatedx3", 8, "https://127.0.0.1"), ("binary:500x3", 9, "http 500"),
+        ("binary:truncatedx3", 9, "https://127.0.0.1"), ("binary:dropx3", 9, "https://127.0.0.1"),
+        ("binary:corrupt", 9, "failed"), ("binary:bad-signature", 9, "failed"),
+        // One failure is retried (3 attempts in all): the update completes.
+        ("config:truncated", 0, "installed"), ("binary:drop", 0, "installed"),
+    ])
+    func tmsFaultsFromTheCommandLine(fault: String, exit: Int32, says: String) async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.05"
+        let clean = try await TMSEndToEndTests.startTMS(sandbox)
+        sandbox.environment["UCUBE_TMS_URL"] = clean.url
+        sandbox.environment["UCUBE_TMS_CA"] = clean.ca
+        let register = try await sandbox.run(["--device", "sim", "mdm-register"])
+        #expect(register.status == 0, "\(register.stderr)")
+        await TMSEndToEndTests.stop(clean.process)
+
+        let faulty = try await TMSEndToEndTests.startTMS(sandbox, extra: ["--tms-fault", fault])
+        defer { faulty.process.terminate() }
+        sandbox.environment["UCUBE_TMS_URL"] = faulty.url
+        let update = try await sandbox.run(["--device", "sim", "mdm-update", "--firmware-only"], timeout: .seconds(90))
+        #expect(update.status == exit, "\(fault): \(update.stdout)\(update.stderr)")
+        #expect((update.stdout + update.stderr).lowercased().contains(says.lowercased()), "\(fault): \(update.stdout)\(update.stderr)")
+        let info = try await sandbox.run("--device sim info")
+        let firmware = exit == 0 ? "6.0.1.0" : "6.0.0.54"
+        #expect(info.stdout.contains("firmware (SVPP): \(firmware)"), "\(fault): \(info.stdout)")
+    }
+
+    /// A TMS that never answers: `--tms-timeout 2` gives up after 3 attempts of 2 s (and 1 s + 2 s of backoff) with
+    /// a typed timeout error, exit 8, the firmware unchanged.
+    @Test func aSilentTMSIsGivenUpAfterTheTimeout() async throws {
+        let sandbox = try UCubeSandbox()
+        let clean = try await TMSEndToEndTests.startTMS(sandbox)
+        sandbox.environment["UCUBE_TMS_URL"] = clean.url
+        sandbox.environment["UCUBE_TMS_CA"] = clean.ca
+        #expect(try await sandbox.run(["--device", "sim", "mdm-register"]).status == 0)
+        await TMSEndToEndTests.stop(clean.process)
+
+        let silent = try await TMSEndToEndTests.startTMS(sandbox, extra: ["--tms-fault", "config:silentx3"])
+        defer { silent.process.terminate() }
+        sandbox.environment["UCUBE_TMS_URL"] = silent.url
+        let update = try await sandbox.run(
+            ["--device", "sim", "--json", "mdm-update", "--tms-timeout", "2"], timeout: .seconds(40))
+        #expect(update.status == 8, "\(update.stdout)\(update.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(update.stdout.utf8)) as? [String: Any]
+        let error = object?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "tms-timeout", "\(update.stdout)")
+        #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.0.54"))
     }
 }

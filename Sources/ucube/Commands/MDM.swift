@@ -23,15 +23,32 @@ struct TMSOptions: ParsableArguments {
         completion: .file())
     var ca: String?
 
+    @Option(
+        name: .customLong("tms-timeout"),
+        help: ArgumentHelp(
+            "Seconds a TMS request may go without a byte (read), and at most to connect. With 3 attempts and 1 s + 2 s of backoff, a silent TMS is given up after 3 × SECONDS + 3 s. Default: 30 (spec §10.1), connect 20.",
+            valueName: "seconds"))
+    var timeout: Int?
+
+    func validate() throws {
+        if let timeout, !(1...600).contains(timeout) { throw ValidationError("--tms-timeout must be 1 to 600 seconds") }
+    }
+
     /// The resolved settings; a missing or unusable URL is a usage error.
     func settings() throws -> TMSSettings {
+        var settings: TMSSettings
         do {
-            return try TMSSettings.resolve(
+            settings = try TMSSettings.resolve(
                 url: url, ca: ca, environment: ProcessInfo.processInfo.environment,
                 configDirectory: Environment.configDirectory)
         } catch {
             throw CLIFailure(error)
         }
+        if let timeout {
+            settings.readTimeout = .seconds(timeout)
+            settings.connectTimeout = min(settings.connectTimeout, .seconds(timeout))
+        }
+        return settings
     }
 }
 

@@ -71,6 +71,12 @@ extension UCube {
                 valueName: "faults"))
         var fault: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "With --tms: faults per request, comma-separated ENDPOINT:FAULT[xN] (ENDPOINT register, infos, config, binary or logs; FAULT an HTTP status such as 503, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature; N requests, default 1). E.g. binary:corrupt,config:503x2.",
+                valueName: "faults"))
+        var tmsFault: String?
+
         @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
         var listCards = false
 
@@ -98,6 +104,14 @@ extension UCube {
             if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
             if let fault { _ = try BuiltInSimulator.faults(fault) }
+            if let tmsFault {
+                guard tms != nil else { throw ValidationError("--tms-fault is the TMS simulator's: add --tms HOST:PORT") }
+                do {
+                    _ = try TMSFault.parse(tmsFault)
+                } catch {
+                    throw ValidationError(error.reason)
+                }
+            }
             if printEnv {
                 guard let tms else { throw ValidationError("--print-env prints the TMS simulator's settings: add --tms HOST:PORT") }
                 if try Self.parse(tms, option: "--tms").1 == 0 {
@@ -181,7 +195,14 @@ extension UCube {
                     code: .stateDirectoryUnusable, hint: "set UCUBE_TMS_SIM_HOME (or XDG_STATE_HOME) to a writable directory",
                     detail: "\(error)")
             }
+            let faults: [(TMSEndpoint, TMSFault, Int)]
+            do {
+                faults = try TMSFault.parse(tmsFault ?? "")
+            } catch {
+                throw CLIFailure(ExitCodes.usage, error.reason)
+            }
             let server = TMSSimulator()
+            for (endpoint, fault, times) in faults { await server.setFault(fault, for: endpoint, times: times) }
             let bound: Int
             do {
                 bound = try await server.start(
