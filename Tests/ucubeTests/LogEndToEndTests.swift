@@ -58,6 +58,18 @@ import ZIPFoundation
         #expect(mode?.intValue == 0o600)
     }
 
+    /// A clear PAN inside a raw command: the `--trace` dump of the frame and the logged command line show it masked.
+    @Test func aRawCommandWithAPANIsMaskedInTheTraceAndTheLog() async throws {
+        let sandbox = try UCubeSandbox()
+        let run = try await sandbox.run(["--device", "sim", "--trace", "rpc", "raw", "5026", "5A084761739001010010"])
+        let sent = run.stderr.split(separator: "\n").first { $0.hasPrefix("> ") && $0.contains("50 26 5A") }
+        #expect(sent?.contains("5A 08 47 61 73 ** ** ** 00 10") == true, "\(run.stderr)")
+        let log = try String(
+            contentsOf: sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log"), encoding: .utf8)
+        #expect(log.contains("rpc raw 5026 5A08476173******0010"), "\(log)")
+        for text in [run.stdout, run.stderr, log] { #expect(!text.contains("4761739001010010") && !text.contains("73 90 01 01")) }
+    }
+
     /// Hex typed on the command line goes to the log as the command line: card data in it is masked there, and in
     /// what `decode` prints. `--trace` dumps go through the same masker (`Masking.hex`).
     @Test func decodeArgumentsAreMaskedInTheLog() async throws {
