@@ -1534,7 +1534,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --list-cards --print-env --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault)
+    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault --tms-certificate)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1580,6 +1580,10 @@ _ucube_simulate() {
         return
         ;;
     '--tms-fault')
+        return
+        ;;
+    '--tms-certificate')
+        __ucube_add_completions -W 'valid'$'\n''expired'$'\n''foreign'
         return
         ;;
     esac

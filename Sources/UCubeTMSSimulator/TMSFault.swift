@@ -61,3 +61,14 @@ public enum TMSFault: Sendable, Hashable {
         }
     }
 }
+
+/// The HTTPS certificate the TMS simulator presents (`ucube simulate --tms-certificate`): a TLS fault is per server,
+/// since the handshake comes before any request.
+public enum TMSServerCertificate: String, Sendable, CaseIterable {
+    /// Issued by the simulator's CA, valid now.
+    case valid
+    /// Issued by the simulator's CA, expired yesterday.
+    case expired
+    /// Valid, but issued by a CA nobody trusts.
+    case foreign
+}

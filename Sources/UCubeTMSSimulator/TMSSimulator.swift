@@ -44,14 +44,16 @@ public actor TMSSimulator {
     /// Loads the catalogue, loads or creates the CA in `stateDirectory`, issues a server certificate and listens.
     /// - Returns: the bound port (pass `port: 0` for an ephemeral one).
     public func start(
-        host: String = "127.0.0.1", port: Int = 0, stateDirectory: URL, catalogue catalogueDirectory: URL
+        host: String = "127.0.0.1", port: Int = 0, stateDirectory: URL, catalogue catalogueDirectory: URL,
+        serverCertificate: TMSServerCertificate = .valid
     ) async throws(TMSSimulatorError) -> Int {
         guard running == nil else { throw TMSSimulatorError(.invalidArgument, "the TMS simulator is already running") }
         guard (0...65535).contains(port) else { throw TMSSimulatorError(.invalidArgument, "port \(port) out of range") }
         let prepared: Prepared
         do {
             prepared = try await NIOThreadPool.singleton.runIfActive {
-                try Self.prepare(stateDirectory: stateDirectory, catalogue: catalogueDirectory)
+                try Self.prepare(
+                    stateDirectory: stateDirectory, catalogue: catalogueDirectory, serverCertificate: serverCertificate)
             }
         } catch let error as TMSSimulatorError {
             throw error
@@ -135,11 +137,24 @@ public actor TMSSimulator {
     }
 
     /// Blocking file work of `start`: catalogue, CA, server certificate, received-logs numbering.
-    private static func prepare(stateDirectory: URL, catalogue: URL) throws -> Prepared {
+    private static func prepare(
+        stateDirectory: URL, catalogue: URL, serverCertificate: TMSServerCertificate
+    ) throws -> Prepared {
         let catalogue = try TMSCatalogue.load(directory: catalogue)
         let authority = try TMSCertificateAuthority.loadOrCreate(in: stateDirectory)
+        let serverIdentity: TMSCertificateAuthority.Identity
+        switch serverCertificate {
+        case .valid: serverIdentity = try authority.issueServerIdentity()
+        case .expired:
+            // Issued as if a validity period plus a day ago: it ended yesterday.
+            serverIdentity = try authority.issueServerIdentity(
+                now: Date().addingTimeInterval(-(TMSSimulatorChoices.serverValidity + 86_400)))
+        case .foreign:
+            // Signed by a CA made for this run and written nowhere: no client trusts it.
+            serverIdentity = try TMSCertificateAuthority.create().issueServerIdentity()
+        }
         return Prepared(
-            catalogue: catalogue, authority: authority, serverIdentity: try authority.issueServerIdentity(),
+            catalogue: catalogue, authority: authority, serverIdentity: serverIdentity,
             logIndex: nextLogIndex(in: stateDirectory))
     }
 

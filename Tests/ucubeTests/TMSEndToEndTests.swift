@@ -345,4 +345,28 @@ extension UCubeSandbox {
         #expect(error?["code"] as? String == "tms-timeout", "\(update.stdout)")
         #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.0.54"))
     }
+
+    /// A TMS whose HTTPS certificate expired, or comes from a CA the client does not trust: the handshake is refused,
+    /// `mdm-update` ends with a typed TLS error (exit 8), the firmware unchanged.
+    @Test(arguments: ["expired", "foreign"])
+    func aTMSCertificateThatCannotBeTrustedIsRefused(kind: String) async throws {
+        let sandbox = try UCubeSandbox()
+        let clean = try await TMSEndToEndTests.startTMS(sandbox)
+        sandbox.environment["UCUBE_TMS_URL"] = clean.url
+        sandbox.environment["UCUBE_TMS_CA"] = clean.ca
+        #expect(try await sandbox.run(["--device", "sim", "mdm-register"]).status == 0)
+        await TMSEndToEndTests.stop(clean.process)
+
+        let bad = try await TMSEndToEndTests.startTMS(sandbox, extra: ["--tms-certificate", kind])
+        defer { bad.process.terminate() }
+        sandbox.environment["UCUBE_TMS_URL"] = bad.url
+        let update = try await sandbox.run(["--device", "sim", "--json", "mdm-update"], timeout: .seconds(60))
+        #expect(update.status == 8, "\(kind): \(update.stdout)\(update.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(update.stdout.utf8)) as? [String: Any]
+        let error = object?["error"] as? [String: Any]
+        #expect((error?["code"] as? String)?.hasPrefix("tms-") == true, "\(kind): \(update.stdout)")
+        let message = (error?["message"] as? String ?? "").lowercased()
+        #expect(message.contains("certificate"), "\(kind): \(update.stdout)")
+        #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.0.54"))
+    }
 }

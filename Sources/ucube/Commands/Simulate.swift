@@ -77,6 +77,13 @@ extension UCube {
                 valueName: "faults"))
         var tmsFault: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "With --tms: the HTTPS certificate to present: valid (default), expired (ended yesterday) or foreign (from a CA no client trusts).",
+                valueName: "kind"),
+            completion: .list(TMSServerCertificate.allCases.map(\.rawValue)))
+        var tmsCertificate: String?
+
         @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
         var listCards = false
 
@@ -104,6 +111,12 @@ extension UCube {
             if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
             if let fault { _ = try BuiltInSimulator.faults(fault) }
+            if let tmsCertificate {
+                guard tms != nil else { throw ValidationError("--tms-certificate is the TMS simulator's: add --tms HOST:PORT") }
+                guard TMSServerCertificate(rawValue: tmsCertificate) != nil else {
+                    throw ValidationError("--tms-certificate must be valid, expired or foreign")
+                }
+            }
             if let tmsFault {
                 guard tms != nil else { throw ValidationError("--tms-fault is the TMS simulator's: add --tms HOST:PORT") }
                 do {
@@ -207,7 +220,8 @@ extension UCube {
             do {
                 bound = try await server.start(
                     host: host, port: port, stateDirectory: URL(fileURLWithPath: state),
-                    catalogue: URL(fileURLWithPath: catalogueDirectory))
+                    catalogue: URL(fileURLWithPath: catalogueDirectory),
+                    serverCertificate: tmsCertificate.flatMap(TMSServerCertificate.init(rawValue:)) ?? .valid)
             } catch {
                 throw CLIFailure(tmsSimulator: error)
             }
