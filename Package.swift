@@ -102,8 +102,10 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),
-        .executableTarget(
-            name: "ucube",
+        // The command line: every command, the shell, the output seam. A library so that the tests and the fuzz
+        // targets (Fuzz/) reach it; the `ucube` executable is its one-line main.
+        .target(
+            name: "UCubeCLI",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
                 "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo",
@@ -114,6 +116,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "ucube", dependencies: ["UCubeCLI"], swiftSettings: strict),
+        // Every input from outside the process as a libFuzzer target (Fuzz/README.md); `swift test` replays their corpora.
+        .target(
+            name: "UCubeFuzzTargets",
+            dependencies: [
+                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeBluetooth", "UCubePayment", "UCubeTMS", "UCubeCLI",
+                "UCubeSimulator",
+            ],
+            swiftSettings: strict),
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        // The fuzz driver: libFuzzer in Scripts/fuzz.sh's build, a replayer and seed writer in an ordinary one.
+        .executableTarget(
+            name: "UCubeFuzz", dependencies: ["UCubeFuzzTargets", "CFuzzDriver"], path: "Fuzz/Driver", swiftSettings: strict),
+        .testTarget(
+            name: "UCubeFuzzTargetsTests", dependencies: ["UCubeFuzzTargets", "UCubePayment", "UCubeProtocol", "UCubeBluetooth", "UCubeTMS"], swiftSettings: strict),
         // Benchmarks print figures; they are not tests (`swift run -c release PaymentBenchmark`).
         .executableTarget(
             name: "PaymentBenchmark",
@@ -192,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "ucubeTests",
             dependencies: [
-                "ucube", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment", "UCubeLog",
+                "ucube", "UCubeCLI", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment", "UCubeLog",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),

@@ -158,19 +158,12 @@ public final class BLETransport: Transport, @unchecked Sendable {
         let link = LinkState(incoming: continuation, trace: trace)
         let router = Task {
             for await signal in signals {
-                if signal.member == "PropertiesChanged", signal.arguments.count >= 2,
-                    let changed = signal.arguments[1].dictionary
-                {
-                    let interface = signal.arguments[0].string
-                    if signal.path == txRx, let value = changed["Value"]?.bytes {
-                        await link.notified(value)
-                    } else if signal.path == powerState, let value = changed["Value"]?.bytes {
-                        powerContinuation.yield(value)
-                    } else if signal.path == device.path, interface == BlueZ.deviceInterface, changed["Connected"]?.bool == false {
-                        await link.drop("the uCube Touch dropped the BLE link (BlueZ: Connected=false)")
-                    }
-                } else if signal.member == "InterfacesRemoved", signal.arguments.first?.string == device.path {
-                    await link.drop("BlueZ removed the device \(device.address)")
+                switch BLESignal(signal, txRx: txRx, powerState: powerState, device: device.path) {
+                case .notification(let value): await link.notified(value)
+                case .powerState(let value): powerContinuation.yield(value)
+                case .disconnected: await link.drop("the uCube Touch dropped the BLE link (BlueZ: Connected=false)")
+                case .removed: await link.drop("BlueZ removed the device \(device.address)")
+                case nil: break
                 }
             }
             powerContinuation.finish()
@@ -277,6 +270,37 @@ public final class BLETransport: Transport, @unchecked Sendable {
 }
 
 /// The GATT objects of the uCube Touch service under one device.
+/// What a BlueZ signal means for an open uCube Touch link (nil: nothing).
+enum BLESignal: Equatable {
+    /// A TxRx notification: bytes from the terminal.
+    case notification([UInt8])
+    /// A new value of the power-state characteristic.
+    case powerState([UInt8])
+    /// BlueZ says the device is no longer connected.
+    case disconnected
+    /// BlueZ removed the device object.
+    case removed
+
+    init?(_ signal: DBusSignal, txRx: String, powerState: String, device: String) {
+        if signal.member == "PropertiesChanged", signal.arguments.count >= 2, let changed = signal.arguments[1].dictionary {
+            let interface = signal.arguments[0].string
+            if signal.path == txRx, let value = changed["Value"]?.bytes {
+                self = .notification(value)
+            } else if signal.path == powerState, let value = changed["Value"]?.bytes {
+                self = .powerState(value)
+            } else if signal.path == device, interface == BlueZ.deviceInterface, changed["Connected"]?.bool == false {
+                self = .disconnected
+            } else {
+                return nil
+            }
+        } else if signal.member == "InterfacesRemoved", signal.arguments.first?.string == device {
+            self = .removed
+        } else {
+            return nil
+        }
+    }
+}
+
 struct GATTPaths {
     let service: String
     var txRx: String?

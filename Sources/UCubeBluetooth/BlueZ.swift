@@ -48,6 +48,11 @@ public struct BlueZ: Sendable {
             }
             throw LinkError(.connectFailed, "BlueZ GetManagedObjects failed: \(error)")
         }
+        return Self.objectTree(fromReply: reply)
+    }
+
+    /// GetManagedObjects' answer (`a{oa{sa{sv}}}`) as a tree; whatever does not have that shape is left out.
+    static func objectTree(fromReply reply: [DBusValue]) -> ObjectTree {
         var tree: ObjectTree = [:]
         for (path, interfaces) in reply.first?.dictionary ?? [:] {
             var entry: [String: [String: DBusValue]] = [:]

@@ -83,6 +83,17 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
     /// The amount charged: the request's, or the one typed on the terminal.
     public var amount: UInt64? { request.amount ?? typedAmount }
 
+    /// Set once the card's cryptogram has decided the payment (spec §8.3): from then on `cryptogram` and
+    /// `cryptogramType` are the ones judged, whatever a later tag read (finalisation tags, a duplicate tag) says.
+    var cryptogramDecided = false
+
+    /// Records the cryptogram that decided the payment.
+    mutating func decideCryptogram(type: CryptogramType?, cryptogram: [UInt8]?) {
+        cryptogramType = type
+        self.cryptogram = cryptogram
+        cryptogramDecided = true
+    }
+
     // MARK: Reading terminal data
 
     /// Takes what the context keeps from a list of plain TLVs: identifiers, cryptogram data, the PAN masked, the
@@ -109,9 +120,9 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
                 if value.count == 5 { tvr = value }
             case 0x9B:
                 tsi = value
-            case 0x9F27:
+            case 0x9F27 where !cryptogramDecided:
                 if let cid = value.first, let type = CryptogramType(cid: cid) { cryptogramType = type }
-            case 0x9F26:
+            case 0x9F26 where !cryptogramDecided:
                 cryptogram = value
             case 0x9F36:
                 atc = value

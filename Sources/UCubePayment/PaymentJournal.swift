@@ -141,6 +141,11 @@ public struct PaymentJournal: Sendable {
         } catch {
             throw JournalError(.io, "cannot read \(path): \(error.localizedDescription)")
         }
+        return history(parsing: data)
+    }
+
+    /// The payments in a journal's bytes (`history(_:)` without the file): never throws, whatever the bytes.
+    public static func history(parsing data: Data) -> [JournalEntry] {
         let decoder = JSONDecoder()
         var entries: [JournalEntry] = []
         var openIndex: [String: Int] = [:]

@@ -228,12 +228,16 @@ public struct PaymentStateMachine: Sendable {
 
     /// Decides the status and starts the ending steps.
     /// Ends a payment whose approval the card's cryptogram was asked to back (`CryptogramRule`).
-    private mutating func conclude(_ verdict: CryptogramRule.Verdict) -> Action {
+    /// Ends the payment as the card's cryptogram says (`CryptogramRule`). An approval keeps, in the context, the
+    /// cryptogram that gave it.
+    private mutating func conclude(cid: [UInt8]?, cryptogram: [UInt8]?, accepting: Set<CryptogramType>) -> Action {
+        let verdict = CryptogramRule.judge(cid: cid, cryptogram: cryptogram, accepting: accepting)
+        if verdict == .approve { context.decideCryptogram(type: cid?.first.flatMap(CryptogramType.init(cid:)), cryptogram: cryptogram) }
         switch verdict {
-        case .approve: end(.approved)
-        case .decline(let reason): end(.declined, reason)
-        case .missing(let reason): end(.errorMissingRequiredCryptogram, reason)
-        case .wrong(let reason): end(.errorWrongCryptogramValue, reason)
+        case .approve: return end(.approved)
+        case .decline(let reason): return end(.declined, reason)
+        case .missing(let reason): return end(.errorMissingRequiredCryptogram, reason)
+        case .wrong(let reason): return end(.errorWrongCryptogramValue, reason)
         }
     }
 
@@ -634,7 +638,7 @@ public struct PaymentStateMachine: Sendable {
         switch type {
         // PROJECT CHOICE (spec §8.1): TC → APPROVED and AAC → DECLINED without AUTHORIZATION and 0x5513. A TC
         // approves only with its 9F26 (spec §8.3).
-        case .tc: return conclude(CryptogramRule.judge(cid: cid, cryptogram: answer[Tag(0x9F26)], accepting: [.tc]))
+        case .tc: return conclude(cid: cid, cryptogram: answer[Tag(0x9F26)], accepting: [.tc])
         case .aac: return end(.declined)
         case .arqc:
             // The issuer verifies the ARQC itself: without 9F26 there is nothing to authorize.
@@ -712,7 +716,7 @@ public struct PaymentStateMachine: Sendable {
             guard approved else { return end(.declined) }
             // Status 7 is the terminal's word; the second GENERATE AC's TC is the card's (spec §8.3).
             let tlvs = answer?.tlvs ?? []
-            return conclude(CryptogramRule.judge(cid: tlvs[Tag(0x9F27)], cryptogram: tlvs[Tag(0x9F26)], accepting: [.tc]))
+            return conclude(cid: tlvs[Tag(0x9F27)], cryptogram: tlvs[Tag(0x9F26)], accepting: [.tc])
         default:
             return failed(.smcFinalizeTransaction, response)
         }
@@ -749,7 +753,7 @@ public struct PaymentStateMachine: Sendable {
         switch result {
         // An offline contactless approval: the card's TC, with its 9F26 (spec §8.3).
         case .approved:
-            return conclude(CryptogramRule.judge(cid: nfcCryptogram.cid, cryptogram: nfcCryptogram.cryptogram, accepting: [.tc]))
+            return conclude(cid: nfcCryptogram.cid, cryptogram: nfcCryptogram.cryptogram, accepting: [.tc])
         case .declined: return end(.declined)
         case .onlineRequest:
             if outcome.onlinePINRequested || request.forceOnlinePIN { return onlinePIN(.nfcSimplifiedOnlinePIN) }
@@ -771,8 +775,7 @@ public struct PaymentStateMachine: Sendable {
             if let authorization = context.authorization, !authorization.isApproved {
                 return end(.declined, "the issuer answered \(authorization.arc.hex); the terminal's approval is not taken")
             }
-            return conclude(
-                CryptogramRule.judge(cid: nfcCryptogram.cid, cryptogram: nfcCryptogram.cryptogram, accepting: [.tc, .arqc]))
+            return conclude(cid: nfcCryptogram.cid, cryptogram: nfcCryptogram.cryptogram, accepting: [.tc, .arqc])
         case .declined: return end(.declined)
         case .cancelled: return end(.cancelled, "NFC outcome \(outcome.bytes.hex): transaction cancelled")
         case .tryAnotherInterface:

@@ -66,6 +66,39 @@ import UCubeProtocol
         return nil
     }
 
+    /// The cryptogram that approved is the one the payment reports (journal, receipt, --json): a 9F26 or 9F27 read
+    /// after the decision (the finalisation tags) or a second copy in the same answer does not replace it. Found by
+    /// the whole-driver fuzz target (Fuzz/README.md): an APPROVED payment reported a 3-byte 9F26.
+    @Test(arguments: [false, true])
+    func theApprovingCryptogramIsTheOneReported(duplicateInTheSameAnswer: Bool) {
+        var tlvs = [TLV(Tag(0x9F27), [0x40]), TLV(Tag(0x9F26), Self.ac)]
+        if duplicateInTheSameAnswer { tlvs += [TLV(Tag(0x9F27), [0x00]), TLV(Tag(0x9F26), [1, 2, 3])] }
+        let processed = TerminalResponse.ok(TransactionProcess.self, TLVResponse(tlvs: tlvs))
+        var (m, action) = replay(
+            Fixture.request(),
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])), .response(Fixture.initOK),
+                .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(processed),
+            ])
+        let later = TerminalResponse.ok(GetPlainTag.self, TLVResponse(tlvs: [TLV(Tag(0x9F27), [0x80]), TLV(Tag(0x9F26), [9, 9, 9])]))
+        var readAfter = false
+        for _ in 0..<10 where action.finished == nil {
+            switch action.command {
+            case .getPlainTag:
+                action = m.responseReceived(later)
+                readAfter = true
+            case .getSecuredTag: action = m.responseReceived(Fixture.securedOK)
+            case .waitCardRemoval: action = m.responseReceived(Fixture.removedOK)
+            case .exitSecureSession: action = m.responseReceived(Fixture.exitOK)
+            default: break
+            }
+        }
+        #expect(readAfter, "the closing steps read plain tags after the decision")
+        #expect(action.finished == .approved)
+        #expect(m.context.cryptogram == Self.ac)
+        #expect(m.context.cryptogramType == .tc)
+    }
+
     /// Contact, first GENERATE AC (TransactionProcess): a TC approves offline only with its 9F26; an AAC declines;
     /// an ARQC goes online only with its 9F26.
     @Test(arguments: tcRequired)

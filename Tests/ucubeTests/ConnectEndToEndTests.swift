@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ucube
+@testable import UCubeCLI
 
 /// `ucube connect --list`: every column as wide as its longest value, so a name copied from it works with
 /// `--device` (issue 12: names were cut at 20 characters, addresses at 28).

@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 import Testing
 import UCubeProtocol
-@testable import ucube
+@testable import UCubeCLI
 
 /// Issue 12, parts 3 and 4: every failure is one error with a stable code, its documented exit code, a sentence and
 /// a hint; with `--json` it is a JSON object on stdout. Each test runs a repro of the issue through the built binary

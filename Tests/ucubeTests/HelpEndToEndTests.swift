@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
-@testable import ucube
+@testable import UCubeCLI
 
 /// Every command's help, asked for every way, on the command line and in the shell; every shell builtin (issue 12:
 /// `help` in the shell recursed until it crashed with 139).

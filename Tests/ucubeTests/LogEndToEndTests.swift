@@ -4,7 +4,7 @@ import UCubeLog
 import UCubeProtocol
 import ZIPFoundation
 
-@testable import ucube
+@testable import UCubeCLI
 
 /// The log module through the built binary (spec §11, §10.7): a payment at `--log-level debug` leaves rpc and
 /// payment lines in `$XDG_STATE_HOME/ucube/logs/messages.log`, and `send-logs --output` bundles them without a PAN.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ucube
+@testable import UCubeCLI
 
 /// The committed man page (`Scripts/generate-docs.sh`): every character of the help text survives, as written and
 /// as `man` renders it, and ENVIRONMENT, FILES and EXIT STATUS come from the code's tables (issue 12: `1…255` read

@@ -3,7 +3,7 @@ import Testing
 import UCubeProtocol
 import UCubeSimulator
 import UCubePayment
-@testable import ucube
+@testable import UCubeCLI
 
 /// What an operator sees on a terminal (issue 12, "a payment a person can follow"): the cardholder's instruction and
 /// the time left while `pay` waits for a card (on a terminal only), the authorization prompt's values explained, and

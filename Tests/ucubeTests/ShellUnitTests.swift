@@ -1,7 +1,7 @@
 import Testing
 import UCubeProtocol
 import UCubeSimulator
-@testable import ucube
+@testable import UCubeCLI
 
 /// The shell's pure parts: the line splitter and the completion candidates.
 @Suite struct ShellWordsTests {

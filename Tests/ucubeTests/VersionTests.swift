@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 
-@testable import ucube
+@testable import UCubeCLI
 
 /// `ucube --version` is answered before the parser (start-up cost); it must stay what the parser would print.
 struct VersionTests {

@@ -91,9 +91,7 @@ public struct TMSSettings: Hashable, Sendable {
         let caGiven = nonEmpty(explicitCA) ?? nonEmpty(environment[TMSChoices.caEnvironmentVariable])
         if urlGiven == nil || caGiven == nil, let dir = configDirectory {
             do {
-                let object = try readConfig(dir + "/" + TMSChoices.configFileName)
-                fileURL = nonEmpty(object[TMSChoices.urlConfigKey] as? String)
-                fileCA = nonEmpty(object[TMSChoices.caConfigKey] as? String).map { $0.hasPrefix("/") ? $0 : dir + "/" + $0 }
+                (fileURL, fileCA) = configValues(try readConfig(dir + "/" + TMSChoices.configFileName), directory: dir)
             } catch {
                 fileError = error
             }
@@ -116,11 +114,34 @@ public struct TMSSettings: Hashable, Sendable {
         return xdg + "/ucube"
     }
 
+    /// The TMS URL and CA file a config.json object names (a relative CA is taken relative to `directory`).
+    private static func configValues(_ object: [String: Any], directory: String) -> (url: String?, ca: String?) {
+        func nonEmpty(_ s: String?) -> String? {
+            guard let s = s?.trimmingCharacters(in: .whitespaces), !s.isEmpty else { return nil }
+            return s
+        }
+        let url = nonEmpty(object[TMSChoices.urlConfigKey] as? String)
+        let ca = nonEmpty(object[TMSChoices.caConfigKey] as? String).map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
+        return (url, ca)
+    }
+
+    /// The settings a config.json's bytes give on their own (no --tms, no environment), as `resolve` reads them;
+    /// nil when the file names no URL. For the fuzz targets.
+    @_spi(Fuzz) public static func fromConfigFile(_ data: Data, directory: String) throws(TMSError) -> TMSSettings? {
+        let values = configValues(try parseConfig(data, path: directory + "/" + TMSChoices.configFileName), directory: directory)
+        guard let url = values.url else { return nil }
+        return try TMSSettings(baseURL: url, trustedCAFile: values.ca)
+    }
+
     private static func readConfig(_ path: String) throws(TMSError) -> [String: Any] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TMSError(.configuration, "cannot read \(path)")
         }
+        return try parseConfig(data, path: path)
+    }
+
+    private static func parseConfig(_ data: Data, path: String) throws(TMSError) -> [String: Any] {
         guard data.count <= 1 << 20, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw TMSError(.configuration, "\(path) is not a JSON object")
         }

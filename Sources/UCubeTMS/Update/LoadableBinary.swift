@@ -109,7 +109,7 @@ public struct BinaryPackageLayout: Sendable, Hashable {
     }
 
     /// The block whose length is at `offset`, and the offset of the next length (re-checked: the file may change).
-    static func block(at offset: Int, in source: some ByteSource) throws(UpdateError) -> (block: [UInt8], next: Int) {
+    @_spi(Fuzz) public static func block(at offset: Int, in source: some ByteSource) throws(UpdateError) -> (block: [UInt8], next: Int) {
         let head = try source.read(at: offset, count: 2)
         guard head.count == 2 else { throw UpdateError(.truncated, "the package changed while it was being loaded") }
         let count = Int(head[0]) << 8 | Int(head[1])
@@ -198,5 +198,28 @@ public struct LocalImage: LoadableBinary {
                 return (block, position + block.count)
             },
             firstPosition: 0)
+    }
+}
+
+/// A §10.5 package already in memory (the fuzz targets' virtual terminal loads one).
+public struct InMemoryPackage: LoadableBinary {
+    public let name: String
+    public let bytes: [UInt8]
+    public let ciphered: Bool
+
+    public init(name: String, bytes: [UInt8], ciphered: Bool = false) {
+        self.name = name
+        self.bytes = bytes
+        self.ciphered = ciphered
+    }
+
+    public func open() async throws(UpdateError) -> BinaryBlocks {
+        let source = MemoryByteSource(bytes)
+        let layout = try BinaryPackageLayout.scan(source, ciphered: ciphered)
+        return BinaryBlocks(
+            signature: layout.signature, sessionKey: layout.sessionKey, blockCount: layout.blockCount,
+            totalBytes: layout.totalBytes,
+            reader: { _, position throws(UpdateError) in try BinaryPackageLayout.block(at: position, in: source) },
+            firstPosition: layout.firstBlockOffset)
     }
 }

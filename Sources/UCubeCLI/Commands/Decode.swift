@@ -52,9 +52,8 @@ extension UCube {
         var secured = false
 
         func run() async throws {
-            let text = try input()
-            if let trace = TraceDump(text) {
-                let reports = try trace.decode(context: context.tagContext, inSession: secured)
+            let (reports, isTrace) = try Self.reports(for: try input(), kind: kind, context: context.tagContext, secured: secured)
+            if isTrace {
                 if globals.json {
                     try JSONOutput.print(reports)
                 } else {
@@ -65,6 +64,21 @@ extension UCube {
                 }
                 return
             }
+            if globals.json {
+                try JSONOutput.print(reports[0])
+            } else {
+                for line in reports[0].lines { print(line) }
+            }
+        }
+
+        /// What `decode` shows for `text`: a report per frame of a `--trace` dump (`isTrace`), else one report for
+        /// the hex, decoded as `kind` says.
+        static func reports(
+            for text: String, kind: Kind, context: TagContext, secured: Bool
+        ) throws -> (reports: [DecodeReport], isTrace: Bool) {
+            if let trace = TraceDump(text) {
+                return (try trace.decode(context: context, inSession: secured), true)
+            }
             let bytes: [UInt8]
             do {
                 bytes = try Hex.decode(text.split(whereSeparator: \.isNewline).joined(separator: " "))
@@ -72,12 +86,7 @@ extension UCube {
                 throw CLIFailure(ExitCodes.usage, "\(error)")
             }
             guard !bytes.isEmpty else { throw CLIFailure(ExitCodes.usage, "nothing to decode") }
-            let report = try Decoder(bytes: bytes, context: context.tagContext, inSession: secured).decode(kind)
-            if globals.json {
-                try JSONOutput.print(report)
-            } else {
-                for line in report.lines { print(line) }
-            }
+            return ([try Decoder(bytes: bytes, context: context, inSession: secured).decode(kind)], false)
         }
 
         /// The arguments, one a line, or standard input when there are none (not in the shell: its input is the

@@ -9,7 +9,11 @@ import UCubeTMS
 import UCubeTMSSimulator
 
 /// The `ucube` command: drives a YouTransactor uCube / uCube Touch terminal, or the built-in simulator.
-@main
+/// The entry point the `ucube` executable calls.
+public enum CLI {
+    public static func main() async { await UCube.main() }
+}
+
 struct UCube: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ucube",

@@ -51,7 +51,7 @@ enum ControlSocket {
     private static let holder = Holder()
 
     private static func answer(_ line: String) async -> String {
-        guard line == "cancel" else { return "error: unknown request '\(line)'" }
+        guard ControlRequest(line: line) == .cancel else { return "error: unknown request '\(line)'" }
         if let route = holder.route() { return await route().line }
         Task {
             // After the answer has gone out.
@@ -130,14 +130,47 @@ enum ControlSocket {
     }
 }
 
+/// The requests the control socket understands.
+enum ControlRequest: Equatable {
+    case cancel
+
+    init?(line: String) {
+        guard line == "cancel" else { return nil }
+        self = .cancel
+    }
+}
+
+/// One request line put back together from the reads it arrives in (pure: `LineHandler` feeds it).
+struct RequestLineBuffer {
+    static let maxRequest = 256
+
+    enum Outcome: Equatable {
+        /// No newline yet.
+        case needMore
+        /// The bytes before the first newline, trimmed.
+        case line(String)
+        /// More than `maxRequest` bytes and no newline.
+        case tooLong
+    }
+
+    private var pending: [UInt8] = []
+
+    mutating func append(_ bytes: [UInt8]) -> Outcome {
+        pending += bytes
+        guard let newline = pending.firstIndex(of: 0x0A) else {
+            return pending.count > Self.maxRequest ? .tooLong : .needMore
+        }
+        return .line(String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
 /// Reads one request line (however the bytes arrive: a request split over several reads is put back together),
-/// answers it through `handle`, closes. A request longer than `maxRequest` bytes is refused.
+/// answers it through `handle`, closes. A request longer than `RequestLineBuffer.maxRequest` bytes is refused.
 private final class LineHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
-    static let maxRequest = 256
     let handle: @Sendable (String) async -> String
-    private var pending: [UInt8] = []
+    private var request = RequestLineBuffer()
     private var answered = false
 
     init(handle: @escaping @Sendable (String) async -> String) { self.handle = handle }
@@ -145,13 +178,15 @@ private final class LineHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !answered else { return }
         var buffer = unwrapInboundIn(data)
-        pending += buffer.readBytes(length: buffer.readableBytes) ?? []
         let channel = context.channel
-        guard let newline = pending.firstIndex(of: 0x0A) else {
-            if pending.count > Self.maxRequest { reply("error: request too long", on: channel) }
+        let line: String
+        switch request.append(buffer.readBytes(length: buffer.readableBytes) ?? []) {
+        case .needMore: return
+        case .tooLong:
+            reply("error: request too long", on: channel)
             return
+        case .line(let text): line = text
         }
-        let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let handle = self.handle
         answered = true
         Task {

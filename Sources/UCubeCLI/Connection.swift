@@ -170,7 +170,7 @@ struct Connection {
 }
 
 /// The link session kept between invocations, and which process has the link open.
-private struct SessionRecord: Codable {
+struct SessionRecord: Codable {
     var secured: Bool
     var nextSequence: UInt8
     /// The pid of the process that has the link open; nil once it closed the link cleanly.
@@ -196,7 +196,11 @@ private struct SessionRecord: Codable {
     }
 
     static func load(_ path: String) -> Loaded {
-        guard let data = FileManager.default.contents(atPath: path) else { return .missing }
+        decode(FileManager.default.contents(atPath: path))
+    }
+
+    static func decode(_ data: Data?) -> Loaded {
+        guard let data else { return .missing }
         guard let record = try? JSONDecoder().decode(SessionRecord.self, from: data) else { return .stale(owner: nil) }
         guard let owner = record.owner else { return .clean(record.rules) }
         return .stale(owner: owner)

@@ -27,6 +27,10 @@ enum RememberedDevices {
     /// The remembered terminals; a missing file is an empty list, a damaged one a clear error.
     static func load() throws -> [RememberedDevice] {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return try decode(data)
+    }
+
+    static func decode(_ data: Data) throws -> [RememberedDevice] {
         do {
             return try JSONDecoder().decode([RememberedDevice].self, from: data)
         } catch {

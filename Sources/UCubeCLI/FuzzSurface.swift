@@ -1,0 +1,85 @@
+import Foundation
+import UCubeLink
+import UCubeProtocol
+
+/// What the fuzz targets (Fuzz/, `@_spi(Fuzz) import UCubeCLI`) reach in the command line: the files ucube reads back
+/// from disk, the control socket, and text typed on the command line or in the shell. Each entry runs the same code
+/// the commands run, minus the printing; a thrown error is the expected answer to bad input, a trap is a finding.
+@_spi(Fuzz) public enum CLIFuzzSurface {
+    // MARK: Files read back from disk
+
+    /// `$XDG_RUNTIME_DIR/ucube/session-*.json`, as `Connection` reads it before every command.
+    public static func sessionFile(_ data: Data) {
+        switch SessionRecord.decode(data) {
+        case .clean(let rules): _ = rules.nextSequence
+        case .stale(let owner): _ = owner
+        case .missing: break
+        }
+    }
+
+    /// `$XDG_CONFIG_HOME/ucube/devices.json`, as `--device NAME` and `connect --list` read it.
+    public static func rememberedDevices(_ data: Data) {
+        guard let devices = try? RememberedDevices.decode(data) else { return }
+        for device in devices {
+            _ = try? DeviceAddress(parsing: device.address)
+        }
+    }
+
+    // MARK: The control socket
+
+    /// A request arriving in the pieces `cuts` gives (offsets into `bytes`), as the holder's `LineHandler` reads
+    /// it; then the answer line, as `ucube cancel` reads it back. Checks what the socket promises: a line is taken up
+    /// to its first newline whatever the cuts, and more than `RequestLineBuffer.maxRequest` bytes without one is refused.
+    public static func controlRequest(_ bytes: [UInt8], cuts: [Int]) {
+        var buffer = RequestLineBuffer()
+        var outcome = RequestLineBuffer.Outcome.needMore
+        var start = 0
+        for cut in (cuts.map { min(max($0, 0), bytes.count) }.sorted() + [bytes.count]) where outcome == .needMore {
+            outcome = buffer.append(Array(bytes[start..<max(start, cut)]))
+            start = max(start, cut)
+        }
+        var whole = RequestLineBuffer()
+        let expected = whole.append(bytes)
+        if let newline = bytes.firstIndex(of: 0x0A) {
+            let line = String(decoding: bytes[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            // Cut into pieces, a line can only be refused as too long if a piece before its newline already was.
+            precondition(outcome == .line(line) || (outcome == .tooLong && newline > RequestLineBuffer.maxRequest))
+            _ = ControlRequest(line: line)
+        } else {
+            precondition(expected == (bytes.count > RequestLineBuffer.maxRequest ? .tooLong : .needMore))
+            precondition(outcome == expected)
+        }
+        let answer = CancelAnswer(line: String(decoding: bytes, as: UTF8.self))
+        precondition(CancelAnswer(line: answer.line).accepted == answer.accepted)
+    }
+
+    // MARK: Text typed on the command line or in the shell
+
+    /// `text` as every value reader of `ucube rpc` takes it, as `decode` takes it (hex, frames, TLV, status,
+    /// NFC outcome, a `--trace` dump; with and without --secured, and its JSON), as `pay` takes an amount, as the
+    /// shell splits a line into words, and as the log scrubber masks hex typed as an argument.
+    public static func commandLineText(_ text: String) {
+        _ = try? Parse.hex(text)
+        _ = try? Parse.byte(text)
+        _ = try? Parse.seconds(text)
+        _ = try? Parse.tag(text)
+        _ = try? Parse.tagList(text)
+        _ = try? Parse.languages(text)
+        _ = try? Parse.responseCode(text)
+        _ = try? Parse.dateTime(text)
+        if let currency = try? Parse.currency(text) { _ = try? Parse.amount("12.50", currency, option: "amount") }
+        _ = try? Parse.amount(text, Currency.eur, option: "amount")
+        _ = try? ShellWords.split(text)
+        _ = ShellWords.splitLeniently(text)
+        _ = Masking.redactCardDataInHex(text)
+        let encoder = JSONEncoder()
+        for secured in [false, true] {
+            for kind in UCube.Decode.Kind.allCases {
+                guard let (reports, _) = try? UCube.Decode.reports(for: text, kind: kind, context: .payment, secured: secured)
+                else { continue }
+                _ = try? encoder.encode(reports)
+                if reports.count > 1 { break }  // a trace dump decodes the same whatever the kind
+            }
+        }
+    }
+}
