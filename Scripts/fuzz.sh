@@ -31,6 +31,10 @@ export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-$(dirname "$(command -v swif
 # Swift's own crash backtracer is off: libFuzzer prints the stack (ASan), and the backtracer can take minutes over
 # a binary this size.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+# ASan keeps the stack of every allocation it has seen: with Swift's async code nearly every allocation has a new one,
+# and its stack depot grew the driver target by 8 KB an input until -rss_limit_mb ended the run (a build without ASan
+# stays flat over the same inputs). Two frames and a smaller quarantine keep the run at about 250 MB.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=2:quarantine_size_mb=64}
 # Leak detection is off: Swift's runtime caches and the concurrency runtime's task allocations look like leaks to
 # LeakSanitizer, and scanning for them after every input cut the driver target from thousands of inputs a second to
 # tens. Growth still ends a run, through -rss_limit_mb.

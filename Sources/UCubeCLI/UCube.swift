@@ -70,6 +70,12 @@ struct UCube: AsyncParsableCommand {
             RawOutput.stdout(BuildInfo.versionLine + "\n")
             return
         }
+        // `--help` alone prints the root help rendered from the command tree when the docs were generated
+        // (`RootHelp`, checked by CI and by a test), without building the tree, at the width it was rendered at.
+        if arguments == ["--help"] || arguments == ["-h"], RootHelp.columns == RootHelp.currentColumns() {
+            RawOutput.stdout(RootHelp.text)
+            return
+        }
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
         let json = CommandLineScan.wantsJSON(arguments)
         var code: Int32 = 0
