@@ -11,18 +11,80 @@ enum ControlSocket {
     }
 
     /// Serves requests until the returned server is closed. `handle` gets the request line and returns the answer.
+    ///
+    /// A plain Unix socket watched by a Dispatch source, not NIO: every command that holds a terminal listens, and
+    /// starting NIO's event loops and a server channel for it was a measurable part of a short command's start-up.
     static func serve(at path: String, handle: @escaping @Sendable (String) async -> String) async throws -> Server {
         try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(LineHandler(handle: handle))
-                }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let name = Array(path.utf8)
+        guard name.count < MemoryLayout.size(ofValue: address.sun_path) else { throw POSIXError(.ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: name)
+            raw[name.count] = 0
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        unlink(path)  // a socket file left by a process that died
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 8) == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            close(fd)
+            throw POSIXError(code)
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: .global())
+        source.setEventHandler {
+            while case let connection = accept(fd, nil, nil), connection >= 0 {
+                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                DispatchQueue.global().async { answer(connection, handle: handle) }
             }
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
-            .get()
-        return Server(channel: channel, path: path)
+        }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+        return Server(source: source, path: path)
     }
+
+    /// Reads one request line on an accepted connection (a request split over several reads is put back together),
+    /// answers it through `handle`, closes. More than `RequestLineBuffer.maxRequest` bytes without a newline is
+    /// refused; a peer that sends nothing for `ControlSocket.readTimeout` is dropped.
+    private static func answer(_ fd: Int32, handle: @escaping @Sendable (String) async -> String) {
+        var timeout = timeval(tv_sec: Int(readTimeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var request = RequestLineBuffer()
+        var chunk = [UInt8](repeating: 0, count: 512)
+        var outcome = RequestLineBuffer.Outcome.needMore
+        while outcome == .needMore {
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                close(fd)  // closed, timed out or failed before a whole request
+                return
+            }
+            outcome = request.append(Array(chunk[..<count]))
+        }
+        @Sendable func reply(_ text: String) {
+            let bytes = Array((text + "\n").utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                sent += count
+            }
+            close(fd)
+        }
+        switch outcome {
+        case .line(let line): Task { reply(await handle(line)) }
+        case .tooLong, .needMore: reply("error: request too long")
+        }
+    }
+
+    /// Seconds an accepted connection may stay silent before its request is complete.
+    static let readTimeout = 5
 
     // MARK: The holder's side
 
@@ -82,13 +144,15 @@ enum ControlSocket {
         func route() -> (@Sendable () async -> CancelAnswer)? { lock.withLock { cancelRoute } }
     }
 
-    struct Server: Sendable {
-        let channel: any Channel
+    /// A listening control socket; `close` stops it and removes the socket file.
+    struct Server: @unchecked Sendable {
+        // @unchecked: a Dispatch source is safe to cancel from any thread.
+        let source: any DispatchSourceRead
         let path: String
 
         func close() async {
-            try? await channel.close()
-            try? FileManager.default.removeItem(atPath: path)
+            source.cancel()
+            unlink(path)
         }
     }
 
@@ -161,47 +225,6 @@ struct RequestLineBuffer {
             return pending.count > Self.maxRequest ? .tooLong : .needMore
         }
         return .line(String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-}
-
-/// Reads one request line (however the bytes arrive: a request split over several reads is put back together),
-/// answers it through `handle`, closes. A request longer than `RequestLineBuffer.maxRequest` bytes is refused.
-private final class LineHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    let handle: @Sendable (String) async -> String
-    private var request = RequestLineBuffer()
-    private var answered = false
-
-    init(handle: @escaping @Sendable (String) async -> String) { self.handle = handle }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !answered else { return }
-        var buffer = unwrapInboundIn(data)
-        let channel = context.channel
-        let line: String
-        switch request.append(buffer.readBytes(length: buffer.readableBytes) ?? []) {
-        case .needMore: return
-        case .tooLong:
-            reply("error: request too long", on: channel)
-            return
-        case .line(let text): line = text
-        }
-        let handle = self.handle
-        answered = true
-        Task {
-            let answer = await handle(line)
-            try? await channel.writeAndFlush(channel.allocator.buffer(string: answer + "\n"))
-            try? await channel.close()
-        }
-    }
-
-    private func reply(_ answer: String, on channel: any Channel) {
-        answered = true
-        Task {
-            try? await channel.writeAndFlush(channel.allocator.buffer(string: answer + "\n"))
-            try? await channel.close()
-        }
     }
 }
 
