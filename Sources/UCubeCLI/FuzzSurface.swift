@@ -72,13 +72,17 @@ import UCubeProtocol
         _ = try? ShellWords.split(text)
         _ = ShellWords.splitLeniently(text)
         _ = Masking.redactCardDataInHex(text)
+        // As `UCube.Decode.reports`: a trace dump (whatever --as says), else hex as each kind. The dump is parsed
+        // once here, not once per kind: its parse is most of the cost.
         let encoder = JSONEncoder()
+        let trace = TraceDump(text)
         for secured in [false, true] {
+            if let trace {
+                _ = try? encoder.encode(trace.decode(context: .payment, inSession: secured))
+                continue
+            }
             for kind in UCube.Decode.Kind.allCases {
-                guard let (reports, _) = try? UCube.Decode.reports(for: text, kind: kind, context: .payment, secured: secured)
-                else { continue }
-                _ = try? encoder.encode(reports)
-                if reports.count > 1 { break }  // a trace dump decodes the same whatever the kind
+                _ = try? encoder.encode(UCube.Decode.hexReport(for: text, kind: kind, context: .payment, secured: secured))
             }
         }
     }

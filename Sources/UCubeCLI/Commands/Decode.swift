@@ -79,6 +79,11 @@ extension UCube {
             if let trace = TraceDump(text) {
                 return (try trace.decode(context: context, inSession: secured), true)
             }
+            return ([try hexReport(for: text, kind: kind, context: context, secured: secured)], false)
+        }
+
+        /// What `decode` shows for hex that is not a `--trace` dump.
+        static func hexReport(for text: String, kind: Kind, context: TagContext, secured: Bool) throws -> DecodeReport {
             let bytes: [UInt8]
             do {
                 bytes = try Hex.decode(text.split(whereSeparator: \.isNewline).joined(separator: " "))
@@ -86,7 +91,7 @@ extension UCube {
                 throw CLIFailure(ExitCodes.usage, "\(error)")
             }
             guard !bytes.isEmpty else { throw CLIFailure(ExitCodes.usage, "nothing to decode") }
-            return ([try Decoder(bytes: bytes, context: context, inSession: secured).decode(kind)], false)
+            return try Decoder(bytes: bytes, context: context, inSession: secured).decode(kind)
         }
 
         /// The arguments, one a line, or standard input when there are none (not in the shell: its input is the
@@ -173,7 +178,12 @@ struct TraceDump {
 
     /// `nil` when `text` has no frame line: it is not a trace.
     init?(_ text: String) {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        // Trimmed in Swift, not through Foundation's NSString: a long dump has thousands of lines.
+        let lines = text.split(whereSeparator: \.isNewline).map { line in
+            var trimmed = line.drop(while: \.isWhitespace)
+            while trimmed.last?.isWhitespace == true { trimmed = trimmed.dropLast() }
+            return String(trimmed)
+        }
         var entries: [Entry] = []
         for (index, line) in lines.enumerated() {
             guard let arrow = line.first, arrow == ">" || arrow == "<",
