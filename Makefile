@@ -20,11 +20,13 @@ SWIFT ?= swift
 #                          no 30 shared objects to load and relocate at each start
 #   ucube.exports          exports only main instead of every Swift symbol (-export-dynamic)
 #   -use-ld=lld            the toolchain's lld: its layout starts about 1 ms faster than gold's
+#   --no-pie               a fixed-address executable: the loader no longer applies 130,000 relative relocations
+#                          to the 79 MB binary, nor copies the pages they touch (--version 6.0 -> 3.8 ms)
 #   -disable-concrete-…    generic types such as `rpc`'s NoArguments<CancelAll> get their metadata from a direct
 #                          call instead of a mangled-name lookup, which scans the binary's 11,000 protocol
 #                          conformances once per requirement when the command tree is built
 SWIFT_BUILD_FLAGS ?= --configuration release --static-swift-stdlib --disable-local-rpath --product ucube \
-	-Xlinker --version-script=$(CURDIR)/Scripts/ucube.exports -Xswiftc -use-ld=lld \
+	-Xlinker --version-script=$(CURDIR)/Scripts/ucube.exports -Xlinker --no-pie -Xswiftc -use-ld=lld \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
 # The commit `ucube --version` prints. `-c safe.directory=*` lets `sudo make install` read a tree owned by the user.

@@ -246,6 +246,13 @@ extension Environment {
 /// What the raw command line asks for, read before (or without) ArgumentParser, so that a line that does not parse
 /// still gets the output it asked for.
 enum CommandLineScan {
+    /// Whether the root's help may be shown: asked for (`-h`, `--help`, `help`, the docs' `--experimental-dump-help`),
+    /// or in the shell, whose `help` shows it. Any other command line never shows it.
+    static func mayShowRootHelp(_ arguments: [String]) -> Bool {
+        arguments.isEmpty
+            || arguments.contains { ["-h", "--help", "help", "--experimental-dump-help", "shell"].contains($0) }
+    }
+
     /// `--json` appears before any `--` (after which words are operands).
     static func wantsJSON(_ arguments: [String]) -> Bool {
         arguments.prefix { $0 != "--" }.contains("--json")

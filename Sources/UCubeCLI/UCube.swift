@@ -15,10 +15,28 @@ public enum CLI {
 }
 
 struct UCube: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
         commandName: "ucube",
         abstract: "Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.",
-        discussion: """
+        discussion: includeDiscussion ? discussion : "",
+        version: BuildInfo.versionLine,
+        subcommands: [
+            Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
+            Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, SendLogs.self,
+        ]
+        )
+    }
+
+    /// Whether the root's and the `rpc` subcommands' discussions go into their configurations. They appear only in
+    /// help (and the docs generated from it), and building them (every exit code, error code, variable and file; each
+    /// command's security modes and states) was a measurable share of a short command's start-up: `main` leaves them
+    /// out when the arguments ask for no help.
+    nonisolated(unsafe) static var includeDiscussion = true
+
+    /// Exit codes, error codes, environment and files, for the root's help.
+    static var discussion: String {
+        """
             Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate \
             --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal), ble://ADDRESS|NAME (a uCube Touch through BlueZ), rfcomm://ADDRESS \
             (a classic uCube), or a name remembered by `ucube connect`.
@@ -44,13 +62,8 @@ struct UCube: AsyncParsableCommand {
 
             Files:
             \(Environment.files.map { "  \($0.path)  \($0.meaning)" }.joined(separator: "\n"))
-            """,
-        version: BuildInfo.versionLine,
-        subcommands: [
-            Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
-            Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, SendLogs.self,
-        ]
-    )
+            """
+    }
 
     @OptionGroup var globals: GlobalOptions
 
@@ -77,6 +90,7 @@ struct UCube: AsyncParsableCommand {
             return
         }
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
+        includeDiscussion = CommandLineScan.mayShowRootHelp(arguments)
         let json = CommandLineScan.wantsJSON(arguments)
         var code: Int32 = 0
         do {

@@ -109,7 +109,23 @@ final class BlueZMock: @unchecked Sendable {
     func stop() {
         for process in [mock, simulator, daemon].compactMap({ $0 }) where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            Self.awaitDeath(process.processIdentifier)
+        }
+    }
+
+    /// Waits (at most 10 s) until `pid` is dead, a zombie or gone, reading /proc rather than calling
+    /// `waitUntilExit`: Foundation learns of a child's exit from a socket the child inherits, and a process the
+    /// child started keeps that socket open (swift-corelibs-foundation issue 4795). The private dbus-daemon, killed
+    /// under load, then left `waitUntilExit` spinning for good and the whole suite with it.
+    static func awaitDeath(_ pid: Int32) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return }  // reaped
+            // "PID (COMM) STATE …": Z is a zombie, X dead.
+            if let state = stat[close...].dropFirst(2).first, state == "Z" || state == "X" { return }
+            usleep(10_000)
         }
     }
 

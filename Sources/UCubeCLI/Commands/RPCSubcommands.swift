@@ -58,6 +58,8 @@ enum RPCSubcommands {
     /// the id, the security modes (spec §2.3), the states that accept it and `details`.
     static func configuration<C: RPCCommand>(_ type: C.Type, _ details: String = "") -> CommandConfiguration {
         let d = C.descriptor
+        // Only help shows the discussion; the parser asks for these configurations many times at every start.
+        guard UCube.includeDiscussion else { return CommandConfiguration(commandName: d.cliName, abstract: d.summary) }
         let states = TerminalState.allCases.filter { d.allowedStates.contains($0) }.map(\.description)
         var discussion = "\(d.id). In a secure session: input \(d.inputMode.rawValue), output \(d.outputMode.rawValue)."
         if states.count < TerminalState.allCases.count {
