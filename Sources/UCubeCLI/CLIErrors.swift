@@ -202,6 +202,11 @@ extension Environment {
 
     /// Whether the state directory can be used, creating it if needed; the reason when not.
     static func stateDirectoryProblem(_ directory: String) -> String? {
+        // The usual case, a directory that is there and writable, costs one stat and one access check.
+        var info = stat()
+        if stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(directory, W_OK | X_OK) == 0 {
+            return nil
+        }
         do {
             try ensureDirectory(directory)
         } catch {
@@ -251,6 +256,14 @@ enum CommandLineScan {
     static func mayShowRootHelp(_ arguments: [String]) -> Bool {
         arguments.isEmpty
             || arguments.contains { ["-h", "--help", "help", "--experimental-dump-help", "shell"].contains($0) }
+    }
+
+    /// Whether the command line may run, complete or show the help of an `rpc` subcommand: an `rpc` word, the root's
+    /// help or the shell (`mayShowRootHelp`), or a completion script's request (`---completion`,
+    /// `--generate-completion-script`).
+    static func mayReachRPCCommands(_ arguments: [String]) -> Bool {
+        mayShowRootHelp(arguments)
+            || arguments.contains { $0 == "rpc" || $0.hasPrefix("---completion") || $0.hasPrefix("--generate-completion") }
     }
 
     /// `--json` appears before any `--` (after which words are operands).

@@ -158,7 +158,7 @@ struct Connection {
     }
 
     private static func sessionPath(for address: DeviceAddress) -> String? {
-        Environment.runtimeDirectory + "/session-" + fileKey(address) + ".json"
+        Environment.runtimeDirectory + "/session-" + fileKey(address)
     }
 
     /// The device as a file-name part: letters and digits kept, everything else `_`.
@@ -169,8 +169,11 @@ struct Connection {
     }
 }
 
-/// The link session kept between invocations, and which process has the link open.
-struct SessionRecord: Codable {
+/// The link session kept between invocations, and which process has the link open. The file is one line of
+/// `key=value` words, `secured=0 next=11` or `secured=1 next=12 owner=4242`: runtime state read before every command,
+/// which a JSON decoder made a measurable share of a short command's start-up. Any other content is unreadable, and
+/// an unreadable record is treated as stale.
+struct SessionRecord: Equatable {
     var secured: Bool
     var nextSequence: UInt8
     /// The pid of the process that has the link open; nil once it closed the link cleanly.
@@ -185,7 +188,7 @@ struct SessionRecord: Codable {
     var rules: LinkRules { LinkRules(secured: secured, nextSequence: nextSequence) }
 
     /// What the file says about the terminal's link session.
-    enum Loaded {
+    enum Loaded: Equatable {
         /// No file: no process kept a session here (first use, or the runtime directory was emptied at boot).
         case missing
         /// The last process closed the link cleanly: its secured flag and sequence number hold.
@@ -201,9 +204,36 @@ struct SessionRecord: Codable {
 
     static func decode(_ data: Data?) -> Loaded {
         guard let data else { return .missing }
-        guard let record = try? JSONDecoder().decode(SessionRecord.self, from: data) else { return .stale(owner: nil) }
+        guard let record = parse(String(decoding: data, as: UTF8.self)) else { return .stale(owner: nil) }
         guard let owner = record.owner else { return .clean(record.rules) }
         return .stale(owner: owner)
+    }
+
+    /// The line as written by `save`: each key once, `secured` and `next` required, nothing else.
+    static func parse(_ text: String) -> SessionRecord? {
+        guard text.hasSuffix("\n") else { return nil }
+        var fields: [Substring: Substring] = [:]
+        for word in text.dropLast().split(separator: " ", omittingEmptySubsequences: false) {
+            let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2, ["secured", "next", "owner"].contains(pair[0]), fields[pair[0]] == nil else {
+                return nil
+            }
+            fields[pair[0]] = pair[1]
+        }
+        guard let secured = fields["secured"].flatMap({ ["0": false, "1": true][$0] }),
+            let next = fields["next"].flatMap({ UInt8($0) })
+        else { return nil }
+        var owner: Int32? = nil
+        if let text = fields["owner"] {
+            guard let pid = Int32(text), pid > 0 else { return nil }
+            owner = pid
+        }
+        return SessionRecord(rules: LinkRules(secured: secured, nextSequence: next), owner: owner)
+    }
+
+    /// The line `parse` reads.
+    var line: String {
+        "secured=\(secured ? 1 : 0) next=\(nextSequence)" + (owner.map { " owner=\($0)" } ?? "") + "\n"
     }
 
     /// Written to a temporary file renamed over the old one, so a reader never sees half a record, but not synced to
@@ -213,7 +243,7 @@ struct SessionRecord: Codable {
     func save(to path: String) {
         do {
             try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
-            let bytes = Array(try JSONEncoder().encode(self))
+            let bytes = Array(line.utf8)
             let temporary = path + ".\(getpid()).tmp"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

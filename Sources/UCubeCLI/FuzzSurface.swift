@@ -8,7 +8,7 @@ import UCubeProtocol
 @_spi(Fuzz) public enum CLIFuzzSurface {
     // MARK: Files read back from disk
 
-    /// `$XDG_RUNTIME_DIR/ucube/session-*.json`, as `Connection` reads it before every command.
+    /// `$XDG_RUNTIME_DIR/ucube/session-*`, as `Connection` reads it before every command.
     public static func sessionFile(_ data: Data) {
         switch SessionRecord.decode(data) {
         case .clean(let rules): _ = rules.nextSequence

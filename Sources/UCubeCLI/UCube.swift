@@ -34,6 +34,11 @@ struct UCube: AsyncParsableCommand {
     /// out when the arguments ask for no help.
     nonisolated(unsafe) static var includeDiscussion = true
 
+    /// Whether `rpc` lists its command subcommands, one per terminal command. The parser builds the whole command
+    /// tree at every start, and these 38 configurations were most of it: `main` leaves them out when the arguments
+    /// can reach none of them (no `rpc` word, no help, no shell, no completion request).
+    nonisolated(unsafe) static var includeRPCCommands = true
+
     /// Exit codes, error codes, environment and files, for the root's help.
     static var discussion: String {
         """
@@ -91,6 +96,7 @@ struct UCube: AsyncParsableCommand {
         }
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
         includeDiscussion = CommandLineScan.mayShowRootHelp(arguments)
+        includeRPCCommands = CommandLineScan.mayReachRPCCommands(arguments)
         let json = CommandLineScan.wantsJSON(arguments)
         var code: Int32 = 0
         do {

@@ -30,10 +30,21 @@ enum LogLine {
         if !metadata.isEmpty {
             text += " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
-        let scrubbed = LogScrubber.scrub(text)
-            .replacingOccurrences(of: "\r", with: "\\r")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        return Array((scrubbed + "\n").utf8)
+        return escapingLineBreaks(LogScrubber.scrub(text)) + [UInt8(ascii: "\n")]
+    }
+
+    /// The UTF-8 of `text` with CR and LF written as `\r` and `\n`, so that an event stays on one line.
+    static func escapingLineBreaks(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 1)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            default: out.append(byte)
+            }
+        }
+        return out
     }
 
     /// "rpc" for "ucube.rpc"; another library's label as it is.

@@ -1,8 +1,10 @@
 /// Hexadecimal text for byte arrays: the one place bytes become text and back.
 public enum Hex {
-    private static let digits = Array("0123456789ABCDEF".utf8)
+    @usableFromInline static let digits = Array("0123456789ABCDEF".utf8)
 
-    /// Upper-case hex with an optional separator between bytes ("02 00 03").
+    /// Upper-case hex with an optional separator between bytes ("02 00 03"). Inlinable, so a caller's `[UInt8]` gets
+    /// a specialised copy: unspecialised, each first call with a new sequence type looked its iterator up by name.
+    @inlinable
     public static func encode<S: Sequence>(_ bytes: S, separator: String = "") -> String where S.Element == UInt8 {
         var out = ""
         var first = true

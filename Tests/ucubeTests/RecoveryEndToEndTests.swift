@@ -198,21 +198,21 @@ import UCubeSimulator
         #expect(history.stdout.contains("unknown"), "the killed payment stays unknown: \(history.stdout)")
     }
 
-    /// A session file that says SECURED while the terminal is READY (it rebooted), one that is not JSON, and one
+    /// A session file that says SECURED while the terminal is READY (it rebooted), one that is unreadable, and one
     /// left by a process that never closed: each is detected, and commands go on.
     @Test func staleSessionFiles() async throws {
         let sandbox = try UCubeSandbox()
         let runDir = sandbox.directory.appendingPathComponent("run/ucube")
         try FileManager.default.createDirectory(at: runDir, withIntermediateDirectories: true)
-        let file = runDir.appendingPathComponent("session-sim.json")
+        let file = runDir.appendingPathComponent("session-sim")
 
-        try #"{"secured":true,"nextSequence":77}"#.write(to: file, atomically: true, encoding: .utf8)
+        try "secured=1 next=77\n".write(to: file, atomically: true, encoding: .utf8)
         let secured = try await sandbox.run("rpc get-info C4")
         #expect(secured.status == 0 || secured.status == 3, "\(secured.stderr)")
         let after = try await sandbox.run("rpc get-info C4")
         #expect(after.status == 0, "the plain answer taught the client the terminal is READY: \(after.stderr)")
 
-        try "not json".write(to: file, atomically: true, encoding: .utf8)
+        try "secured=yes next=1\n".write(to: file, atomically: true, encoding: .utf8)
         #expect(try await sandbox.run("rpc get-info C4").status == 0)
 
         try #"{"secured":false,"nextSequence":3,"owner":999999}"#.write(to: file, atomically: true, encoding: .utf8)

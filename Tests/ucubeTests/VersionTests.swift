@@ -44,3 +44,29 @@ struct HelpShortcutTests {
         #expect((shortcut.stdout == RootHelp.text) == (columns != "100"))
     }
 }
+
+/// `main` leaves the 38 `rpc` command subcommands out of the command tree when the arguments cannot reach them (a
+/// start-up saving). Any command line that names `rpc`, asks for help, starts the shell or asks for a completion script
+/// must keep them.
+struct RPCSubtreeTests {
+    @Test(
+        arguments: [
+            (["--device", "sim", "info"], false), (["pay", "12.50", "--currency", "EUR"], false), (["history"], false),
+            (["--device", "sim", "rpc", "get-info"], true), (["rpc", "get-inf"], true), (["help", "rpc"], true),
+            (["info", "--help"], true), (["shell"], true), ([], true), (["--generate-completion-script", "zsh"], true),
+            (["--experimental-dump-help"], true),
+        ])
+    func theScanKeepsThemWheneverTheyMayBeNeeded(arguments: [String], keeps: Bool) {
+        #expect(CommandLineScan.mayReachRPCCommands(arguments) == keeps)
+    }
+
+    /// The binary, where `main` decides: a mistyped rpc command still gets its suggestion, and the completion script
+    /// still completes them.
+    @Test func theBinaryStillSuggestsAndCompletesThem() async throws {
+        let sandbox = try UCubeSandbox()
+        let typo = try await sandbox.run(["rpc", "get-inf"])
+        #expect(typo.status == 64 && typo.stderr.contains("'rpc get-info'"), "\(typo.stderr)")
+        let script = try await sandbox.run(["--generate-completion-script", "bash"])
+        #expect(script.status == 0 && script.stdout.contains("transaction-process"))
+    }
+}

@@ -6,11 +6,13 @@ import UCubeProtocol
 extension UCube {
     /// `ucube rpc`: one subcommand per terminal command of the catalogue, plus `raw` and `list`.
     struct RPC: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "rpc",
-            abstract: "Send one terminal command and show its decoded answer.",
-            discussion: "Every command of the protocol has a subcommand named as in `ucube rpc list`.",
-            subcommands: [List.self, Raw.self] + RPCSubcommands.all)
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                commandName: "rpc",
+                abstract: "Send one terminal command and show its decoded answer.",
+                discussion: "Every command of the protocol has a subcommand named as in `ucube rpc list`.",
+                subcommands: [List.self, Raw.self] + (UCube.includeRPCCommands ? RPCSubcommands.all : []))
+        }
 
         @OptionGroup var globals: GlobalOptions
     }
