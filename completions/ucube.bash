@@ -163,14 +163,17 @@ _ucube() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--json --trace --version -h --help)
+    local -a non_repeating_flags=(--json --trace --fast --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(--device --rpc-timeout --log-level)
+    local -a non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -199,14 +202,17 @@ _ucube() {
 
 _ucube_info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -220,14 +226,17 @@ _ucube_info() {
 
 _ucube_pay() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --force-online-pin --force-authorization --debug-logs --events --step --version -h --help)
+    non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -289,14 +298,17 @@ _ucube_pay() {
 
 _ucube_cancel() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -310,14 +322,17 @@ _ucube_cancel() {
 
 _ucube_history() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --last)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --last)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -357,14 +372,17 @@ _ucube_locale() {
 
 _ucube_locale_get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -378,14 +396,17 @@ _ucube_locale_get() {
 
 _ucube_locale_set() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -399,14 +420,17 @@ _ucube_locale_set() {
 
 _ucube_locale_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -420,14 +444,17 @@ _ucube_locale_list() {
 
 _ucube_rpc() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -456,14 +483,17 @@ _ucube_rpc() {
 
 _ucube_rpc_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -477,14 +507,17 @@ _ucube_rpc_list() {
 
 _ucube_rpc_raw() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --in-mode --out-mode)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --in-mode --out-mode)
     __ucube_offer_flags_options 2
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -506,14 +539,17 @@ _ucube_rpc_raw() {
 
 _ucube_rpc_cancel-all() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -527,14 +563,17 @@ _ucube_rpc_cancel-all() {
 
 _ucube_rpc_rtc-get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -548,14 +587,17 @@ _ucube_rpc_rtc-get() {
 
 _ucube_rpc_rtc-set() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -569,14 +611,17 @@ _ucube_rpc_rtc-set() {
 
 _ucube_rpc_get-info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -590,14 +635,17 @@ _ucube_rpc_get-info() {
 
 _ucube_rpc_set-info-prod() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -611,14 +659,17 @@ _ucube_rpc_set-info-prod() {
 
 _ucube_rpc_set-info-field() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --power-off-timeout --speed-mode --locale --tlv)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --power-off-timeout --speed-mode --locale --tlv)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -645,14 +696,17 @@ _ucube_rpc_set-info-field() {
 
 _ucube_rpc_wait-card() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --readers --timeout)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --readers --timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -673,14 +727,17 @@ _ucube_rpc_wait-card() {
 
 _ucube_rpc_wait-card-removal() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --timeout)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -697,14 +754,17 @@ _ucube_rpc_wait-card-removal() {
 
 _ucube_rpc_card-send-apdu() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -718,14 +778,17 @@ _ucube_rpc_card-send-apdu() {
 
 _ucube_rpc_card-power-off() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -739,14 +802,17 @@ _ucube_rpc_card-power-off() {
 
 _ucube_rpc_magstripe-read() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -760,14 +826,17 @@ _ucube_rpc_magstripe-read() {
 
 _ucube_rpc_get-secured-tag() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -781,14 +850,17 @@ _ucube_rpc_get-secured-tag() {
 
 _ucube_rpc_get-plain-tag() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -802,14 +874,17 @@ _ucube_rpc_get-plain-tag() {
 
 _ucube_rpc_display-message() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --timeout --font --x --y --abort-keys --clear)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout --font --x --y --abort-keys --clear)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -841,14 +916,17 @@ _ucube_rpc_display-message() {
 
 _ucube_rpc_display-list-box() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --title --timeout)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -868,14 +946,17 @@ _ucube_rpc_display-list-box() {
 
 _ucube_rpc_display-message-ki() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -889,14 +970,17 @@ _ucube_rpc_display-message-ki() {
 
 _ucube_rpc_display-message-ki-custom() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -910,14 +994,17 @@ _ucube_rpc_display-message-ki-custom() {
 
 _ucube_rpc_power-off() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -931,14 +1018,17 @@ _ucube_rpc_power-off() {
 
 _ucube_rpc_enter-secure-session() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -952,14 +1042,17 @@ _ucube_rpc_enter-secure-session() {
 
 _ucube_rpc_exit-secure-session() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -973,14 +1066,17 @@ _ucube_rpc_exit-secure-session() {
 
 _ucube_rpc_get-key-info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -994,14 +1090,17 @@ _ucube_rpc_get-key-info() {
 
 _ucube_rpc_export-public-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1015,14 +1114,17 @@ _ucube_rpc_export-public-key() {
 
 _ucube_rpc_import-public-key-cert() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1036,14 +1138,17 @@ _ucube_rpc_import-public-key-cert() {
 
 _ucube_rpc_import-public-key-perso-cert() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1057,14 +1162,17 @@ _ucube_rpc_import-public-key-perso-cert() {
 
 _ucube_rpc_install-for-load-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1078,14 +1186,17 @@ _ucube_rpc_install-for-load-key() {
 
 _ucube_rpc_load-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1099,14 +1210,17 @@ _ucube_rpc_load-key() {
 
 _ucube_rpc_install-for-load() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --signature --method --session-key)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --signature --method --session-key)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1130,14 +1244,17 @@ _ucube_rpc_install-for-load() {
 
 _ucube_rpc_load() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --last --version -h --help)
+    non_repeating_flags=(--json --trace --fast --last --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --block)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --block)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1154,14 +1271,17 @@ _ucube_rpc_load() {
 
 _ucube_rpc_online-pin() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1175,14 +1295,17 @@ _ucube_rpc_online-pin() {
 
 _ucube_rpc_simplified-online-pin() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1222,14 +1345,17 @@ _ucube_rpc_simplified-online-pin() {
 
 _ucube_rpc_bank-parameters-download() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1243,14 +1369,17 @@ _ucube_rpc_bank-parameters-download() {
 
 _ucube_rpc_bank-parameters-get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level)
+    non_repeating_options=(--device --record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1264,14 +1393,17 @@ _ucube_rpc_bank-parameters-get() {
 
 _ucube_rpc_build-candidate-list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --max-applications)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --max-applications)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1288,14 +1420,17 @@ _ucube_rpc_build-candidate-list() {
 
 _ucube_rpc_transaction-init() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --tip --version -h --help)
+    non_repeating_flags=(--json --trace --fast --tip --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --log-level --aid --amount --currency --type --cashback --lang --date-time)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --aid --amount --currency --type --cashback --lang --date-time)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1334,14 +1469,17 @@ _ucube_rpc_transaction-init() {
 
 _ucube_rpc_transaction-process() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --log-level --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1385,14 +1523,17 @@ _ucube_rpc_transaction-process() {
 
 _ucube_rpc_transaction-finalisation() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --log-level --arc --auth-status --force --issuer-auth --script1 --script2)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --arc --auth-status --force --issuer-auth --script1 --script2)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1429,14 +1570,17 @@ _ucube_rpc_transaction-finalisation() {
 
 _ucube_rpc_nfc-start() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --force-online --amount-on-terminal --version -h --help)
+    non_repeating_flags=(--json --trace --fast --force-online --amount-on-terminal --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --log-level --amount --currency --type --cashback --readers --timeout --date-time)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --amount --currency --type --cashback --readers --timeout --date-time)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1476,14 +1620,17 @@ _ucube_rpc_nfc-start() {
 
 _ucube_rpc_nfc-complete() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=(--tags)
-    non_repeating_options=(--device --rpc-timeout --log-level --arc)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --arc)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1503,14 +1650,17 @@ _ucube_rpc_nfc-complete() {
 
 _ucube_decode() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --secured --version -h --help)
+    non_repeating_flags=(--json --trace --fast --secured --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --as --context)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --as --context)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1532,14 +1682,17 @@ _ucube_decode() {
 
 _ucube_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --list-cards --print-env --version -h --help)
+    non_repeating_flags=(--json --trace --fast --list-cards --print-env --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault --tms-certificate)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault --tms-certificate)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1591,14 +1744,17 @@ _ucube_simulate() {
 
 _ucube_shell() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --keep-going --version -h --help)
+    non_repeating_flags=(--json --trace --fast --keep-going --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --script)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --script)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1615,14 +1771,17 @@ _ucube_shell() {
 
 _ucube_scan() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --all --version -h --help)
+    non_repeating_flags=(--json --trace --fast --all --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --timeout --name)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout --name)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1642,14 +1801,17 @@ _ucube_scan() {
 
 _ucube_connect() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --list --version -h --help)
+    non_repeating_flags=(--json --trace --fast --list --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --timeout --tries --forget)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout --tries --forget)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1672,14 +1834,17 @@ _ucube_connect() {
 
 _ucube_mdm-register() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --status --unregister --version -h --help)
+    non_repeating_flags=(--json --trace --fast --status --unregister --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1703,14 +1868,17 @@ _ucube_mdm-register() {
 
 _ucube_mdm-update() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --plan --all --force --firmware-only --version -h --help)
+    non_repeating_flags=(--json --trace --fast --plan --all --force --firmware-only --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --tms-timeout --file --signature)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --file --signature)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')
@@ -1742,14 +1910,17 @@ _ucube_mdm-update() {
 
 _ucube_send-logs() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --force --version -h --help)
+    non_repeating_flags=(--json --trace --fast --force --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --tms --tms-ca --tms-timeout --output)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --output)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--device')
+        return
+        ;;
+    '--record')
         return
         ;;
     '--rpc-timeout')

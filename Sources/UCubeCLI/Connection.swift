@@ -18,6 +18,8 @@ struct Connection {
     var transportAddress: String? = nil
     private let sessionFile: String?
     private let simulatorTask: Task<Void, Never>?
+    /// This link's records, with `--record`.
+    private var recorder: LinkRecorder? = nil
 
     /// What a command needs from the terminal before its first command. The terminal outlives every ucube process,
     /// and a process can die anywhere (killed, power lost, link dropped), leaving a long command pending, a secure
@@ -62,9 +64,8 @@ struct Connection {
         let address = try resolve(given, globals)
         try DeviceLock.acquire(key: fileKey(address), device: address.description)
         await ControlSocket.listen(forDevice: address.description)
-        let trace: (@Sendable (TraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
         let sessionFile = Self.sessionPath(for: address)
-        let recorded = sessionFile.map(SessionRecord.load) ?? .missing
+        var recorded = sessionFile.map(SessionRecord.load) ?? .missing
         let transport: any Transport
         var simulatorTask: Task<Void, Never>? = nil
         var peerName: String? = nil
@@ -95,20 +96,30 @@ struct Connection {
                 transport = try await RFCOMMTransport.connect(address: bdaddr, channel: UInt8(channel))
             case .remembered(let name):
                 throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'")
+            case .replay(let path):
+                let (replay, link) = try ReplaySource.transport(path: path, name: address.description, fast: globals.fast)
+                // The recorded process's view of the link session, so the command sends the same first frames.
+                recorded = SessionRecord.Loaded(link.session)
+                transport = replay
             }
         } catch let error as LinkError {
             throw CLIFailure(error)
         }
-        if card != nil && address != .simulator {
+        // A replay takes the recorded command line as it was: its --card chose the readers then, and does now.
+        if case .replay = address {
+        } else if card != nil && address != .simulator {
             throw CLIFailure(ExitCodes.usage, "--card chooses the built-in simulator's card; it needs --device sim")
         }
         let trusted: LinkRules? = if case .clean(let rules) = recorded { rules } else { nil }
+        let recorder = SessionRecorder.active?.link(device: address.description, session: Recording.Session(recorded))
         let client = RPCClient(
-            transport: transport, defaultTimeout: globals.timeout, rules: trusted ?? LinkRules(), trace: trace,
+            transport: transport, defaultTimeout: globals.timeout, rules: trusted ?? LinkRules(),
+            trace: Self.trace(printing: globals.trace, recorder: recorder),
             logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
-        let connection = Connection(
+        var connection = Connection(
             client: client, address: address, peerName: peerName, transportAddress: transportAddress,
             sessionFile: sessionFile, simulatorTask: simulatorTask)
+        connection.recorder = recorder
         // Ours from now on: a process that dies before `close` leaves this mark, and the next one resets.
         if let sessionFile { SessionRecord(rules: trusted ?? LinkRules(), owner: getpid()).save(to: sessionFile) }
         if case .stale(let owner) = recorded {
@@ -126,6 +137,17 @@ struct Connection {
             throw CLIFailure(error)
         }
         return connection
+    }
+
+    /// What the RPC client does with each frame: print it (`--trace`), record it (`--record`), both or neither.
+    func trace(printing: Bool) -> (@Sendable (TraceEvent) -> Void)? { Self.trace(printing: printing, recorder: recorder) }
+
+    private static func trace(printing: Bool, recorder: LinkRecorder?) -> (@Sendable (TraceEvent) -> Void)? {
+        guard printing || recorder != nil else { return nil }
+        return { @Sendable event in
+            if printing { TracePrinter.print(event) }
+            recorder?.record(event)
+        }
     }
 
     /// Brings the terminal back to READY with nothing pending, from any state: CancelAll ends a pending long command
@@ -153,12 +175,15 @@ struct Connection {
             }
         }
         await client.close()
+        recorder?.closed()
         if let simulatorTask { await simulatorTask.value }
         await ControlSocket.stopListening(forDevice: address.description)
     }
 
     private static func sessionPath(for address: DeviceAddress) -> String? {
-        Environment.runtimeDirectory + "/session-" + fileKey(address)
+        // A replay starts from the recording's session and leaves the real terminals' files alone.
+        if case .replay = address { return nil }
+        return Environment.runtimeDirectory + "/session-" + fileKey(address)
     }
 
     /// The device as a file-name part: letters and digits kept, everything else `_`.

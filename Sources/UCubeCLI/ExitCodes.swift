@@ -30,7 +30,7 @@ enum ExitCodes {
         code: 9, name: "update-failed",
         meaning: "mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)")
     static let dataError = Entry(
-        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex)")
+        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex; --device replay:FILE: not a usable recording)")
     static let usage = Entry(
         code: 64, name: "usage",
         meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured")
@@ -54,9 +54,13 @@ enum ExitCodes {
         code: 13, name: "payment-error",
         meaning: "pay: the payment ended in ERROR (a terminal or task failure, a wrong cryptogram, reader or outcome)")
     static let tooLate = Entry(code: 14, name: "too-late", meaning: "cancel: too late, the card was already read")
+    static let replayDiverged = Entry(
+        code: 15, name: "replay-diverged",
+        meaning: "--device replay:FILE: the command sent a frame the recording does not have (both are printed)")
 
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
+        replayDiverged,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
 
@@ -67,6 +71,7 @@ enum ExitCodes {
         case .badFrame, .unexpectedResponse, .malformedResponse: protocolError
         case .busy: busy
         case .invalidRequest: usage
+        case .replayDiverged: replayDiverged
         }
     }
 }

@@ -25,6 +25,24 @@ import UCubeProtocol
         }
     }
 
+    /// A recording (`--record FILE`), as `--device replay:FILE` and `decode` read it: parsed, decoded frame by frame,
+    /// and written back, which must read again (the writer never writes what the reader refuses).
+    public static func recording(_ data: Data) {
+        guard let recording = try? Recording(parsing: String(decoding: data, as: UTF8.self)) else { return }
+        _ = try? TraceDump(recording: recording).decode(context: .payment, inSession: false)
+        var text = Recording.header(command: recording.command)
+        for link in recording.links {
+            text += Recording.line(device: link.device, session: link.session)
+            for event in link.events { text += Recording.line(for: event) }
+        }
+        do {
+            let again = try Recording(parsing: text)
+            precondition(again.links.count == recording.links.count, "a link lost in writing")
+        } catch {
+            preconditionFailure("a recording written back does not read: \(error)")
+        }
+    }
+
     // MARK: The control socket
 
     /// A request arriving in the pieces `cuts` gives (offsets into `bytes`), as the holder's `LineHandler` reads

@@ -9,7 +9,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim.",
+            "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], replay:FILE (a recording), or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim.",
             valueName: "device"))
     var device: String?
 
@@ -18,6 +18,16 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .customLong("trace"), help: "Hex-dump every frame sent and received on stderr.")
     var traceFlag = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Record the session into FILE: the command line and every frame both ways, timed, card data masked (docs/recording.md). Replay it with --device replay:FILE.",
+            valueName: "file"))
+    var record: String?
+
+    @Flag(name: .customLong("fast"), help: "With --device replay:FILE, answer at once instead of at the recorded pace.")
+    var fast = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for an ordinary answer (long commands use their own timeout).", valueName: "seconds"))
     var rpcTimeout: Double?

@@ -90,6 +90,7 @@ enum RememberedDevices {
         case .ble: "ble"
         case .rfcomm: "rfcomm"
         case .remembered: "remembered"
+        case .replay: "replay"
         }
     }
 }

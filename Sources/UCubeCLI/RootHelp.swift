@@ -35,10 +35,12 @@ CHIP_REQUIRED, NFC_OUTCOME_*)
   13  pay: the payment ended in ERROR (a terminal or task failure, a wrong
 cryptogram, reader or outcome)
   14  cancel: too late, the card was already read
+  15  --device replay:FILE: the command sent a frame the recording does not
+have (both are printed)
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
-hex)
+hex; --device replay:FILE: not a usable recording)
   69  simulate: the address to listen on is already in use or cannot be bound
   73  a directory or file cannot be created: the state directory
 ($XDG_STATE_HOME/ucube), an --output file or its directory
@@ -75,6 +77,7 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   12  card
   13  payment-error
   14  too-late
+  15  replay-diverged
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
   65  data
@@ -128,16 +131,23 @@ cancel` reaches a running `ucube pay`
   $XDG_RUNTIME_DIR/ucube/lock-DEVICE  the lock one process holds while it uses
 the terminal (flock; released by the kernel when it ends)
 
-USAGE: ucube [--device <device>] [--json] [--trace] [--rpc-timeout <seconds>] [--log-level <levels>] <subcommand>
+USAGE: ucube [--device <device>] [--json] [--trace] [--record <file>] [--fast] [--rpc-timeout <seconds>] [--log-level <levels>] <subcommand>
 
 OPTIONS:
   --device <device>       The terminal: sim (built-in simulator),
                           tcp://HOST:PORT, serial:///dev/NAME,
-                          ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], or a
-                          name remembered by `ucube connect`. Default:
-                          $UCUBE_DEVICE, else the remembered default, else sim.
+                          ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL],
+                          replay:FILE (a recording), or a name remembered by
+                          `ucube connect`. Default: $UCUBE_DEVICE, else the
+                          remembered default, else sim.
   --json                  Print results as JSON on stdout.
   --trace                 Hex-dump every frame sent and received on stderr.
+  --record <file>         Record the session into FILE: the command line and
+                          every frame both ways, timed, card data masked
+                          (docs/recording.md). Replay it with --device
+                          replay:FILE.
+  --fast                  With --device replay:FILE, answer at once instead of
+                          at the recorded pace.
   --rpc-timeout <seconds> Seconds to wait for an ordinary answer (long commands
                           use their own timeout).
   --log-level <levels>    Log levels: LEVEL, or LAYER=LEVEL,…,LEVEL (layers
@@ -161,7 +171,7 @@ SUBCOMMANDS:
                           locale.
   rpc                     Send one terminal command and show its decoded answer.
   decode                  Decode hex: an RPC frame, BER-TLV data, a status code
-                          or an NFC outcome; or a --trace dump.
+                          or an NFC outcome; or a --trace dump or a recording.
   simulate                Serve the built-in uCube Touch simulator over TCP,
                           and/or a TMS simulator over HTTPS.
   shell                   An interactive shell (GNU readline) on one open link;

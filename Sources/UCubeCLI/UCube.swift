@@ -101,7 +101,8 @@ struct UCube: AsyncParsableCommand {
         var code: Int32 = 0
         do {
             var command = try parseAsRoot(arguments)
-            startLogging(command, arguments: arguments)
+            let globals = startLogging(command, arguments: arguments)
+            if let path = globals?.record { try SessionRecorder.start(path: path, arguments: arguments) }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -109,6 +110,11 @@ struct UCube: AsyncParsableCommand {
             }
         } catch {
             code = report(error, json: json, arguments: arguments)
+        }
+        // A replay that left its recording fails as such, whatever the command made of the link's failure (a payment
+        // makes it an ERROR status).
+        if let divergence = ReplaySource.divergence, code != ExitCodes.replayDiverged.code {
+            code = report(divergence, json: json, arguments: arguments)
         }
         if code == 0, let errno = Console.stdoutError {
             // stdout is gone: the message can only go to stderr. A closed pipe is the reader's choice (`| head`):
@@ -124,7 +130,8 @@ struct UCube: AsyncParsableCommand {
     /// Bootstraps the log (spec §11) with the command's `--log-level` and logs the command line (api layer; the
     /// handler masks any PAN in it). When the state directory cannot hold the log, says so once and goes on without
     /// it: only the commands that keep state there need it (`Environment.requireStateDirectory`).
-    static func startLogging(_ command: any ParsableCommand, arguments: [String]) {
+    @discardableResult
+    static func startLogging(_ command: any ParsableCommand, arguments: [String]) -> GlobalOptions? {
         let globals = Mirror(reflecting: command).children.lazy.compactMap {
             ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
         }.first
@@ -135,6 +142,7 @@ struct UCube: AsyncParsableCommand {
             directory: Environment.logDirectory, levels: globals?.logLevels ?? LogLevels(),
             mirrorToStderr: globals?.logLevel != nil)
         Logger(layer: .api).info("ucube \(arguments.joined(separator: " "))")
+        return globals
     }
 
     /// Prints what went wrong (or the help or version asked for) and returns the exit code. Never exits: the shell

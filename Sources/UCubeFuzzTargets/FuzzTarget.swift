@@ -76,6 +76,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             for entry in PaymentJournal.history(parsing: data) { _ = try? JSONEncoder().encode(entry) }
             CLIFuzzSurface.sessionFile(data)
             CLIFuzzSurface.rememberedDevices(data)
+            CLIFuzzSurface.recording(data)
         case .controlSocket:
             // Byte 0: how many cuts; then one byte each; the rest is what the peer sent.
             let count = bytes.first.map { Int($0 % 8) } ?? 0

@@ -14,6 +14,8 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     case rfcomm(address: String, channel: Int)
     /// A terminal remembered by `ucube connect`, by name.
     case remembered(String)
+    /// A recording (`--record FILE`) acting as the terminal: `replay:FILE` (docs/recording.md).
+    case replay(path: String)
 
     /// Default TCP port of the simulator (PROJECT CHOICE, spec §3.4).
     public static let defaultTCPPort = 5000
@@ -75,10 +77,14 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
                 channel = c
             }
             self = .rfcomm(address: address.uppercased(), channel: channel)
+        } else if text.hasPrefix("replay:") {
+            let path = String(text.dropFirst("replay:".count))
+            guard !path.isEmpty else { throw LinkError(.connectFailed, "bad address '\(text)': expected replay:FILE") }
+            self = .replay(path: path)
         } else if text.hasPrefix("/dev/") {
             self = .serial(path: text)
         } else if text.contains("://") {
-            throw LinkError(.connectFailed, "unknown device scheme in '\(text)': use sim, tcp://, serial://, ble:// or rfcomm://")
+            throw LinkError(.connectFailed, "unknown device scheme in '\(text)': use sim, tcp://, serial://, ble://, rfcomm:// or replay:")
         } else if !text.isEmpty {
             self = .remembered(text)
         } else {
@@ -94,6 +100,7 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
         case .ble(let target): "ble://\(target)"
         case .rfcomm(let address, let channel): "rfcomm://\(address)/\(channel)"
         case .remembered(let name): name
+        case .replay(let path): "replay:\(path)"
         }
     }
 }

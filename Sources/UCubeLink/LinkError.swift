@@ -28,6 +28,8 @@ public struct LinkError: CodedError {
         case busy
         /// The request could not be encoded (bad argument, too long for a frame).
         case invalidRequest
+        /// A replayed recording (`ReplayTransport`) does not have the frame the host sent.
+        case replayDiverged
     }
 
     public let code: Code

@@ -279,6 +279,8 @@ public actor RPCClient {
     private func write(_ bytes: [UInt8], token: Int) async {
         do {
             try await transport.write(bytes)
+        } catch let error as LinkError where error.code == .replayDiverged {
+            fail(token: token, error)
         } catch {
             fail(token: token, LinkError(.disconnected, "write failed: \(error)"))
         }

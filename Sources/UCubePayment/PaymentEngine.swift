@@ -274,7 +274,7 @@ public actor PaymentEngine {
             case .disconnected, .notConnected:
                 return machine!.linkLost(error.reason)
             case .timeout, .connectFailed, .connectionRefused, .hostUnreachable, .hostNotFound, .badFrame, .unexpectedResponse,
-                .malformedResponse, .busy, .invalidRequest:
+                .malformedResponse, .busy, .invalidRequest, .replayDiverged:
                 return machine!.commandFailed("\(C.descriptor.name): \(error.code.rawValue): \(error.reason)")
             }
         }

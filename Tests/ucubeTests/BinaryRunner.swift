@@ -49,21 +49,26 @@ final class UCubeSandbox: @unchecked Sendable {
     }
 
     /// Launches `ucube ARGS…` in this sandbox's environment with stdin closed.
-    private func launch(_ arguments: [String], stdout: Any, stderr: Any) throws -> Process {
+    private func launch(_ arguments: [String], stdout: Any, stderr: Any, stdin: Any = FileHandle.nullDevice) throws -> Process {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin
         try process.run()
         return process
     }
 
-    private func runBlocking(_ arguments: [String], timeout: Duration) throws -> UCubeRun {
+    /// `run` with standard input read from `stdinFile`.
+    func run(_ arguments: [String], stdinFile: URL, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+        try await blocking { try self.runBlocking(arguments, timeout: timeout, stdin: FileHandle(forReadingFrom: stdinFile)) }
+    }
+
+    private func runBlocking(_ arguments: [String], timeout: Duration, stdin: Any = FileHandle.nullDevice) throws -> UCubeRun {
         let out = Pipe.cloexec(), err = Pipe.cloexec()
-        let process = try launch(arguments, stdout: out, stderr: err)
+        let process = try launch(arguments, stdout: out, stderr: err, stdin: stdin)
         // Read both pipes while the process runs, so a large output cannot block it.
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()

@@ -8,7 +8,7 @@ extension UCube {
     struct Decode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decode",
-            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump.",
+            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump or a recording.",
             discussion: """
                 With --as auto (the default) a complete frame is decoded as a frame, then TLV is tried, then a \
                 2-byte value is shown as a status and as an NFC outcome (DF72). A frame is taken for an answer when \
@@ -22,7 +22,9 @@ extension UCube {
                 Without HEX, the text is read from standard input. Lines of a --trace dump (`> 02 00 …` sent, \
                 `< 02 00 …` received) are decoded one frame each, in order, their direction taken from the arrow and \
                 their layout from the `secured crypto=… MAC=…` note under the frame; an EnterSecureSession \
-                answered with success (and --secured) starts the session for the frames that follow.
+                answered with success (and --secured) starts the session for the frames that follow. A recording \
+                (`--record FILE`, docs/recording.md) on standard input is decoded the same way: every frame of every \
+                link, its direction and layout as recorded.
                 """)
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -76,6 +78,15 @@ extension UCube {
         static func reports(
             for text: String, kind: Kind, context: TagContext, secured: Bool
         ) throws -> (reports: [DecodeReport], isTrace: Bool) {
+            if text.hasPrefix(Recording.magic) {
+                let recording: Recording
+                do {
+                    recording = try Recording(parsing: text)
+                } catch {
+                    throw CLIFailure(ExitCodes.dataError, "not a usable recording: \(error)")
+                }
+                return (try TraceDump(recording: recording).decode(context: context, inSession: false), true)
+            }
             if let trace = TraceDump(text) {
                 return (try trace.decode(context: context, inSession: secured), true)
             }
@@ -175,6 +186,17 @@ struct TraceDump {
     }
 
     let entries: [Entry]
+
+    /// The frames of every link of a recording (docs/recording.md), each with the layout the recorder noted.
+    init(recording: Recording) {
+        entries = recording.links.flatMap(\.frames).compactMap { event in
+            switch event.kind {
+            case .sent(let bytes, let secured): Entry(direction: .command, bytes: bytes, securedNote: secured)
+            case .received(let bytes, let secured): Entry(direction: .response, bytes: bytes, securedNote: secured)
+            case .dropped, .closed: nil
+            }
+        }
+    }
 
     /// `nil` when `text` has no frame line: it is not a trace.
     init?(_ text: String) {

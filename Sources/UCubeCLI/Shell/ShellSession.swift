@@ -140,8 +140,7 @@ final class ShellSession: Sendable {
             connection = try await Connection.open(globals, card: card, prepare: .asRecorded)
             state.withLock { $0.link = Link(connection: connection, device: device) }
         }
-        let trace: (@Sendable (TraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
-        await connection.client.configure(defaultTimeout: globals.timeout, trace: trace)
+        await connection.client.configure(defaultTimeout: globals.timeout, trace: connection.trace(printing: globals.trace))
         return connection
     }
 

@@ -71,7 +71,30 @@ extension Masking {
 
     /// The nibble indexes (2 per byte, high first) to hide in `bytes`.
     static func hiddenNibbles(in bytes: [UInt8]) -> Set<Int> {
-        var hidden = Set<Int>()
+        let found = cardDataNibbles(in: bytes)
+        return found.digits.union(found.characters)
+    }
+
+    /// `bytes` with card data hidden in place, same length: a hidden BCD digit becomes `maskedNibble`, a hidden
+    /// track 1 character `*`. For bytes that are kept rather than shown (a recording: docs/recording.md), which a
+    /// reader then decodes like any other: `panDigits` and `maskTrack2` read `maskedNibble` as a hidden digit.
+    public static func maskingCardData(in bytes: [UInt8]) -> [UInt8] {
+        let found = cardDataNibbles(in: bytes)
+        guard !found.digits.isEmpty || !found.characters.isEmpty else { return bytes }
+        var out = bytes
+        for nibble in found.digits {
+            out[nibble / 2] =
+                nibble % 2 == 0 ? (out[nibble / 2] & 0x0F) | maskedNibble << 4 : (out[nibble / 2] & 0xF0) | maskedNibble
+        }
+        for nibble in found.characters { out[nibble / 2] = UInt8(ascii: "*") }
+        return out
+    }
+
+    /// The BCD digits (57, 5A, 9F6B) and the track 1 characters (56, whole bytes) to hide in `bytes`, as nibble
+    /// indexes.
+    private static func cardDataNibbles(in bytes: [UInt8]) -> (digits: Set<Int>, characters: Set<Int>) {
+        var digits = Set<Int>()
+        var characters = Set<Int>()
         var index = 0
         while index + 1 < bytes.count {
             let tagLength: Int
@@ -97,10 +120,12 @@ extension Masking {
             case 0x57, 0x9F6B: masked = panNibbles(value, separatorAllowed: true)
             default: masked = track1Nibbles(value)
             }
-            for nibble in masked { hidden.insert(2 * start + nibble) }
+            for nibble in masked {
+                if tag == 0x56 { characters.insert(2 * start + nibble) } else { digits.insert(2 * start + nibble) }
+            }
             index += masked.isEmpty ? 1 : tagLength + 1 + length
         }
-        return hidden
+        return (digits, characters)
     }
 
     /// BCD PAN (with a track 2 separator when allowed): the nibbles to hide, or none when the value is not shaped so.

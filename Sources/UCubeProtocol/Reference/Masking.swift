@@ -6,6 +6,12 @@ public enum Masking {
     /// What stands for each hidden digit.
     public static let maskCharacter: Character = "*"
 
+    /// What stands for a hidden digit inside BCD bytes that are kept rather than shown (a recording's frames,
+    /// `maskingCardData(in:)`): F, as terminals themselves truncate a PAN they send in clear (47 61 73 FF FF FF 00 10).
+    /// Not a digit, so no masked PAN passes a Luhn check; F nibbles with digits after them are hidden digits, F
+    /// nibbles at the end are padding.
+    public static let maskedNibble: UInt8 = 0xF
+
     /// What stands for the hidden part of track data after the separator, whatever its length.
     static let hiddenRest = "****"
 
@@ -29,13 +35,19 @@ public enum Masking {
     }
 
     /// PAN digits from packed BCD ("cn": left-justified, padded with F), e.g. 5A: 47 61 73 90 01 01 00 10 →
-    /// "4761739001010010". Stops at the first nibble that is not a digit.
+    /// "4761739001010010". Stops at the first nibble that is neither a digit nor F; an F with digits after it is a
+    /// hidden digit (`maskedNibble`), shown as `*`, and F nibbles at the end are padding.
     public static func panDigits(from bcd: [UInt8]) -> String {
         var out = ""
         for nibble in nibbles(bcd) {
+            if nibble == maskedNibble {
+                out.append(maskCharacter)
+                continue
+            }
             guard nibble <= 9 else { break }
             out.append(Character(Unicode.Scalar(UInt8(ascii: "0") + nibble)))
         }
+        while out.last == maskCharacter { out.removeLast() }
         return out
     }
 
@@ -49,9 +61,14 @@ public enum Masking {
                 sawSeparator = true
                 break
             }
+            if nibble == maskedNibble {
+                pan.append(maskCharacter)
+                continue
+            }
             guard nibble <= 9 else { break }
             pan.append(Character(Unicode.Scalar(UInt8(ascii: "0") + nibble)))
         }
+        while pan.last == maskCharacter { pan.removeLast() }
         guard !pan.isEmpty else { return hidden(bytes.count) }
         return maskPAN(pan) + (sawSeparator ? "=" + hiddenRest : "")
     }
