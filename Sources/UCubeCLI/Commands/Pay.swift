@@ -226,7 +226,7 @@ extension UCube {
                 return context
             }
             if globals.json {
-                try JSONOutput.print(context)
+                try JSONOutput.print(PaymentContextJSON(context: context))
             } else {
                 for line in PaymentSummary.lines(context) { print(line) }
             }
