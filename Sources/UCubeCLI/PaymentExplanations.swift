@@ -17,13 +17,6 @@ enum PaymentExplanations {
         return Explainer.explain(object, context: .payment, siblings: siblings(context))
     }
 
-    /// "95 terminalVerificationResults: 8000000000" then its lines, two spaces in.
-    static func lines(_ fields: [ExplainedField]) -> [String] {
-        fields.flatMap { field in
-            ["\(field.tag)\(field.name.map { " " + $0 } ?? ""): \(field.value)"] + field.explanation.map { "  " + $0 }
-        }
-    }
-
     private static func objects(_ context: PaymentContext) -> [TLV] {
         var objects: [TLV] = []
         for tag in context.authorizationPlainTags + context.finalizationPlainTags {
@@ -43,6 +36,15 @@ enum PaymentExplanations {
             all.append(TLV(Tag(0x5F2A), [UInt8((n / 1000 % 10) << 4 | (n / 100 % 10)), UInt8((n / 10 % 10) << 4 | (n % 10))]))
         }
         return all
+    }
+}
+
+extension [ExplainedField] {
+    /// "95 terminalVerificationResults: 8000000000" then its explanation, two spaces in, for each field.
+    var displayLines: [String] {
+        flatMap { field in
+            ["\(field.tag)\(field.name.map { " " + $0 } ?? ""): \(field.value)"] + field.explanation.map { "  " + $0 }
+        }
     }
 }
 

@@ -334,6 +334,15 @@ private struct Decoder {
                 lines.append("  (ciphered: SIGNED_CIPHERED data)")
             } else if let decoded = try? CommandRegistry.decodeResponse(id: raw.command, status: response.status, data: response.data) {
                 lines += decoded.summary.map { "  " + $0 }
+                // The summary names the tags; their explanations follow it.
+                if let nodes = Self.tlvNodes(response.data) {
+                    let fields = Explainer.fields(nodes, context: raw.command == .getInfo ? .getInfo : context)
+                    if !fields.isEmpty {
+                        lines.append("  explained:")
+                        lines += fields.displayLines.map { "    " + $0 }
+                        explanations = fields
+                    }
+                }
             } else if let nodes = Self.tlvNodes(response.data) {
                 let tlvContext = raw.command == .getInfo ? TagContext.getInfo : context
                 lines += TagValueFormatter.describe(nodes, context: tlvContext, explain: true).map { "  " + $0 }

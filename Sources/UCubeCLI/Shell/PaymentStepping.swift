@@ -104,7 +104,7 @@ final class PaymentStepping: Sendable {
         let explained = PaymentExplanations.fields(context)
         if !explained.isEmpty {
             lines.append("explained:")
-            lines += PaymentExplanations.lines(explained).map { "  " + $0 }
+            lines += explained.displayLines.map { "  " + $0 }
         }
         return lines
     }

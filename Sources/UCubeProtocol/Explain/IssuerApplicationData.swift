@@ -35,7 +35,7 @@ public enum IssuerApplicationData {
         fields: [
             BitField(
                 2, bits: 8, 7, "Second GENERATE AC",
-                [0: "AAC", 1: "TC", 2: "Second GENERATE AC not requested"], otherwise: "RFU"),
+                [0: "AAC", 1: "TC", 2: "not requested"], otherwise: "RFU"),
             BitField(2, bits: 6, 5, "First GENERATE AC (or GPO)", [0: "AAC", 1: "TC", 2: "ARQC"], otherwise: "RFU"),
             BitField(4, bits: 8, 5, "Number of Issuer Script Commands", showsZero: false),
         ],
@@ -93,7 +93,7 @@ public enum IssuerApplicationData {
         fields: [
             BitField(
                 1, bits: 8, 7, "AC returned in second GENERATE AC",
-                [0: "AAC", 1: "TC", 2: "Second GENERATE AC not requested"], otherwise: "RFU"),
+                [0: "AAC", 1: "TC", 2: "not requested"], otherwise: "RFU"),
             BitField(1, bits: 6, 5, "AC returned in first GENERATE AC", [0: "AAC", 1: "TC", 2: "ARQC"], otherwise: "RFU"),
             BitField(3, bits: 8, 5, "Script Counter (right nibble)"),
             BitField(3, bits: 4, 1, "PIN Try Counter (right nibble)"),
