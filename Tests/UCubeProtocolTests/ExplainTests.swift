@@ -352,6 +352,26 @@ struct ExplainTests {
         #expect(fields[0].source == "EMV 4.4 Book 3 §6.5.5.4 Table 15")
     }
 
+    /// Any value of any explained tag, of any length, is explained (or said not to be) without trapping.
+    @Test func arbitraryValuesNeverTrap() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt8 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+        for tag in Explainer.explainedTags {
+            for length in 0...40 {
+                for _ in 0..<20 {
+                    let value = (0..<length).map { _ in next() }
+                    let explanation = Explainer.explain(TLV(tag, value), context: .payment)
+                    if tag.rawValue != 0x9F10 {
+                        #expect(explanation?.lines.isEmpty == false, "\(tag) \(Hex.encode(value))")
+                    }
+                }
+            }
+        }
+    }
+
     /// Only the payment context is EMV: GetInfo's tags mean other things.
     @Test func getInfoTagsAreNotExplained() {
         #expect(Explainer.explain(TLV(Tag(0x95), [0x80, 0, 0, 0, 0]), context: .getInfo) == nil)
