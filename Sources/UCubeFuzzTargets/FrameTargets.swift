@@ -34,10 +34,10 @@ enum FrameTargets {
         for chunk in BLECodec.chunks(bytes.isEmpty ? [0] : bytes, chunkSize: 20) { _ = try? reassembler.append(chunk) }
         precondition(reassembler.bufferedCount <= BLEReassembler.maxMessageSize)
 
-        // TLV, strict and lenient, and the formatter over whatever parsed.
+        // TLV, strict and lenient, and the formatter (with the explanations of EMV fields) over whatever parsed.
         for rules in [TLVRules.strict, .terminal] {
             if let nodes = try? TLVParser.parse(bytes, rules: rules) {
-                _ = TagValueFormatter.describe(nodes, context: .payment, indent: 0)
+                _ = TagValueFormatter.describe(nodes, context: .payment, indent: 0, explain: true)
                 _ = TagValueFormatter.describe(nodes, context: .getInfo, indent: 0)
             }
         }

@@ -25,6 +25,14 @@ extension UCube {
                 answered with success (and --secured) starts the session for the frames that follow. A recording \
                 (`--record FILE`, docs/recording.md) on standard input is decoded the same way: every frame of every \
                 link, its direction and layout as recorded.
+
+                EMV data objects are explained below their value, bit by bit or field by field, as emv-decode does: \
+                TVR (95), TSI (9B), CVM list (8E), CVM results (9F34), AIP (82), AUC (9F07), CID (9F27), terminal \
+                capabilities (9F33, 9F40), terminal type (9F35), TTQ (9F66), CTQ (9F6C), issuer application data \
+                (9F10, Visa and Mastercard layouts), terminal risk management data (9F1D), the NFC outcome (DF72), \
+                amounts with their currency, dates, and country, currency and language codes. Each table names its \
+                source (EMV 4.4 Books 3 and 4, the contactless kernel books, the scheme IAD layouts); --json gives \
+                them as `explanations`.
                 """)
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -125,6 +133,8 @@ struct DecodeReport: Encodable {
     var frame: FrameJSON?
     var status: RPCOutput.StatusJSON?
     var nfcOutcome: String?
+    /// The EMV data objects `Explainer` explains (TVR, CVM list, IAD …), each with its explanation and source.
+    var explanations: [ExplainedField]?
 
     struct FrameJSON: Encodable {
         let direction: String
@@ -269,6 +279,7 @@ private struct Decoder {
                 if let nfc = try? nfcOutcome() {
                     report.lines += nfc.lines
                     report.nfcOutcome = nfc.nfcOutcome
+                    report.explanations = nfc.explanations
                 }
                 return report
             }
@@ -336,6 +347,7 @@ private struct Decoder {
     private func response(_ response: ResponseFrame, raw: RawFrame, header: [String]) -> DecodeReport {
         let name = CommandCatalogue.descriptor(for: raw.command)?.name
         var lines = header + Self.envelopeLines(response.envelope)
+        var explanations: [ExplainedField]? = nil
         lines.append("response, status \(response.status)\(response.status.info.map { " — " + $0.meaning } ?? "")")
         if !response.data.isEmpty {
             lines.append("data: \(Masking.hex(response.data, separator: " "))")
@@ -344,8 +356,19 @@ private struct Decoder {
                 lines.append("  (ciphered: SIGNED_CIPHERED data)")
             } else if let decoded = try? CommandRegistry.decodeResponse(id: raw.command, status: response.status, data: response.data) {
                 lines += decoded.summary.map { "  " + $0 }
-            } else if let tlvLines = TLVDisplay.lines(response.data, context: raw.command == .getInfo ? .getInfo : context) {
-                lines += tlvLines.map { "  " + $0 }
+                // The summary names the tags; their explanations follow it.
+                if let nodes = Self.tlvNodes(response.data) {
+                    let fields = Explainer.fields(nodes, context: raw.command == .getInfo ? .getInfo : context)
+                    if !fields.isEmpty {
+                        lines.append("  explained:")
+                        lines += fields.displayLines.map { "    " + $0 }
+                        explanations = fields
+                    }
+                }
+            } else if let nodes = Self.tlvNodes(response.data) {
+                let tlvContext = raw.command == .getInfo ? TagContext.getInfo : context
+                lines += TagValueFormatter.describe(nodes, context: tlvContext, explain: true).map { "  " + $0 }
+                explanations = Explainer.fields(nodes, context: tlvContext)
             }
         }
         return DecodeReport(
@@ -354,7 +377,14 @@ private struct Decoder {
                 direction: "response", sequence: Int(raw.sequence), commandID: Self.idHex(raw.command), command: name,
                 length: raw.body.count, secured: response.envelope != nil,
                 cryptoHeader: response.envelope.map { [$0.cryptoHeader] }, mac: response.envelope?.mac, payload: nil,
-                status: .init(response.status), data: response.data))
+                status: .init(response.status), data: response.data),
+            explanations: explanations.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// The TLV objects of a response's data, or nil when it is not TLV.
+    private static func tlvNodes(_ bytes: [UInt8]) -> [TLV]? {
+        guard !bytes.isEmpty else { return nil }
+        return try? TLVParser.parse(bytes, rules: .terminal)
     }
 
     private static func envelopeLines(_ envelope: SecuredEnvelope?) -> [String] {
@@ -381,7 +411,9 @@ private struct Decoder {
         } catch {
             throw CLIFailure(ExitCodes.dataError, "not BER-TLV: \(error)")
         }
-        return DecodeReport(kind: "tlv", lines: TagValueFormatter.describe(nodes, context: context, indent: 0))
+        return DecodeReport(
+            kind: "tlv", lines: TagValueFormatter.describe(nodes, context: context, indent: 0, explain: true),
+            explanations: Explainer.fields(nodes, context: context))
     }
 
     func status() throws -> DecodeReport {
@@ -393,7 +425,11 @@ private struct Decoder {
 
     func nfcOutcome() throws -> DecodeReport {
         guard bytes.count == 2 else { throw CLIFailure(ExitCodes.dataError, "an NFC outcome (DF72) is 2 bytes, got \(bytes.count)") }
-        let text = TagValueFormatter.render(TLV(Tag(0xDF72), bytes), context: .payment)
-        return DecodeReport(kind: "nfc-outcome", lines: ["NFC outcome: \(text)"], nfcOutcome: text)
+        let tlv = TLV(Tag(0xDF72), bytes)
+        let text = TagValueFormatter.render(tlv, context: .payment)
+        let explanation = Explainer.explain(tlv, context: .payment)
+        return DecodeReport(
+            kind: "nfc-outcome", lines: ["NFC outcome: \(text)"] + (explanation?.lines.map { "  " + $0 } ?? []),
+            nfcOutcome: text, explanations: explanation.map { [ExplainedField(tlv, $0)] })
     }
 }

@@ -226,7 +226,7 @@ extension UCube {
                 return context
             }
             if globals.json {
-                try JSONOutput.print(context)
+                try JSONOutput.print(PaymentContextJSON(context: context))
             } else {
                 for line in PaymentSummary.lines(context) { print(line) }
             }
@@ -322,9 +322,10 @@ enum Terminal {
 struct PromptAuthorization: AuthorizationTask {
     func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse {
         StandardError.write("authorization: \(request.entryMode.rawValue), \(context.request.currency.format(minorUnits: request.amount)), cryptogram \(request.cryptogram?.name ?? "none")\(request.onlinePIN ? ", online PIN" : "")")
-        // Each value with its tag, its name and what it means ("9F27 cryptogramInformationData: 80 (ARQC)").
+        // Each value with its tag, its name and what it means ("9F27 cryptogramInformationData: 80 (ARQC)"), the
+        // explained ones (TVR, CVM results, IAD …) bit by bit below them.
         let tags = context.authorizationPlainTags.map { TLV($0.tag, $0.value) }
-        for line in TagValueFormatter.describe(tags, context: .payment, indent: 1) { StandardError.write(line) }
+        for line in TagValueFormatter.describe(tags, context: .payment, indent: 1, explain: true) { StandardError.write(line) }
         while true {
             guard let line = await Terminal.readLine(prompt: "approve / decline / unable / 8A hex[:issuer data]? ") else {
                 throw TaskCancelled()

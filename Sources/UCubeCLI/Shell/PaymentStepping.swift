@@ -48,6 +48,7 @@ final class PaymentStepping: Sendable {
                         continue
                     }
                     print(Self.tlv(words[1], in: step.context))
+                    for line in Self.tlvExplanation(words[1], in: step.context) { print("  " + line) }
                 case .cancel:
                     await cancel()
                     return
@@ -74,7 +75,7 @@ final class PaymentStepping: Sendable {
     }
 
     private func showContext(_ context: PaymentContext) {
-        if json, let text = try? JSONOutput.encode(context) {
+        if json, let text = try? JSONOutput.encode(PaymentContextJSON(context: context)) {
             print(text)
         } else {
             for line in Self.contextLines(context) { print(line) }
@@ -96,10 +97,22 @@ final class PaymentStepping: Sendable {
         }
     }
 
+    /// The summary so far, the states, then the explained data objects (TVR, TSI, the plain tags read).
     static func contextLines(_ context: PaymentContext) -> [String] {
         var lines = PaymentSummary.lines(context).filter { !$0.hasPrefix("status: unknown") }
         if !context.states.isEmpty { lines.append("states: " + context.states.map(\.rawValue).joined(separator: " ")) }
+        let explained = PaymentExplanations.fields(context)
+        if !explained.isEmpty {
+            lines.append("explained:")
+            lines += explained.displayLines.map { "  " + $0 }
+        }
         return lines
+    }
+
+    /// The explanation of `tlv TAG`'s tag (`Explainer`), one line each; none for a tag not explained or not read.
+    static func tlvExplanation(_ word: String, in context: PaymentContext) -> [String] {
+        guard let tag = Tag(word) else { return [] }
+        return PaymentExplanations.explanation(of: tag, in: context)?.lines ?? []
     }
 
     /// One tag from the plain tags the payment has read so far.

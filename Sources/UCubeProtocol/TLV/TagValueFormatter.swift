@@ -11,14 +11,19 @@ public enum TagValueFormatter {
     }
 
     /// An indented tree, one line per object: "9F27 cryptogramInformationData: 80 (ARQC)". Templates list their
-    /// children below them, two spaces deeper per level.
-    public static func describe(_ nodes: [TLV], context: TagContext, indent: Int = 0) -> [String] {
+    /// children below them, two spaces deeper per level. With `explain`, the objects `Explainer` explains have their
+    /// explanation below them, one level deeper ("  byte 1 bits 8-7 = 10: cryptogram type: ARQC …").
+    public static func describe(_ nodes: [TLV], context: TagContext, indent: Int = 0, explain: Bool = false) -> [String] {
         // An amount is shown with the exponent of a currency sent alongside it (5F2A in the same message).
         let currency = nodes.first(Tag(0x5F2A)).flatMap { Currency.lookup(bcd: $0.value) }
-        return describe(nodes, context: context, indent: indent, currency: currency)
+        let siblings = explain ? Explainer.flatten(nodes) : nil
+        return describe(nodes, context: context, indent: indent, currency: currency, siblings: siblings)
     }
 
-    private static func describe(_ nodes: [TLV], context: TagContext, indent: Int, currency: Currency?) -> [String] {
+    /// `siblings`: every leaf of the message when explanations are shown, else nil.
+    private static func describe(
+        _ nodes: [TLV], context: TagContext, indent: Int, currency: Currency?, siblings: [TLV]?
+    ) -> [String] {
         let pad = String(repeating: " ", count: indent * 2)
         var lines: [String] = []
         for node in nodes {
@@ -28,7 +33,7 @@ public enum TagValueFormatter {
             if isTemplate, let children = node.children {
                 lines.append("\(pad)\(label):")
                 let inner = TagDictionary.context(inside: node.tag, of: context)
-                lines += describe(children, context: inner, indent: indent + 1, currency: currency)
+                lines += describe(children, context: inner, indent: indent + 1, currency: currency, siblings: siblings)
                 continue
             }
             var text = render(node, context: context)
@@ -37,6 +42,9 @@ public enum TagValueFormatter {
                 text += " (\(currency.format(minorUnits: minor)))"
             }
             lines.append("\(pad)\(label): \(text)")
+            if let siblings, let explanation = Explainer.explain(node, context: context, siblings: siblings) {
+                lines += explanation.lines.map { "\(pad)  \($0)" }
+            }
         }
         return lines
     }
