@@ -226,9 +226,9 @@ _ucube_info() {
 
 _ucube_pay() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --version -h --help)
+    non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id --receipt-file)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -293,6 +293,9 @@ _ucube_pay() {
     '--request-id')
         return
         ;;
+    '--receipt-file')
+        return
+        ;;
     esac
 }
 
@@ -322,7 +325,30 @@ _ucube_cancel() {
 
 _ucube_history() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __ucube_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|show|resolve)
+        # Offer subcommand argument completions
+        "_ucube_history_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list show resolve' -- "${cur}"))
+        ;;
+    esac
+}
+
+_ucube_history_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --unresolved --version -h --help)
     repeating_options=()
     non_repeating_options=(--device --record --rpc-timeout --log-level --last)
     __ucube_offer_flags_options 0
@@ -342,6 +368,63 @@ _ucube_history() {
         return
         ;;
     '--last')
+        return
+        ;;
+    esac
+}
+
+_ucube_history_show() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --receipt --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --record --rpc-timeout --log-level --receipt-file)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--receipt-file')
+        return
+        ;;
+    esac
+}
+
+_ucube_history_resolve() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --record --rpc-timeout --log-level --status --note)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--status')
+        return
+        ;;
+    '--note')
         return
         ;;
     esac

@@ -39,6 +39,28 @@ enum Environment {
     static var tmsSimulatorDirectory: String { value("UCUBE_TMS_SIM_HOME") ?? stateDirectory + "/tms-simulator" }
 
     /// Creates a directory (and parents) with owner-only permissions.
+    /// An output file's directory must exist and be writable (73 otherwise, before any work): `--output`,
+    /// `--receipt-file`.
+    static func checkOutputDirectory(of path: String, option: String) throws(CLIFailure) {
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        let problem: String?
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            problem = "the directory \(directory) does not exist"
+        } else if !isDirectory.boolValue {
+            problem = "\(directory) is not a directory"
+        } else if access(directory, W_OK | X_OK) != 0 {
+            problem = "the directory \(directory) is not writable"
+        } else {
+            problem = nil
+        }
+        if let problem {
+            throw CLIFailure(
+                ExitCodes.cannotCreate, "cannot create \(path): \(problem)", code: .cannotCreateOutput,
+                hint: "create the directory first, or choose another \(option)")
+        }
+    }
+
     static func ensureDirectory(_ path: String) throws {
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -52,12 +52,15 @@ extension [ExplainedField] {
 /// plus `explanations` (`PaymentExplanations.fields`).
 struct PaymentContextJSON: Encodable {
     let context: PaymentContext
+    /// With `--receipt`.
+    var receipt: Receipt? = nil
 
-    private enum CodingKeys: String, CodingKey { case explanations }
+    private enum CodingKeys: String, CodingKey { case explanations, receipt }
 
     func encode(to encoder: any Encoder) throws {
         try context.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(PaymentExplanations.fields(context), forKey: .explanations)
+        try c.encodeIfPresent(receipt, forKey: .receipt)
     }
 }

@@ -165,8 +165,8 @@ SUBCOMMANDS:
                           authorize, finalise.
   cancel                  Cancel the running payment (only before the card is
                           read), or reset an idle terminal.
-  history                 List the journalled payments (a payment whose process
-                          died shows as unknown).
+  history                 List the journalled payments, show one with its
+                          receipt, or resolve one whose outcome is unknown.
   locale                  Read, set or list the terminal's merchant-interface
                           locale.
   rpc                     Send one terminal command and show its decoded answer.

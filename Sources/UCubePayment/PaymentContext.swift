@@ -75,6 +75,8 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
     public var finishedAt: String?
     /// Commands sent to the terminal (CancelAll from a cancel included).
     public var roundTrips = 0
+    /// Seconds in each phase (`PaymentTimings`), set by the engine at the end.
+    public var timings: PaymentTimings?
     /// Problems met on the way, in order: failed steps, including those after the status was decided.
     public var errors: [PaymentError] = []
 
@@ -173,7 +175,7 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
         case cryptogramType, cryptogram, atc, authorizationResponseCode, authorization, sredKSN, pinKSN
         case onlinePINBlock, authorizationSecuredData, authorizationPlainTags, finalizationSecuredData
         case finalizationPlainTags, nfcOutcome, nfcFinalOutcome, finalisationApproved, msrAction, firmwareVersion
-        case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, errors
+        case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, timings, errors
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -217,6 +219,7 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
         try c.encodeIfPresent(startedAt, forKey: .startedAt)
         try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
         try c.encode(roundTrips, forKey: .roundTrips)
+        try c.encodeIfPresent(timings, forKey: .timings)
         try c.encode(errors, forKey: .errors)
     }
 }

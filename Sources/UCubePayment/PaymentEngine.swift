@@ -69,6 +69,11 @@ public actor PaymentEngine {
     private var machine: PaymentStateMachine?
     private var roundTrips = 0
     private var startedAt: String?
+    /// When the payment started, and when each of its states was entered (for `PaymentTimings`).
+    private var clockStart = ContinuousClock.now
+    private var stateTimes: [(PaymentState, Double)] = []
+    /// A journal step could not be written: said once in the context's errors.
+    private var stepJournalFailed = false
     /// A card-wait command (StartNFC / WaitCard) has been handed to the client and has not answered yet.
     private var longCommandInFlight = false
     /// The stepper is pausing the payment before its next action.
@@ -111,6 +116,9 @@ public actor PaymentEngine {
         machine = PaymentStateMachine(request: request)
         logger?.info("payment started")
         roundTrips = 0
+        clockStart = ContinuousClock.now
+        stateTimes = []
+        stepJournalFailed = false
         longCommandInFlight = false
         cancelWhenSent = false
         startedAt = Self.timestamp()
@@ -212,6 +220,7 @@ public actor PaymentEngine {
     private func emitStates(from index: Int, _ events: @Sendable (PaymentEvent) -> Void) -> Int {
         guard let states = machine?.transitions else { return index }
         for state in states[index...] {
+            stateTimes.append((state, elapsed))
             logger?.debug("payment state: \(state)")
             events(.stateChanged(state))
         }
@@ -268,6 +277,7 @@ public actor PaymentEngine {
         if long { longCommandInFlight = false }
         switch result {
         case .success(let response):
+            journalStep(C.id, status: response.status)
             return machine!.responseReceived(response)
         case .failure(let error):
             switch error.code {
@@ -318,11 +328,39 @@ public actor PaymentEngine {
     private func finalContext() -> PaymentContext {
         var context = withEngineFields(machine!.context)
         context.finishedAt = Self.timestamp()
+        // States entered since the last emission (the final ones) are timed from now.
+        if let states = machine?.transitions, states.count > stateTimes.count {
+            for state in states[stateTimes.count...] { stateTimes.append((state, elapsed)) }
+        }
+        context.timings = PaymentTimings(states: stateTimes, end: elapsed)
+        if stepJournalFailed {
+            context.errors.append(PaymentError(state: nil, reason: "journal: a command's result could not be recorded"))
+        }
         return context
     }
 
+    /// Seconds since the payment started.
+    private var elapsed: Double {
+        let d = ContinuousClock.now - clockStart
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// A command's result, journalled before the payment acts on it: if the process dies now, the journal says how
+    /// far the payment got (`history --unresolved`).
+    private func journalStep(_ command: CommandID, status: Status) {
+        guard let journal, let machine else { return }
+        do {
+            try journal.recordStep(
+                requestID: machine.context.request.requestID, command: command, status: status,
+                state: machine.currentState, time: Self.timestamp())
+        } catch {
+            stepJournalFailed = true
+            logger?.error("journal: \(error.reason)")
+        }
+    }
+
     /// ISO 8601, UTC, milliseconds: "2025-01-01T12:00:00.000Z".
-    static func timestamp(_ date: Date = Date()) -> String {
+    public static func timestamp(_ date: Date = Date()) -> String {
         date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }

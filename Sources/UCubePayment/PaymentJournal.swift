@@ -8,8 +8,10 @@ import Darwin
 #endif
 
 /// The payment journal: JSON lines appended to a file the caller names (the CLI: `$XDG_STATE_HOME/ucube/
-/// journal.jsonl`). Each payment writes a `start` record before its first command and an `outcome` record at its
-/// end; each record is durable (`write` + `fsync`) before the call returns. The file is created with mode 0600 and
+/// journal.jsonl`). Each payment writes a `start` record before its first command, a `step` record for each
+/// command's answer before acting on it, and an `outcome` record at its end; an operator's decision on a payment whose
+/// outcome is unknown is a `resolution` record, appended, the original records kept. Each record is durable
+/// (`write` + `fsync`) before the call returns. The file is created with mode 0600 and
 /// opened `O_APPEND`. Records hold the masked PAN at most — never clear card data.
 public struct PaymentJournal: Sendable {
     public let path: String
@@ -18,7 +20,7 @@ public struct PaymentJournal: Sendable {
 
     /// One line of the journal.
     public struct Record: Codable, Hashable, Sendable {
-        /// "start" or "outcome".
+        /// "start", "step", "outcome" or "resolution".
         public var kind: String
         public var requestID: String
         /// ISO 8601 UTC.
@@ -35,6 +37,20 @@ public struct PaymentJournal: Sendable {
         public var sredKSN: String?
         public var pinKSN: String?
         public var entryMode: String?
+        /// A step: the command answered ("TransactionProcess"), its status, the state it was sent in.
+        public var command: String?
+        public var result: Int?
+        public var state: String?
+        /// A resolution: the operator's note.
+        public var note: String?
+        /// An outcome: what a receipt shows (`Receipt`). The cryptogram is the card's, hex.
+        public var cvmResults: String?
+        public var signatureRequired: Bool?
+        public var authorizationResponseCode: String?
+        public var cryptogramType: String?
+        public var cryptogram: String?
+        public var tvr: String?
+        public var tsi: String?
 
         public init(kind: String, requestID: String, time: String) {
             self.kind = kind
@@ -45,16 +61,46 @@ public struct PaymentJournal: Sendable {
 
     /// Appends the `start` record of a payment about to begin.
     public func recordStart(_ request: PaymentRequest, deviceName: String?, time: String) throws(JournalError) {
+        try append(Self.start(request, deviceName: deviceName, time: time))
+    }
+
+    /// The `start` record of a payment.
+    static func start(_ request: PaymentRequest, deviceName: String?, time: String) -> Record {
         var record = Record(kind: "start", requestID: request.requestID, time: time)
         record.amount = request.amount
         record.currency = request.currency.alpha
         record.type = request.transactionType.name
         record.device = deviceName
+        return record
+    }
+
+    /// Appends a `step` record: the terminal answered `command` with `status` while the payment was in `state`.
+    public func recordStep(
+        requestID: String, command: CommandID, status: Status, state: PaymentState?, time: String
+    ) throws(JournalError) {
+        var record = Record(kind: "step", requestID: requestID, time: time)
+        record.command = CommandCatalogue.descriptor(for: command)?.name ?? "\(command)"
+        record.result = Int(status.rawValue)
+        record.state = state?.rawValue
+        try append(record)
+    }
+
+    /// Appends the operator's `resolution` of a payment whose outcome is unknown: the status they decided on (after
+    /// checking with the acquirer, say), with a note. The payment's own records stay as they are.
+    public func recordResolution(requestID: String, status: PaymentStatus, note: String?, time: String) throws(JournalError) {
+        var record = Record(kind: "resolution", requestID: requestID, time: time)
+        record.status = status.rawValue
+        record.note = note
         try append(record)
     }
 
     /// Appends the `outcome` record of a finished payment.
     public func recordOutcome(_ context: PaymentContext, time: String) throws(JournalError) {
+        try append(Self.outcome(context, time: time))
+    }
+
+    /// The `outcome` record of a finished payment: what the journal keeps of it, and what its receipt shows.
+    public static func outcome(_ context: PaymentContext, time: String) -> Record {
         var record = Record(kind: "outcome", requestID: context.request.requestID, time: time)
         record.amount = context.amount
         record.currency = context.request.currency.alpha
@@ -67,7 +113,15 @@ public struct PaymentJournal: Sendable {
         record.sredKSN = context.sredKSN?.hex
         record.pinKSN = context.pinKSN?.hex
         record.entryMode = context.entryMode?.rawValue
-        try append(record)
+        let plain = context.finalizationPlainTags + context.authorizationPlainTags
+        record.cvmResults = plain.first { $0.tag == Tag(0x9F34) }?.value.hex
+        record.signatureRequired = context.signatureRequired
+        record.authorizationResponseCode = context.authorization.flatMap { printableASCII($0.arc) }
+        record.cryptogramType = context.cryptogramType?.name.uppercased()
+        record.cryptogram = context.cryptogram?.hex
+        record.tvr = context.tvr?.hex
+        record.tsi = context.tsi?.hex
+        return record
     }
 
     /// Appends one record as a line; durable on return.
@@ -155,13 +209,25 @@ public struct PaymentJournal: Sendable {
             case "start":
                 openIndex[record.requestID] = entries.count
                 entries.append(JournalEntry(start: record))
+            case "step":
+                if let index = openIndex[record.requestID] { entries[index].apply(step: record) }
             case "outcome":
                 if let index = openIndex.removeValue(forKey: record.requestID) {
                     entries[index].apply(outcome: record)
+                } else if entries.contains(where: { $0.requestID == record.requestID }) {
+                    // A second outcome for one payment is never written; one read back changes nothing.
+                    continue
                 } else {
                     var entry = JournalEntry(start: nil, requestID: record.requestID, time: record.time)
                     entry.apply(outcome: record)
                     entries.append(entry)
+                }
+            case "resolution":
+                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }), entries[index].isUnknown,
+                    entries[index].resolution == nil
+                {
+                    entries[index].resolution = JournalEntry.Resolution(
+                        status: record.status ?? JournalEntry.unknownStatus, time: record.time, note: record.note)
                 }
             default:
                 continue
@@ -189,11 +255,34 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
     public var sredKSN: String?
     public var pinKSN: String?
     public var entryMode: String?
+    /// The last command known to have reached the terminal (its answer was journalled), and its status.
+    public var lastCommand: String?
+    public var lastResult: Int?
+    public var lastState: String?
+    /// The operator's decision on a payment whose outcome is unknown (`history resolve`).
+    public var resolution: Resolution?
+    /// What a receipt shows (`Receipt`), from the outcome.
+    public var cvmResults: String?
+    public var signatureRequired: Bool?
+    public var authorizationResponseCode: String?
+    public var cryptogramType: String?
+    public var cryptogram: String?
+    public var tvr: String?
+    public var tsi: String?
+
+    public struct Resolution: Hashable, Sendable, Encodable {
+        public var status: String
+        public var time: String
+        public var note: String?
+    }
 
     /// The status of a start without an outcome.
     public static let unknownStatus = "unknown"
 
     public var isUnknown: Bool { finishedAt == nil }
+
+    /// Unknown, and no operator has resolved it.
+    public var isUnresolved: Bool { isUnknown && resolution == nil }
 
     init(start: PaymentJournal.Record) {
         self.init(start: start, requestID: start.requestID, time: start.time)
@@ -209,6 +298,12 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
         status = Self.unknownStatus
     }
 
+    mutating func apply(step: PaymentJournal.Record) {
+        lastCommand = step.command
+        lastResult = step.result
+        lastState = step.state
+    }
+
     mutating func apply(outcome: PaymentJournal.Record) {
         finishedAt = outcome.time
         status = outcome.status ?? Self.unknownStatus
@@ -222,6 +317,19 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
         sredKSN = outcome.sredKSN
         pinKSN = outcome.pinKSN
         entryMode = outcome.entryMode
+        cvmResults = outcome.cvmResults
+        signatureRequired = outcome.signatureRequired
+        authorizationResponseCode = outcome.authorizationResponseCode
+        cryptogramType = outcome.cryptogramType
+        cryptogram = outcome.cryptogram
+        tvr = outcome.tvr
+        tsi = outcome.tsi
+    }
+
+    /// A finished payment as the journal will read it back: its start and its outcome record.
+    public init(_ context: PaymentContext, startedAt: String?, finishedAt: String) {
+        self.init(start: PaymentJournal.start(context.request, deviceName: nil, time: startedAt ?? finishedAt))
+        apply(outcome: PaymentJournal.outcome(context, time: finishedAt))
     }
 }
 

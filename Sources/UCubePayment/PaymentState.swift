@@ -126,6 +126,96 @@ public enum PaymentState: String, CaseIterable, Sendable, Hashable, Encodable, C
     }
 }
 
+/// The parts of a payment an operator times (`pay --json` `timings`, the summary's `timings:` line). PROJECT CHOICE:
+/// the phases follow the states (spec §8.1) as `PaymentState.phase` maps them; a contact card's offline PIN is
+/// entered inside TransactionProcess and so counts as reading the card, and PIN is the states that ask for one
+/// (online PIN, NFC simplified online PIN).
+public enum PaymentPhase: String, Sendable, CaseIterable, Codable {
+    /// The starting steps: resynchronisation, GetInfo, the secure session.
+    case start
+    /// WaitCard / StartNFC until a card is there.
+    case cardWait
+    /// Reading the card: application selection, the EMV or NFC transaction, the authorization tags.
+    case cardRead
+    case pin
+    /// The host's authorization (the issuer, or the operator's prompt).
+    case authorization
+    /// TransactionFinalisation or CompleteNFC and the final tags.
+    case finalisation
+    case cardRemoval
+    /// The closing steps: level-2 logs, ExitSecureSession.
+    case end
+
+    /// "card wait", for the summary.
+    public var label: String {
+        switch self {
+        case .start: "start"
+        case .cardWait: "card wait"
+        case .cardRead: "card read"
+        case .pin: "PIN"
+        case .authorization: "authorization"
+        case .finalisation: "finalisation"
+        case .cardRemoval: "card removal"
+        case .end: "end"
+        }
+    }
+}
+
+extension PaymentState {
+    /// The phase this state belongs to. Every state is listed: adding one breaks the build here.
+    public var phase: PaymentPhase {
+        switch self {
+        case .startCancelAll, .startExitSecureSession, .getInfo, .enterSecureSession, .ksnAvailable: .start
+        case .startTransaction, .waitingCard: .cardWait
+        case .cardReadEnd, .startICC, .smcBuildCandidateList, .smcSelectApplication, .smcUserSelectApplication,
+            .smcInitTransaction, .smcRiskManagement, .smcProcessTransaction, .smcGetAuthorizationSecuredTags,
+            .smcGetAuthorizationPlainTags, .startNFC, .nfcGetAuthorizationSecuredTags, .nfcGetAuthorizationPlainTags,
+            .startMSR, .msrGetSecuredTags, .msrGetPlainTags:
+            .cardRead
+        case .onlinePIN, .offlinePIN, .nfcSimplifiedOnlinePIN: .pin
+        case .authorization: .authorization
+        case .smcFinalizeTransaction, .nfcCompleteTransaction, .getFinalizationSecuredTags, .getFinalizationPlainTags:
+            .finalisation
+        case .smcRemoveCard: .cardRemoval
+        case .getCCL2Log, .getF4L2Log, .getF5L2Log, .endExitSecureSession: .end
+        }
+    }
+}
+
+/// Seconds spent in each phase of a payment, in phase order; a phase the flow did not go through is absent.
+public struct PaymentTimings: Hashable, Sendable, Encodable {
+    public private(set) var seconds: [PaymentPhase: Double] = [:]
+
+    public init() {}
+
+    /// From the states entered and when (seconds since the payment started), and the time it ended: each state
+    /// lasts until the next one is entered.
+    public init(states: [(PaymentState, Double)], end: Double) {
+        for (index, (state, entered)) in states.enumerated() {
+            let left = index + 1 < states.count ? states[index + 1].1 : end
+            seconds[state.phase, default: 0] += max(0, left - entered)
+        }
+    }
+
+    /// The phases present, in order.
+    public var phases: [(phase: PaymentPhase, seconds: Double)] {
+        PaymentPhase.allCases.compactMap { phase in seconds[phase].map { (phase, $0) } }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: PhaseKey.self)
+        for (phase, value) in phases { try c.encode((value * 1000).rounded() / 1000, forKey: PhaseKey(phase)) }
+    }
+
+    private struct PhaseKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ phase: PaymentPhase) { stringValue = phase.rawValue }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
 /// Whether a cancel request can still stop the payment.
 enum CancelWindow: Equatable {
     /// Cancel is possible; `longCommandPending`: a card-wait command is outstanding and must be ended with CancelAll.

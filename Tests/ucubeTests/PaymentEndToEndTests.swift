@@ -77,7 +77,14 @@ import UCubeSimulator
             #expect(!run.stderr.contains(pan), "\(scenario.card): PAN in stderr")
             #expect(!journal.contains(pan), "\(scenario.card): PAN in the journal")
         }
-        #expect(journal.split(separator: "\n").count == 2)  // start and outcome
+        // One start, one outcome, and a step per command answered.
+        let kinds = journal.split(separator: "\n").map { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["kind"] as? String ?? "?"
+        }
+        #expect(kinds.first == "start" && kinds.last == "outcome")
+        #expect(kinds.filter { $0 == "start" }.count == 1 && kinds.filter { $0 == "outcome" }.count == 1)
+        let steps = kinds.filter { $0 == "step" }.count
+        #expect(steps >= 1 && steps <= (context["roundTrips"] as? Int ?? 0), "\(scenario.card): \(steps) steps")
     }
 
     // The first check: a contact payment of 12.50 EUR, approved, with the AID, masked PAN and KSN in --json.

@@ -110,6 +110,8 @@ extension UCube {
         @Flag(help: "Pause before each state (in `ucube shell` only): next, continue, context, tlv TAG, cancel.")
         var step = false
 
+        @OptionGroup var receiptOptions: ReceiptOptions
+
         func validate() throws {
             if step && ShellSession.current == nil {
                 throw ValidationError("--step works only inside `ucube shell` (or a script it runs)")
@@ -181,8 +183,9 @@ extension UCube {
         func run() async throws {
             let request = try request()
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
-            // No payment starts without its journal.
+            // No payment starts without its journal, nor without the place its receipt was asked to go.
             try Environment.requireStateDirectory()
+            try receiptOptions.checkFile()
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
             let session = ShellSession.current
             let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
@@ -225,11 +228,17 @@ extension UCube {
                 ControlSocket.route(nil)
                 return context
             }
+            let receipt = Receipt(JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
             if globals.json {
-                try JSONOutput.print(PaymentContextJSON(context: context))
+                try JSONOutput.print(PaymentContextJSON(context: context, receipt: receiptOptions.receipt ? receipt : nil))
             } else {
                 for line in PaymentSummary.lines(context) { print(line) }
+                if receiptOptions.receipt {
+                    print("")
+                    for line in receipt.lines() { print(line) }
+                }
             }
+            try receiptOptions.write(receipt, json: globals.json)
             let status = context.status ?? .error
             let exit = ExitCodes.code(for: status)
             if exit.code != 0 {
@@ -292,6 +301,9 @@ enum PaymentSummary {
         add("PIN KSN", c.pinKSN.map { Hex.encode($0) })
         add("request id", c.request.requestID)
         out.append("round trips: \(c.roundTrips)")
+        if let timings = c.timings, !timings.phases.isEmpty {
+            out.append("timings: " + timings.phases.map { "\($0.phase.label) \(String(format: "%.2f", $0.seconds)) s" }.joined(separator: ", "))
+        }
         for e in c.errors { out.append("error\(e.state.map { " at \($0)" } ?? ""): \(e.reason)") }
         return out
     }

@@ -114,23 +114,7 @@ extension UCube {
 
         /// The bundle's directory must exist and be writable (73 otherwise, before any work).
         private static func checkDirectory(of path: String) throws(CLIFailure) {
-            let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-            var isDirectory: ObjCBool = false
-            let problem: String?
-            if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-                problem = "the directory \(directory) does not exist"
-            } else if !isDirectory.boolValue {
-                problem = "\(directory) is not a directory"
-            } else if access(directory, W_OK | X_OK) != 0 {
-                problem = "the directory \(directory) is not writable"
-            } else {
-                problem = nil
-            }
-            if let problem {
-                throw CLIFailure(
-                    ExitCodes.cannotCreate, "cannot create \(path): \(problem)", code: .cannotCreateOutput,
-                    hint: "create the directory first, or choose another --output")
-            }
+            try Environment.checkOutputDirectory(of: path, option: "--output")
         }
 
         private static func size(of path: String) -> Int {
