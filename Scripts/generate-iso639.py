@@ -8,41 +8,13 @@ Usage: python3 Scripts/generate-iso639.py [path/to/iso_639-2.json]   (run from t
 """
 import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from isocodes import package_date, package_version, swift_string  # noqa: E402
 
 OUT = os.path.join("Sources", "UCubeProtocol", "Reference", "ISO639Table.swift")
 DEFAULT = "/usr/share/iso-codes/json/iso_639-2.json"
-
-
-def package_version():
-    try:
-        out = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Version}", "iso-codes"], capture_output=True, text=True, check=True
-        )
-        return "iso-codes " + out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "iso-codes (version unknown)"
-
-
-def package_date():
-    """The date of the package's newest Debian changelog entry (the JSON itself carries no date)."""
-    import gzip
-    import re
-
-    try:
-        with gzip.open("/usr/share/doc/iso-codes/changelog.Debian.gz", "rt", encoding="utf-8") as f:
-            for line in f:
-                m = re.match(r"^ -- .*>  \w+, (\d+ \w+ \d{4})", line)
-                if m:
-                    return m.group(1)
-    except OSError:
-        pass
-    return "date unknown"
-
-
-def swift_string(text):
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def main():
