@@ -153,6 +153,20 @@ import UCubePayment
         #expect(try await sandbox.run(["pay", "1", "--receipt-file", "/nonexistent/dir/r.txt"]).status == 73)
     }
 
+    /// The same from the shell: a receipt after the payment and from the journal, the timings, the unresolved list.
+    @Test func theShellPrintsReceiptsTimingsAndTheUnresolvedList() async throws {
+        let sandbox = try UCubeSandbox()
+        let script = sandbox.directory.appendingPathComponent("operator.ucube")
+        try "pay 5 --request-id s1 --receipt\nhistory show s1 --receipt\nhistory --unresolved\n".write(
+            to: script, atomically: true, encoding: .utf8)
+        let run = try await sandbox.run(["shell", "--script", script.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let references = run.stdout.split(separator: "\n").filter { $0.hasPrefix("Ref ") && $0.hasSuffix(" s1") }
+        #expect(references.count == 2, "two receipts: \(run.stdout)")
+        #expect(run.stdout.contains("timings: start "), "\(run.stdout)")
+        #expect(run.stdout.contains("no unresolved payments"), "\(run.stdout)")
+    }
+
     @Test func timingsCoverThePhasesOfTheFlow() async throws {
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run(["--json", "pay", "10", "--card", "visa-contact"])
