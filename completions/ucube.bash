@@ -1766,8 +1766,8 @@ _ucube_decode() {
 _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --list-cards --print-env --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault --tms-certificate)
+    repeating_options=(--fleet-fault)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault --tms-certificate --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1820,6 +1820,15 @@ _ucube_simulate() {
         ;;
     '--tms-certificate')
         __ucube_add_completions -W 'valid'$'\n''expired'$'\n''foreign'
+        return
+        ;;
+    '--fleet')
+        return
+        ;;
+    '--fleet-fault')
+        return
+        ;;
+    '--devices-file')
         return
         ;;
     esac

@@ -32,6 +32,11 @@ enum BuiltInSimulator {
             configuration.script.faults.disconnectAtFrame = positional.disconnectAtFrame
             configuration.script.faults.silentFromFrame = positional.silentFromFrame
             configuration.script.faults.rebootAtFrame = positional.rebootAtFrame
+            configuration.script.faults.refuseImages = positional.refuseImages
+            if let command = positional.disconnectAt {
+                configuration.script.faults.disconnectAt = command
+                configuration.script.faults.disconnectOccurrence = positional.disconnectOccurrence
+            }
         }
         configuration.stateDirectory = usable ? directory : nil
         if let s = Environment.value("UCUBE_SIM_SEED"), let seed = UInt64(s) { configuration.seed = seed }

@@ -108,7 +108,7 @@ extension CLIFailure {
         case .imageUnwritable:
             self.init(ExitCodes.ioError, error.reason)
         case .badFault:
-            self.init(ExitCodes.usage, error.reason, hint: "faults are drop@N, silent@N and reboot@N, comma-separated")
+            self.init(ExitCodes.usage, error.reason, hint: "faults are drop@N, silent@N, reboot@N, load-drop@K and refuse-image, comma-separated")
         }
     }
 

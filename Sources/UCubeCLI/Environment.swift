@@ -93,7 +93,7 @@ extension Environment {
         Variable(name: "UCUBE_SIM_TIME_SCALE", meaning: "the built-in simulator's delays are multiplied by this (0 = none)"),
         Variable(
             name: "UCUBE_SIM_FAULT",
-            meaning: "faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N, reboot@N (frame positions)"),
+            meaning: "faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K, refuse-image"),
         Variable(name: "UCUBE_TMS_SIM_HOME", meaning: "the state directory of `ucube simulate --tms`"),
         Variable(name: "XDG_CONFIG_HOME", meaning: "configuration (default ~/.config)"),
         Variable(name: "XDG_STATE_HOME", meaning: "state: logs, journal, history, simulators (default ~/.local/state)"),

@@ -98,7 +98,8 @@ default)
   UCUBE_SIM_TIME_SCALE  the built-in simulator's delays are multiplied by this
 (0 = none)
   UCUBE_SIM_FAULT  faults the built-in simulator injects, as `simulate
---fault`: drop@N, silent@N, reboot@N (frame positions)
+--fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K,
+refuse-image
   UCUBE_TMS_SIM_HOME  the state directory of `ucube simulate --tms`
   XDG_CONFIG_HOME  configuration (default ~/.config)
   XDG_STATE_HOME  state: logs, journal, history, simulators (default

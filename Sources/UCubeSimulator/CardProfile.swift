@@ -297,6 +297,9 @@ public struct SimulatorFaults: Sendable, Hashable {
     /// The terminal reboots when the Nth frame arrives, without answering it: the link drops and RAM is lost (a
     /// secure session, a download in progress), as after a power cut (spec §9).
     public var rebootAtFrame: Int?
+    /// The terminal refuses every image after its last Load block as if its signature did not verify (−910): the
+    /// installed version stays.
+    public var refuseImages = false
 
     public init(
         disconnectAt: CommandID? = nil,
@@ -317,21 +320,31 @@ public struct SimulatorFaults: Sendable, Hashable {
     }
 
     /// Parses the fault list of `ucube simulate --fault` and `$UCUBE_SIM_FAULT`: comma-separated `drop@N` (the link
-    /// drops when the Nth frame arrives), `silent@N` (the Nth frame and the rest of that connection go unanswered)
-    /// and `reboot@N` (the terminal reboots when the Nth frame arrives), N counting from 1. Throws a sentence naming
-    /// the bad item.
+    /// drops when the Nth frame arrives), `silent@N` (the Nth frame and the rest of that connection go unanswered),
+    /// `reboot@N` (the terminal reboots when the Nth frame arrives), N counting from 1; `load-drop@K` (the link
+    /// drops when the Kth Load block arrives) and `refuse-image` (every image is refused after its last block, as a
+    /// bad signature). Throws a sentence naming the bad item.
     public init(parsing text: String) throws(SimulatorError) {
         self.init()
         for item in text.split(separator: ",").map({ String($0.filter { $0 != " " }) }) where !item.isEmpty {
+            if item == "refuse-image" {
+                refuseImages = true
+                continue
+            }
             let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
             guard parts.count == 2, let n = Int(parts[1]), n >= 1 else {
-                throw SimulatorError(.badFault, "fault '\(item)': expected drop@N, silent@N or reboot@N with N ≥ 1")
+                throw SimulatorError(
+                    .badFault, "fault '\(item)': expected drop@N, silent@N, reboot@N or load-drop@K with N, K ≥ 1, or refuse-image")
             }
             switch parts[0] {
             case "drop": disconnectAtFrame = n
             case "silent": silentFromFrame = n
             case "reboot": rebootAtFrame = n
-            default: throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent, reboot)")
+            case "load-drop":
+                disconnectAt = .load
+                disconnectOccurrence = n
+            default:
+                throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent, reboot, load-drop, refuse-image)")
             }
         }
     }

@@ -68,10 +68,11 @@ public struct DeviceState: Sendable, Hashable {
     /// Versions of installed items GetInfo has no tag for (spec §10.4 types 6 and 8), keyed by the type in decimal.
     public var itemVersions: [String: FirmwareVersion]
 
-    /// A new terminal: the values of `SimulatorChoices.DefaultDevice`, READY, counters at 0.
-    public init() {
+    /// A new terminal: the values of `SimulatorChoices.DefaultDevice` (its serial number unless one is given),
+    /// READY, counters at 0.
+    public init(serialNumber: UInt64? = nil) {
         typealias D = SimulatorChoices.DefaultDevice
-        serialNumber = D.serialNumber
+        self.serialNumber = serialNumber ?? D.serialNumber
         partNumber = D.partNumber
         atmelSerial = D.atmelSerial
         firmwareVersion = D.firmwareVersion

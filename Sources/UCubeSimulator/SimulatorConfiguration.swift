@@ -20,6 +20,9 @@ public struct SimulatorConfiguration: Sendable {
     public var timeScale: Double
     /// The clock timeouts and link delays sleep on (`ContinuousClock` in production; tests may inject their own).
     public var clock: any Clock<Duration>
+    /// The serial number of a new terminal (no saved state); `nil`: `SimulatorChoices.DefaultDevice.serialNumber`.
+    /// A simulated fleet gives each of its terminals its own.
+    public var serialNumber: UInt64? = nil
 
     public init(
         seed: UInt64 = SimulatorChoices.defaultSeed,

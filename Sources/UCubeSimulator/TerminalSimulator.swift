@@ -48,7 +48,7 @@ public actor TerminalSimulator {
     public init(configuration: SimulatorConfiguration) throws(SimulatorError) {
         self.configuration = configuration
         self.store = configuration.stateDirectory.map(DeviceStore.init(directory:))
-        self.device = try store?.load() ?? DeviceState()
+        self.device = try store?.load() ?? DeviceState(serialNumber: configuration.serialNumber)
         self.script = configuration.script
         self.random = SeededGenerator(seed: configuration.seed)
         self.elapsed = Self.stopwatch(configuration.clock)
@@ -60,7 +60,7 @@ public actor TerminalSimulator {
     /// the configured script and the seed's first value. A pending long-running command is dropped without an answer.
     public func resetState() throws(SimulatorError) {
         dropPending()
-        device = DeviceState()
+        device = DeviceState(serialNumber: configuration.serialNumber)
         runtime = RuntimeState()
         runtime.clockSetAt = elapsed()
         runtime.atc = configuration.script.card?.initialATC ?? 0

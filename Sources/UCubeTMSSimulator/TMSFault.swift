@@ -21,18 +21,33 @@ public enum TMSFault: Sendable, Hashable {
     /// How long `silent` waits before answering: longer than any client read timeout.
     public static let silence: Duration = .seconds(3600)
 
-    /// Parses the command line's `ENDPOINT:FAULT[xN],…` (`ucube simulate --tms-fault`): ENDPOINT is register, infos,
-    /// config, binary or logs; FAULT is an HTTP status (500, 503…), `slow=SECONDS`, `silent`, `malformed-json`,
-    /// `truncated`, `drop`, `corrupt` or `bad-signature`; N how many requests it affects (default 1).
-    public static func parse(_ text: String) throws(TMSSimulatorError) -> [(TMSEndpoint, TMSFault, Int)] {
-        try text.split(separator: ",").map { item throws(TMSSimulatorError) -> (TMSEndpoint, TMSFault, Int) in
+    /// One `--tms-fault` item: the fault, the endpoint, the terminal it is for (its serial; nil: any) and how many
+    /// requests it affects.
+    public struct Rule: Sendable, Hashable {
+        public let endpoint: TMSEndpoint
+        public let serial: String?
+        public let fault: TMSFault
+        public let times: Int
+    }
+
+    /// Parses the command line's `ENDPOINT[@SERIAL]:FAULT[xN],…` (`ucube simulate --tms-fault`): ENDPOINT is register,
+    /// infos, config, binary or logs; SERIAL limits the fault to that terminal's requests (a fleet); FAULT is an HTTP
+    /// status (500, 503…), `slow=SECONDS`, `silent`, `malformed-json`, `truncated`, `drop`, `corrupt` or
+    /// `bad-signature`; N how many requests it affects (default 1).
+    public static func parse(_ text: String) throws(TMSSimulatorError) -> [Rule] {
+        try text.split(separator: ",").map { item throws(TMSSimulatorError) -> Rule in
             let bad = { (why: String) in
                 TMSSimulatorError(
                     .invalidArgument,
-                    "bad TMS fault '\(item)': \(why) (ENDPOINT:FAULT[xN], ENDPOINT one of \(TMSEndpoint.allCases.map(\.rawValue).joined(separator: ", ")); FAULT an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature)")
+                    "bad TMS fault '\(item)': \(why) (ENDPOINT[@SERIAL]:FAULT[xN], ENDPOINT one of \(TMSEndpoint.allCases.map(\.rawValue).joined(separator: ", ")); FAULT an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature)")
             }
             let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let endpoint = TMSEndpoint(rawValue: parts[0]) else { throw bad("unknown endpoint") }
+            let target = parts[0].split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, let endpoint = TMSEndpoint(rawValue: target[0]) else { throw bad("unknown endpoint") }
+            let serial = target.count == 2 ? target[1] : nil
+            if let serial, serial.isEmpty || serial.count > 20 || !serial.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                throw bad("the serial is a decimal number")
+            }
             var name = parts[1]
             var times = 1
             if let x = name.lastIndex(of: "x"), let n = Int(name[name.index(after: x)...]) {
@@ -57,7 +72,7 @@ public enum TMSFault: Sendable, Hashable {
                     throw bad("unknown fault")
                 }
             }
-            return (endpoint, fault, times)
+            return Rule(endpoint: endpoint, serial: serial, fault: fault, times: times)
         }
     }
 }

@@ -29,7 +29,13 @@ public actor TMSSimulator {
     }
 
     private var running: Running?
-    private var faults: [TMSEndpoint: (fault: TMSFault, remaining: Int)] = [:]
+    /// Faults by endpoint and, for a fleet, by terminal serial (nil: any terminal).
+    private var faults: [FaultKey: (fault: TMSFault, remaining: Int)] = [:]
+
+    private struct FaultKey: Hashable {
+        let endpoint: TMSEndpoint
+        let serial: String?
+    }
     private var registered: Set<String> = []
     private var infos: [String: [UInt8]] = [:]
     private var nextLogIndex = 1
@@ -169,15 +175,18 @@ public actor TMSSimulator {
 
     // MARK: Faults and inspection
 
-    /// Plays `fault` on the next `times` requests to `endpoint` (routed requests only; 404/405/400 do not count).
-    public func setFault(_ fault: TMSFault, for endpoint: TMSEndpoint, times: Int = 1) {
-        faults[endpoint] = times > 0 ? (fault, times) : nil
+    /// Plays `fault` on the next `times` requests to `endpoint` (routed requests only; 404/405/400 do not count), from
+    /// the terminal `serial` only when one is given.
+    public func setFault(_ fault: TMSFault, for endpoint: TMSEndpoint, serial: String? = nil, times: Int = 1) {
+        faults[FaultKey(endpoint: endpoint, serial: serial)] = times > 0 ? (fault, times) : nil
     }
 
     public func clearFaults() { faults = [:] }
 
     /// How many more requests to `endpoint` the current fault will affect (0 = none set).
-    public func faultsRemaining(for endpoint: TMSEndpoint) -> Int { faults[endpoint]?.remaining ?? 0 }
+    public func faultsRemaining(for endpoint: TMSEndpoint, serial: String? = nil) -> Int {
+        faults[FaultKey(endpoint: endpoint, serial: serial)]?.remaining ?? 0
+    }
 
     /// Serials that registered since start.
     public func registeredSerials() -> Set<String> { registered }
@@ -187,9 +196,12 @@ public actor TMSSimulator {
 
     // MARK: Serving (called by TMSConnection)
 
-    private func takeFault(for endpoint: TMSEndpoint) -> TMSFault? {
-        guard let entry = faults[endpoint] else { return nil }
-        faults[endpoint] = entry.remaining > 1 ? (entry.fault, entry.remaining - 1) : nil
+    /// The fault for this terminal's request, else for any terminal's, counted down.
+    private func takeFault(for route: TMSRoute) -> TMSFault? {
+        let specific = FaultKey(endpoint: route.endpoint, serial: route.serial)
+        let key = faults[specific] != nil ? specific : FaultKey(endpoint: route.endpoint, serial: nil)
+        guard let entry = faults[key] else { return nil }
+        faults[key] = entry.remaining > 1 ? (entry.fault, entry.remaining - 1) : nil
         return entry.fault
     }
 
@@ -204,7 +216,7 @@ public actor TMSSimulator {
             return TMSAnswer(.error(.methodNotAllowed, "use \(allowed.rawValue)"))
         case .failure(.badRequest(let reason)): return TMSAnswer(.error(.badRequest, reason))
         }
-        let fault = takeFault(for: route.endpoint)
+        let fault = takeFault(for: route)
         if case .status(let code) = fault {
             return TMSAnswer(.error(HTTPResponseStatus(statusCode: code), "simulated fault"))
         }

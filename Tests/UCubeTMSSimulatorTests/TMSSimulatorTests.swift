@@ -206,6 +206,25 @@ struct TMSSimulatorTests {
         }
     }
 
+    @Test("faults for one serial hit only that terminal's requests; a fault for any terminal still hits the others")
+    func serialFault() async throws {
+        try await F.with { fixture in
+            let identity = try await fixture.identity()
+            await fixture.tms.setFault(.status(503), for: .config, serial: "999", times: 5)
+            await fixture.tms.setFault(.status(502), for: .config, serial: F.serial, times: 1)
+            let statuses = try await fixture.withClient(identity: identity) { client in
+                var statuses: [Int] = []
+                for _ in 0..<2 {
+                    statuses.append(
+                        try await F.send(client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)")).status)
+                }
+                return statuses
+            }
+            #expect(statuses == [502, 200])
+            #expect(await fixture.tms.faultsRemaining(for: .config, serial: "999") == 5)
+        }
+    }
+
     @Test("faults: malformed JSON, truncated body, dropped binary, delayed answer past the client deadline")
     func bodyFaults() async throws {
         try await F.with(imageSize: 20_000) { fixture in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import UCubeProtocol
 import UCubeSimulator
 import UCubeTMS
@@ -67,13 +68,13 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
-                "Faults by frame position, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered), reboot@N (the terminal reboots when the Nth frame arrives). Default: $UCUBE_SIM_FAULT.",
+                "Faults, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered), reboot@N (the terminal reboots when the Nth frame arrives), load-drop@K (the link drops when the Kth Load block arrives), refuse-image (every image refused after its last block, as a bad signature). Default: $UCUBE_SIM_FAULT.",
                 valueName: "faults"))
         var fault: String?
 
         @Option(
             help: ArgumentHelp(
-                "With --tms: faults per request, comma-separated ENDPOINT:FAULT[xN] (ENDPOINT register, infos, config, binary or logs; FAULT an HTTP status such as 503, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature; N requests, default 1). E.g. binary:corrupt,config:503x2.",
+                "With --tms: faults per request, comma-separated ENDPOINT[@SERIAL]:FAULT[xN] (ENDPOINT register, infos, config, binary or logs; SERIAL: that terminal's requests only; FAULT an HTTP status such as 503, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature; N requests, default 1). E.g. binary:corrupt,config@202401003:503x2.",
                 valueName: "faults"))
         var tmsFault: String?
 
@@ -83,6 +84,21 @@ extension UCube {
                 valueName: "kind"),
             completion: .list(TMSServerCertificate.allCases.map(\.rawValue)))
         var tmsCertificate: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Serve N simulated terminals (1…256), each with its own serial number (202401001 and up), state directory (STATE-DIR/fleet/I) and port (--listen's port and up; 0: any free port each), and print their addresses, one a line: a devices file.",
+                valueName: "n"))
+        var fleet: Int?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --fleet: faults for terminal I (1…N) only, as --fault takes them, e.g. 3:load-drop@2 or 5:refuse-image. Repeatable; --fault applies to the others.",
+                valueName: "i:faults"))
+        var fleetFault: [String] = []
+
+        @Option(help: ArgumentHelp("With --fleet: also write the addresses to FILE.", valueName: "file"))
+        var devicesFile: String?
 
         @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
         var listCards = false
@@ -124,6 +140,12 @@ extension UCube {
                 } catch {
                     throw ValidationError(error.reason)
                 }
+            }
+            if let fleet {
+                guard (1...256).contains(fleet) else { throw ValidationError("--fleet must be 1 to 256") }
+                _ = try fleetFaults()
+            } else if !fleetFault.isEmpty || devicesFile != nil {
+                throw ValidationError("--fleet-fault and --devices-file are for a fleet: add --fleet N")
             }
             if printEnv {
                 guard let tms else { throw ValidationError("--print-env prints the TMS simulator's settings: add --tms HOST:PORT") }
@@ -172,6 +194,11 @@ extension UCube {
             case .ble: .ble
             case .classic: .classic
             }
+            if let fleet {
+                try await serveFleet(fleet, host: host, port: port, model: model)
+                await tmsServer?.stop()
+                return
+            }
             var configuration = try BuiltInSimulator.configuration(
                 linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)), stateDirectory: stateDir,
                 faults: fault)
@@ -185,6 +212,68 @@ extension UCube {
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let line = "listening on tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n"
                     RawOutput.stdout(line)
+                }
+            } catch let error as SimulatorError {
+                throw CLIFailure(simulator: error)
+            }
+        }
+
+        /// `--fleet-fault I:FAULTS` by terminal index, each checked.
+        func fleetFaults() throws -> [Int: String] {
+            var byTerminal: [Int: String] = [:]
+            for item in fleetFault {
+                let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let index = Int(parts[0]), (1...(fleet ?? 1)).contains(index) else {
+                    throw ValidationError("--fleet-fault '\(item)': expected I:FAULTS with I from 1 to the fleet's size")
+                }
+                _ = try BuiltInSimulator.faults(parts[1])
+                byTerminal[index] = byTerminal[index].map { $0 + "," + parts[1] } ?? parts[1]
+            }
+            return byTerminal
+        }
+
+        /// `--fleet N`: N terminals, each on its own port with its own serial, state and faults; their addresses
+        /// are printed (and written to --devices-file) once all listen, in order.
+        private func serveFleet(_ count: Int, host: String, port: Int, model: LinkModel?) async throws {
+            let faults = try fleetFaults()
+            let base = (stateDir ?? Environment.simulatorDirectory) + "/fleet"
+            var simulators: [TerminalSimulator] = []
+            for index in 1...count {
+                var configuration = try BuiltInSimulator.configuration(
+                    linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)),
+                    stateDirectory: base + "/\(index)", faults: faults[index] ?? fault)
+                if let seed { configuration.seed = seed &+ UInt64(index - 1) }
+                configuration.serialNumber = SimulatorChoices.DefaultDevice.serialNumber + UInt64(index - 1)
+                let simulator = try TerminalSimulator(configuration: configuration)
+                let serial = configuration.serialNumber!
+                await simulator.observeFaults { StandardError.write("simulator \(index) (serial \(serial)) \($0)") }
+                simulators.append(simulator)
+            }
+            let addresses = FleetAddresses(count: count)
+            let devicesFile = devicesFile
+            let shown = host.contains(":") ? "[\(host)]" : host
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (offset, simulator) in simulators.enumerated() {
+                        group.addTask {
+                            try await SimulatorServer.listen(
+                                host: host, port: port == 0 ? 0 : port + offset, simulator: simulator,
+                                codec: codec == .ble ? .ble : .raw
+                            ) { bound in
+                                guard let all = addresses.bound(offset, "tcp://\(shown):\(bound)") else { return }
+                                let text = all.joined(separator: "\n") + "\n"
+                                if let devicesFile {
+                                    do {
+                                        try Data(text.utf8).write(to: URL(fileURLWithPath: devicesFile))
+                                    } catch {
+                                        StandardError.write("ucube: warning: cannot write \(devicesFile): \(Environment.posixCause(error))")
+                                    }
+                                }
+                                RawOutput.stdout(text)
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
                 }
             } catch let error as SimulatorError {
                 throw CLIFailure(simulator: error)
@@ -208,14 +297,14 @@ extension UCube {
                     code: .stateDirectoryUnusable, hint: "set UCUBE_TMS_SIM_HOME (or XDG_STATE_HOME) to a writable directory",
                     detail: "\(error)")
             }
-            let faults: [(TMSEndpoint, TMSFault, Int)]
+            let faults: [TMSFault.Rule]
             do {
                 faults = try TMSFault.parse(tmsFault ?? "")
             } catch {
                 throw CLIFailure(ExitCodes.usage, error.reason)
             }
             let server = TMSSimulator()
-            for (endpoint, fault, times) in faults { await server.setFault(fault, for: endpoint, times: times) }
+            for rule in faults { await server.setFault(rule.fault, for: rule.endpoint, serial: rule.serial, times: rule.times) }
             let bound: Int
             do {
                 bound = try await server.start(
@@ -244,6 +333,23 @@ extension UCube {
         /// `export UCUBE_TMS_URL=… UCUBE_TMS_CA=…`, each value quoted for a POSIX shell.
         static func exportLine(url: String, ca: String) -> String {
             "export \(TMSChoices.urlEnvironmentVariable)=\(ShellWords.quote(url)) \(TMSChoices.caEnvironmentVariable)=\(ShellWords.quote(ca))"
+        }
+    }
+}
+
+/// The addresses of a fleet's terminals as they start listening: all of them, in order, once the last one does.
+final class FleetAddresses: Sendable {
+    private let state: Mutex<[String?]>
+
+    init(count: Int) { state = Mutex(Array(repeating: nil, count: count)) }
+
+    /// Notes terminal `index`'s address; returns every address when this was the last one missing.
+    func bound(_ index: Int, _ address: String) -> [String]? {
+        state.withLock { addresses in
+            let wasMissing = addresses.contains(nil)
+            addresses[index] = address
+            let all = addresses.compactMap { $0 }
+            return wasMissing && all.count == addresses.count ? all : nil
         }
     }
 }
