@@ -9,7 +9,9 @@ public struct BluetoothDiagnosis: Sendable {
     /// One step of the check, in order; the first that fails ends the list (the next ones cannot run).
     public struct Step: Sendable, Equatable {
         public enum Name: String, Sendable {
-            case bus, bluez, adapter, permission, device
+            case bus, bluez, adapter, permission
+            /// The terminal as BlueZ knows it (not the `device` check of the address).
+            case device = "bluetooth-device"
         }
 
         /// Why a step failed; `nil` for a step that passed.

@@ -141,6 +141,19 @@ extension UCubeSandbox {
         #expect(!result.run.stdout.contains("4761"), "no card data")
     }
 
+    /// A link session whose owner died (a crashed process): a warning naming its pid, not blocking.
+    @Test func staleSessionOfACrashedProcess() async throws {
+        let sandbox = try UCubeSandbox()
+        let run = sandbox.directory.appendingPathComponent("run/ucube")
+        try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true)
+        try "secured=0 next=4 owner=999999\n".write(to: run.appendingPathComponent("session-sim"), atomically: true, encoding: .utf8)
+        let result = try await sandbox.diagnose()
+        #expect(result.run.status == 0, "\(result.run.stdout)\(result.run.stderr)")
+        #expect(result.code("link", "session") == "stale-session", "\(result.findings)")
+        #expect(result.details("link", "session")["pid"] as? Int == 999999)
+        #expect(result.severity("terminal", "answer") == "ok")
+    }
+
     @Test func tcpWithNothingListeningBlocksWithAHint() async throws {
         let sandbox = try UCubeSandbox()
         let port = try freePort()
@@ -233,7 +246,7 @@ struct DiagnoseBluetoothTests {
         defer { bluez.stop() }
         let result = try await sandbox.diagnose(Self.device)
         #expect(result.run.status == 0, "\(result.run.stdout)\(result.run.stderr)\n\(bluez.log.suffix(2000))")
-        for check in ["bus", "bluez", "adapter", "permission", "open"] {
+        for check in ["bus", "bluez", "adapter", "permission", "bluetooth-device", "open"] {
             #expect(result.severity("link", check) == "ok", "\(check): \(result.finding("link", check) ?? [:])")
         }
         #expect(result.severity("terminal", "answer") == "ok")
@@ -271,6 +284,18 @@ struct DiagnoseBluetoothTests {
         #expect(result.code("link", "permission") == "bluetooth-permission-denied", "\(result.findings)")
         #expect((result.finding("link", "permission")?["hint"] as? String)?.contains("bluetooth group") == true)
         #expect(result.severity("link", "adapter") == "ok")
+        #expect(result.severity("link", "open") == "skipped")
+        bluez.stop()
+
+        // Refused only when connecting: the link does not open, and the finding says why.
+        let other = try UCubeSandbox()
+        let connectOnly = try await BlueZMock(other, parameters: ["deny": ["Connect"]])
+        defer { connectOnly.stop() }
+        let open = try await other.diagnose(Self.device)
+        #expect(open.run.status == 16, "\(open.run.stdout)\(open.run.stderr)")
+        #expect(open.severity("link", "permission") == "ok")
+        #expect(open.code("link", "open") == "bluetooth-permission-denied", "\(open.findings)")
+        #expect((open.finding("link", "open")?["hint"] as? String)?.contains("bluetooth group") == true)
     }
 
     @Test func pendingConnectionLeftByACrashedProcess() async throws {
@@ -282,6 +307,7 @@ struct DiagnoseBluetoothTests {
         #expect(result.code("link", "connection") == "bluetooth-connection-pending", "\(result.findings)")
         #expect(result.severity("link", "connection") == "blocking")
         #expect((result.finding("link", "connection")?["hint"] as? String)?.contains("bluetoothctl disconnect") == true)
+        #expect(result.code("link", "open") == "bluetooth-connection-pending", "\(result.findings)")
         #expect(result.severity("link", "open") == "blocking")
     }
 }

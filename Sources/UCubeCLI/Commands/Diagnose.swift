@@ -215,17 +215,21 @@ extension UCube {
             this user's permission (bluetooth-permission-denied) and a connection BlueZ holds that no ucube process \
             does (bluetooth-connection-pending; blocking when the link then does not open); whether the link opens \
             (the link error's code, e.g. connection-refused: blocking).
+
             terminal: GetInfo answers (else blocking; not-checked when the link is not open), the state (READY, else \
             terminal-not-ready: blocking; terminal-state-unknown), the battery (battery-low at \
             \(DiagnoseChoices.lowBatteryPercent) % or less, not charging; battery-unknown), the versions \
             (versions-unknown), the clock against the host's in UTC (clock-drift beyond \
             \(DiagnoseChoices.clockDriftSeconds) s, `ucube rpc rtc-set` sets it; clock-unreadable).
+
             tms: configured (else tms-not-configured, skipped), reachable (the TMS client's code, e.g. tms-network), \
             registered (tms-not-registered, tms-identity-unreadable), the client certificate's expiry (tms-certificate-expired, \
             tms-certificate-expiring within \(DiagnoseChoices.certificateWarningDays) days). TMS findings are \
             warnings: a payment does not use the TMS.
+
             journal: payments whose outcome was never recorded (unresolved-payments, warning, each listed; \
             journal-unreadable).
+
             disk: the state directory is writable (state-directory-unusable: blocking, a payment journals there \
             first), free space (disk-space-low), the runtime directory (runtime-directory-unusable, warning).
 
@@ -330,13 +334,11 @@ extension UCube {
                 if pendingBluetooth {
                     addPendingBluetooth(address, .blocking, into: &report)
                 }
-                if case .ble = address, let problem = BluetoothDiagnosis.problem(inLinkFailure: failure.message + " " + (failure.detail ?? "")),
-                    !(problem == .connectionPending && pendingBluetooth)
-                {
+                if case .ble = address, let problem = BluetoothDiagnosis.problem(inLinkFailure: failure.message + " " + (failure.detail ?? "")) {
                     let hint: String =
                         switch problem {
                         case .permissionDenied: "add the user to the bluetooth group (sudo usermod -aG bluetooth $USER, then log in again)"
-                        case .connectionPending: "bluetoothctl disconnect ADDRESS, or switch the terminal off and on"
+                        case .connectionPending: "bluetoothctl disconnect \(address.description.dropFirst("ble://".count)), or switch the terminal off and on"
                         case .adapterOff: "bluetoothctl power on"
                         default: failure.hint ?? "check the terminal is on and in range"
                         }
