@@ -141,6 +141,24 @@ extension UCubeSandbox {
         #expect(!result.run.stdout.contains("4761"), "no card data")
     }
 
+    /// A terminal that stops answering (the simulator leaves GetInfo, the third frame after CancelAll and
+    /// ExitSecureSession, unanswered): a blocking finding within --rpc-timeout, not a crash or a hang.
+    @Test func silentTerminalBlocksWithinTheTimeout() async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_FAULT"] = "silent@3"
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await sandbox.diagnose(["--rpc-timeout", "1"])
+        #expect(clock.now - start < .seconds(20))
+        #expect(result.run.status == 16, "\(result.run.stdout)\(result.run.stderr)")
+        #expect(result.severity("link", "open") == "ok")
+        #expect(result.severity("terminal", "answer") == "blocking", "\(result.findings)")
+        #expect(result.code("terminal", "answer") == "timeout", "\(result.finding("terminal", "answer") ?? [:])")
+        #expect(result.finding("terminal", "answer")?["hint"] is String)
+        #expect(result.code("tms", "configured") == "tms-not-configured", "the other areas are still checked")
+        #expect(result.severity("disk", "state-directory") == "ok")
+    }
+
     /// A link session whose owner died (a crashed process): a warning naming its pid, not blocking.
     @Test func staleSessionOfACrashedProcess() async throws {
         let sandbox = try UCubeSandbox()
