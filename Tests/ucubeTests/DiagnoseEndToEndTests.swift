@@ -237,6 +237,46 @@ extension UCubeSandbox {
         #expect(gone.code("tms", "reachable")?.hasPrefix("tms-") == true)
     }
 
+    /// A stored client certificate that expires tomorrow, then one that expired yesterday (made with the openssl
+    /// tool, PKCS#12 with the spec's password): warnings naming the date, not blocking.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs the openssl tool"))
+    func clientCertificateExpiringAndExpired() async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_TMS_URL"] = "https://127.0.0.1:\(try freePort())"
+        let first = try await sandbox.diagnose()
+        #expect(first.code("tms", "registered") == "tms-not-registered")
+        let serial = try #require(first.details("terminal", "answer")["serialNumber"] as? String, "\(first.findings)")
+        let tms = sandbox.directory.appendingPathComponent("config/ucube/tms")
+        try FileManager.default.createDirectory(at: tms, withIntermediateDirectories: true)
+        for (days, code) in [(1, "tms-certificate-expiring"), (-1, "tms-certificate-expired")] {
+            let key = sandbox.directory.appendingPathComponent("key.pem").path
+            let cert = sandbox.directory.appendingPathComponent("cert.pem").path
+            try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=\(serial)"])
+            if days < 1 { try openssl(["x509", "-in", cert, "-signkey", key, "-days", "\(days)", "-out", cert]) }
+            try openssl(["pkcs12", "-export", "-inkey", key, "-in", cert, "-out", tms.appendingPathComponent("\(serial).p12").path, "-passout", "pass:gmxsas"])
+            let result = try await sandbox.diagnose()
+            #expect(result.run.status == 0, "\(result.run.stdout)\(result.run.stderr)")
+            #expect(result.severity("tms", "registered") == "ok", "\(result.findings)")
+            #expect(result.code("tms", "certificate") == code, "\(result.finding("tms", "certificate") ?? [:])")
+            #expect(result.severity("tms", "certificate") == "warning")
+            #expect((result.finding("tms", "certificate")?["hint"] as? String)?.contains("mdm-register") == true)
+            let daysLeft = result.details("tms", "certificate")["daysLeft"] as? Int ?? 99
+            #expect(days > 0 ? daysLeft >= 0 && daysLeft <= 1 : daysLeft < 0, "\(daysLeft)")
+            #expect(result.severity("tms", "reachable") == "warning", "nothing listens there")
+        }
+    }
+
+    private func openssl(_ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw SandboxError(message: "openssl \(arguments.joined(separator: " ")) failed") }
+    }
+
     private func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
