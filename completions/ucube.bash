@@ -189,13 +189,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|cancel|history|locale|rpc|decode|simulate|shell|scan|connect|mdm-register|mdm-update|send-logs|help)
+    info|pay|cancel|history|locale|rpc|decode|simulate|shell|scan|connect|mdm-register|mdm-update|send-logs|diagnose|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell scan connect mdm-register mdm-update send-logs help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell scan connect mdm-register mdm-update send-logs diagnose help' -- "${cur}"))
         ;;
     esac
 }
@@ -2033,6 +2033,40 @@ _ucube_send-logs() {
         ;;
     '--output')
         __ucube_add_completions -o plusdirs -fX '!*.@(zip)'
+        return
+        ;;
+    esac
+}
+
+_ucube_diagnose() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--tms')
+        return
+        ;;
+    '--tms-ca')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--tms-timeout')
         return
         ;;
     esac

@@ -180,7 +180,7 @@ struct Connection {
         await ControlSocket.stopListening(forDevice: address.description)
     }
 
-    private static func sessionPath(for address: DeviceAddress) -> String? {
+    static func sessionPath(for address: DeviceAddress) -> String? {
         // A replay starts from the recording's session and leaves the real terminals' files alone.
         if case .replay = address { return nil }
         return Environment.runtimeDirectory + "/session-" + fileKey(address)

@@ -58,9 +58,13 @@ enum ExitCodes {
         code: 15, name: "replay-diverged",
         meaning: "--device replay:FILE: the command sent a frame the recording does not have (both are printed)")
 
+    static let diagnoseBlocking = Entry(
+        code: 16, name: "blocking",
+        meaning: "diagnose: at least one finding blocks a payment (each says what to do; warnings alone exit 0)")
+
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
-        replayDiverged,
+        replayDiverged, diagnoseBlocking,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
 

@@ -37,6 +37,8 @@ cryptogram, reader or outcome)
   14  cancel: too late, the card was already read
   15  --device replay:FILE: the command sent a frame the recording does not
 have (both are printed)
+  16  diagnose: at least one finding blocks a payment (each says what to do;
+warnings alone exit 0)
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
@@ -78,6 +80,7 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   13  payment-error
   14  too-late
   15  replay-diverged
+  16  blocking
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
   65  data
@@ -187,6 +190,8 @@ SUBCOMMANDS:
                           from the TMS (or from a local image).
   send-logs               Zip the logs and send them to the TMS, or write the
                           bundle to a file (--output).
+  diagnose                Check everything a payment depends on: the link, the
+                          terminal, the TMS, the journal, the disk.
 
   See 'ucube help <subcommand>' for detailed help.
 

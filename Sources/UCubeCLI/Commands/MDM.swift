@@ -26,7 +26,7 @@ struct TMSOptions: ParsableArguments {
     @Option(
         name: .customLong("tms-timeout"),
         help: ArgumentHelp(
-            "Seconds a TMS request may go without a byte (read), and at most to connect. With 3 attempts and 1 s + 2 s of backoff, a silent TMS is given up after 3 × SECONDS + 3 s. Default: 30 (spec §10.1), connect 20.",
+            "Seconds a TMS request may go without a byte (read), and at most to connect. With 3 attempts and 1 s + 2 s of backoff, a silent TMS is given up after 3 × SECONDS + 3 s. Default: 30 (spec §10.1), connect 20. `diagnose` makes one attempt, 10 s by default.",
             valueName: "seconds"))
     var timeout: Int?
 

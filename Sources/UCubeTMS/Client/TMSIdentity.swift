@@ -21,6 +21,13 @@ public struct TMSIdentity: Hashable, Sendable {
         self.pkcs12 = pkcs12
     }
 
+    /// When the client certificate (the first of the chain) stops being valid, in seconds since 1970; nil when the
+    /// keystore does not load. `ucube diagnose` warns before it expires.
+    public var certificateNotValidAfter: Int? {
+        guard let certificate = try? bundle().certificateChain.first else { return nil }
+        return Int(certificate.notValidAfter)
+    }
+
     /// The certificate chain and key, for the TLS configuration.
     func bundle() throws(TMSError) -> NIOSSLPKCS12Bundle {
         do {

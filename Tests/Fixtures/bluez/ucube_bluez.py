@@ -16,6 +16,16 @@ Parameters (JSON):
   password_name       the name whose CRC the terminal expects as password (default: name; another name tests a
                       refused password)
 
+Failures `ucube diagnose` must name (each off by default):
+  bluez_running       false: the mock gives up the name org.bluez once loaded, as when bluetoothd is not running
+                      (calls then fail with org.freedesktop.DBus.Error.ServiceUnknown)
+  adapter_powered     false: hci0 has Powered=false; StartDiscovery and Device1.Connect fail with org.bluez.Error.NotReady
+  deny                a list of methods ("SetDiscoveryFilter", "StartDiscovery", "Connect") that fail with
+                      org.freedesktop.DBus.Error.AccessDenied, as the bus policy answers a user not allowed to use BlueZ
+  pending_connection  true: the terminal is known and Connected=true at start, a connection no client holds (left by a
+                      process that died while connecting); Device1.Connect fails with org.bluez.Error.InProgress until
+                      Device1.Disconnect clears it
+
 Behaviour (spec §3.1): the adapter hci0 exists at once; the terminal appears when discovery starts. Device1.Connect
 opens a TCP connection to the simulator and exports the service 11A7A236-… with TxRx, the password characteristic
 and HState. HState reads 0x30 (off) until the 2-byte password (CRC-16/XMODEM of the name, low byte first) is written,
@@ -134,7 +144,19 @@ def drop_link(why):
 
 # ---- Device1 ----
 
+def deny(method):
+    if method in STATE.get('deny', set()):
+        raise dbus.exceptions.DBusException(
+            f'Rejected send message: {method} to org.bluez is not allowed for this user',
+            name='org.freedesktop.DBus.Error.AccessDenied')
+
+
 def connect_device(dev):
+    deny('Connect')
+    if not STATE.get('adapter_powered', True):
+        raise dbus.exceptions.DBusException('Resource Not Ready', name='org.bluez.Error.NotReady')
+    if STATE.get('pending_connection'):
+        raise dbus.exceptions.DBusException('Operation already in progress', name='org.bluez.Error.InProgress')
     if dev.connected:
         raise dbus.exceptions.DBusException('Already Connected', name='org.bluez.Error.AlreadyConnected')
     try:
@@ -151,6 +173,11 @@ def connect_device(dev):
 
 
 def disconnect_device(dev):
+    if STATE.pop('pending_connection', False):
+        log('the pending connection is cleared')
+        dev.connected = False
+        set_device({'Connected': dbus.Boolean(False)})
+        return
     if not dev.connected:
         raise dbus.exceptions.DBusException('Not Connected', name='org.bluez.Error.NotConnected')
     drop_link('host disconnected')
@@ -263,9 +290,16 @@ def char_stop_notify(char):
 # ---- Adapter1 discovery and the mock's own controls ----
 
 def start_discovery(adapter):
+    deny('StartDiscovery')
+    if not STATE.get('adapter_powered', True):
+        raise dbus.exceptions.DBusException('Resource Not Ready', name='org.bluez.Error.NotReady')
     adapter.props[bluez5.ADAPTER_IFACE]['Discovering'] = True
     if STATE.get('device_path') is None:
         add_terminal()
+
+
+def set_discovery_filter(_adapter, _filter):
+    deny('SetDiscoveryFilter')
 
 
 def stop_discovery(adapter):
@@ -301,6 +335,10 @@ def load(mock, parameters):
     STATE['address'] = str(parameters.get('address', 'C0:FF:EE:00:00:01'))
     STATE['mtu'] = int(parameters.get('mtu', 23))
     STATE['password_name'] = str(parameters.get('password_name', STATE['name']))
+    STATE['adapter_powered'] = bool(parameters.get('adapter_powered', True))
+    STATE['deny'] = set(parameters.get('deny', []))
+    pending = bool(parameters.get('pending_connection', False))
+    bluez_running = bool(parameters.get('bluez_running', True))
     drop = parameters.get('drop_after_messages', 0)
     STATE['drop_at'] = {int(n) for n in (drop if isinstance(drop, list) else [drop]) if int(n) > 0}
     ready = parameters.get('ready_file')
@@ -312,7 +350,21 @@ def load(mock, parameters):
         adapter.AddMethods(bluez5.ADAPTER_IFACE, [
             ('StartDiscovery', '', '', start_discovery),
             ('StopDiscovery', '', '', stop_discovery),
+            ('SetDiscoveryFilter', 'a{sv}', '', set_discovery_filter),
         ])
+        if not STATE['adapter_powered']:
+            adapter.UpdateProperties(bluez5.ADAPTER_IFACE, {'Powered': dbus.Boolean(False)})
+            log('adapter powered off')
+        if pending:
+            add_terminal()
+            STATE['pending_connection'] = True
+            dev = device()
+            dev.connected = True
+            set_device({'Connected': dbus.Boolean(True)})
+            log('a connection left pending')
+        if not bluez_running:
+            mock.connection.release_name(BUS_NAME)
+            log('org.bluez released: BlueZ is not running')
         if ready:
             with open(str(ready), 'w', encoding='utf-8') as f:
                 f.write(json.dumps({'adapter': adapter_path}))
