@@ -92,6 +92,8 @@ import UCubeProtocol
             display "Hello there" --wait-key
             choose Red Green Blue --json
             read-card --card visa-contact
+            rpc enter-secure-session
+            read-card
             info
             """.write(to: script, atomically: true, encoding: .utf8)
         let run = try await sandbox.run(["shell", "--script", script.path])
@@ -99,7 +101,7 @@ import UCubeProtocol
         #expect(run.stdout.contains("displayed: Hello there"))
         #expect(run.stdout.contains("key: 0x02"))
         #expect(run.stdout.contains(#""item": "Blue""#), "\(run.stdout)")
-        #expect(run.stdout.contains("card: 476173******0010"))
+        #expect(run.stdout.components(separatedBy: "card: 476173******0010").count == 3, "read twice: \(run.stdout)")
         #expect(run.stdout.contains("state: READY"), "read-card leaves the terminal READY: \(run.stdout)")
         #expect(!(run.stdout + run.stderr).contains("4761739001010010"))
     }

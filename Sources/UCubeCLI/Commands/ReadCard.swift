@@ -62,8 +62,11 @@ extension UCube {
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
             let readers = readers ?? scenario?.readers ?? [.icc, .nfc]
             let timeout = UInt8(cardTimeout)
-            let reading = try await withConnection(globals, card: scenario, prepare: .ready) { connection in
+            let reading = try await withConnection(globals, card: scenario, prepare: .asRecorded) { connection in
                 let client = connection.client
+                // READY with nothing pending, as a payment's starting steps (spec §8.1), also in the shell, whose
+                // link may have a secure session open.
+                try await Connection.resynchronise(client)
                 let inserted = InsertedFlag()
                 let result: Result<CardReading, any Error>
                 do {
