@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubeProtocol
+import UCubeSimulator
 @testable import UCubeCLI
 
 /// `ucube read-card`, `display` and `choose` on the simulator: from the command line and the shell, JSON shapes,
@@ -196,11 +197,15 @@ import UCubeProtocol
         #expect(read.process.terminationReason == .exit)
 
         let display = try sandbox.startCapturing(
-            ["--device", "sim", "--trace", "display", "Wait", "--wait-key", "--timeout", "120"])
+            ["--device", "sim", "--trace", "--json", "display", "Wait", "--wait-key", "--timeout", "120"])
         _ = await UCubeSandbox.readUntil(display.stderr, contains: "DisplayMessage")
         try await Task.sleep(for: .milliseconds(200))
         display.process.interrupt()
         #expect(await display.process.exit() == 11)
+        let out = String(decoding: display.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let error = try #require(try Self.json(out)["error"] as? [String: Any])
+        #expect(error["code"] as? String == "cancelled")
+        #expect(error["exit"] as? Int == 11)
     }
 
     @Test func ucubeCancelReachesAPrompt() async throws {
@@ -224,6 +229,38 @@ import UCubeProtocol
         #expect(await read.process.exit() == 11)
         let info = try await sandbox.run(["--device", device, "info"])
         #expect(info.stdout.contains("state: READY"), "\(info.stdout)\(info.stderr)")
+    }
+}
+
+extension PromptsEndToEndTests {
+    /// `ucube cancel` reaches a prompt that a shell script runs: the script stops with exit 11.
+    @Test func ucubeCancelReachesAPromptInTheShell() async throws {
+        let sandbox = try UCubeSandbox()
+        let (server, port) = try await sandbox.startSimulator()
+        defer { server.terminate() }
+        let device = "tcp://127.0.0.1:\(port)"
+        let script = sandbox.directory.appendingPathComponent("wait.ucube")
+        try "display Waiting --wait-key --timeout 120\ninfo\n".write(to: script, atomically: true, encoding: .utf8)
+        let shell = try sandbox.startCapturing(["--device", device, "--trace", "shell", "--script", script.path])
+        _ = await UCubeSandbox.readUntil(shell.stderr, contains: "DisplayMessage")
+        try await Task.sleep(for: .milliseconds(200))
+        let cancel = try await sandbox.run(["--device", device, "cancel"])
+        #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
+        #expect(cancel.stdout.contains("cancelling `ucube display`"), "\(cancel.stdout)")
+        #expect(await shell.process.exit() == 11)
+    }
+
+    @Test func simulatorScriptsAreParsed() async throws {
+        #expect(try SimulatorScript.parseKeys("01,0x0A,ff") == [0x01, 0x0A, 0xFF])
+        #expect(try SimulatorScript.parseChoices("2,abort,none") == [2, 0, -1])
+        #expect(throws: CommandError.self) { try SimulatorScript.parseKeys("100") }
+        #expect(throws: CommandError.self) { try SimulatorScript.parseChoices("0") }
+        let bad = try await UCubeSandbox().run(["simulate", "--choices", "maybe"])
+        #expect(bad.status == 64, "\(bad.stderr)")
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_KEYS"] = "zz"
+        let badEnv = try await sandbox.run(["--device", "sim", "display", "Hi"])
+        #expect(badEnv.status == 64, "\(badEnv.stderr)")
     }
 }
 
