@@ -189,13 +189,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|cancel|history|locale|rpc|decode|simulate|shell|scan|connect|mdm-register|mdm-update|send-logs|diagnose|help)
+    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|shell|scan|connect|mdm-register|mdm-update|send-logs|diagnose|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay cancel history locale rpc decode simulate shell scan connect mdm-register mdm-update send-logs diagnose help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate shell scan connect mdm-register mdm-update send-logs diagnose help' -- "${cur}"))
         ;;
     esac
 }
@@ -294,6 +294,97 @@ _ucube_pay() {
         return
         ;;
     '--receipt-file')
+        return
+        ;;
+    esac
+}
+
+_ucube_read-card() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --record --rpc-timeout --log-level --readers --card-timeout --card)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--readers')
+        return
+        ;;
+    '--card-timeout')
+        return
+        ;;
+    '--card')
+        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
+        return
+        ;;
+    esac
+}
+
+_ucube_display() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --wait-key --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    esac
+}
+
+_ucube_choose() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--device --record --rpc-timeout --log-level --title --timeout)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--title')
+        return
+        ;;
+    '--timeout')
         return
         ;;
     esac
@@ -1767,7 +1858,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --list-cards --print-env --version -h --help)
     repeating_options=(--fleet-fault)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --tms-fault --tms-certificate --fleet --devices-file)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1813,6 +1904,12 @@ _ucube_simulate() {
         return
         ;;
     '--fault')
+        return
+        ;;
+    '--keys')
+        return
+        ;;
+    '--choices')
         return
         ;;
     '--tms-fault')

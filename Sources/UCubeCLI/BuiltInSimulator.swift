@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
+import UCubeProtocol
 import UCubeSimulator
 
 /// The built-in simulator as the CLI configures it: state under $UCUBE_SIM_HOME (or $XDG_STATE_HOME/ucube/simulator),
 /// seed from $UCUBE_SIM_SEED, the card from `--card` (default visa-contact).
 enum BuiltInSimulator {
     static func configuration(
-        linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil, faults: String? = nil
+        linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil, faults: String? = nil,
+        keys: String? = nil, choices: String? = nil
     ) throws -> SimulatorConfiguration {
         // A directory the user named must work; the default one under $XDG_STATE_HOME may not, and then the
         // simulator starts from a fresh device, as `info` needs no state of its own.
@@ -38,6 +40,10 @@ enum BuiltInSimulator {
                 configuration.script.faults.disconnectOccurrence = positional.disconnectOccurrence
             }
         }
+        if let spec = keys ?? Environment.value("UCUBE_SIM_KEYS") { configuration.script.keys = try self.keys(spec) }
+        if let spec = choices ?? Environment.value("UCUBE_SIM_CHOICES") {
+            configuration.script.choices = try self.choices(spec)
+        }
         configuration.stateDirectory = usable ? directory : nil
         if let s = Environment.value("UCUBE_SIM_SEED"), let seed = UInt64(s) { configuration.seed = seed }
         if let s = Environment.value("UCUBE_SIM_TIME_SCALE"), let scale = Double(s), scale >= 0, scale.isFinite {
@@ -55,6 +61,24 @@ enum BuiltInSimulator {
     static func faults(_ spec: String) throws -> SimulatorFaults {
         do {
             return try SimulatorFaults(parsing: spec)
+        } catch {
+            throw ValidationError(error.reason)
+        }
+    }
+
+    /// `simulate --keys` / `$UCUBE_SIM_KEYS` parsed, or a usage error.
+    static func keys(_ spec: String) throws -> [UInt8] {
+        do {
+            return try SimulatorScript.parseKeys(spec)
+        } catch {
+            throw ValidationError(error.reason)
+        }
+    }
+
+    /// `simulate --choices` / `$UCUBE_SIM_CHOICES` parsed, or a usage error.
+    static func choices(_ spec: String) throws -> [Int] {
+        do {
+            return try SimulatorScript.parseChoices(spec)
         } catch {
             throw ValidationError(error.reason)
         }

@@ -94,6 +94,12 @@ extension Environment {
         Variable(
             name: "UCUBE_SIM_FAULT",
             meaning: "faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K, refuse-image"),
+        Variable(
+            name: "UCUBE_SIM_KEYS",
+            meaning: "keys the built-in simulator's cardholder presses, one per display, as `simulate --keys`: hex codes, comma-separated"),
+        Variable(
+            name: "UCUBE_SIM_CHOICES",
+            meaning: "the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated"),
         Variable(name: "UCUBE_TMS_SIM_HOME", meaning: "the state directory of `ucube simulate --tms`"),
         Variable(name: "XDG_CONFIG_HOME", meaning: "configuration (default ~/.config)"),
         Variable(name: "XDG_STATE_HOME", meaning: "state: logs, journal, history, simulators (default ~/.local/state)"),

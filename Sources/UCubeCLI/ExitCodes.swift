@@ -14,7 +14,7 @@ enum ExitCodes {
     static let failure = Entry(code: 1, name: "failure", meaning: "an unexpected internal error")
     static let terminalStatus = Entry(
         code: 3, name: "terminal-status", meaning: "the terminal answered with a non-success status (printed with its meaning)")
-    static let timeout = Entry(code: 4, name: "timeout", meaning: "the terminal did not answer in time (--rpc-timeout)")
+    static let timeout = Entry(code: 4, name: "timeout", meaning: "the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout")
     static let link = Entry(
         code: 5, name: "link", meaning: "the link could not be opened or dropped (connect failed, disconnected)")
     static let protocolError = Entry(
@@ -46,10 +46,10 @@ enum ExitCodes {
     static let declined = Entry(code: 10, name: "declined", meaning: "pay: the payment was DECLINED")
     static let cancelled = Entry(
         code: 11, name: "cancelled",
-        meaning: "pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version")
+        meaning: "pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version; read-card, display, choose: cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal")
     static let card = Entry(
         code: 12, name: "card",
-        meaning: "pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*)")
+        meaning: "pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no application in common, a failed read)")
     static let paymentError = Entry(
         code: 13, name: "payment-error",
         meaning: "pay: the payment ended in ERROR (a terminal or task failure, a wrong cryptogram, reader or outcome)")

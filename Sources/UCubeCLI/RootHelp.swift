@@ -17,7 +17,9 @@ Exit codes:
   0  success
   1  an unexpected internal error
   3  the terminal answered with a non-success status (printed with its meaning)
-  4  the terminal did not answer in time (--rpc-timeout)
+  4  the terminal did not answer in time (--rpc-timeout); read-card: no card
+within --card-timeout; display --wait-key, choose: no key or choice within
+--timeout
   5  the link could not be opened or dropped (connect failed, disconnected)
   6  the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX,
 LEN over 2068, wrong command id, malformed data)
@@ -29,9 +31,11 @@ answer (the URL and HTTP status are printed)
 old version of it; re-run to retry)
   10  pay: the payment was DECLINED
   11  pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between
-blocks, the terminal keeps its old version
+blocks, the terminal keeps its old version; read-card, display, choose:
+cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal
   12  pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD,
-CHIP_REQUIRED, NFC_OUTCOME_*)
+CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no
+application in common, a failed read)
   13  pay: the payment ended in ERROR (a terminal or task failure, a wrong
 cryptogram, reader or outcome)
   14  cancel: too late, the card was already read
@@ -103,6 +107,10 @@ default)
   UCUBE_SIM_FAULT  faults the built-in simulator injects, as `simulate
 --fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K,
 refuse-image
+  UCUBE_SIM_KEYS  keys the built-in simulator's cardholder presses, one per
+display, as `simulate --keys`: hex codes, comma-separated
+  UCUBE_SIM_CHOICES  the built-in simulator's list-box answers, as `simulate
+--choices`: item numbers, abort or none, comma-separated
   UCUBE_TMS_SIM_HOME  the state directory of `ucube simulate --tms`
   XDG_CONFIG_HOME  configuration (default ~/.config)
   XDG_STATE_HOME  state: logs, journal, history, simulators (default
@@ -167,6 +175,12 @@ SUBCOMMANDS:
                           state and battery.
   pay                     Take a payment: wait for a card, run the EMV flow,
                           authorize, finalise.
+  read-card               Wait for a card and show its masked PAN, expiry,
+                          application, scheme and entry mode, without a payment.
+  display                 Show a message on the terminal's screen; with
+                          --wait-key, wait for a key and print it.
+  choose                  Show a list on the terminal's screen and print the
+                          item the person at the terminal chooses.
   cancel                  Cancel the running payment (only before the card is
                           read), or reset an idle terminal.
   history                 List the journalled payments, show one with its

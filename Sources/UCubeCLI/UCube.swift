@@ -22,7 +22,8 @@ struct UCube: AsyncParsableCommand {
         discussion: includeDiscussion ? discussion : "",
         version: BuildInfo.versionLine,
         subcommands: [
-            Info.self, Pay.self, Cancel.self, History.self, Locale.self, RPC.self, Decode.self, Simulate.self, Shell.self,
+            Info.self, Pay.self, ReadCard.self, Display.self, Choose.self, Cancel.self, History.self, Locale.self, RPC.self,
+            Decode.self, Simulate.self, Shell.self,
             Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, SendLogs.self, Diagnose.self,
         ]
         )

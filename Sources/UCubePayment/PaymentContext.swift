@@ -142,7 +142,7 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
     /// The PAN of a 5A value, masked (first 6 / last 4). 5A may come clear or already truncated, with the nibble F
     /// in place of hidden digits (47 61 73 FF FF FF 00 10); F nibbles at the end are padding. Either way the result
     /// shows no more than the first 6 and last 4 digits.
-    static func maskedPAN(fromBCD bytes: [UInt8]) -> String? {
+    public static func maskedPAN(fromBCD bytes: [UInt8]) -> String? {
         var chars: [Character] = []
         for nibble in bytes.flatMap({ [$0 >> 4, $0 & 0x0F] }) {
             if nibble <= 9 {

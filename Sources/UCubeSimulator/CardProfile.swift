@@ -243,8 +243,8 @@ public struct SimulatorScript: Sendable, Hashable {
     /// Key codes answered to displays (DisplayMessage data, spec §5.2 PROJECT CHOICE), one per display; when empty a
     /// display answers when its timeout expires, with no key.
     public var keys: [UInt8]
-    /// 1-based list-box choices, one per list box; when empty a list box answers
-    /// `SimulatorChoices.defaultListChoice`.
+    /// 1-based list-box choices, one per list box (0: the cardholder aborts; negative: no choice until the list's
+    /// timeout); when empty a list box answers `SimulatorChoices.defaultListChoice`.
     public var choices: [Int]
     /// The PIN typed at SimplifiedOnlinePIN.
     public var pin: String
@@ -267,6 +267,36 @@ public struct SimulatorScript: Sendable, Hashable {
         self.pin = pin
         self.cardPresentationDelay = cardPresentationDelay
         self.faults = faults
+    }
+
+    /// `UCUBE_SIM_KEYS` / `simulate --keys`: key codes in hex, comma-separated (`01,02`).
+    public static func parseKeys(_ text: String) throws(CommandError) -> [UInt8] {
+        try text.split(separator: ",", omittingEmptySubsequences: false).map { word throws(CommandError) -> UInt8 in
+            let hex = String(word)
+            let digits = hex.hasPrefix("0x") || hex.hasPrefix("0X") ? String(hex.dropFirst(2)) : hex
+            guard (1...2).contains(digits.count), let key = UInt8(digits, radix: 16) else {
+                throw CommandError(.invalidArgument, "a scripted key is one byte in hex (01, 0x0A), got '\(hex)'")
+            }
+            return key
+        }
+    }
+
+    /// `UCUBE_SIM_CHOICES` / `simulate --choices`: list-box answers, comma-separated: an item number from 1, `abort`
+    /// (the cardholder aborts) or `none` (no choice until the list's timeout).
+    public static func parseChoices(_ text: String) throws(CommandError) -> [Int] {
+        try text.split(separator: ",", omittingEmptySubsequences: false).map { word throws(CommandError) -> Int in
+            let choice = String(word)
+            switch choice {
+            case "abort": return 0
+            case "none": return -1
+            default:
+                guard let number = Int(choice), (1...255).contains(number) else {
+                    throw CommandError(
+                        .invalidArgument, "a scripted choice is an item number 1…255, abort or none, got '\(choice)'")
+                }
+                return number
+            }
+        }
     }
 
     /// The default card, no scripted keys, default choices, PIN 1234.

@@ -29,8 +29,10 @@ import UCubeProtocol
 /// - §5.2 0x5021: the cardholder removes the card at once: WaitCardRemoval answers 0 immediately.
 /// - §5.2 0x5040: a display answers the script's next key at once (1 data byte), else no data when its timeout
 ///   expires; timeout 0 answers at once. 0x5043/0x5045 (layouts not in sources) answer the next key or nothing at once.
-/// - §5.2 0x5042: a list box answers the script's next choice, else `defaultListChoice`; a scripted choice ≤ 0 is
-///   the cardholder aborting (−114).
+/// - §5.2 0x5042: a list box answers the script's next choice, else `defaultListChoice`; a scripted choice of 0 is
+///   the cardholder aborting (−114). A negative scripted choice is a cardholder who chooses nothing: the list stays
+///   until its timeout and answers −2 (TIMEOUT), as WaitCard does (what a real list box answers on its timeout is
+///   not in sources; PROJECT CHOICE). CancelAll ends it earlier with −32, as any pending display.
 /// - §5.2 0x5160/0x5161 (image format and signature: `FirmwareImageChoices`): InstallForLoad starts a fresh
 ///   staging (dropping any partial one); each Load block feeds a streaming ECDSA P-256/SHA-256 verifier under the
 ///   test code-signing key (`CryptoChoices.testCodeSigningPublicKeyPEM`) and only the 13 header bytes are kept. The

@@ -61,7 +61,7 @@ extension TerminalSimulator {
             return parsed(CardSendAPDU.self, request) { _ in .now(.ok(SimulatorChoices.apduSuccess)) }
         case .cardPowerOff: return parsed(CardPowerOff.self, request) { _ in .now(.ok()) }
         case .displayMessage: return parsed(DisplayMessage.self, request) { displayMessage($0) }
-        case .displayListBox: return parsed(DisplayListBox.self, request) { .now(displayListBox($0)) }
+        case .displayListBox: return parsed(DisplayListBox.self, request) { displayListBox($0) }
         case .displayMessageWithKI: return parsed(DisplayMessageWithKI.self, request) { _ in .now(keyPress()) }
         case .displayMessageWithKICustom:
             return parsed(DisplayMessageWithKICustom.self, request) { _ in .now(keyPress()) }
@@ -260,12 +260,13 @@ extension TerminalSimulator {
         return .ok(DisplayMessage.Response(key: key).encodeData())
     }
 
-    /// spec §5.2 0x5042: the next scripted choice (1-based), else item 1; a choice ≤ 0 is the cardholder aborting
-    /// (−114).
-    func displayListBox(_ command: DisplayListBox) -> Reply {
+    /// spec §5.2 0x5042: the next scripted choice (1-based), else item 1; a choice of 0 is the cardholder aborting
+    /// (−114); a negative choice is no choice at all: the list stays until its timeout, then −2 (SimulatorChoices).
+    func displayListBox(_ command: DisplayListBox) -> Outcome {
         let choice = script.choices.isEmpty ? SimulatorChoices.defaultListChoice : script.choices.removeFirst()
-        guard choice > 0 else { return Reply(.aborted) }
-        return .ok(DisplayListBox.Response(selectedIndex: choice).encodeData())
+        if choice < 0 { return .after(scaled(.seconds(Int(command.timeoutSeconds))), Reply(.timeout)) }
+        guard choice > 0 else { return .now(Reply(.aborted)) }
+        return .now(.ok(DisplayListBox.Response(selectedIndex: choice).encodeData()))
     }
 
     // MARK: - Downloads (0x5130, 0x5160, 0x5161)

@@ -12,7 +12,8 @@ extension UCube {
             discussion: """
                 Reaches the ucube process that holds the same --device, through its control socket \
                 ($XDG_RUNTIME_DIR/ucube/control-<device>.sock). A payment: exit 0 when it will end CANCELLED, 14 when \
-                it is too late (the card was read; the payment runs to its end). Any other command (mdm-update, \
+                it is too late (the card was read; the payment runs to its end). read-card, display and choose \
+                end with CancelAll (they exit 11). Any other command (mdm-update, \
                 the shell, rpc…) is interrupted as Ctrl-C would: mdm-update stops after the current block and the \
                 terminal keeps its installed version. When no process holds the terminal, sends CancelAll and \
                 ExitSecureSession so the terminal is back in READY.

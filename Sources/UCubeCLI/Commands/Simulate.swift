@@ -74,6 +74,18 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
+                "Keys the cardholder presses, one per display (`display --wait-key`), comma-separated hex codes (01,02); without one a display lasts its timeout. Default: $UCUBE_SIM_KEYS.",
+                valueName: "keys"))
+        var keys: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "The cardholder's list-box answers, one per list (`choose`, application selection), comma-separated: an item number from 1, abort (the cardholder aborts) or none (no choice until the list's timeout). Without one a list answers item 1. Default: $UCUBE_SIM_CHOICES.",
+                valueName: "choices"))
+        var choices: String?
+
+        @Option(
+            help: ArgumentHelp(
                 "With --tms: faults per request, comma-separated ENDPOINT[@SERIAL]:FAULT[xN] (ENDPOINT register, infos, config, binary or logs; SERIAL: that terminal's requests only; FAULT an HTTP status such as 503, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature; N requests, default 1). E.g. binary:corrupt,config@202401003:503x2.",
                 valueName: "faults"))
         var tmsFault: String?
@@ -127,6 +139,8 @@ extension UCube {
             if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
             if let fault { _ = try BuiltInSimulator.faults(fault) }
+            if let keys { _ = try BuiltInSimulator.keys(keys) }
+            if let choices { _ = try BuiltInSimulator.choices(choices) }
             if let tmsCertificate {
                 guard tms != nil else { throw ValidationError("--tms-certificate is the TMS simulator's: add --tms HOST:PORT") }
                 guard TMSServerCertificate(rawValue: tmsCertificate) != nil else {
@@ -201,7 +215,7 @@ extension UCube {
             }
             var configuration = try BuiltInSimulator.configuration(
                 linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)), stateDirectory: stateDir,
-                faults: fault)
+                faults: fault, keys: keys, choices: choices)
             if let seed { configuration.seed = seed }
             let simulator = try TerminalSimulator(configuration: configuration)
             await simulator.observeFaults { StandardError.write("simulator \($0)") }
@@ -241,7 +255,7 @@ extension UCube {
             for index in 1...count {
                 var configuration = try BuiltInSimulator.configuration(
                     linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)),
-                    stateDirectory: base + "/\(index)", faults: faults[index] ?? fault)
+                    stateDirectory: base + "/\(index)", faults: faults[index] ?? fault, keys: keys, choices: choices)
                 if let seed { configuration.seed = seed &+ UInt64(index - 1) }
                 configuration.serialNumber = SimulatorChoices.DefaultDevice.serialNumber + UInt64(index - 1)
                 let simulator = try TerminalSimulator(configuration: configuration)
