@@ -23,10 +23,19 @@ extension UCube {
                 `< 02 00 …` received) are decoded one frame each, in order, their direction taken from the arrow and \
                 their layout from the `secured crypto=… MAC=…` note under the frame; an EnterSecureSession \
                 answered with success (and --secured) starts the session for the frames that follow.
+
+                --as btsnoop FILE reads a Bluetooth HCI capture (btsnoop: `btmon -w`, Android's HCI snoop log; \
+                datalinks 1001, 1002 and 2001) of uCube Touch traffic; a file that starts with "btsnoop" is read \
+                so with --as auto too. The host's writes and the terminal's notifications on TxRx are un-stuffed \
+                (spec §3.1) and each frame is decoded as in a --trace dump. TxRx is the handle given by --handle, \
+                else the one the capture's GATT discovery announces, else every handle whose traffic decodes as \
+                uCube frames.
                 """)
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {
             case auto, frame, tlv, status, nfcOutcome = "nfc-outcome"
+            /// A Bluetooth HCI capture file (DecodeCapture.swift).
+            case btsnoop
         }
 
         enum Context: String, ExpressibleByArgument, CaseIterable {
@@ -38,7 +47,7 @@ extension UCube {
 
         @Argument(
             help: ArgumentHelp(
-                "Hex bytes (spaces allowed inside quotes), or lines of a --trace dump; standard input when absent.",
+                "Hex bytes (spaces allowed inside quotes), lines of a --trace dump, or a btsnoop capture file; standard input when absent.",
                 valueName: "hex"))
         var hex: [String] = []
 
@@ -51,7 +60,14 @@ extension UCube {
         @Flag(help: "The frame was exchanged inside a secure session (spec §2.3): read its crypto header and MAC.")
         var secured = false
 
+        @Option(help: ArgumentHelp("With a btsnoop capture: the ATT handle of TxRx, in hex.", valueName: "hex"))
+        var handle: String?
+
         func run() async throws {
+            if let capture = try captureInput() {
+                try runCapture(capture)
+                return
+            }
             let (reports, isTrace) = try Self.reports(for: try input(), kind: kind, context: context.tagContext, secured: secured)
             if isTrace {
                 if globals.json {
@@ -237,6 +253,7 @@ private struct Decoder {
         case .tlv: return try tlv()
         case .status: return try status()
         case .nfcOutcome: return try nfcOutcome()
+        case .btsnoop: throw CLIFailure(ExitCodes.usage, "--as btsnoop reads a capture file: ucube decode --as btsnoop FILE")
         case .auto:
             // Bytes that start with STX and are long enough for a frame are judged as a frame: its error is the
             // useful one (a wrong CRC says more than "not TLV").
