@@ -52,9 +52,12 @@ import Testing
         #expect((frames.first?["record"] as? Int ?? 0) > 1)
         let timeout = try #require(frames[5]["frame"] as? [String: Any])
         #expect((timeout["status"] as? [String: Any])?["value"] as? Int == -2, "\(timeout)")
-        // The ATT list names each write and notification without its bytes.
+        // The ATT list names each write and notification (the 26 tshark lists) without its bytes.
         let att = try #require(object["att"] as? [[String: Any]])
-        #expect(att.count > 60 && att.allSatisfy { $0["value"] == nil })
+        #expect(att.count == 26 && att.allSatisfy { $0["value"] == nil }, "\(att.count)")
+        // The answer's data is masked as the lines are.
+        let answer = try #require(frames[9]["frame"] as? [String: Any])
+        #expect((answer["data"] as? String)?.hasPrefix("5A08476173******0010") == true, "\(answer)")
         #expect(!run.stdout.contains("4761739001010010"))
     }
 

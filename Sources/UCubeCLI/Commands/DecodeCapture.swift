@@ -77,7 +77,10 @@ extension UCube.Decode {
             bytes: input.bytes, name: input.name, handle: try Self.attHandle(handle), context: context.tagContext,
             secured: secured)
         if globals.json {
-            try JSONOutput.print(report)
+            // The frames' payload and data are raw bytes in decode's JSON: card data read from a file is masked
+            // there too, as `Masking.hex` masks it in the lines.
+            Console.out(Masking.redactCardDataInHex(try JSONOutput.encode(report)) + "\n")
+            Console.noteResult()
         } else {
             for line in report.lines { print(line) }
         }
