@@ -1505,7 +1505,7 @@ _ucube_decode() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --secured --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --rpc-timeout --log-level --as --context)
+    non_repeating_options=(--device --rpc-timeout --log-level --as --context --handle)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1520,11 +1520,14 @@ _ucube_decode() {
         return
         ;;
     '--as')
-        __ucube_add_completions -W 'auto'$'\n''frame'$'\n''tlv'$'\n''status'$'\n''nfc-outcome'
+        __ucube_add_completions -W 'auto'$'\n''frame'$'\n''tlv'$'\n''status'$'\n''nfc-outcome'$'\n''btsnoop'
         return
         ;;
     '--context')
         __ucube_add_completions -W 'payment'$'\n''getinfo'
+        return
+        ;;
+    '--handle')
         return
         ;;
     esac

@@ -38,7 +38,7 @@ cryptogram, reader or outcome)
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
-hex)
+hex, or not a btsnoop capture)
   69  simulate: the address to listen on is already in use or cannot be bound
   73  a directory or file cannot be created: the state directory
 ($XDG_STATE_HOME/ucube), an --output file or its directory
@@ -161,7 +161,8 @@ SUBCOMMANDS:
                           locale.
   rpc                     Send one terminal command and show its decoded answer.
   decode                  Decode hex: an RPC frame, BER-TLV data, a status code
-                          or an NFC outcome; or a --trace dump.
+                          or an NFC outcome; or a --trace dump or a btsnoop
+                          capture.
   simulate                Serve the built-in uCube Touch simulator over TCP,
                           and/or a TMS simulator over HTTPS.
   shell                   An interactive shell (GNU readline) on one open link;

@@ -8,7 +8,7 @@ extension UCube {
     struct Decode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decode",
-            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump.",
+            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump or a btsnoop capture.",
             discussion: """
                 With --as auto (the default) a complete frame is decoded as a frame, then TLV is tried, then a \
                 2-byte value is shown as a status and as an NFC outcome (DF72). A frame is taken for an answer when \
@@ -25,8 +25,8 @@ extension UCube {
                 answered with success (and --secured) starts the session for the frames that follow.
 
                 --as btsnoop FILE reads a Bluetooth HCI capture (btsnoop: `btmon -w`, Android's HCI snoop log; \
-                datalinks 1001, 1002 and 2001) of uCube Touch traffic; a file that starts with "btsnoop" is read \
-                so with --as auto too. The host's writes and the terminal's notifications on TxRx are un-stuffed \
+                datalinks 1001, 1002 and 2001) of uCube Touch traffic; with --as auto, a file argument that starts \
+                with "btsnoop" is read as a capture too. The host's writes and the terminal's notifications on TxRx are un-stuffed \
                 (spec §3.1) and each frame is decoded as in a --trace dump. TxRx is the handle given by --handle, \
                 else the one the capture's GATT discovery announces, else every handle whose traffic decodes as \
                 uCube frames.
