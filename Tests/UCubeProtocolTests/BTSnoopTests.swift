@@ -8,6 +8,7 @@ import Testing
         .appendingPathComponent("Fixtures/btsnoop")
     static let h4Name = "ucube-touch-h4.btsnoop"
     static let monitorName = "ucube-touch-btmon.btsnoop"
+    static let hciName = "ucube-touch-hci.btsnoop"
 
     static func fixture(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))
@@ -21,7 +22,7 @@ import Testing
     // MARK: The committed fixtures
 
     /// The committed captures are what `UCubeCaptureFixture` writes (`UCUBE_WRITE_FIXTURES=1` rewrites them).
-    @Test(arguments: [(h4Name, BTSnoopWriter.Datalink.h4), (monitorName, .monitor)])
+    @Test(arguments: [(h4Name, BTSnoopWriter.Datalink.h4), (monitorName, .monitor), (hciName, .hci)])
     func theFixtureIsWhatTheWriterMakes(name: String, datalink: BTSnoopWriter.Datalink) throws {
         let made = try UCubeCaptureFixture.make(datalink)
         let url = Self.fixtures.appendingPathComponent(name)
@@ -32,7 +33,7 @@ import Testing
         #expect(try Self.fixture(name) == made, "rewrite with UCUBE_WRITE_FIXTURES=1 swift test --filter BTSnoopTests")
     }
 
-    @Test(arguments: [h4Name, monitorName])
+    @Test(arguments: [h4Name, monitorName, hciName])
     func theFixtureGivesBackEveryFrameInOrder(name: String) throws {
         let (att, captured) = try Self.frames(try Self.fixture(name))
         #expect(att.notes.isEmpty, "\(att.notes)")
@@ -113,7 +114,7 @@ import Testing
 
     /// Issue 15: on the same capture, every ATT write and notification tshark lists, ucube lists too — same order,
     /// record, opcode, handle and value bytes.
-    @Test(.enabled(if: Tshark.shouldRun, "needs Debian's tshark (CI installs it)"), arguments: [h4Name, monitorName])
+    @Test(.enabled(if: Tshark.shouldRun, "needs Debian's tshark (CI installs it)"), arguments: [h4Name, monitorName, hciName])
     func tsharkListsTheSameATTWritesAndNotifications(name: String) throws {
         let url = Self.fixtures.appendingPathComponent(name)
         let judged = try Tshark.rows(url)

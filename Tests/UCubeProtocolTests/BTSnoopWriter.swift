@@ -1,10 +1,11 @@
 import UCubeProtocol
 
-/// A btsnoop writer for tests only (spec §3.5): HCI packets in a btsnoop v1 file, datalink 1002 (H4) or 2001 (Linux
-/// monitor, as `btmon -w` writes). It writes what a capture of a uCube Touch session holds: ATT PDUs in L2CAP in
+/// A btsnoop writer for tests only (spec §3.5): HCI packets in a btsnoop v1 file, datalink 1001 (un-encapsulated
+/// HCI), 1002 (H4) or 2001 (Linux monitor, as `btmon -w` writes). It writes what a capture of a uCube Touch session holds: ATT PDUs in L2CAP in
 /// ACL packets, fragmented as a controller with a given ACL buffer size fragments them.
 struct BTSnoopWriter {
     enum Datalink: UInt32 {
+        case hci = 1001
         case h4 = 1002
         case monitor = 2001
     }
@@ -52,6 +53,7 @@ struct BTSnoopWriter {
     /// An HCI command (host to controller).
     mutating func command(_ packet: [UInt8]) {
         switch datalink {
+        case .hci: record(packet, flags: 2)
         case .h4: record([0x01] + packet, flags: 2)
         case .monitor: record(packet, flags: 2)
         }
@@ -60,6 +62,7 @@ struct BTSnoopWriter {
     /// An HCI event (controller to host).
     mutating func event(_ packet: [UInt8]) {
         switch datalink {
+        case .hci: record(packet, flags: 3)
         case .h4: record([0x04] + packet, flags: 3)
         case .monitor: record(packet, flags: 3)
         }
@@ -69,6 +72,7 @@ struct BTSnoopWriter {
     mutating func acl(connection: Int, boundary: Int, sent: Bool, _ fragment: [UInt8]) {
         let packet = Self.le16(connection | boundary << 12) + Self.le16(fragment.count) + fragment
         switch datalink {
+        case .hci: record(packet, flags: sent ? 0 : 1)
         case .h4: record([0x02] + packet, flags: sent ? 0 : 1)
         case .monitor: record(packet, flags: sent ? 4 : 5)
         }
@@ -95,7 +99,7 @@ struct BTSnoopWriter {
 }
 
 /// The capture committed in Tests/Fixtures/btsnoop/ (README.md there): a uCube Touch session as BlueZ would
-/// capture it — GATT discovery, the connection password, then GetInfo, a DisplayMessage, a WaitCard that times out
+/// capture it — the LE connection, GATT discovery, the connection password, then GetInfo, a DisplayMessage, a WaitCard that times out
 /// and a secure session with a GetPlainTag of a test card, each command written and each answer notified in
 /// BLE-stuffed chunks (spec §3.1).
 enum UCubeCaptureFixture {
@@ -157,14 +161,17 @@ enum UCubeCaptureFixture {
         // HCI Reset and its Command Complete: not ACL, skipped by every ATT reader.
         w.command([0x03, 0x0C, 0x00])
         w.event([0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
+        // LE Connection Complete (LE Meta 0x3E, subevent 0x01): handle 0x0040, central, to a random address, 30 ms
+        // interval, no latency, 4 s supervision timeout.
+        w.event([0x3E, 0x13, 0x01, 0x00] + W.le16(connection) + [0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0xC6] + W.le16(24) + W.le16(0) + W.le16(400) + [0x00])
         // GATT discovery: characteristics by Read By Type (0x2803). 16-bit UUIDs first, then 128-bit ones.
         w.att(sent: true, [0x08] + W.le16(0x0001) + W.le16(0xFFFF) + W.le16(0x2803))
         w.att(sent: false, [0x09, 0x07] + W.le16(0x0002) + [0x02] + W.le16(unrelated) + W.le16(0x2A00))
         w.att(sent: true, [0x08] + W.le16(0x0010) + W.le16(0xFFFF) + W.le16(0x2803))
-        w.att(
-            sent: false,
-            [0x09, 21] + W.le16(0x0011) + [0x1A] + W.le16(txRx) + txRxUUID + W.le16(0x0014) + [0x08] + W.le16(password)
-                + passwordUUID)
+        // One 21-byte entry a response: with the default MTU of 23 there is room for one.
+        w.att(sent: false, [0x09, 21] + W.le16(0x0011) + [0x1A] + W.le16(txRx) + txRxUUID)
+        w.att(sent: true, [0x08] + W.le16(0x0012) + W.le16(0xFFFF) + W.le16(0x2803))
+        w.att(sent: false, [0x09, 21] + W.le16(0x0014) + [0x08] + W.le16(password) + passwordUUID)
         // Find Information over the HState range: format 2 (128-bit).
         w.att(sent: true, [0x04] + W.le16(0x0017) + W.le16(0x0017))
         w.att(sent: false, [0x05, 0x02] + W.le16(hState) + hStateUUID)
@@ -208,6 +215,8 @@ enum UCubeCaptureFixture {
                 }
             }
         }
+        // Disconnection Complete: remote user terminated the connection.
+        w.event([0x05, 0x04, 0x00] + W.le16(connection) + [0x13])
         return w.bytes
     }
 }
