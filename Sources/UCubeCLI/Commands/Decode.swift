@@ -26,10 +26,10 @@ extension UCube {
 
                 --as btsnoop FILE reads a Bluetooth HCI capture (btsnoop: `btmon -w`, Android's HCI snoop log; \
                 datalinks 1001, 1002 and 2001) of uCube Touch traffic; with --as auto, a file argument that starts \
-                with "btsnoop" is read as a capture too. The host's writes and the terminal's notifications on TxRx are un-stuffed \
-                (spec §3.1) and each frame is decoded as in a --trace dump. TxRx is the handle given by --handle, \
-                else the one the capture's GATT discovery announces, else every handle whose traffic decodes as \
-                uCube frames.
+                with "btsnoop" is read as a capture too. The host's writes and the terminal's notifications on TxRx \
+                are un-stuffed (spec §3.1) and each frame is decoded as in a --trace dump. TxRx is the handle given \
+                by --handle, else the one the capture's GATT discovery announces, else every handle whose traffic \
+                decodes as uCube frames.
                 """)
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {

@@ -29,8 +29,8 @@ public struct ATTCapture: Sendable {
     /// A value carried to or from an attribute handle: a write (client to server) or a notification or indication
     /// (server to client).
     public struct ValuePDU: Sendable, Equatable {
-        /// The record whose ACL packet completed the PDU (its first record when it took several fragments would be
-        /// earlier: tshark shows a reassembled PDU in the last one too).
+        /// The record whose ACL packet completed the PDU: for a PDU in several fragments, the last one, where tshark
+        /// shows the reassembled PDU too.
         public let record: Int
         public let timestamp: UInt64
         /// The controller index (Linux monitor captures; 0 otherwise).
