@@ -265,6 +265,26 @@ import Testing
         #expect(att.notes.contains { $0.contains("incomplete at the end") })
     }
 
+    /// A connection that closes mid-message: the partial message and PDU are dropped with a note, and the next
+    /// connection, given the same handle, decodes from a clean start (spec §3.5).
+    @Test(arguments: [BTSnoopWriter.Datalink.h4, .hci, .monitor])
+    func aDisconnectionDropsWhatTheConnectionHadPending(datalink: BTSnoopWriter.Datalink) throws {
+        let first = try CommandFrame(sequence: 1, command: .getInfo, payload: [0xC1, 0xC4]).encoded()
+        let second = try CommandFrame(sequence: 0, command: .getInfo, payload: [0xC4]).encoded()
+        var w = BTSnoopWriter(datalink)
+        // Half of the first frame, then the start of an ATT PDU that never ends.
+        w.att(sent: true, BTSnoopWriter.writeRequest(0x12, Array(BLECodec.stuff(first).prefix(6))))
+        w.acl(connection: 0x40, boundary: 0b10, sent: false, [0x09, 0x00, 0x04, 0x00, 0x1B])
+        w.event([0x05, 0x04, 0x00, 0x40, 0x00, 0x08])  // Disconnection Complete, supervision timeout
+        w.event([0x3E, 0x13, 0x01, 0x00, 0x40, 0x00] + [UInt8](repeating: 0, count: 15))  // the same handle again
+        w.att(sent: true, BTSnoopWriter.writeRequest(0x12, BLECodec.stuff(second)))
+        let (att, captured) = try Self.frames(w.bytes, handle: 0x12)
+        #expect(att.disconnections.map(\.connection) == [0x40])
+        #expect(att.notes.count == 1 && att.notes[0].contains("still incomplete when it closed"), "\(att.notes)")
+        #expect(captured.frames.map(\.bytes) == [second])
+        #expect(captured.notes.count == 1 && captured.notes[0].contains("when the connection closed"), "\(captured.notes)")
+    }
+
     @Test func otherChannelsAndMalformedATTAreSkipped() throws {
         var w = BTSnoopWriter(.h4)
         // L2CAP signalling (CID 5) and SMP (CID 6) are not ATT.

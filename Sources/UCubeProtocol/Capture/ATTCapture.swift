@@ -57,8 +57,18 @@ public struct ATTCapture: Sendable {
         public let record: Int
     }
 
+    /// A connection closed (HCI Disconnection Complete): what was pending on it is dropped, and a handle reused
+    /// by a later connection starts afresh.
+    public struct Disconnection: Sendable, Equatable {
+        public let record: Int
+        public let adapter: UInt16
+        public let connection: UInt16
+    }
+
     /// Every write, notification and indication, in capture order.
     public private(set) var values: [ValuePDU] = []
+    /// Every Disconnection Complete event, in capture order.
+    public private(set) var disconnections: [Disconnection] = []
     /// Every value handle announced by a Read By Type or Find Information response carrying a 128-bit UUID.
     public private(set) var discovered: [Discovered] = []
     /// HCI packets and ATT PDUs seen, for the summary.
@@ -123,7 +133,37 @@ public struct ATTCapture: Sendable {
         }
     }
 
+    /// The record's HCI event, if it is one: (adapter, the event bytes from the event code on).
+    static func eventPacket(_ record: BTSnoopFile.Record, datalink: BTSnoopFile.Datalink) -> (UInt16, ArraySlice<UInt8>)? {
+        let data = record.data[...]
+        switch datalink {
+        case .h4: return data.first == 0x04 ? (0, data.dropFirst()) : nil
+        case .hci: return record.flags & 3 == 3 ? (0, data) : nil
+        case .monitor: return record.flags & 0xFFFF == 3 ? (UInt16(truncatingIfNeeded: record.flags >> 16), data) : nil
+        }
+    }
+
+    /// Disconnection Complete (event 0x05: status, handle, reason; Vol 4 Part E §7.7.5) ends what the connection had
+    /// pending.
+    private mutating func readEvent(_ event: ArraySlice<UInt8>, adapter: UInt16, record: BTSnoopFile.Record) {
+        let start = event.startIndex
+        guard event.count >= 6, event[start] == 0x05, event[start + 1] >= 4, event[start + 2] == 0x00 else { return }
+        let connection = (UInt16(event[start + 3]) | UInt16(event[start + 4]) << 8) & 0x0FFF
+        for direction in [Direction.sent, .received] {
+            let key = StreamKey(adapter: adapter, connection: connection, direction: direction)
+            if let partial = pending.removeValue(forKey: key) {
+                note("record \(partial.firstRecord): an L2CAP PDU on connection \(Self.hex16(connection)) was still incomplete when it closed at record \(record.number) (\(partial.bytes.count) bytes dropped)")
+            }
+            prepared[key] = nil
+        }
+        disconnections.append(Disconnection(record: record.number, adapter: adapter, connection: connection))
+    }
+
     private mutating func read(_ record: BTSnoopFile.Record, datalink: BTSnoopFile.Datalink) {
+        if let (adapter, event) = Self.eventPacket(record, datalink: datalink) {
+            readEvent(event, adapter: adapter, record: record)
+            return
+        }
         guard let (adapter, direction, acl) = Self.aclPacket(record, datalink: datalink) else { return }
         aclPackets += 1
         if record.originalLength > record.data.count {

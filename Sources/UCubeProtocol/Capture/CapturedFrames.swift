@@ -80,19 +80,19 @@ public struct CapturedFrames: Sendable {
                 chosen[Key(adapter: found.adapter, connection: found.connection, handle: found.handle)] = .discovery
             }
             for key in keys.sorted() where !announced.contains(Connection(adapter: key.adapter, connection: key.connection)) {
-                let trial = Self.decode(capture.values, keys: [key: .frames])
+                let trial = Self.decode(capture.values, closing: capture.disconnections, keys: [key: .frames])
                 if !trial.frames.isEmpty { chosen[key] = .frames }
             }
         }
-        let decoded = Self.decode(capture.values, keys: chosen)
+        let decoded = Self.decode(capture.values, closing: capture.disconnections, keys: chosen)
         txRx = decoded.txRx
         frames = decoded.frames
         self.notes = notes + decoded.notes
     }
 
-    /// Reassembles the frames on the chosen handles.
+    /// Reassembles the frames on the chosen handles. A disconnection drops what its connection's streams held.
     private static func decode(
-        _ values: [ATTCapture.ValuePDU], keys: [Key: Source]
+        _ values: [ATTCapture.ValuePDU], closing: [ATTCapture.Disconnection], keys: [Key: Source]
     ) -> (txRx: [TxRx], frames: [Frame], notes: [String]) {
         struct Stream {
             var reassembler = BLEReassembler()
@@ -106,7 +106,22 @@ public struct CapturedFrames: Sendable {
         }
         var frames: [Frame] = []
         var notes: [String] = []
+        var nextClosing = 0
+        func close(before record: Int) {
+            while nextClosing < closing.count && closing[nextClosing].record < record {
+                let closed = closing[nextClosing]
+                nextClosing += 1
+                for (key, pair) in streams where key.adapter == closed.adapter && key.connection == closed.connection {
+                    for (stream, what) in [(pair.writes, "written"), (pair.notifications, "notified")]
+                    where stream.reassembler.bufferedCount > 0 {
+                        notes.append("record \(closed.record): \(stream.reassembler.bufferedCount) bytes \(what) on handle \(ATTCapture.hex16(key.handle)) had no end-of-message marker when the connection closed")
+                    }
+                    streams[key] = (Stream(), Stream())
+                }
+            }
+        }
         for value in values {
+            close(before: value.record)
             let key = Key(adapter: value.adapter, connection: value.connection, handle: value.handle)
             guard var pair = streams[key] else { continue }
             let flow: Flow = value.isWrite ? .hostToTerminal : .terminalToHost
@@ -150,6 +165,7 @@ public struct CapturedFrames: Sendable {
             if value.isWrite { pair.writes = stream } else { pair.notifications = stream }
             streams[key] = pair
         }
+        close(before: Int.max)
         for (key, pair) in streams.sorted(by: { $0.key < $1.key }) {
             for (stream, what) in [(pair.writes, "written"), (pair.notifications, "notified")] where stream.reassembler.bufferedCount > 0 {
                 notes.append("\(stream.reassembler.bufferedCount) bytes \(what) on handle \(ATTCapture.hex16(key.handle)) have no end-of-message marker at the end of the capture")
