@@ -79,8 +79,14 @@ public struct CapturedFrames: Sendable {
                 announced.insert(Connection(adapter: found.adapter, connection: found.connection))
                 chosen[Key(adapter: found.adapter, connection: found.connection, handle: found.handle)] = .discovery
             }
+            // Each handle is tried on its own values only: a capture is read once per handle, not once per handle
+            // over every value.
+            var byKey: [Key: [ATTCapture.ValuePDU]] = [:]
+            for value in capture.values {
+                byKey[Key(adapter: value.adapter, connection: value.connection, handle: value.handle), default: []].append(value)
+            }
             for key in keys.sorted() where !announced.contains(Connection(adapter: key.adapter, connection: key.connection)) {
-                let trial = Self.decode(capture.values, closing: capture.disconnections, keys: [key: .frames])
+                let trial = Self.decode(byKey[key] ?? [], closing: capture.disconnections, keys: [key: .frames])
                 if !trial.frames.isEmpty { chosen[key] = .frames }
             }
         }
