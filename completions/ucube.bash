@@ -1826,7 +1826,7 @@ _ucube_decode() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --secured --version -h --help)
     repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --as --context)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --as --context --handle)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1844,11 +1844,14 @@ _ucube_decode() {
         return
         ;;
     '--as')
-        __ucube_add_completions -W 'auto'$'\n''frame'$'\n''tlv'$'\n''status'$'\n''nfc-outcome'
+        __ucube_add_completions -W 'auto'$'\n''frame'$'\n''tlv'$'\n''status'$'\n''nfc-outcome'$'\n''btsnoop'
         return
         ;;
     '--context')
         __ucube_add_completions -W 'payment'$'\n''getinfo'
+        return
+        ;;
+    '--handle')
         return
         ;;
     esac

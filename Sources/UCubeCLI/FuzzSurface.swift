@@ -76,6 +76,22 @@ import UCubeProtocol
     /// `text` as every value reader of `ucube rpc` takes it, as `decode` takes it (hex, frames, TLV, status,
     /// NFC outcome, a `--trace` dump; with and without --secured, and its JSON), as `pay` takes an amount, as the
     /// shell splits a line into words, and as the log scrubber masks hex typed as an argument.
+    /// `decode --as btsnoop`: the capture read, its frames decoded, the text and JSON made. Bytes without the btsnoop
+    /// magic get a header first (datalink 1001, 1002 or 2001 by the first byte), so the records are what varies.
+    public static func capture(_ bytes: [UInt8]) {
+        var input = bytes
+        if !BTSnoopFile.hasMagic(bytes) {
+            let datalink: UInt32 = [1001, 1002, 2001][Int(bytes.first ?? 0) % 3]
+            input = BTSnoopFile.magic + [0, 0, 0, 1] + [0, 0, UInt8(datalink >> 8), UInt8(datalink & 0xFF)] + bytes.dropFirst()
+        }
+        for handle in [nil, UInt16(0x0012)] {
+            guard let report = try? UCube.Decode.captureReport(bytes: input, name: "fuzz", handle: handle, context: .payment, secured: false)
+            else { continue }
+            _ = report.lines
+            _ = try? JSONOutput.encode(report)
+        }
+    }
+
     public static func commandLineText(_ text: String) {
         _ = try? Parse.hex(text)
         _ = try? Parse.byte(text)

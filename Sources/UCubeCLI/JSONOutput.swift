@@ -1,8 +1,10 @@
 import Foundation
+import UCubeProtocol
 
 /// A small JSON encoder for `--json` output. Unlike Foundation's, it writes every `[UInt8]` as an upper-case hex
-/// string (frames, KSNs, cryptograms read as hex everywhere else in ucube), sorts keys, and emits one line or an
-/// indented document.
+/// string (frames, KSNs, cryptograms read as hex everywhere else in ucube) with card data masked as every hex dump
+/// masks it (`Masking.hex`: a 5A, 57, 9F6B or 56 value shaped like card data shows `*` for its hidden digits),
+/// sorts keys, and emits one line or an indented document.
 enum JSONOutput {
     indirect enum Value {
         case null, bool(Bool), number(String), string(String), array([Value]), object([(String, Value)])
@@ -125,7 +127,7 @@ private final class TreeEncoder: Encoder {
     static func fill<T: Encodable>(_ node: Node, with value: T, codingPath: [any CodingKey]) throws {
         // Match the static type: an empty array of anything would also cast to [UInt8].
         if T.self == [UInt8].self, let bytes = value as? [UInt8] {
-            node.kind = .value(.string(bytes.map { String(format: "%02X", $0) }.joined()))
+            node.kind = .value(.string(Masking.hex(bytes)))
             return
         }
         try value.encode(to: TreeEncoder(node: node, codingPath: codingPath))

@@ -46,7 +46,7 @@ warnings alone exit 0)
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
-hex; --device replay:FILE: not a usable recording)
+hex, or not a btsnoop capture; --device replay:FILE: not a usable recording)
   69  simulate: the address to listen on is already in use or cannot be bound
   73  a directory or file cannot be created: the state directory
 ($XDG_STATE_HOME/ucube), an --output file or its directory
@@ -189,7 +189,8 @@ SUBCOMMANDS:
                           locale.
   rpc                     Send one terminal command and show its decoded answer.
   decode                  Decode hex: an RPC frame, BER-TLV data, a status code
-                          or an NFC outcome; or a --trace dump or a recording.
+                          or an NFC outcome; or a --trace dump, a recording or
+                          a btsnoop capture.
   simulate                Serve the built-in uCube Touch simulator over TCP,
                           and/or a TMS simulator over HTTPS.
   shell                   An interactive shell (GNU readline) on one open link;

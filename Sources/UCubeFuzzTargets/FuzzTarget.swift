@@ -30,6 +30,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case controlSocket = "control-socket"
     /// Text typed on the command line or in the shell: hex, tags, amounts, dates, `decode` input, trace dumps.
     case commandLine = "command-line"
+    /// A Bluetooth HCI capture, as `ucube decode --as btsnoop FILE` reads it (docs/protocol.md §3.5).
+    case btsnoop
     /// The whole driver against a virtual terminal that answers every command as the input says: resynchronisation
     /// (CancelAll, secure-session check), a payment, a GetInfo and a firmware load (`VirtualTerminal`).
     case driver
@@ -83,6 +85,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let cuts = bytes.dropFirst().prefix(count).map(Int.init)
             CLIFuzzSurface.controlRequest(Array(bytes.dropFirst(1 + count)), cuts: cuts)
         case .commandLine: CLIFuzzSurface.commandLineText(String(decoding: bytes, as: UTF8.self))
+        case .btsnoop: CLIFuzzSurface.capture(bytes)
         case .driver: VirtualTerminal.runBlocking(TerminalScript(bytes))
         }
     }

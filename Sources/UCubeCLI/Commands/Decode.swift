@@ -8,7 +8,7 @@ extension UCube {
     struct Decode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decode",
-            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump or a recording.",
+            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump, a recording or a btsnoop capture.",
             discussion: """
                 With --as auto (the default) a complete frame is decoded as a frame, then TLV is tried, then a \
                 2-byte value is shown as a status and as an NFC outcome (DF72). A frame is taken for an answer when \
@@ -33,10 +33,19 @@ extension UCube {
                 amounts with their currency, dates, and country, currency and language codes. Each table names its \
                 source (EMV 4.4 Books 3 and 4, the contactless kernel books, the scheme IAD layouts); --json gives \
                 them as `explanations`.
+
+                --as btsnoop FILE reads a Bluetooth HCI capture (btsnoop: `btmon -w`, Android's HCI snoop log; \
+                datalinks 1001, 1002 and 2001) of uCube Touch traffic; with --as auto, a file argument that starts \
+                with "btsnoop" is read as a capture too. The host's writes and the terminal's notifications on TxRx \
+                are un-stuffed (spec §3.1) and each frame is decoded as in a --trace dump. TxRx is the handle given \
+                by --handle, else the one the capture's GATT discovery announces, else every handle whose traffic \
+                decodes as uCube frames.
                 """)
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {
             case auto, frame, tlv, status, nfcOutcome = "nfc-outcome"
+            /// A Bluetooth HCI capture file (DecodeCapture.swift).
+            case btsnoop
         }
 
         enum Context: String, ExpressibleByArgument, CaseIterable {
@@ -48,7 +57,7 @@ extension UCube {
 
         @Argument(
             help: ArgumentHelp(
-                "Hex bytes (spaces allowed inside quotes), or lines of a --trace dump; standard input when absent.",
+                "Hex bytes (spaces allowed inside quotes), lines of a --trace dump, or a btsnoop capture file; standard input when absent.",
                 valueName: "hex"))
         var hex: [String] = []
 
@@ -61,7 +70,14 @@ extension UCube {
         @Flag(help: "The frame was exchanged inside a secure session (spec §2.3): read its crypto header and MAC.")
         var secured = false
 
+        @Option(help: ArgumentHelp("With a btsnoop capture: the ATT handle of TxRx, in hex.", valueName: "hex"))
+        var handle: String?
+
         func run() async throws {
+            if let capture = try captureInput() {
+                try runCapture(capture)
+                return
+            }
             let (reports, isTrace) = try Self.reports(for: try input(), kind: kind, context: context.tagContext, secured: secured)
             if isTrace {
                 if globals.json {
@@ -269,6 +285,7 @@ private struct Decoder {
         case .tlv: return try tlv()
         case .status: return try status()
         case .nfcOutcome: return try nfcOutcome()
+        case .btsnoop: throw CLIFailure(ExitCodes.usage, "--as btsnoop reads a capture file: ucube decode --as btsnoop FILE")
         case .auto:
             // Bytes that start with STX and are long enough for a frame are judged as a frame: its error is the
             // useful one (a wrong CRC says more than "not TLV").
