@@ -20,13 +20,17 @@ else
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The runtime directory (link session, lock, control socket) on a tmpfs, as $XDG_RUNTIME_DIR is on a systemd
+# machine (/run/user/UID): each command renames its session file and binds a socket there, and on a disk those
+# metadata writes wait, now and then, for the journal.
+runtime=$(mktemp -d -p /dev/shm 2>/dev/null || { mkdir -p "$work/run" && echo "$work/run"; })
+trap 'rm -rf "$work" "$runtime"' EXIT
 printf 'print("hello")\n' >"$work/hello.swift"
 swiftc -O "$work/hello.swift" -o "$work/hello"
 
 # A home of its own: the simulator's state, the logs and the link session are created by the first run, outside
 # the timing, and the user's own files are neither read nor changed.
-export HOME=$work/home XDG_STATE_HOME=$work/home/state XDG_CONFIG_HOME=$work/home/config XDG_RUNTIME_DIR=$work/run
+export HOME=$work/home XDG_STATE_HOME=$work/home/state XDG_CONFIG_HOME=$work/home/config XDG_RUNTIME_DIR=$runtime
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 unset UCUBE_DEVICE UCUBE_SIM_HOME UCUBE_SIM_SEED UCUBE_SIM_TIME_SCALE
 "$ucube" --device sim info >/dev/null
