@@ -26,6 +26,17 @@ enum Interruptible {
             throw CLIFailure.cancelled(what)
         }
     }
+
+    /// Opens the link, sends one prompt command that Ctrl-C and `ucube cancel` can stop, and returns its reply.
+    static func send<C: RPCCommand>(_ request: C, _ what: String, globals: GlobalOptions) async throws -> Reply<C.Response> {
+        try await withConnection(globals, prepare: .asRecorded) { connection in
+            let client = connection.client
+            return try await run(what) {
+                try Task.checkCancellation()
+                return try await client.send(request)
+            }
+        }
+    }
 }
 
 extension CLIFailure {
@@ -127,14 +138,7 @@ extension UCube {
         }
 
         func run() async throws {
-            let request = request()
-            let reply = try await withConnection(globals, prepare: .asRecorded) { connection in
-                let client = connection.client
-                return try await Interruptible.run("display") {
-                    try Task.checkCancellation()
-                    return try await client.send(request)
-                }
-            }
+            let reply = try await Interruptible.send(request(), "display", globals: globals)
             switch reply.status {
             case .success: break
             case .cancelled: throw CLIFailure.cancelled("display")
@@ -212,13 +216,7 @@ extension UCube {
 
         func run() async throws {
             let request = request()
-            let reply = try await withConnection(globals, prepare: .asRecorded) { connection in
-                let client = connection.client
-                return try await Interruptible.run("choose") {
-                    try Task.checkCancellation()
-                    return try await client.send(request)
-                }
-            }
+            let reply = try await Interruptible.send(request, "choose", globals: globals)
             switch reply.status {
             case .success: break
             case .cancelled: throw CLIFailure.cancelled("choose")
