@@ -39,13 +39,7 @@ extension UCube {
         @Option(help: ArgumentHelp("Cash-back amount, with --type purchase-cashback.", valueName: "decimal"))
         var cashback: String?
 
-        @Option(
-            help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (default: icc,nfc).", valueName: "readers"),
-            transform: { try Parse.names($0) as [CardReader] })
-        var readers: [CardReader]?
-
-        @Option(help: ArgumentHelp("Seconds to wait for a card, 1…255.", valueName: "seconds"))
-        var cardTimeout: Int = PaymentRequest.defaultCardWaitTimeout
+        @OptionGroup var cardWait: CardWaitOptions
 
         @Option(
             help: ArgumentHelp("Preferred languages, ISO 639, comma-separated (1…6; default: en).", valueName: "languages"),
@@ -129,7 +123,7 @@ extension UCube {
             let request = PaymentRequest(
                 amount: minor, currency: currency, transactionType: transactionType ?? .purchase,
                 cashback: try cashback.map { try Parse.amount($0, currency, option: "--cashback") },
-                readers: readers ?? scenarioReaders ?? [.icc, .nfc], cardWaitTimeout: cardTimeout,
+                readers: cardWait.readers ?? scenarioReaders ?? [.icc, .nfc], cardWaitTimeout: cardWait.cardTimeout,
                 preferredLanguages: lang ?? ["en"], forceOnlinePIN: forceOnlinePIN,
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
                 authorizationPlainTags: authorizationTags, authorizationSecuredTags: authorizationSecuredTags,
@@ -389,4 +383,15 @@ final class Interrupts: @unchecked Sendable {
         source.cancel()
         signal(SIGINT, SIG_DFL)
     }
+}
+
+/// `--readers` and `--card-timeout`: which readers wait for a card, and for how long (`pay`, `read-card`).
+struct CardWaitOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (default: icc,nfc).", valueName: "readers"),
+        transform: { try Parse.names($0) as [CardReader] })
+    var readers: [CardReader]?
+
+    @Option(help: ArgumentHelp("Seconds to wait for a card, 1…255.", valueName: "seconds"))
+    var cardTimeout: Int = PaymentRequest.defaultCardWaitTimeout
 }

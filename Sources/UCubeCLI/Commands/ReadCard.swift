@@ -37,13 +37,7 @@ extension UCube {
 
         @OptionGroup var globals: GlobalOptions
 
-        @Option(
-            help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (default: icc,nfc).", valueName: "readers"),
-            transform: { try Parse.names($0) as [CardReader] })
-        var readers: [CardReader]?
-
-        @Option(help: ArgumentHelp("Seconds to wait for a card, 1…255.", valueName: "seconds"))
-        var cardTimeout: Int = PaymentRequest.defaultCardWaitTimeout
+        @OptionGroup var cardWait: CardWaitOptions
 
         @Option(
             help: ArgumentHelp("The simulated card (with --device sim); see `ucube simulate --list-cards`.", valueName: "card"),
@@ -51,17 +45,19 @@ extension UCube {
         var card: String?
 
         func validate() throws {
-            guard (1...255).contains(cardTimeout) else {
-                throw ValidationError("--card-timeout is 1…255 seconds, got \(cardTimeout)")
+            guard (1...255).contains(cardWait.cardTimeout) else {
+                throw ValidationError("--card-timeout is 1…255 seconds, got \(cardWait.cardTimeout)")
             }
-            if let readers, Set(readers).count != readers.count { throw ValidationError("--readers names a reader twice") }
+            if let readers = cardWait.readers, Set(readers).count != readers.count {
+                throw ValidationError("--readers names a reader twice")
+            }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
         }
 
         func run() async throws {
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
-            let readers = readers ?? scenario?.readers ?? [.icc, .nfc]
-            let timeout = UInt8(cardTimeout)
+            let readers = cardWait.readers ?? scenario?.readers ?? [.icc, .nfc]
+            let timeout = UInt8(cardWait.cardTimeout)
             let reading = try await withConnection(globals, card: scenario, prepare: .asRecorded) { connection in
                 let client = connection.client
                 // READY with nothing pending, as a payment's starting steps (spec §8.1), also in the shell, whose
