@@ -223,6 +223,8 @@ final class ShellRunner: @unchecked Sendable {
         let mailbox = ShellMailbox()
         let session = self.session
         _ = shellInterrupt.exchange(false, ordering: .sequentiallyConsistent)
+        session.commandStarting(mailbox: mailbox)
+        defer { session.commandFinished() }
         let task = ShellSession.$current.withValue(session) {
             Task {
                 var code: Int32 = 0
@@ -235,8 +237,7 @@ final class ShellRunner: @unchecked Sendable {
                 mailbox.post(.finished(code))
             }
         }
-        session.commandStarted(task, mailbox: mailbox)
-        defer { session.commandFinished() }
+        session.commandStarted(task)
         while true {
             guard let request = mailbox.next(timeout: 0.1) else {
                 if shellInterrupt.exchange(false, ordering: .sequentiallyConsistent) { session.interrupt() }

@@ -175,11 +175,15 @@ final class ShellSession: Sendable {
 
     // MARK: - The running command
 
-    func commandStarted(_ task: Task<Void, Never>, mailbox: ShellMailbox) {
-        state.withLock {
-            $0.running = task
-            $0.mailbox = mailbox
-        }
+    /// The command about to start reads its lines through `mailbox`. Set before its task starts: a command that asks
+    /// for a line at once (a stepped payment's first pause) must find the mailbox, not the end of input.
+    func commandStarting(mailbox: ShellMailbox) {
+        state.withLock { $0.mailbox = mailbox }
+    }
+
+    /// The running command's task, for Ctrl-C.
+    func commandStarted(_ task: Task<Void, Never>) {
+        state.withLock { $0.running = task }
     }
 
     func commandFinished() {
