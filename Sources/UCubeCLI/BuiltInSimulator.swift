@@ -35,6 +35,7 @@ enum BuiltInSimulator {
             configuration.script.faults.silentFromFrame = positional.silentFromFrame
             configuration.script.faults.rebootAtFrame = positional.rebootAtFrame
             configuration.script.faults.refuseImages = positional.refuseImages
+            configuration.script.faults.mute = positional.mute
             if let command = positional.disconnectAt {
                 configuration.script.faults.disconnectAt = command
                 configuration.script.faults.disconnectOccurrence = positional.disconnectOccurrence

@@ -38,6 +38,11 @@ struct Connection {
     /// The device a command addresses: `given`, else `--device`; a name remembered by `ucube connect` is resolved
     /// through devices.json. `ucube cancel` uses it too, to find the same control socket.
     static func resolve(_ given: DeviceAddress?, _ globals: GlobalOptions) throws -> DeviceAddress {
+        if given == nil && globals.devices.count > 1 {
+            throw CLIFailure(
+                ExitCodes.usage, "--device is given \(globals.devices.count) times, and this command drives one terminal",
+                hint: "info, mdm-register, mdm-update and shell --script run over several terminals (--device repeated, --devices FILE)")
+        }
         var address: DeviceAddress
         do {
             address = try given ?? DeviceAddress(parsing: globals.deviceAddress)
@@ -88,12 +93,16 @@ struct Connection {
                 transport = try await ChannelTransport.openDevice(path: path)
             case .ble(let target):
                 let bleTrace: (@Sendable (BLETraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
-                let ble = try await BLETransport.connect(target: target, options: bluetooth, trace: bleTrace)
+                let ble = try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
+                    try await BLETransport.connect(target: target, options: bluetooth, trace: bleTrace)
+                }
                 peerName = ble.deviceName
                 transportAddress = ble.address
                 transport = ble
             case .rfcomm(let bdaddr, let channel):
-                transport = try await RFCOMMTransport.connect(address: bdaddr, channel: UInt8(channel))
+                transport = try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
+                    try await RFCOMMTransport.connect(address: bdaddr, channel: UInt8(channel))
+                }
             case .remembered(let name):
                 throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'")
             case .replay(let path):
@@ -191,6 +200,28 @@ struct Connection {
 
     static func fileKey(_ device: String) -> String {
         String(device.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+    }
+}
+
+/// One Bluetooth connect at a time in this process: BlueZ connects through one adapter (`$UCUBE_BT_ADAPTER`), and
+/// a fleet run's Bluetooth terminals take their turn at it, first come first served; once connected, their commands
+/// run side by side. Each connect has its own timeout, so a turn always ends.
+actor BluetoothConnectGate {
+    static let shared = BluetoothConnectGate()
+
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func serialized<T: Sendable>(_ connect: @Sendable () async throws(LinkError) -> T) async throws(LinkError) -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await connect()
     }
 }
 

@@ -19,8 +19,13 @@ enum Console {
 
     private static let state = Mutex(State())
 
-    /// Writes `text` to stdout as is (the caller ends lines).
+    /// Writes `text` to stdout as is (the caller ends lines). Inside one terminal's part of a fleet run, the text
+    /// goes to that terminal's `DeviceOutput` instead, which tags it with the device.
     static func out(_ text: String) {
+        if let device = DeviceOutput.current {
+            device.stdout(text)
+            return
+        }
         guard state.withLock({ $0.stdoutError == nil }) else { return }
         if let error = StandardStream.write(Array(text.utf8), to: STDOUT_FILENO) {
             state.withLock { $0.stdoutError = $0.stdoutError ?? error }
@@ -54,6 +59,16 @@ enum Console {
             out(ErrorObject(failure, showDetail: showDetail).line + "\n")
         }
     }
+}
+
+/// Where a command's output goes while it runs for one terminal of a fleet run (`FleetRun`): its stdout and stderr
+/// text belong to the run, which tags each line with the device, not to the process's streams. Bound for the
+/// device's task (and a fleet shell's prompt-loop thread); `Console.out` and `StandardError.write` look here first.
+struct DeviceOutput: Sendable {
+    @TaskLocal static var current: DeviceOutput?
+
+    let stdout: @Sendable (String) -> Void
+    let stderr: @Sendable (String) -> Void
 }
 
 /// `--json`'s error object, one line on stdout:

@@ -132,6 +132,10 @@ extension Environment {
 /// Writes to stderr without going through `print` buffering on stdout.
 enum StandardError {
     static func write(_ text: String) {
+        if let device = DeviceOutput.current {
+            device.stderr(text)
+            return
+        }
         StatusLine.end()
         RawOutput.write(text + "\n", to: STDERR_FILENO)
     }
@@ -143,6 +147,8 @@ enum RawOutput {
     static func write(_ text: String, to fd: Int32) {
         if fd == STDOUT_FILENO {
             Console.out(text)
+        } else if let device = DeviceOutput.current {
+            device.stderr(text)
         } else {
             StandardStream.write(Array(text.utf8), to: fd)
         }

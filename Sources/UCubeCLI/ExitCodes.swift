@@ -62,9 +62,13 @@ enum ExitCodes {
         code: 16, name: "blocking",
         meaning: "diagnose: at least one finding blocks a payment (each says what to do; warnings alone exit 0)")
 
+    static let fleetFailed = Entry(
+        code: 18, name: "fleet-failed",
+        meaning: "a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those")
+
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
-        replayDiverged, diagnoseBlocking,
+        replayDiverged, diagnoseBlocking, fleetFailed,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
 

@@ -7,11 +7,14 @@ import UCubeProtocol
 /// the environment and the config file can fill what the line leaves out.
 struct GlobalOptions: ParsableArguments {
     @Option(
-        name: .long,
+        name: .customLong("device"),
         help: ArgumentHelp(
-            "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], replay:FILE (a recording), or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim.",
+            "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], replay:FILE (a recording), or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim. info, mdm-register, mdm-update and shell --script take it more than once: a fleet run.",
             valueName: "device"))
-    var device: String?
+    var devices: [String] = []
+
+    /// The one terminal `--device` names (a fleet run gives each of its terminals a copy naming one).
+    var device: String? { devices.last }
 
     @Flag(name: .customLong("json"), help: "Print results as JSON on stdout.")
     var jsonFlag = false
@@ -50,6 +53,15 @@ struct GlobalOptions: ParsableArguments {
                 throw ValidationError(error.reason)
             }
         }
+    }
+
+    /// These options for one terminal of a fleet run: `device` only, and JSON when `json` (the run reads the command's
+    /// JSON events).
+    func single(_ device: String, json: Bool) -> GlobalOptions {
+        var one = self
+        one.devices = [device]
+        one.jsonFlag = jsonFlag || json
+        return one
     }
 
     /// `--log-level` parsed (validated already), else the default levels.

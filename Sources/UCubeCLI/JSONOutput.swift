@@ -251,3 +251,54 @@ private final class TreeEncoder: Encoder {
         mutating func encode<T: Encodable>(_ value: T) throws { try TreeEncoder.fill(node, with: value, codingPath: codingPath) }
     }
 }
+
+extension JSONOutput.Value: Decodable {
+    /// Any JSON document, read back (a fleet run reads each terminal's events to tag them with the device). Numbers
+    /// keep their integer form when they have one.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .number(String(integer))
+        } else if let double = try? container.decode(Double.self) {
+            self = .number(String(double))
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONOutput.Value].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONOutput.Value].self).map { ($0.key, $0.value) })
+        }
+    }
+
+    /// `text` as one JSON document, or nil.
+    static func parse(_ text: Substring) -> JSONOutput.Value? {
+        guard let first = text.first(where: { !$0.isWhitespace }), first == "{" || first == "[" else { return nil }
+        return try? JSONDecoder().decode(JSONOutput.Value.self, from: Data(text.utf8))
+    }
+
+    /// An object's field.
+    subscript(key: String) -> JSONOutput.Value? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.0 == key }?.1
+    }
+
+    /// A string's or a number's text.
+    var text: String? {
+        switch self {
+        case .string(let s), .number(let s): s
+        case .bool(let b): b ? "true" : "false"
+        default: nil
+        }
+    }
+
+    /// One line of JSON.
+    var line: String {
+        var out = ""
+        JSONOutput.write(self, into: &out, pretty: false, indent: 0)
+        return out
+    }
+}

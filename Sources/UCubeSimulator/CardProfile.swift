@@ -330,6 +330,9 @@ public struct SimulatorFaults: Sendable, Hashable {
     /// The terminal refuses every image after its last Load block as if its signature did not verify (−910): the
     /// installed version stays.
     public var refuseImages = false
+    /// The terminal reads every frame and answers none, on every connection, for as long as it runs (a terminal that
+    /// never answers: hung firmware, the wrong device at that address).
+    public var mute = false
 
     public init(
         disconnectAt: CommandID? = nil,
@@ -352,8 +355,8 @@ public struct SimulatorFaults: Sendable, Hashable {
     /// Parses the fault list of `ucube simulate --fault` and `$UCUBE_SIM_FAULT`: comma-separated `drop@N` (the link
     /// drops when the Nth frame arrives), `silent@N` (the Nth frame and the rest of that connection go unanswered),
     /// `reboot@N` (the terminal reboots when the Nth frame arrives), N counting from 1; `load-drop@K` (the link
-    /// drops when the Kth Load block arrives) and `refuse-image` (every image is refused after its last block, as a
-    /// bad signature). Throws a sentence naming the bad item.
+    /// drops when the Kth Load block arrives), `refuse-image` (every image is refused after its last block, as a
+    /// bad signature) and `mute` (no frame is ever answered, on any connection). Throws a sentence naming the bad item.
     public init(parsing text: String) throws(SimulatorError) {
         self.init()
         for item in text.split(separator: ",").map({ String($0.filter { $0 != " " }) }) where !item.isEmpty {
@@ -361,10 +364,14 @@ public struct SimulatorFaults: Sendable, Hashable {
                 refuseImages = true
                 continue
             }
+            if item == "mute" {
+                mute = true
+                continue
+            }
             let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
             guard parts.count == 2, let n = Int(parts[1]), n >= 1 else {
                 throw SimulatorError(
-                    .badFault, "fault '\(item)': expected drop@N, silent@N, reboot@N or load-drop@K with N, K ≥ 1, or refuse-image")
+                    .badFault, "fault '\(item)': expected drop@N, silent@N, reboot@N or load-drop@K with N, K ≥ 1, refuse-image or mute")
             }
             switch parts[0] {
             case "drop": disconnectAtFrame = n
@@ -374,7 +381,7 @@ public struct SimulatorFaults: Sendable, Hashable {
                 disconnectAt = .load
                 disconnectOccurrence = n
             default:
-                throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent, reboot, load-drop, refuse-image)")
+                throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent, reboot, load-drop, refuse-image, mute)")
             }
         }
     }

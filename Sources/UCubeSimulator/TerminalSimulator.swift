@@ -162,7 +162,7 @@ public actor TerminalSimulator {
                     end = .rebooted
                     break reading
                 }
-                if silent || silenceFires() {
+                if silent || script.faults.mute || silenceFires() {
                     silent = true
                     continue  // a hung terminal: read, never answered (SimulatorFaults.silentFromFrame)
                 }

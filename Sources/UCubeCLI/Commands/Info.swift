@@ -7,11 +7,25 @@ extension UCube {
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "info",
-            abstract: "Show the terminal's serial and part number, versions, state and battery.")
+            abstract: "Show the terminal's serial and part number, versions, state and battery.",
+            discussion: "With several terminals (--device repeated, --devices FILE), a fleet run: see `ucube help mdm-update` and docs/fleet.md.")
 
         @OptionGroup var globals: GlobalOptions
+        @OptionGroup var fleet: FleetOptions
 
         func run() async throws {
+            if let run = try FleetRun(command: "info", globals: globals, options: fleet) {
+                try await run.run { device in
+                    var one = self
+                    one.globals = globals.single(device, json: true)
+                    try await one.show()
+                }
+                return
+            }
+            try await show()
+        }
+
+        private func show() async throws {
             try await withConnection(globals) { connection in
                 let reply = try await connection.client.send(GetInfo())
                 if reply.isCiphered { throw CLIFailure.cipheredInfo }

@@ -154,11 +154,13 @@ extension UCube {
                 Reads the terminal's serial and part number (GetInfo), sends its certificate (InstallForLoadKey) to \
                 the TMS register endpoint, stores the PKCS#12 client identity it answers as \
                 $XDG_CONFIG_HOME/ucube/tms/SERIAL.p12 (mode 0600), then sends the terminal's state with that identity \
-                (spec §10.3). Registering again replaces the identity.
+                (spec §10.3). Registering again replaces the identity. With several terminals (--device repeated, \
+                --devices FILE), a fleet run: see `ucube help mdm-update`.
                 """)
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions
+        @OptionGroup var fleet: FleetOptions
 
         @Flag(help: "Say whether the terminal is registered (has a stored client identity); contacts no server.")
         var status = false
@@ -179,6 +181,18 @@ extension UCube {
         }
 
         func run() async throws {
+            if let run = try FleetRun(command: "mdm-register", globals: globals, options: fleet) {
+                try await run.run { device in
+                    var one = self
+                    one.globals = globals.single(device, json: true)
+                    try await one.register()
+                }
+                return
+            }
+            try await register()
+        }
+
+        private func register() async throws {
             let store = TMSContext.identities
             try await withConnection(globals) { connection in
                 let facts = try await TerminalFacts.read(connection.client)

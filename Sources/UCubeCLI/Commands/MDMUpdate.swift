@@ -24,10 +24,22 @@ extension UCube {
                 never installed (the terminal verifies the signature after the last block), so a re-run completes \
                 the update. Exit 0 when every chosen item is installed, 9 when one is not, 11 after Ctrl-C, 8 when \
                 the TMS fails before any item. Needs `ucube mdm-register` first (client certificate).
+
+                Fleet runs (info, mdm-register, mdm-update, shell --script): with --device given more than once, or \
+                --devices FILE (one device name or URL a line), the command runs for every terminal in one process, \
+                up to --parallel at a time (default: all; Bluetooth terminals connect one at a time). --json prints \
+                each event as a JSON line with its "device", each terminal's "end" event (result ok, failed or \
+                not-started, exit code, message, items) and a last "summary"; otherwise a line per terminal as it \
+                ends and a summary table. --junit FILE writes a JUnit report (a test case per terminal, per item for \
+                mdm-update). --max-failures N starts no more terminals once N have failed. Each verdict is appended \
+                to a run file as it comes: the same command run again retries only the terminals not yet done \
+                (--restart runs them all); the file is deleted once every terminal is done. Exit 0 only when every \
+                terminal succeeded, 18 otherwise, 11 after Ctrl-C. See docs/fleet.md.
                 """)
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions
+        @OptionGroup var fleet: FleetOptions
 
         @Flag(help: "Print the plan (item, type, device version → server version, mandatory) and change nothing.")
         var plan = false
@@ -67,16 +79,24 @@ extension UCube {
                 throw CLIFailure(
                     ExitCodes.usage, "mdm-update reconnects after a firmware reboot; run it from the command line, not inside `ucube shell`")
             }
-            let job = UpdateJob(
-                globals: globals, tmsOptions: tms, planOnly: plan, all: all, force: force, firmwareOnly: firmwareOnly,
-                localImage: file.map { LocalImage(imagePath: expand($0), signaturePath: expand(signature!)) })
-            let work = Task { try await job.run() }
+            if let run = try FleetRun(command: "mdm-update", globals: globals, options: fleet) {
+                try await run.run { device in try await job(globals.single(device, json: true)).run() }
+                return
+            }
+            let update = job(globals)
+            let work = Task { try await update.run() }
             let interrupts = Interrupts.onSIGINT {
                 StandardError.write("ucube: interrupted: stopping after the current block (the terminal keeps its installed version)")
                 work.cancel()
             }
             defer { interrupts.cancel() }
             try await work.value
+        }
+
+        private func job(_ globals: GlobalOptions) -> UpdateJob {
+            UpdateJob(
+                globals: globals, tmsOptions: tms, planOnly: plan, all: all, force: force, firmwareOnly: firmwareOnly,
+                localImage: file.map { LocalImage(imagePath: expand($0), signaturePath: expand(signature!)) })
         }
 
         private func expand(_ path: String) -> String { (path as NSString).expandingTildeInPath }

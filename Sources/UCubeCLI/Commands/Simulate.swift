@@ -68,7 +68,7 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
-                "Faults, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered), reboot@N (the terminal reboots when the Nth frame arrives), load-drop@K (the link drops when the Kth Load block arrives), refuse-image (every image refused after its last block, as a bad signature). Default: $UCUBE_SIM_FAULT.",
+                "Faults, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered), reboot@N (the terminal reboots when the Nth frame arrives), load-drop@K (the link drops when the Kth Load block arrives), refuse-image (every image refused after its last block, as a bad signature), mute (no frame ever answered, on any connection: a terminal that never answers). Default: $UCUBE_SIM_FAULT.",
                 valueName: "faults"))
         var fault: String?
 

@@ -26,6 +26,7 @@ extension UCube {
                 """)
 
         @OptionGroup var globals: GlobalOptions
+        @OptionGroup var fleet: FleetOptions
 
         @Option(help: ArgumentHelp("Run the commands of this file, one a line, then exit.", valueName: "file"))
         var script: String?
@@ -38,19 +39,31 @@ extension UCube {
         }
 
         func run() async throws {
-            var settings = ShellSettings()
-            settings.json = globals.jsonFlag
-            settings.trace = globals.traceFlag
-            settings.timeout = globals.rpcTimeout
-            settings.device = globals.device
-            let session = ShellSession(settings: settings)
+            if let run = try FleetRun(command: "shell", globals: globals, options: fleet) {
+                guard let script else {
+                    throw CLIFailure(ExitCodes.usage, "a shell over several terminals runs a script: give it --script FILE")
+                }
+                let lines = try Self.lines(of: script)
+                try await run.run { [globals, keepGoing] device in
+                    let session = ShellSession(settings: Self.settings(globals.single(device, json: false)))
+                    let runner = ShellRunner(
+                        session: session, source: PlainLineSource(lines: lines), interactive: false, keepGoing: keepGoing,
+                        output: DeviceOutput.current)
+                    let code = await withTaskCancellationHandler {
+                        await Self.loop(runner)
+                    } onCancel: {
+                        runner.stop()
+                        session.interrupt()
+                    }
+                    if code != 0 { throw ExitCode(code) }
+                }
+                return
+            }
+            let session = ShellSession(settings: Self.settings(globals))
             let source: any LineSource
             let interactive: Bool
             if let script {
-                guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
-                    throw CLIFailure(ExitCodes.usage, "cannot read the script \(script)")
-                }
-                source = PlainLineSource(lines: text.components(separatedBy: "\n"))
+                source = PlainLineSource(lines: try Self.lines(of: script))
                 interactive = false
             } else if isatty(0) == 1 {
                 source = ReadlineSource(session: session, historyPath: Environment.stateDirectory + "/history")
@@ -60,13 +73,34 @@ extension UCube {
                 interactive = false
             }
             let runner = ShellRunner(session: session, source: source, interactive: interactive, keepGoing: keepGoing)
-            // readline() blocks its thread: the prompt loop gets a thread of its own, never the cooperative pool.
-            let code: Int32 = await withCheckedContinuation { continuation in
+            let code = await Self.loop(runner)
+            if code != 0 { throw ExitCode(code) }
+        }
+
+        private static func settings(_ globals: GlobalOptions) -> ShellSettings {
+            var settings = ShellSettings()
+            settings.json = globals.jsonFlag
+            settings.trace = globals.traceFlag
+            settings.timeout = globals.rpcTimeout
+            settings.device = globals.device
+            return settings
+        }
+
+        private static func lines(of script: String) throws -> [String] {
+            guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
+                throw CLIFailure(ExitCodes.usage, "cannot read the script \(script)")
+            }
+            return text.components(separatedBy: "\n")
+        }
+
+        /// Runs the prompt loop to its end. readline() blocks its thread: the loop gets a thread of its own, never the
+        /// cooperative pool.
+        private static func loop(_ runner: ShellRunner) async -> Int32 {
+            await withCheckedContinuation { continuation in
                 let thread = Thread { continuation.resume(returning: runner.run()) }
                 thread.stackSize = 8 << 20
                 thread.start()
             }
-            if code != 0 { throw ExitCode(code) }
         }
     }
 }
@@ -78,13 +112,21 @@ final class ShellRunner: @unchecked Sendable {
     private let source: any LineSource
     private let interactive: Bool
     private let keepGoing: Bool
+    /// In a fleet run, the terminal's output, bound on the loop's thread and in each command's task; and the run, not
+    /// this loop, handles Ctrl-C (`stop`).
+    private let output: DeviceOutput?
+    private let stopped = Atomic<Bool>(false)
 
-    init(session: ShellSession, source: any LineSource, interactive: Bool, keepGoing: Bool) {
+    init(session: ShellSession, source: any LineSource, interactive: Bool, keepGoing: Bool, output: DeviceOutput? = nil) {
         self.session = session
         self.source = source
         self.interactive = interactive
         self.keepGoing = keepGoing
+        self.output = output
     }
+
+    /// Reads no more lines: the loop ends after the running command.
+    func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
 
     private enum Outcome {
         case status(Int32)
@@ -92,9 +134,18 @@ final class ShellRunner: @unchecked Sendable {
     }
 
     func run() -> Int32 {
+        guard output == nil else { return DeviceOutput.$current.withValue(output) { loop() } }
         installShellInterruptHandler()
+        return loop()
+    }
+
+    private func loop() -> Int32 {
         var failure: Int32 = 0
         loop: while true {
+            if stopped.load(ordering: .sequentiallyConsistent) {
+                failure = failure == 0 ? ExitCodes.cancelled.code : failure
+                break loop
+            }
             switch source.readLine(prompt: interactive ? "ucube> " : "") {
             case .end:
                 if interactive { print("") }
@@ -225,13 +276,14 @@ final class ShellRunner: @unchecked Sendable {
         _ = shellInterrupt.exchange(false, ordering: .sequentiallyConsistent)
         session.commandStarting(mailbox: mailbox)
         defer { session.commandFinished() }
+        let output = self.output
         let task = ShellSession.$current.withValue(session) {
             Task {
                 var code: Int32 = 0
                 do {
-                    try await body()
+                    try await DeviceOutput.$current.withValue(output) { try await body() }
                 } catch {
-                    code = UCube.report(error, json: json)
+                    code = DeviceOutput.$current.withValue(output) { UCube.report(error, json: json) }
                 }
                 await session.checkLink()
                 mailbox.post(.finished(code))

@@ -1,0 +1,266 @@
+import Foundation
+import Synchronization
+import UCubeLog
+
+/// A fleet run's output, one line at a time from any terminal's task. With `--json`: every event a JSON line on stdout
+/// with the terminal's `device` (`start`, the command's own events, `end`, and a last `summary`). Otherwise: the
+/// update items and each terminal's end as they come, then a summary table. A terminal's stderr goes to stderr, each
+/// line prefixed with the device. On a terminal, stderr also shows how many are running, done and failed.
+final class FleetReporter: Sendable {
+    private struct Counts {
+        var running = 0
+        var succeeded = 0
+        var failed = 0
+        var notStarted = 0
+    }
+
+    let command: String
+    let json: Bool
+    let total: Int
+    private let showsStatus: Bool
+    private let counts = Mutex(Counts())
+
+    init(command: String, json: Bool, total: Int, stderrIsTTY: Bool = isatty(2) == 1) {
+        self.command = command
+        self.json = json
+        self.total = total
+        showsStatus = stderrIsTTY
+    }
+
+    // MARK: Events
+
+    func started(_ device: String) {
+        counts.withLock { $0.running += 1 }
+        if json { emit(object: [("event", .string("start"))], device: device) }
+        redrawStatus()
+    }
+
+    /// One event of `device`'s command (JSON mode: as is, with the device; text mode: the update items and any text).
+    func event(_ device: String, _ value: JSONOutput.Value) {
+        if json {
+            guard case .object(let fields) = value else { return }
+            emit(object: fields, device: device)
+            return
+        }
+        switch value["event"]?.text {
+        case "item":
+            let change = "\(value["item"]?.text ?? "?") \(value["from"]?.text ?? "—") → \(value["to"]?.text ?? "?")"
+            let result = value["result"]?.text ?? "?"
+            let error = value["error"]?.text.map { ": \($0)" } ?? ""
+            emit(line: "\(device): \(change): \(result == "failed" ? "FAILED" : result)\(error)")
+        case "output":
+            emit(line: "\(device): \(value["text"]?.text ?? "")")
+        default:
+            break
+        }
+    }
+
+    func stderr(_ device: String, _ text: String) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        guard !lines.isEmpty else { return }
+        write(lines.map { "\(device): \($0)\n" }.joined(), to: STDERR_FILENO)
+    }
+
+    func ended(_ verdict: FleetVerdict) {
+        counts.withLock {
+            switch verdict.result {
+            case .ok: $0.succeeded += 1
+            case .failed: $0.failed += 1
+            case .notStarted: $0.notStarted += 1
+            }
+            if verdict.result != .notStarted && !verdict.earlier { $0.running -= 1 }
+        }
+        if json {
+            emit(object: Self.endFields(verdict), device: verdict.device)
+        } else {
+            emit(line: "\(verdict.device): \(Self.resultWord(verdict))\(Self.explanation(verdict).map { ": \($0)" } ?? "")")
+        }
+        redrawStatus()
+    }
+
+    /// The terminals an earlier run of the same command finished: reported as done, not run again.
+    func resuming(done: [FleetVerdict], runFile: String) {
+        guard !done.isEmpty else { return }
+        for verdict in done { ended(verdict) }
+        if !json {
+            write(
+                "ucube: \(done.count) of \(total) terminals done in an earlier run of this command: running the others (run file \(runFile); --restart runs them all)\n",
+                to: STDERR_FILENO)
+        }
+    }
+
+    func warn(_ message: String) { write("ucube: warning: \(message)\n", to: STDERR_FILENO) }
+
+    // MARK: The summary
+
+    func summary(_ verdicts: [FleetVerdict], seconds: Double) {
+        let ok = verdicts.filter { $0.result == .ok }.count
+        let failed = verdicts.filter { $0.result == .failed }.count
+        let notStarted = verdicts.filter { $0.result == .notStarted }.count
+        let earlier = verdicts.filter(\.earlier).count
+        if showsStatus { StatusLine.clear() }
+        if json {
+            emit(
+                object: [
+                    ("event", .string("summary")), ("command", .string(command)), ("devices", .number("\(verdicts.count)")),
+                    ("succeeded", .number("\(ok)")), ("failed", .number("\(failed)")), ("notStarted", .number("\(notStarted)")),
+                    ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
+                ], device: nil)
+            return
+        }
+        emit(line: "\n" + Self.table(verdicts))
+        emit(
+            line: "\(ok) ok, \(failed) failed, \(notStarted) not started of \(verdicts.count) terminal\(verdicts.count == 1 ? "" : "s")"
+                + (earlier > 0 ? " (\(earlier) done in an earlier run)" : "") + " in \(String(format: "%.1f", seconds)) s")
+    }
+
+    /// DEVICE, RESULT, TIME, DETAIL: a row per terminal.
+    static func table(_ verdicts: [FleetVerdict]) -> String {
+        let rows = verdicts.map { verdict in
+            [
+                verdict.device, resultWord(verdict), verdict.result == .notStarted || verdict.earlier ? "—" : String(format: "%.1f s", verdict.seconds),
+                explanation(verdict) ?? "",
+            ]
+        }
+        let header = ["DEVICE", "RESULT", "TIME", "DETAIL"]
+        let widths = (0..<3).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        return ([header] + rows).map { row in
+            (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ") + "  " + row[3]
+        }.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
+    }
+
+    static func resultWord(_ verdict: FleetVerdict) -> String {
+        switch verdict.result {
+        case .ok: verdict.earlier ? "ok (earlier run)" : "ok"
+        case .failed: "FAILED (\(verdict.exit) \(verdict.exitName))"
+        case .notStarted: "not started"
+        }
+    }
+
+    /// What to say after the result: the failure's message, else the detail.
+    static func explanation(_ verdict: FleetVerdict) -> String? {
+        verdict.result == .ok ? verdict.detail : (verdict.message.map(LogScrubber.scrub) ?? verdict.detail)
+    }
+
+    private static func endFields(_ verdict: FleetVerdict) -> [(String, JSONOutput.Value)] {
+        var fields: [(String, JSONOutput.Value)] = [
+            ("event", .string("end")), ("result", .string(verdict.result.rawValue)), ("exit", .number("\(verdict.exit)")),
+            ("exitName", .string(verdict.exitName)), ("earlier", .bool(verdict.earlier)),
+            ("seconds", .number(String(format: "%.3f", verdict.seconds))),
+        ]
+        fields.append(("code", verdict.code.map { .string($0) } ?? .null))
+        fields.append(("message", verdict.message.map { .string(LogScrubber.scrub($0)) } ?? .null))
+        fields.append(("detail", verdict.detail.map { .string($0) } ?? .null))
+        if !verdict.items.isEmpty {
+            fields.append(
+                ("items", .array(verdict.items.map { item in
+                    .object([("item", .string(item.item)), ("result", .string(item.result)), ("error", item.error.map { .string($0) } ?? .null)])
+                })))
+        }
+        return fields
+    }
+
+    // MARK: Writing
+
+    private func emit(object fields: [(String, JSONOutput.Value)], device: String?) {
+        var fields = fields.filter { $0.0 != "device" }
+        if let device { fields.append(("device", .string(device))) }
+        emit(line: JSONOutput.Value.object(fields).line)
+    }
+
+    private func emit(line: String) { write(line + "\n", to: STDOUT_FILENO) }
+
+    /// Writes to the process's own stream, whatever terminal's task calls (outside its `DeviceOutput`), keeping the
+    /// status line below the text.
+    private func write(_ text: String, to fd: Int32) {
+        DeviceOutput.$current.withValue(nil) {
+            if showsStatus { StatusLine.clear() }
+            if fd == STDOUT_FILENO { Console.out(text) } else { StandardStream.write(Array(text.utf8), to: fd) }
+        }
+        redrawStatus()
+    }
+
+    private func redrawStatus() {
+        guard showsStatus else { return }
+        let c = counts.withLock { $0 }
+        let waiting = total - c.running - c.succeeded - c.failed - c.notStarted
+        StatusLine.draw("ucube \(command): \(c.running) running, \(c.succeeded) ok, \(c.failed) failed, \(max(0, waiting)) waiting")
+    }
+}
+
+/// One terminal's output in a fleet run: its `DeviceOutput`. Each write of the command is one whole line or JSON
+/// document (`Console.out`); JSON events go to the reporter with the device, and mdm-update's items and the command's
+/// result are kept for the terminal's verdict.
+final class DeviceCapture: Sendable {
+    private struct State {
+        var items: [FleetVerdict.Item] = []
+        var detail: String?
+    }
+
+    let device: String
+    private let reporter: FleetReporter
+    private let state = Mutex(State())
+
+    init(device: String, reporter: FleetReporter) {
+        self.device = device
+        self.reporter = reporter
+    }
+
+    var output: DeviceOutput {
+        DeviceOutput(stdout: { [self] in stdout($0) }, stderr: { [self] in reporter.stderr(device, $0) })
+    }
+
+    var items: [FleetVerdict.Item] { state.withLock { $0.items } }
+    var detail: String? { state.withLock { $0.detail } }
+
+    private func stdout(_ text: String) {
+        if let value = JSONOutput.Value.parse(Substring(text)) {
+            take(value)
+            return
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            take(JSONOutput.Value.parse(line) ?? .object([("event", .string("output")), ("text", .string(String(line)))]))
+        }
+    }
+
+    private func take(_ value: JSONOutput.Value) {
+        let event: JSONOutput.Value
+        switch value["event"]?.text {
+        case "item"?:
+            if let item = value["item"]?.text, let result = value["result"]?.text {
+                state.withLock {
+                    $0.items.append(
+                        FleetVerdict.Item(item: item, result: result, error: value["error"]?.text, seconds: value["seconds"]?.text.flatMap(Double.init)))
+                }
+            }
+            event = value
+        case "done"?:
+            let installed = value["installed"]?.text ?? "0"
+            let failed = value["failed"]?.text ?? "0"
+            state.withLock { $0.detail = failed == "0" ? (installed == "0" ? "nothing to install" : "\(installed) installed") : "\(installed) installed, \(failed) failed" }
+            event = value
+        case _?:
+            event = value
+        case nil:
+            if let error = value["error"] {
+                event = .object([("event", .string("error")), ("error", error)])
+            } else {
+                if let detail = Self.detail(of: value) { state.withLock { $0.detail = detail } }
+                event = .object([("event", .string("result")), ("result", value)])
+            }
+        }
+        reporter.event(device, event)
+    }
+
+    /// The line a command's JSON result gives the summary: who the terminal is.
+    static func detail(of result: JSONOutput.Value) -> String? {
+        if let info = result["response"], let serial = info["serialNumber"]?.text {
+            return "serial \(serial)" + (info["firmwareVersion"]?.text.map { ", firmware \($0)" } ?? "")
+        }
+        if let serial = result["serial"]?.text, let registered = result["registered"] {
+            if case .bool(true) = registered { return "serial \(serial) registered" }
+            return "serial \(serial) not registered"
+        }
+        return nil
+    }
+}

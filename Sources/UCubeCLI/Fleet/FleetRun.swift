@@ -1,0 +1,181 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+
+/// One command over several terminals (docs/fleet.md): `info`, `mdm-register`, `mdm-update` and `shell --script` with a
+/// repeated `--device` or `--devices FILE`. The terminals run in this process, up to `--parallel` at a time, each in
+/// its own task with its output bound to a `DeviceOutput` that tags it with the device: with `--json`, every event of
+/// the command becomes a JSON line with a `device` key, and each terminal ends with an `end` event; otherwise a line per
+/// terminal as it ends and a summary table. Verdicts go to the run file as they come, and to `--junit` at the end.
+/// Exit 0 only when every terminal succeeded; 18 (`fleet-failed`) otherwise, 11 after Ctrl-C.
+struct FleetRun: Sendable {
+    let command: String
+    let devices: [String]
+    let json: Bool
+    let parallel: Int
+    let maxFailures: Int?
+    let junit: String?
+    let runFile: FleetRunFile
+    let restart: Bool
+
+    /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option.
+    init?(command: String, globals: GlobalOptions, options: FleetOptions, arguments: [String] = Array(CommandLine.arguments.dropFirst()))
+        throws(CLIFailure)
+    {
+        guard globals.devices.count > 1 || options.asked else { return nil }
+        if ShellSession.current != nil {
+            throw CLIFailure(ExitCodes.usage, "a fleet run (several terminals, --devices, --junit…) is for the command line, not inside `ucube shell`")
+        }
+        if globals.record != nil {
+            throw CLIFailure(ExitCodes.usage, "--record records one terminal's session; a fleet run has several")
+        }
+        var given = globals.devices
+        if given.isEmpty && options.devices == nil { given = [globals.deviceAddress] }
+        devices = try FleetDevices.list(given: given, file: options.devices)
+        self.command = command
+        json = globals.json
+        parallel = options.parallel ?? devices.count
+        maxFailures = options.maxFailures
+        junit = options.junit.map { ($0 as NSString).expandingTildeInPath }
+        if let junit { try Environment.checkOutputDirectory(of: junit, option: "--junit") }
+        runFile = FleetRunFile(
+            path: options.runFile.map { ($0 as NSString).expandingTildeInPath }
+                ?? FleetRunFile.defaultPath(command: command, arguments: arguments))
+        restart = options.restart
+    }
+
+    /// Runs `work` for each terminal not yet done, and reports. `work` runs the command for one terminal, with its
+    /// output going to the run (`DeviceOutput`); it throws what the command would have.
+    func run(_ work: @escaping @Sendable (String) async throws -> Void) async throws {
+        let started = Date()
+        let clock = ContinuousClock.now
+        let earlier = restart ? [:] : try runFile.load()
+        let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
+        let todo = devices.filter { earlier[$0]?.result != .ok }
+        let reporter = FleetReporter(command: command, json: json, total: devices.count)
+        if restart { runFile.remove() }
+        reporter.resuming(done: done, runFile: runFile.path)
+        let stopping = StopFlag()
+        let schedule = Task { [self] in await runAll(todo, work: work, reporter: reporter, stopping: stopping) }
+        let interrupts = Interrupts.onSIGINT {
+            stopping.set()
+            StandardError.write("ucube: interrupted: starting no more terminals, stopping the running ones")
+            schedule.cancel()
+        }
+        let ran = await schedule.value
+        interrupts.cancel()
+        let byDevice = Dictionary((done + ran).map { ($0.device, $0) }, uniquingKeysWith: { _, last in last })
+        let verdicts = devices.compactMap { byDevice[$0] }
+        let seconds = Self.seconds(ContinuousClock.now - clock)
+        reporter.summary(verdicts, seconds: seconds)
+        if let junit {
+            let xml = JUnitReport.xml(command: command, verdicts: verdicts, timestamp: started, seconds: seconds)
+            do {
+                try Data(xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
+            } catch {
+                throw CLIFailure(ExitCodes.cannotCreate, "cannot write the JUnit report \(junit): \(error.localizedDescription)", code: .cannotCreateOutput)
+            }
+        }
+        let failed = verdicts.filter { $0.result == .failed }.count
+        let notStarted = verdicts.filter { $0.result == .notStarted }.count
+        if failed == 0 && notStarted == 0 {
+            runFile.remove()
+            return
+        }
+        if stopping.isSet {
+            throw CLIFailure(
+                ExitCodes.cancelled, "fleet run interrupted: \(failed) terminal\(failed == 1 ? "" : "s") failed, \(notStarted) not started",
+                hint: "run the same command again to finish the terminals not yet done (run file \(runFile.path))")
+        }
+        throw CLIFailure(
+            ExitCodes.fleetFailed,
+            "\(failed) of \(verdicts.count) terminal\(verdicts.count == 1 ? "" : "s") failed\(notStarted > 0 ? ", \(notStarted) not started (--max-failures)" : "")",
+            hint: "run the same command again to retry only the terminals not yet done (run file \(runFile.path); --restart runs them all)")
+    }
+
+    /// Starts terminals up to `parallel` at a time until all have run, `--max-failures` is reached or the run is
+    /// interrupted; the terminals never started get a `not-started` verdict.
+    private func runAll(
+        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter, stopping: StopFlag
+    ) async -> [FleetVerdict] {
+        var verdicts: [FleetVerdict] = []
+        var next = todo.makeIterator()
+        var failures = 0
+        var stopReason: String? = nil
+        await withTaskGroup(of: FleetVerdict.self) { group in
+            func startNext() -> Bool {
+                guard let device = next.next() else { return false }
+                reporter.started(device)
+                group.addTask { await Self.runOne(device, work: work, reporter: reporter) }
+                return true
+            }
+            var slots = parallel
+            while slots > 0, startNext() { slots -= 1 }
+            for await verdict in group {
+                verdicts.append(verdict)
+                reporter.ended(verdict)
+                do {
+                    try runFile.append(verdict)
+                } catch {
+                    reporter.warn((error as? CLIFailure)?.message ?? "\(error)")
+                }
+                if verdict.result == .failed { failures += 1 }
+                if let maxFailures, failures >= maxFailures, stopReason == nil {
+                    stopReason = "not started: \(failures) terminal\(failures == 1 ? "" : "s") failed (--max-failures \(maxFailures))"
+                }
+                if stopping.isSet || Task.isCancelled, stopReason == nil {
+                    stopReason = "not started: the run was interrupted"
+                }
+                if stopReason == nil { _ = startNext() }
+            }
+        }
+        while let device = next.next() {
+            let verdict = FleetVerdict.notStarted(device, because: stopReason ?? "not started")
+            reporter.ended(verdict)
+            verdicts.append(verdict)
+        }
+        return verdicts
+    }
+
+    /// One terminal: the command with its output captured, and what became of it.
+    private static func runOne(_ device: String, work: @Sendable (String) async throws -> Void, reporter: FleetReporter) async
+        -> FleetVerdict
+    {
+        let capture = DeviceCapture(device: device, reporter: reporter)
+        let clock = ContinuousClock.now
+        var verdict: FleetVerdict
+        do {
+            try await DeviceOutput.$current.withValue(capture.output) { try await work(device) }
+            verdict = .ok(device, seconds: seconds(ContinuousClock.now - clock))
+        } catch {
+            verdict = .failed(device, failure(error), seconds: seconds(ContinuousClock.now - clock))
+        }
+        verdict.items = capture.items
+        verdict.detail = capture.detail
+        verdict.at = ISO8601DateFormatter().string(from: Date())
+        return verdict
+    }
+
+    /// What a command's error means for its terminal, as `UCube.report` would say it.
+    static func failure(_ error: any Error) -> CLIFailure {
+        if let code = error as? ExitCode {
+            // A script's failing line, already reported in the terminal's own events.
+            let entry = ExitCodes.all.first { $0.code == code.rawValue } ?? ExitCodes.failure
+            return CLIFailure(entry, "the script stopped with exit \(code.rawValue) (\(entry.name))")
+        }
+        if error is CancellationError { return CLIFailure(ExitCodes.cancelled, "interrupted") }
+        return CLIFailure(reporting: error)
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
+
+/// Set once, by Ctrl-C: the run starts no more terminals.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+}

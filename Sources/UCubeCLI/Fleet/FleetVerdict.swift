@@ -1,0 +1,150 @@
+import Foundation
+
+/// One terminal's outcome in a fleet run: its `end` event, its line in the run file and the summary, its JUnit test
+/// cases. `items` are mdm-update's per-item verdicts, as its `item` events gave them.
+struct FleetVerdict: Codable, Sendable, Equatable {
+    enum Result: String, Codable, Sendable {
+        case ok
+        case failed
+        /// Never started: `--max-failures` was reached, or the run was interrupted first.
+        case notStarted = "not-started"
+    }
+
+    struct Item: Codable, Sendable, Equatable {
+        let item: String
+        /// mdm-update's verdict word: installed, loaded, failed, skipped.
+        let result: String
+        var error: String? = nil
+        var seconds: Double? = nil
+
+        /// Whether the item is on the terminal now.
+        var succeeded: Bool { result == "installed" || result == "loaded" }
+    }
+
+    let device: String
+    var result: Result
+    /// The command's exit code for this terminal (0 when ok).
+    var exit: Int32
+    var exitName: String
+    /// The failure's stable code (`connection-refused`, `update-failed`…), as in `--json` error objects.
+    var code: String? = nil
+    var message: String? = nil
+    /// One line on what the command found or did: `serial 202401001, firmware 6.0.2.0`, `2 installed`.
+    var detail: String? = nil
+    var seconds: Double = 0
+    var items: [Item] = []
+    /// When the terminal finished (ISO 8601), in the run file.
+    var at: String? = nil
+    /// Done in an earlier run of the same command (read from the run file, not run this time). Not stored.
+    var earlier = false
+
+    private enum CodingKeys: String, CodingKey {
+        case device, result, exit, exitName, code, message, detail, seconds, items, at
+    }
+
+    static func ok(_ device: String, seconds: Double) -> FleetVerdict {
+        FleetVerdict(device: device, result: .ok, exit: 0, exitName: ExitCodes.ok.name, seconds: seconds)
+    }
+
+    static func failed(_ device: String, _ failure: CLIFailure, seconds: Double) -> FleetVerdict {
+        FleetVerdict(
+            device: device, result: .failed, exit: failure.exit.code, exitName: failure.exit.name, code: failure.code,
+            message: failure.message, seconds: seconds)
+    }
+
+    static func notStarted(_ device: String, because reason: String) -> FleetVerdict {
+        FleetVerdict(device: device, result: .notStarted, exit: -1, exitName: "not-started", message: reason)
+    }
+}
+
+/// The run file: each terminal's verdict, one JSON object a line, appended (and synced) as each terminal ends, so a run
+/// killed anywhere keeps every verdict it reached. Running the same command again skips the terminals whose last
+/// verdict is `ok`; the file is deleted once every terminal of the run is done. Its content comes from disk, so a line
+/// that does not decode is ignored (that terminal is simply run again).
+struct FleetRunFile {
+    let path: String
+
+    /// The default place: `$XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl`, the hash of the command line without the
+    /// options that only change how the run goes (`FleetChoices.controlOptionsWithValue`, `controlFlags`).
+    static func defaultPath(command: String, arguments: [String]) -> String {
+        Environment.stateDirectory + "/runs/\(command)-\(key(arguments)).jsonl"
+    }
+
+    /// FNV-1a (64 bits) of the arguments that say what the run does, as 16 hex digits.
+    static func key(_ arguments: [String]) -> String {
+        var kept: [String] = []
+        var skipValue = false
+        for argument in arguments {
+            if skipValue {
+                skipValue = false
+                continue
+            }
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if FleetChoices.controlOptionsWithValue.contains(argument) {
+                skipValue = true
+                continue
+            }
+            if FleetChoices.controlOptionsWithValue.contains(name) || FleetChoices.controlFlags.contains(argument) { continue }
+            kept.append(argument)
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in kept.joined(separator: "\u{0}").utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16).leftPadded(to: 16, with: "0")
+    }
+
+    /// The last verdict of each terminal the file records; nothing when it is missing. A file that cannot be read is
+    /// a failure (the run would otherwise redo, or skip, terminals it should not).
+    func load() throws(CLIFailure) -> [String: FleetVerdict] {
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIFailure(ExitCodes.ioError, "cannot read the run file \(path)", hint: "--restart ignores it")
+        }
+        defer { try? handle.close() }
+        guard let read = try? handle.read(upToCount: FleetChoices.maximumFileSize + 1), read.count <= FleetChoices.maximumFileSize else {
+            throw CLIFailure(ExitCodes.ioError, "the run file \(path) is unreadable or over \(FleetChoices.maximumFileSize) bytes", hint: "--restart ignores it")
+        }
+        return Self.parse(Array(read))
+    }
+
+    /// The last decodable verdict per terminal in `bytes`.
+    static func parse(_ bytes: [UInt8]) -> [String: FleetVerdict] {
+        let decoder = JSONDecoder()
+        var verdicts: [String: FleetVerdict] = [:]
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            guard var verdict = try? decoder.decode(FleetVerdict.self, from: Data(line)) else { continue }
+            verdict.earlier = true
+            verdicts[verdict.device] = verdict
+        }
+        return verdicts
+    }
+
+    /// Appends `verdict` as one line and syncs it to disk.
+    func append(_ verdict: FleetVerdict) throws(CLIFailure) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(verdict) else { return }
+        line.append(UInt8(ascii: "\n"))
+        let directory = (path as NSString).deletingLastPathComponent
+        try? Environment.ensureDirectory(directory.isEmpty ? "." : directory)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw CLIFailure(ExitCodes.cannotCreate, "cannot write the run file \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == line.count, fsync(fd) == 0 else {
+            throw CLIFailure(ExitCodes.ioError, "cannot write the run file \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func remove() { unlink(path) }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int, with pad: Character) -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A fleet run's verdicts as JUnit XML, the format GitLab, Jenkins and most CI systems read: one `testsuite` for
+/// the run, a `testcase` per terminal (classname the device), or per item for mdm-update (classname the device, name
+/// the item). A terminal never started is `skipped`; one done in an earlier run of the same command passes, saying so.
+enum JUnitReport {
+    struct Case: Equatable {
+        let classname: String
+        let name: String
+        let seconds: Double
+        enum Outcome: Equatable {
+            case passed(note: String?)
+            case failed(type: String, message: String)
+            case skipped(message: String)
+        }
+        let outcome: Outcome
+    }
+
+    /// The test cases of `verdicts`, in their order.
+    static func cases(command: String, verdicts: [FleetVerdict]) -> [Case] {
+        verdicts.flatMap { verdict -> [Case] in
+            let note = verdict.earlier ? "done in an earlier run of this command (run file)" : nil
+            switch verdict.result {
+            case .notStarted:
+                return [Case(classname: verdict.device, name: command, seconds: 0, outcome: .skipped(message: verdict.message ?? "not started"))]
+            case .ok, .failed:
+                var cases = verdict.items.map { item in
+                    Case(
+                        classname: verdict.device, name: item.item, seconds: item.seconds ?? 0,
+                        outcome: item.succeeded
+                            ? .passed(note: note)
+                            : .failed(type: item.result, message: item.error ?? "not installed (\(item.result))"))
+                }
+                let itemsExplainFailure = cases.contains { if case .failed = $0.outcome { true } else { false } }
+                if verdict.result == .failed && !itemsExplainFailure {
+                    cases.append(
+                        Case(
+                            classname: verdict.device, name: command, seconds: verdict.seconds,
+                            outcome: .failed(type: verdict.code ?? verdict.exitName, message: verdict.message ?? "exit \(verdict.exit)")))
+                } else if cases.isEmpty {
+                    cases.append(Case(classname: verdict.device, name: command, seconds: verdict.seconds, outcome: .passed(note: note)))
+                }
+                return cases
+            }
+        }
+    }
+
+    /// The XML document.
+    static func xml(command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double) -> String {
+        let cases = cases(command: command, verdicts: verdicts)
+        let failures = cases.filter { if case .failed = $0.outcome { true } else { false } }.count
+        let skipped = cases.filter { if case .skipped = $0.outcome { true } else { false } }.count
+        let name = escape("ucube \(command)")
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time(seconds))\""
+        let stamp = ISO8601DateFormatter().string(from: timestamp)
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"\(name)\" \(counts)>\n"
+        out += "  <testsuite name=\"\(name)\" \(counts) timestamp=\"\(stamp)\">\n"
+        for testCase in cases {
+            let open = "    <testcase classname=\"\(escape(testCase.classname))\" name=\"\(escape(testCase.name))\" time=\"\(time(testCase.seconds))\""
+            switch testCase.outcome {
+            case .passed(let note):
+                if let note {
+                    out += open + ">\n      <system-out>\(escape(note))</system-out>\n    </testcase>\n"
+                } else {
+                    out += open + "/>\n"
+                }
+            case .failed(let type, let message):
+                out += open + ">\n      <failure type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(message))</failure>\n    </testcase>\n"
+            case .skipped(let message):
+                out += open + ">\n      <skipped message=\"\(escape(message))\"/>\n    </testcase>\n"
+            }
+        }
+        out += "  </testsuite>\n</testsuites>\n"
+        return out
+    }
+
+    /// Text for an XML attribute or element: the five entities escaped, and characters XML 1.0 cannot carry (C0
+    /// controls but tab and newline, lone surrogates, U+FFFE/FFFF) replaced by U+FFFD.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t", "\n": out.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
+                out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func time(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+}
