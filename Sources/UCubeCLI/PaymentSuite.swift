@@ -76,7 +76,13 @@ struct PaymentSuite: Decodable {
 
     /// A decoding error as one line, with the name of the case it is in (`cases[3] ("visa declined").expect…`).
     static func describe(_ error: DecodingError, data: Data) -> String {
-        let text = CardImage.describe(error)
+        var text = CardImage.describe(error)
+        // Not JSON at all: Foundation's own sentence says where ("Unexpected end of file", "around line 3").
+        if case .dataCorrupted(let context) = error, let underlying = context.underlyingError as NSError?,
+            let why = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
+        {
+            text += " (\(why))"
+        }
         guard text.hasPrefix("cases["), let close = text.firstIndex(of: "]"),
             let index = Int(text[text.index(text.startIndex, offsetBy: 6)..<close]),
             let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
