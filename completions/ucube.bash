@@ -189,13 +189,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|shell|scan|connect|mdm-register|mdm-update|send-logs|diagnose|help)
+    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|send-logs|diagnose|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate shell scan connect mdm-register mdm-update send-logs diagnose help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update send-logs diagnose help' -- "${cur}"))
         ;;
     esac
 }
@@ -1861,7 +1861,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --list-cards --print-env --version -h --help)
     repeating_options=(--fleet-fault)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1906,6 +1906,13 @@ _ucube_simulate() {
         __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
         return
         ;;
+    '--suite')
+        __ucube_add_completions -o plusdirs -fX '!*.@(json)'
+        return
+        ;;
+    '--suite-card')
+        return
+        ;;
     '--fault')
         return
         ;;
@@ -1929,6 +1936,51 @@ _ucube_simulate() {
         return
         ;;
     '--devices-file')
+        return
+        ;;
+    esac
+}
+
+_ucube_test() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --unattended --version -h --help)
+    repeating_options=(--case)
+    non_repeating_options=(--device --record --rpc-timeout --log-level --format --output --operator-timeout)
+    __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--format')
+        __ucube_add_completions -W 'tap'$'\n''junit'
+        return
+        ;;
+    '--output')
+        return
+        ;;
+    '--case')
+        return
+        ;;
+    '--operator-timeout')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __ucube_add_completions -o plusdirs -fX '!*.@(json)'
         return
         ;;
     esac

@@ -26,6 +26,8 @@ enum CLIErrorCode: String, CaseIterable {
     case addressInUse
     /// `simulate`: the address cannot be bound (not a local address, a privileged port).
     case cannotListen
+    /// `test`, `simulate --suite`: the suite file is not valid JSON or not a valid suite (the message names the field).
+    case badSuite
 
     var name: String { kebabCaseCodeName(rawValue) }
 
@@ -35,6 +37,7 @@ enum CLIErrorCode: String, CaseIterable {
         case .stateDirectoryUnusable, .cannotCreateOutput: ExitCodes.cannotCreate
         case .stdoutWriteFailed, .stdoutClosed: ExitCodes.ioError
         case .addressInUse, .cannotListen: ExitCodes.unavailable
+        case .badSuite: ExitCodes.dataError
         }
     }
 

@@ -30,7 +30,7 @@ enum ExitCodes {
         code: 9, name: "update-failed",
         meaning: "mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)")
     static let dataError = Entry(
-        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex, or not a btsnoop capture; --device replay:FILE: not a usable recording)")
+        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex, or not a btsnoop capture; --device replay:FILE: not a usable recording; test, simulate --suite: not a valid suite file)")
     static let usage = Entry(
         code: 64, name: "usage",
         meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured")
@@ -62,13 +62,17 @@ enum ExitCodes {
         code: 16, name: "blocking",
         meaning: "diagnose: at least one finding blocks a payment (each says what to do; warnings alone exit 0)")
 
+    static let testFailed = Entry(
+        code: 17, name: "test-failed",
+        meaning: "test: at least one case of the suite failed (TAP `not ok` or a JUnit failure says which, expected against got)")
+
     static let fleetFailed = Entry(
         code: 18, name: "fleet-failed",
         meaning: "a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those")
 
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
-        replayDiverged, diagnoseBlocking, fleetFailed,
+        replayDiverged, diagnoseBlocking, testFailed, fleetFailed,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
 

@@ -43,10 +43,13 @@ cryptogram, reader or outcome)
 have (both are printed)
   16  diagnose: at least one finding blocks a payment (each says what to do;
 warnings alone exit 0)
+  17  test: at least one case of the suite failed (TAP `not ok` or a JUnit
+failure says which, expected against got)
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
-hex, or not a btsnoop capture; --device replay:FILE: not a usable recording)
+hex, or not a btsnoop capture; --device replay:FILE: not a usable recording;
+test, simulate --suite: not a valid suite file)
   69  simulate: the address to listen on is already in use or cannot be bound
   73  a directory or file cannot be created: the state directory
 ($XDG_STATE_HOME/ucube), an --output file or its directory
@@ -85,9 +88,10 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   14  too-late
   15  replay-diverged
   16  blocking
+  17  test-failed
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
-  65  data
+  65  bad-suite, data
   69  address-in-use, cannot-listen, unavailable
   73  cannot-create, cannot-create-output, state-directory-unusable
   74  io-error, stdout-closed, stdout-write-failed, tms-file
@@ -193,6 +197,8 @@ SUBCOMMANDS:
                           a btsnoop capture.
   simulate                Serve the built-in uCube Touch simulator over TCP,
                           and/or a TMS simulator over HTTPS.
+  test                    Run a suite of scripted payments and check each
+                          outcome (TAP or JUnit).
   shell                   An interactive shell (GNU readline) on one open link;
                           also runs scripts.
   scan                    List the uCube terminals in Bluetooth range (name,

@@ -23,7 +23,7 @@ struct UCube: AsyncParsableCommand {
         version: BuildInfo.versionLine,
         subcommands: [
             Info.self, Pay.self, ReadCard.self, Display.self, Choose.self, Cancel.self, History.self, Locale.self, RPC.self,
-            Decode.self, Simulate.self, Shell.self,
+            Decode.self, Simulate.self, Test.self, Shell.self,
             Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, SendLogs.self, Diagnose.self,
         ]
         )

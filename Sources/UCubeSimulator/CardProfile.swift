@@ -117,6 +117,14 @@ public struct CardProfile: Sendable, Hashable {
     /// MSR action (DF60, spec §7.4) the terminal decides for a swipe of this card: 0x00 none, 0x01 online PIN,
     /// 0x02 chip required, 0x04 decline.
     public var magstripeAction: UInt8
+    /// Data objects the card adds or overrides (tag → value), answered before the transaction's own values while the
+    /// card is at a reader: a suite's card image can give any tag any value (a wrong 9F27, another DF70).
+    public var tagOverrides: [UInt32: [UInt8]] = [:]
+    /// Data objects the terminal never answers while this card is at a reader (a 9F27 left out).
+    public var omittedTags: Set<UInt32> = []
+    /// Commands the terminal answers with a status instead of their usual answer while this card is scripted (the
+    /// card image's "answers": NFCStartTransaction −0x1020, TransactionInit −32 …), without data.
+    public var commandStatuses: [CommandID: Status] = [:]
 
     public init(
         name: String,

@@ -39,6 +39,10 @@ extension TerminalSimulator {
     /// The value of `tag` as the terminal knows it: the transaction's data first, then the card's data (when a card is
     /// at a reader), then the terminal's own data objects and clock.
     func dataObject(_ tag: UInt32, _ transaction: CardTransaction, cardAtReader: Bool) -> [UInt8]? {
+        if cardAtReader, let card = script.card {
+            if card.omittedTags.contains(tag) { return nil }
+            if let value = card.tagOverrides[tag] { return value }
+        }
         if let value = transaction.data[tag] { return value }
         if cardAtReader, let card = script.card, let value = cardObject(tag, card, transaction) { return value }
         if let value = SimulatorChoices.terminalData[tag] { return value }
@@ -271,13 +275,13 @@ extension TerminalSimulator {
                 transaction.stage = .swiped
                 transaction.data[0x9F39] = [SimulatorChoices.magstripeEntryMode]
                 response = NFCStartTransaction.Response(
-                    activatedReader: .msr,
+                    activatedReader: activatedReader(card, .msr),
                     outcome: nil,
                     tlvs: tlvs(command.requestedTags, includeSRED: false, transaction: transaction, cardAtReader: true)
                 )
             case .contact:
                 response = NFCStartTransaction.Response(
-                    activatedReader: .icc,
+                    activatedReader: activatedReader(card, .icc),
                     outcome: nil,
                     tlvs: tlvs(command.requestedTags, includeSRED: false, transaction: transaction)
                 )
@@ -304,7 +308,7 @@ extension TerminalSimulator {
                     default: SimulatorChoices.cvmResultsNoCVM
                     }
                 response = NFCStartTransaction.Response(
-                    activatedReader: .nfc,
+                    activatedReader: activatedReader(card, .nfc),
                     outcome: outcome,
                     tlvs: tlvs(command.requestedTags, includeSRED: false, transaction: transaction, cardAtReader: true)
                 )
@@ -316,6 +320,13 @@ extension TerminalSimulator {
             )
             return .after(delay, reply)
         }
+    }
+
+    /// The DF70 a card-wait answer reports: the reader the card met, unless the card image overrides DF70 with a
+    /// known reader id (an unknown one reads as none, which the driver must also refuse).
+    private func activatedReader(_ card: CardProfile, _ reader: CardReader) -> CardReader? {
+        guard let value = card.tagOverrides[NFCStartTransaction.Response.activatedReaderTag.rawValue] else { return reader }
+        return value.count == 1 ? CardReader(rawValue: value[0]) : nil
     }
 
     /// spec §5.2 0x5531: DF73 "00" → DF72 30 36 (approved), anything else → 30 37 (declined).

@@ -312,6 +312,11 @@ public actor TerminalSimulator {
             return
         }
 
+        // A suite's card image may answer a command with a status of its own (CardProfile.commandStatuses).
+        if let status = script.card?.commandStatuses[raw.command] {
+            send(encode(Reply(status), answer))
+            return
+        }
         switch dispatch(Request(id: raw.command, payload: frame.payload, descriptor: descriptor)) {
         case .none:
             send(unknownCommandResponse(sequence: raw.sequence))

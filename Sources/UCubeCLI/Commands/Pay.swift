@@ -137,42 +137,9 @@ extension UCube {
             return request
         }
 
-        func authorizationTask() throws -> any AuthorizationTask {
-            switch authorize {
-            case "approve": return FixedAuthorization(.approve)
-            case "decline": return FixedAuthorization(.decline)
-            case "unable": return FixedAuthorization(.unable)
-            case "prompt":
-                guard Terminal.isInteractive else {
-                    throw ValidationError(
-                        "--authorize prompt needs a terminal on stdin or `ucube shell`; use approve, decline, unable or an 8A value")
-                }
-                return PromptAuthorization()
-            default:
-                do {
-                    return FixedAuthorization(.raw(try AuthorizationResponse(parsing: authorize)))
-                } catch {
-                    throw ValidationError(
-                        "--authorize must be approve, decline, unable, prompt, or an 8A value in hex with optional issuer data (3030:91…); '\(authorize)': \(error.reason)")
-                }
-            }
-        }
+        func authorizationTask() throws -> any AuthorizationTask { try PaymentTasks.authorization(authorize) }
 
-        func selectionTask() throws -> any ApplicationSelectionTask {
-            switch select {
-            case "auto": return EMVPrioritySelection()
-            case "first": return FirstApplicationSelection()
-            case "prompt":
-                guard Terminal.isInteractive else {
-                    throw ValidationError("--select prompt needs a terminal on stdin or `ucube shell`; use auto, first or an AID")
-                }
-                return PromptSelection()
-            default:
-                let aid = try Parse.hex(select, argument: "--select")
-                guard (5...16).contains(aid.count) else { throw ValidationError("--select: an AID is 5 to 16 bytes") }
-                return FixedAIDSelection(aid: aid)
-            }
-        }
+        func selectionTask() throws -> any ApplicationSelectionTask { try PaymentTasks.selection(select) }
 
         func run() async throws {
             let request = try request()
@@ -186,41 +153,11 @@ extension UCube {
             var stepper: PaymentStepper? = nil
             if let stepping { stepper = { step in await stepping.pause(step) } }
             let context = try await withConnection(globals, card: scenario, prepare: .asRecorded) { connection in
-                let engine = PaymentEngine(
-                    client: connection.client, selection: try selectionTask(), authorization: try authorizationTask(),
-                    journal: journal, deviceName: connection.address.description, stepper: stepper,
-                    logger: Logger(layer: .payment))
-                stepping?.attach(engine)
-                ControlSocket.route { CancelAnswer(await engine.cancel()) }
-                let cancelOnInterrupt: @Sendable () -> Void = {
-                    Task {
-                        let answer = CancelAnswer(await engine.cancel())
-                        StandardError.write("ucube: \(answer.message)")
-                    }
-                }
-                let streamEvents = events
-                let progress = PaymentProgress.make(request, quiet: events || step)
-                let runPayment: @Sendable () async -> PaymentContext = {
-                    let context = await engine.run(request) { event in
-                        progress?.show(event)
-                        if streamEvents, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
-                    }
-                    progress?.finish()
-                    return context
-                }
-                let context: PaymentContext
-                if let session {
-                    // In the shell, Ctrl-C reaches the shell's own handler; it asks the engine, as below.
-                    session.setStepping(step)
-                    context = await session.onInterrupt(cancelOnInterrupt, runPayment)
-                    session.setStepping(false)
-                } else {
-                    let interrupts = Interrupts.onSIGINT(cancelOnInterrupt)
-                    context = await runPayment()
-                    interrupts.cancel()
-                }
-                ControlSocket.route(nil)
-                return context
+                let selection = try selectionTask()
+                let authorization = try authorizationTask()
+                return await PaymentRunner.run(
+                    on: connection, request: request, selection: selection, authorization: authorization,
+                    journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step)
             }
             let receipt = Receipt(JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
             if globals.json {
@@ -239,6 +176,103 @@ extension UCube {
                 throw CLIFailure(exit, "payment \(status)\(context.statusReason.map { ": " + $0 } ?? "")")
             }
         }
+    }
+}
+
+/// The words `pay --authorize` and `--select` take (and a suite case's `authorize` and `select`), as tasks.
+enum PaymentTasks {
+    /// approve, decline, unable, prompt (a terminal only), or an 8A value in hex with optional issuer data.
+    static func authorization(_ text: String, field: String = "--authorize") throws -> any AuthorizationTask {
+        switch text {
+        case "approve": return FixedAuthorization(.approve)
+        case "decline": return FixedAuthorization(.decline)
+        case "unable": return FixedAuthorization(.unable)
+        case "prompt":
+            guard Terminal.isInteractive else {
+                throw ValidationError(
+                    "\(field) prompt needs a terminal on stdin or `ucube shell`; use approve, decline, unable or an 8A value")
+            }
+            return PromptAuthorization()
+        default:
+            do {
+                return FixedAuthorization(.raw(try AuthorizationResponse(parsing: text)))
+            } catch {
+                throw ValidationError(
+                    "\(field) must be approve, decline, unable, prompt, or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)")
+            }
+        }
+    }
+
+    /// auto (EMV priority), first, prompt (a terminal only), or an AID in hex.
+    static func selection(_ text: String, field: String = "--select") throws -> any ApplicationSelectionTask {
+        switch text {
+        case "auto": return EMVPrioritySelection()
+        case "first": return FirstApplicationSelection()
+        case "prompt":
+            guard Terminal.isInteractive else {
+                throw ValidationError("\(field) prompt needs a terminal on stdin or `ucube shell`; use auto, first or an AID")
+            }
+            return PromptSelection()
+        default:
+            let aid = try Parse.hex(text, argument: field)
+            guard (5...16).contains(aid.count) else { throw ValidationError("\(field): an AID is 5 to 16 bytes") }
+            return FixedAIDSelection(aid: aid)
+        }
+    }
+}
+
+/// Runs one payment on an open connection as `pay` does, for `pay` and `test`: the engine, `ucube cancel` through the
+/// control socket, Ctrl-C (the shell's handler inside `ucube shell`, SIGINT otherwise) through the cancel rule, the
+/// progress line, `--events`, stepping.
+enum PaymentRunner {
+    static func run(
+        on connection: Connection, request: PaymentRequest, selection: any ApplicationSelectionTask,
+        authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
+        stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil
+    ) async -> PaymentContext {
+        let session = ShellSession.current
+        let engine = PaymentEngine(
+            client: connection.client, selection: selection, authorization: authorization,
+            journal: journal, deviceName: connection.address.description, stepper: stepper,
+            logger: Logger(layer: .payment))
+        stepping?.attach(engine)
+        ControlSocket.route { CancelAnswer(await engine.cancel()) }
+        let cancelOnInterrupt: @Sendable () -> Void = {
+            Task {
+                let answer = CancelAnswer(await engine.cancel())
+                StandardError.write("ucube: \(answer.message)")
+            }
+        }
+        // A scripted cancel (a suite case's cancelAfter) asks the engine as Ctrl-C would, once, after the delay.
+        let scheduledCancel = cancelAfter.map { delay in
+            Task {
+                try? await Task.sleep(for: delay)
+                if !Task.isCancelled { _ = await engine.cancel() }
+            }
+        }
+        let progress = PaymentProgress.make(request, quiet: quiet)
+        let runPayment: @Sendable () async -> PaymentContext = {
+            let context = await engine.run(request) { event in
+                progress?.show(event)
+                if events, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
+            }
+            progress?.finish()
+            return context
+        }
+        let context: PaymentContext
+        if let session {
+            // In the shell, Ctrl-C reaches the shell's own handler; it asks the engine, as below.
+            session.setStepping(stepping != nil)
+            context = await session.onInterrupt(cancelOnInterrupt, runPayment)
+            session.setStepping(false)
+        } else {
+            let interrupts = Interrupts.onSIGINT(cancelOnInterrupt)
+            context = await runPayment()
+            interrupts.cancel()
+        }
+        scheduledCancel?.cancel()
+        ControlSocket.route(nil)
+        return context
     }
 }
 

@@ -67,6 +67,17 @@ extension UCube {
         var card: String?
 
         @Option(
+            help: ArgumentHelp("A suite file (docs/suites.md) whose card image --suite-card serves.", valueName: "file"),
+            completion: .file(extensions: ["json"]))
+        var suite: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --suite: the card presented, a card image of the suite, or a case (its card, with the case's PIN and list-box choices).",
+                valueName: "name"))
+        var suiteCard: String?
+
+        @Option(
             help: ArgumentHelp(
                 "Faults, comma-separated: drop@N (the link drops when the Nth frame arrives), silent@N (the Nth frame and the rest of that connection go unanswered), reboot@N (the terminal reboots when the Nth frame arrives), load-drop@K (the link drops when the Kth Load block arrives), refuse-image (every image refused after its last block, as a bad signature), mute (no frame ever answered, on any connection: a terminal that never answers). Default: $UCUBE_SIM_FAULT.",
                 valueName: "faults"))
@@ -138,6 +149,8 @@ extension UCube {
             if let tms { _ = try Self.parse(tms, option: "--tms") }
             if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
+            if (suite == nil) != (suiteCard == nil) { throw ValidationError("--suite and --suite-card go together") }
+            if suite != nil && card != nil { throw ValidationError("--card and --suite-card both choose the card: give one") }
             if let fault { _ = try BuiltInSimulator.faults(fault) }
             if let keys { _ = try BuiltInSimulator.keys(keys) }
             if let choices { _ = try BuiltInSimulator.choices(choices) }
@@ -214,7 +227,7 @@ extension UCube {
                 return
             }
             var configuration = try BuiltInSimulator.configuration(
-                linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)), stateDirectory: stateDir,
+                linkModel: model, scenario: try presentedCard(), stateDirectory: stateDir,
                 faults: fault, keys: keys, choices: choices)
             if let seed { configuration.seed = seed }
             let simulator = try TerminalSimulator(configuration: configuration)
@@ -230,6 +243,19 @@ extension UCube {
             } catch let error as SimulatorError {
                 throw CLIFailure(simulator: error)
             }
+        }
+
+        /// The card the terminal presents: --card, or --suite-card of --suite (a card image, or a case's card and
+        /// cardholder), or `nil` for the default.
+        func presentedCard() throws -> CardScenario? {
+            if let card { return try BuiltInSimulator.scenario(named: card) }
+            guard let suite, let suiteCard else { return nil }
+            let loaded = try PaymentSuite.load(path: suite)
+            if let image = loaded.cards[suiteCard] { return image.scenario() }
+            if let suiteCase = loaded.cases.first(where: { $0.name == suiteCard }) { return loaded.scenario(for: suiteCase) }
+            throw CLIFailure(
+                ExitCodes.usage, "--suite-card: '\(suiteCard)' is neither a card image nor a case of \(suite)",
+                hint: "the card images are: \(loaded.cards.keys.sorted().joined(separator: ", "))")
         }
 
         /// `--fleet-fault I:FAULTS` by terminal index, each checked.
@@ -254,7 +280,7 @@ extension UCube {
             var simulators: [TerminalSimulator] = []
             for index in 1...count {
                 var configuration = try BuiltInSimulator.configuration(
-                    linkModel: model, scenario: try card.map(BuiltInSimulator.scenario(named:)),
+                    linkModel: model, scenario: try presentedCard(),
                     stateDirectory: base + "/\(index)", faults: faults[index] ?? fault, keys: keys, choices: choices)
                 if let seed { configuration.seed = seed &+ UInt64(index - 1) }
                 configuration.serialNumber = SimulatorChoices.DefaultDevice.serialNumber + UInt64(index - 1)

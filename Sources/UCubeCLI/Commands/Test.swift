@@ -1,0 +1,167 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import UCubeLink
+import UCubePayment
+import UCubeProtocol
+import UCubeSimulator
+
+extension UCube {
+    /// `ucube test SUITE`: runs a suite of scripted payments and reports each case as TAP or JUnit (docs/suites.md).
+    struct Test: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "test",
+            abstract: "Run a suite of scripted payments and check each outcome (TAP or JUnit).",
+            discussion: """
+                SUITE is a JSON file of cases (docs/suites.md; Suites/payments.json is the shipped one). Each case \
+                names a card (a simulator scenario, or a card image described in the suite), a payment request and \
+                the expected status, and optionally TVR (95), TSI (9B), CVM results (9F34) and cryptogram type \
+                (9F27). With --device sim each case runs against the built-in simulator holding its card. With \
+                another device, each case's instruction ("insert test card 3") is printed on stderr and, when \
+                stdin is a terminal, the run waits for Enter (at most --operator-timeout seconds) unless \
+                --unattended; a terminal served by `ucube simulate --suite FILE --suite-card NAME` needs \
+                --unattended and --case. Results go to stdout (or --output FILE) as TAP 13, or JUnit XML with \
+                --format junit. Exit 0 when every case passes, 17 when one fails, 65 for a suite that is not \
+                valid (the message names the case and field), 64 for an unknown --case.
+                """)
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case tap, junit
+        }
+
+        @OptionGroup var globals: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The suite file (JSON).", valueName: "suite"), completion: .file(extensions: ["json"]))
+        var suite: String
+
+        @Option(help: "Report format: tap (TAP 13) or junit (JUnit XML).")
+        var format: Format = .tap
+
+        @Option(help: ArgumentHelp("Write the report to FILE instead of stdout.", valueName: "file"))
+        var output: String?
+
+        @Option(name: .customLong("case"), help: ArgumentHelp("Run only this case (repeatable).", valueName: "name"))
+        var cases: [String] = []
+
+        @Flag(help: "On a real terminal, do not wait for the operator before each case.")
+        var unattended = false
+
+        @Option(help: ArgumentHelp("Seconds to wait for the operator before each case, 1…3600.", valueName: "seconds"))
+        var operatorTimeout: Int = 300
+
+        func validate() throws {
+            guard (1...3600).contains(operatorTimeout) else { throw ValidationError("--operator-timeout must be 1 to 3600") }
+        }
+
+        func run() async throws {
+            let loaded = try PaymentSuite.load(path: suite)
+            let selected = try loaded.select(cases)
+            let address = try Connection.resolve(nil, globals)
+            let simulated = address == .simulator
+            try Environment.requireStateDirectory()
+            if let output { try Self.checkWritable(output) }
+            let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
+            let timestamp = ISO8601DateFormatter().string(from: Date())
+            var results: [SuiteResult] = []
+            for (index, suiteCase) in selected.enumerated() {
+                let scenario = loaded.scenario(for: suiteCase)
+                if !simulated {
+                    StandardError.write("case \(index + 1)/\(selected.count) \(suiteCase.name): \(suiteCase.instruction)")
+                    if !unattended && Terminal.isInteractive {
+                        guard await OperatorWait.enter(timeout: .seconds(operatorTimeout)) else {
+                            let observation = SuiteObservation(failure: "the operator did not answer within \(operatorTimeout) s")
+                            results.append(SuiteResult(
+                                suiteCase: suiteCase, observation: observation,
+                                mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: 0))
+                            continue
+                        }
+                    }
+                }
+                let started = ContinuousClock.now
+                let observation: SuiteObservation
+                do {
+                    let request = try suiteCase.request.paymentRequest(
+                        readers: scenario.readers, requestID: UUID().uuidString, cvmTag: suiteCase.expect.cvmResult != nil)
+                    let context = try await withConnection(globals, card: simulated ? scenario : nil, prepare: .asRecorded) {
+                        connection in
+                        let selection = try suiteCase.request.selectionTask()
+                        let authorization = try suiteCase.request.authorizationTask()
+                        return await PaymentRunner.run(
+                            on: connection, request: request, selection: selection, authorization: authorization,
+                            journal: journal, quiet: true, cancelAfter: suiteCase.request.cancelAfter)
+                    }
+                    observation = SuiteObservation(context)
+                } catch {
+                    // The link could not be opened or the request is not valid: the case fails, the suite goes on.
+                    observation = SuiteObservation(failure: CLIFailure(reporting: error).message)
+                }
+                let elapsed = ContinuousClock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let result = SuiteResult(
+                    suiteCase: suiteCase, observation: observation,
+                    mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: seconds)
+                results.append(result)
+                if output != nil || format == .junit {
+                    StandardError.write("\(result.passed ? "ok" : "not ok") \(index + 1) - \(suiteCase.name)")
+                }
+            }
+            let report = format == .tap
+                ? SuiteReport.tap(results, suite: loaded.name)
+                : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
+            if let output {
+                do {
+                    try Data(report.utf8).write(to: URL(fileURLWithPath: output))
+                } catch {
+                    throw CLIFailure(
+                        ExitCodes.cannotCreate, "cannot write \(output): \(Environment.posixCause(error))", code: .cannotCreateOutput)
+                }
+            } else {
+                Console.out(report)
+            }
+            let failed = results.filter { !$0.passed }
+            if !failed.isEmpty {
+                throw CLIFailure(
+                    ExitCodes.testFailed,
+                    "\(failed.count) of \(results.count) cases failed: \(failed.map(\.suiteCase.name).joined(separator: ", "))")
+            }
+        }
+
+        /// The report's file can be created, checked before any payment runs.
+        private static func checkWritable(_ path: String) throws {
+            let directory = (path as NSString).deletingLastPathComponent
+            guard access(directory.isEmpty ? "." : directory, W_OK) == 0 else {
+                throw CLIFailure(
+                    ExitCodes.cannotCreate, "cannot write \(path): its directory is missing or not writable",
+                    code: .cannotCreateOutput)
+            }
+        }
+    }
+}
+
+/// Waits for the operator to press Enter, at most `timeout`: `false` when the time ran out or the input ended.
+enum OperatorWait {
+    /// Resumes a continuation once, from whichever of its two racers comes first.
+    private final class Once: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+
+        init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Mutex(continuation) }
+
+        func finish(_ answered: Bool) {
+            continuation.withLock { pending in
+                pending?.resume(returning: answered)
+                pending = nil
+            }
+        }
+    }
+
+    static func enter(timeout: Duration) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = Once(continuation)
+            Task { once.finish(await Terminal.readLine(prompt: "press Enter when ready: ") != nil) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                once.finish(false)
+            }
+        }
+    }
+}
