@@ -164,8 +164,8 @@ _ucube() {
 
     local -a repeating_flags=()
     local -a non_repeating_flags=(--json --trace --fast --version -h --help)
-    local -a repeating_options=()
-    local -a non_repeating_options=(--device --record --rpc-timeout --log-level)
+    local -a repeating_options=(--device)
+    local -a non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -202,9 +202,9 @@ _ucube() {
 
 _ucube_info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    non_repeating_flags=(--json --trace --fast --restart --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -221,14 +221,32 @@ _ucube_info() {
     '--log-level')
         return
         ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
     esac
 }
 
 _ucube_pay() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id --receipt-file)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --select --card --request-id --receipt-file)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -302,8 +320,8 @@ _ucube_pay() {
 _ucube_read-card() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --readers --card-timeout --card)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --readers --card-timeout --card)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -336,8 +354,8 @@ _ucube_read-card() {
 _ucube_display() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --wait-key --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -363,8 +381,8 @@ _ucube_display() {
 _ucube_choose() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --title --timeout)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -393,8 +411,8 @@ _ucube_choose() {
 _ucube_cancel() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -440,8 +458,8 @@ _ucube_history() {
 _ucube_history_list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --unresolved --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --last)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --last)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -467,8 +485,8 @@ _ucube_history_list() {
 _ucube_history_show() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --receipt --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --receipt-file)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --receipt-file)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -494,8 +512,8 @@ _ucube_history_show() {
 _ucube_history_resolve() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --status --note)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --status --note)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -547,8 +565,8 @@ _ucube_locale() {
 _ucube_locale_get() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -571,8 +589,8 @@ _ucube_locale_get() {
 _ucube_locale_set() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -595,8 +613,8 @@ _ucube_locale_set() {
 _ucube_locale_list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -619,8 +637,8 @@ _ucube_locale_list() {
 _ucube_rpc() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -658,8 +676,8 @@ _ucube_rpc() {
 _ucube_rpc_list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -682,8 +700,8 @@ _ucube_rpc_list() {
 _ucube_rpc_raw() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --in-mode --out-mode)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --in-mode --out-mode)
     __ucube_offer_flags_options 2
 
     # Offer option value completions
@@ -714,8 +732,8 @@ _ucube_rpc_raw() {
 _ucube_rpc_cancel-all() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -738,8 +756,8 @@ _ucube_rpc_cancel-all() {
 _ucube_rpc_rtc-get() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -762,8 +780,8 @@ _ucube_rpc_rtc-get() {
 _ucube_rpc_rtc-set() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -786,8 +804,8 @@ _ucube_rpc_rtc-set() {
 _ucube_rpc_get-info() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -810,8 +828,8 @@ _ucube_rpc_get-info() {
 _ucube_rpc_set-info-prod() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -834,8 +852,8 @@ _ucube_rpc_set-info-prod() {
 _ucube_rpc_set-info-field() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --power-off-timeout --speed-mode --locale --tlv)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --power-off-timeout --speed-mode --locale --tlv)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -871,8 +889,8 @@ _ucube_rpc_set-info-field() {
 _ucube_rpc_wait-card() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --readers --timeout)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --readers --timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -902,8 +920,8 @@ _ucube_rpc_wait-card() {
 _ucube_rpc_wait-card-removal() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -929,8 +947,8 @@ _ucube_rpc_wait-card-removal() {
 _ucube_rpc_card-send-apdu() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -953,8 +971,8 @@ _ucube_rpc_card-send-apdu() {
 _ucube_rpc_card-power-off() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -977,8 +995,8 @@ _ucube_rpc_card-power-off() {
 _ucube_rpc_magstripe-read() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1001,8 +1019,8 @@ _ucube_rpc_magstripe-read() {
 _ucube_rpc_get-secured-tag() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1025,8 +1043,8 @@ _ucube_rpc_get-secured-tag() {
 _ucube_rpc_get-plain-tag() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1049,8 +1067,8 @@ _ucube_rpc_get-plain-tag() {
 _ucube_rpc_display-message() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout --font --x --y --abort-keys --clear)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --timeout --font --x --y --abort-keys --clear)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -1091,8 +1109,8 @@ _ucube_rpc_display-message() {
 _ucube_rpc_display-list-box() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --title --timeout)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1121,8 +1139,8 @@ _ucube_rpc_display-list-box() {
 _ucube_rpc_display-message-ki() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1145,8 +1163,8 @@ _ucube_rpc_display-message-ki() {
 _ucube_rpc_display-message-ki-custom() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1169,8 +1187,8 @@ _ucube_rpc_display-message-ki-custom() {
 _ucube_rpc_power-off() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1193,8 +1211,8 @@ _ucube_rpc_power-off() {
 _ucube_rpc_enter-secure-session() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1217,8 +1235,8 @@ _ucube_rpc_enter-secure-session() {
 _ucube_rpc_exit-secure-session() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1241,8 +1259,8 @@ _ucube_rpc_exit-secure-session() {
 _ucube_rpc_get-key-info() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1265,8 +1283,8 @@ _ucube_rpc_get-key-info() {
 _ucube_rpc_export-public-key() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1289,8 +1307,8 @@ _ucube_rpc_export-public-key() {
 _ucube_rpc_import-public-key-cert() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1313,8 +1331,8 @@ _ucube_rpc_import-public-key-cert() {
 _ucube_rpc_import-public-key-perso-cert() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1337,8 +1355,8 @@ _ucube_rpc_import-public-key-perso-cert() {
 _ucube_rpc_install-for-load-key() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1361,8 +1379,8 @@ _ucube_rpc_install-for-load-key() {
 _ucube_rpc_load-key() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1385,8 +1403,8 @@ _ucube_rpc_load-key() {
 _ucube_rpc_install-for-load() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --signature --method --session-key)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --signature --method --session-key)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1419,8 +1437,8 @@ _ucube_rpc_install-for-load() {
 _ucube_rpc_load() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --last --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --block)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --block)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1446,8 +1464,8 @@ _ucube_rpc_load() {
 _ucube_rpc_online-pin() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1470,8 +1488,8 @@ _ucube_rpc_online-pin() {
 _ucube_rpc_simplified-online-pin() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1520,8 +1538,8 @@ _ucube_rpc_simplified-online-pin() {
 _ucube_rpc_bank-parameters-download() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1544,8 +1562,8 @@ _ucube_rpc_bank-parameters-download() {
 _ucube_rpc_bank-parameters-get() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1568,8 +1586,8 @@ _ucube_rpc_bank-parameters-get() {
 _ucube_rpc_build-candidate-list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --max-applications)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --max-applications)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1595,8 +1613,8 @@ _ucube_rpc_build-candidate-list() {
 _ucube_rpc_transaction-init() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --tip --version -h --help)
-    repeating_options=(--tags)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --aid --amount --currency --type --cashback --lang --date-time)
+    repeating_options=(--device --tags)
+    non_repeating_options=(--record --rpc-timeout --log-level --aid --amount --currency --type --cashback --lang --date-time)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1644,8 +1662,8 @@ _ucube_rpc_transaction-init() {
 _ucube_rpc_transaction-process() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=(--tags)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
+    repeating_options=(--device --tags)
+    non_repeating_options=(--record --rpc-timeout --log-level --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1698,8 +1716,8 @@ _ucube_rpc_transaction-process() {
 _ucube_rpc_transaction-finalisation() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=(--tags)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --arc --auth-status --force --issuer-auth --script1 --script2)
+    repeating_options=(--device --tags)
+    non_repeating_options=(--record --rpc-timeout --log-level --arc --auth-status --force --issuer-auth --script1 --script2)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1745,8 +1763,8 @@ _ucube_rpc_transaction-finalisation() {
 _ucube_rpc_nfc-start() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --force-online --amount-on-terminal --version -h --help)
-    repeating_options=(--tags)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --amount --currency --type --cashback --readers --timeout --date-time)
+    repeating_options=(--device --tags)
+    non_repeating_options=(--record --rpc-timeout --log-level --amount --currency --type --cashback --readers --timeout --date-time)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1795,8 +1813,8 @@ _ucube_rpc_nfc-start() {
 _ucube_rpc_nfc-complete() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=(--tags)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --arc)
+    repeating_options=(--device --tags)
+    non_repeating_options=(--record --rpc-timeout --log-level --arc)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1825,8 +1843,8 @@ _ucube_rpc_nfc-complete() {
 _ucube_decode() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --secured --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --as --context --handle)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --as --context --handle)
     __ucube_offer_flags_options -1
 
     # Offer option value completions
@@ -1860,8 +1878,8 @@ _ucube_decode() {
 _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --list-cards --print-env --version -h --help)
-    repeating_options=(--fleet-fault)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
+    repeating_options=(--device --fleet-fault)
+    non_repeating_options=(--record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1944,8 +1962,8 @@ _ucube_simulate() {
 _ucube_test() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --unattended --version -h --help)
-    repeating_options=(--case)
-    non_repeating_options=(--device --record --rpc-timeout --log-level --format --output --operator-timeout)
+    repeating_options=(--device --case)
+    non_repeating_options=(--record --rpc-timeout --log-level --format --output --operator-timeout)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -1988,9 +2006,9 @@ _ucube_test() {
 
 _ucube_shell() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --keep-going --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --script)
+    non_repeating_flags=(--json --trace --fast --restart --keep-going --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --script)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2007,6 +2025,24 @@ _ucube_shell() {
     '--log-level')
         return
         ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
     '--script')
         return
         ;;
@@ -2016,8 +2052,8 @@ _ucube_shell() {
 _ucube_scan() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --all --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout --name)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --timeout --name)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2046,8 +2082,8 @@ _ucube_scan() {
 _ucube_connect() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --list --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --timeout --tries --forget)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --timeout --tries --forget)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -2078,9 +2114,9 @@ _ucube_connect() {
 
 _ucube_mdm-register() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --status --unregister --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
+    non_repeating_flags=(--json --trace --fast --restart --status --unregister --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2105,6 +2141,24 @@ _ucube_mdm-register() {
         return
         ;;
     '--tms-timeout')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
         return
         ;;
     esac
@@ -2112,9 +2166,9 @@ _ucube_mdm-register() {
 
 _ucube_mdm-update() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --plan --all --force --firmware-only --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --file --signature)
+    non_repeating_flags=(--json --trace --fast --restart --plan --all --force --firmware-only --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --file --signature)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2139,6 +2193,24 @@ _ucube_mdm-update() {
         return
         ;;
     '--tms-timeout')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
         return
         ;;
     '--file')
@@ -2155,8 +2227,8 @@ _ucube_mdm-update() {
 _ucube_send-logs() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --force --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --output)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --output)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2193,8 +2265,8 @@ _ucube_send-logs() {
 _ucube_diagnose() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--device --record --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
     __ucube_offer_flags_options 0
 
     # Offer option value completions

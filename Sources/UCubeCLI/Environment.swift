@@ -116,6 +116,9 @@ extension Environment {
             path: "$XDG_STATE_HOME/ucube/\(LogChoices.directoryName)/\(LogChoices.currentFileName)",
             meaning: "the log, rotated at \(LogChoices.rotationSize / 1_000_000) MB into \(LogChoices.rotatedFileName(1)) … \(LogChoices.rotatedFileName(LogChoices.rotatedFileCount))"),
         File(path: "$XDG_STATE_HOME/ucube/history", meaning: "the shell's history"),
+        File(
+            path: "$XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl",
+            meaning: "a fleet run's verdicts, a terminal a line, kept until every terminal is done: the same command run again retries only the others (--run-file, --restart)"),
         File(path: "$XDG_STATE_HOME/ucube/downloads/", meaning: "binaries `ucube mdm-update` downloads, deleted after the run"),
         File(path: "$XDG_STATE_HOME/ucube/simulator/", meaning: "the built-in simulator's device state ($UCUBE_SIM_HOME)"),
         File(

@@ -45,6 +45,10 @@ have (both are printed)
 warnings alone exit 0)
   17  test: at least one case of the suite failed (TAP `not ok` or a JUnit
 failure says which, expected against got)
+  18  a fleet run (--device repeated, --devices): at least one terminal failed
+or was not started (--max-failures); each terminal's verdict is in the JSON
+lines, the summary and --junit, and the same command run again retries only
+those
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
@@ -89,6 +93,7 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   15  replay-diverged
   16  blocking
   17  test-failed
+  18  fleet-failed
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
   65  bad-suite, data
@@ -134,6 +139,9 @@ never clear card data
   $XDG_STATE_HOME/ucube/logs/messages.log  the log, rotated at 2 MB into
 messages.1.log … messages.5.log
   $XDG_STATE_HOME/ucube/history  the shell's history
+  $XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl  a fleet run's verdicts, a
+terminal a line, kept until every terminal is done: the same command run again
+retries only the others (--run-file, --restart)
   $XDG_STATE_HOME/ucube/downloads/  binaries `ucube mdm-update` downloads,
 deleted after the run
   $XDG_STATE_HOME/ucube/simulator/  the built-in simulator's device state
@@ -147,7 +155,7 @@ cancel` reaches a running `ucube pay`
   $XDG_RUNTIME_DIR/ucube/lock-DEVICE  the lock one process holds while it uses
 the terminal (flock; released by the kernel when it ends)
 
-USAGE: ucube [--device <device>] [--json] [--trace] [--record <file>] [--fast] [--rpc-timeout <seconds>] [--log-level <levels>] <subcommand>
+USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fast] [--rpc-timeout <seconds>] [--log-level <levels>] <subcommand>
 
 OPTIONS:
   --device <device>       The terminal: sim (built-in simulator),
@@ -155,7 +163,9 @@ OPTIONS:
                           ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL],
                           replay:FILE (a recording), or a name remembered by
                           `ucube connect`. Default: $UCUBE_DEVICE, else the
-                          remembered default, else sim.
+                          remembered default, else sim. info, mdm-register,
+                          mdm-update and shell --script take it more than once:
+                          a fleet run.
   --json                  Print results as JSON on stdout.
   --trace                 Hex-dump every frame sent and received on stderr.
   --record <file>         Record the session into FILE: the command line and

@@ -109,10 +109,16 @@ enum FleetDevices {
             throw CLIFailure(ExitCodes.usage, "cannot read the devices file \(expanded)")
         }
         defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: FleetChoices.maximumFileSize + 1)) ?? nil
-        guard let data, data.count <= FleetChoices.maximumFileSize else {
-            throw CLIFailure(
-                ExitCodes.usage, "the devices file \(expanded) is \(data == nil ? "unreadable" : "over \(FleetChoices.maximumFileSize) bytes")")
+        // `read` answers nil at the end of the file: an empty file.
+        let read: Data?
+        do {
+            read = try handle.read(upToCount: FleetChoices.maximumFileSize + 1)
+        } catch {
+            throw CLIFailure(ExitCodes.usage, "cannot read the devices file \(expanded): \(Environment.posixCause(error))")
+        }
+        let data = read ?? Data()
+        guard data.count <= FleetChoices.maximumFileSize else {
+            throw CLIFailure(ExitCodes.usage, "the devices file \(expanded) is over \(FleetChoices.maximumFileSize) bytes")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw CLIFailure(ExitCodes.usage, "the devices file \(expanded) is not UTF-8 text")

@@ -103,7 +103,7 @@ struct FleetRunFile {
             throw CLIFailure(ExitCodes.ioError, "cannot read the run file \(path)", hint: "--restart ignores it")
         }
         defer { try? handle.close() }
-        guard let read = try? handle.read(upToCount: FleetChoices.maximumFileSize + 1), read.count <= FleetChoices.maximumFileSize else {
+        guard let read = try? handle.read(upToCount: FleetChoices.maximumFileSize + 1) ?? Data(), read.count <= FleetChoices.maximumFileSize else {
             throw CLIFailure(ExitCodes.ioError, "the run file \(path) is unreadable or over \(FleetChoices.maximumFileSize) bytes", hint: "--restart ignores it")
         }
         return Self.parse(Array(read))

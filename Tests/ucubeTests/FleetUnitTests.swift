@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+@testable import UCubeCLI
+
+/// The pure parts of a fleet run: the run file's key and lines, and the JUnit report's cases and escaping.
+struct FleetUnitTests {
+    @Test func theRunFileKeyIgnoresTheOptionsThatOnlyChangeHowTheRunGoes() {
+        let base = ["mdm-update", "--devices", "fleet.txt", "--all"]
+        let key = FleetRunFile.key(base)
+        #expect(key.count == 16)
+        #expect(FleetRunFile.key(base + ["--parallel", "4", "--json", "--restart"]) == key)
+        #expect(FleetRunFile.key(["--max-failures=3"] + base + ["--junit", "out.xml", "--run-file", "r"]) == key)
+        #expect(FleetRunFile.key(["mdm-update", "--devices", "other.txt", "--all"]) != key)
+        #expect(FleetRunFile.key(["mdm-update", "--devices", "fleet.txt"]) != key, "--all changes what is done")
+    }
+
+    @Test func theRunFileKeepsEachDevicesLastReadableVerdict() throws {
+        var first = FleetVerdict.failed("tcp://a:1", CLIFailure(ExitCodes.timeout, "no answer"), seconds: 2)
+        first.at = "2026-11-24T10:00:00Z"
+        let second = FleetVerdict.ok("tcp://a:1", seconds: 1)
+        let other = FleetVerdict.ok("tcp://b:2", seconds: 1)
+        let encoder = JSONEncoder()
+        var bytes: [UInt8] = []
+        for verdict in [first, other, second] {
+            bytes += Array(try encoder.encode(verdict)) + [0x0A]
+        }
+        bytes += Array(#"{"device":"tcp://c:3","result":"ok""#.utf8) + [0x0A]  // cut short by a kill: ignored
+        bytes += Array("not json\n".utf8)
+        let verdicts = FleetRunFile.parse(bytes)
+        #expect(verdicts.keys.sorted() == ["tcp://a:1", "tcp://b:2"])
+        #expect(verdicts["tcp://a:1"]?.result == .ok)
+        #expect(verdicts.values.allSatisfy { $0.earlier })
+    }
+
+    @Test func junitCasesArePerItemForUpdatesAndPerDeviceOtherwise() {
+        var update = FleetVerdict.failed("tcp://a:1", CLIFailure(ExitCodes.updateFailed, "1 of 2 items not installed"), seconds: 3)
+        update.items = [
+            FleetVerdict.Item(item: "SVPP firmware", result: "installed", seconds: 2),
+            FleetVerdict.Item(item: "ICC EMV configuration", result: "failed", error: "refused (-910)"),
+        ]
+        let link = FleetVerdict.failed("tcp://b:2", CLIFailure(ExitCodes.link, "connection refused"), seconds: 0.1)
+        var earlier = FleetVerdict.ok("tcp://c:3", seconds: 1)
+        earlier.earlier = true
+        let skipped = FleetVerdict.notStarted("tcp://d:4", because: "not started: 2 terminals failed (--max-failures 2)")
+        let cases = JUnitReport.cases(command: "mdm-update", verdicts: [update, link, earlier, skipped])
+        #expect(cases.map(\.name) == ["SVPP firmware", "ICC EMV configuration", "mdm-update", "mdm-update", "mdm-update"])
+        #expect(cases[0].outcome == .passed(note: nil))
+        #expect(cases[1].outcome == .failed(type: "failed", message: "refused (-910)"))
+        #expect(cases[2].outcome == .failed(type: "link", message: "connection refused"))
+        #expect(cases[3].outcome == .passed(note: "done in an earlier run of this command (run file)"))
+        #expect(cases[4].outcome == .skipped(message: "not started: 2 terminals failed (--max-failures 2)"))
+    }
+
+    @Test func junitIsWellFormedWhateverTheMessagesHold() throws {
+        let nasty = FleetVerdict.failed(
+            "tcp://<a>&\"b\":1", CLIFailure(ExitCodes.protocolError, "bad bytes \u{01}\u{1B}[31m <x/> & 'q'"), seconds: 0.5)
+        let xml = JUnitReport.xml(command: "info", verdicts: [nasty, .ok("sim", seconds: 0.2)], timestamp: Date(timeIntervalSince1970: 0), seconds: 1)
+        let document = try XMLDocument(xmlString: xml)
+        let failure = try #require(try document.nodes(forXPath: "//failure").first as? XMLElement)
+        #expect(failure.attribute(forName: "message")?.stringValue == "bad bytes \u{FFFD}\u{FFFD}[31m <x/> & 'q'")
+        let suite = try #require(try document.nodes(forXPath: "//testsuite").first as? XMLElement)
+        #expect(suite.attribute(forName: "tests")?.stringValue == "2")
+        #expect(suite.attribute(forName: "failures")?.stringValue == "1")
+        #expect(try document.nodes(forXPath: "//testcase/@classname").map(\.stringValue) == ["tcp://<a>&\"b\":1", "sim"])
+    }
+
+    @Test func aCommandsJSONResultGivesTheSummaryItsDetail() throws {
+        let info = try #require(JSONOutput.Value.parse(#"{"response":{"serialNumber":"202401001","firmwareVersion":"6.0.0.54"}}"#))
+        #expect(DeviceCapture.detail(of: info) == "serial 202401001, firmware 6.0.0.54")
+        let register = try #require(JSONOutput.Value.parse(#"{"serial":"202401002","registered":true}"#))
+        #expect(DeviceCapture.detail(of: register) == "serial 202401002 registered")
+        #expect(JSONOutput.Value.parse("serial number: 1") == nil)
+        #expect(JSONOutput.Value.parse(#"{"a":[1,2.5,true,null,"x"]}"#)?.line == #"{"a":[1,2.5,true,null,"x"]}"#)
+    }
+}
