@@ -12,12 +12,9 @@ cd "$(dirname "$0")/.."
 
 command -v hyperfine >/dev/null || { echo "startup.sh: needs hyperfine: Scripts/setup.sh --bench" >&2; exit 1; }
 
-if [ $# -ge 1 ]; then
-    ucube=$(realpath "$1")
-else
-    make --no-print-directory build
-    ucube=$(realpath .build/install/ucube)
-fi
+# shellcheck source=Benchmarks/lib.sh
+source Benchmarks/lib.sh
+ucube=$(bench_ucube "$@")
 
 work=$(mktemp -d)
 # The runtime directory (link session, lock, control socket) on a tmpfs, as $XDG_RUNTIME_DIR is on a systemd

@@ -382,54 +382,22 @@ enum SuiteReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func junit(_ results: [SuiteResult], suite: String, timestamp: String) -> String {
-        let failures = results.filter { !$0.passed }.count
-        let total = results.reduce(0) { $0 + $1.seconds }
-        let name = xml(LogScrubber.scrub(suite))
-        var lines = [
-            #"<?xml version="1.0" encoding="UTF-8"?>"#,
-            #"<testsuites name="\#(name)" tests="\#(results.count)" failures="\#(failures)" errors="0" time="\#(seconds(total))">"#,
-            #"  <testsuite name="\#(name)" tests="\#(results.count)" failures="\#(failures)" errors="0" skipped="0" time="\#(seconds(total))" timestamp="\#(timestamp)">"#,
-        ]
-        for result in results {
-            let open = #"    <testcase name="\#(xml(LogScrubber.scrub(result.suiteCase.name)))" classname="\#(name)" time="\#(seconds(result.seconds))""#
-            guard !result.passed else {
-                lines.append(open + "/>")
-                continue
-            }
-            lines.append(open + ">")
+    static func junit(_ results: [SuiteResult], suite: String, timestamp: Date) -> String {
+        let name = LogScrubber.scrub(suite)
+        let cases = results.map { result in
             var body = ["card: \(result.suiteCase.card)"]
             body += expectedFields(result.suiteCase.expect).map { "expected \($0.0): \($0.1)" }
             body += gotFields(result.observation).map { "got \($0.0): \($0.1)" }
             if let reason = result.observation.reason { body.append("reason: \(reason)") }
-            lines.append(
-                #"      <failure message="\#(xml(LogScrubber.scrub(summary(result))))" type="mismatch">\#(xml(LogScrubber.scrub(body.joined(separator: "\n"))))</failure>"#)
-            lines.append("    </testcase>")
+            return JUnitReport.Case(
+                classname: name, name: LogScrubber.scrub(result.suiteCase.name), seconds: result.seconds,
+                outcome: result.passed
+                    ? .passed(note: nil)
+                    : .failed(
+                        type: "mismatch", message: LogScrubber.scrub(summary(result)),
+                        detail: LogScrubber.scrub(body.joined(separator: "\n"))))
         }
-        lines.append("  </testsuite>")
-        lines.append("</testsuites>")
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
-
-    /// Text for an XML attribute or element: the five predefined entities, and characters XML 1.0 cannot carry
-    /// dropped.
-    static func xml(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\t": out += "&#9;"
-            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: continue
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        return JUnitReport.document(
+            name: name, cases: cases, timestamp: timestamp, seconds: results.reduce(0) { $0 + $1.seconds })
     }
 }

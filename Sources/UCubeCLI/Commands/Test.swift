@@ -61,7 +61,7 @@ extension UCube {
             try Environment.requireStateDirectory()
             if let output { try Self.checkWritable(output) }
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
-            let timestamp = ISO8601DateFormatter().string(from: Date())
+            let timestamp = Date()
             var results: [SuiteResult] = []
             for (index, suiteCase) in selected.enumerated() {
                 let scenario = loaded.scenario(for: suiteCase)

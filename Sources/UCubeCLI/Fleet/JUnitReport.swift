@@ -1,6 +1,6 @@
 import Foundation
 
-/// A fleet run's verdicts as JUnit XML, the format GitLab, Jenkins and most CI systems read: one `testsuite` for
+/// JUnit XML, for fleet runs and `ucube test`. A fleet run's verdicts, the format GitLab, Jenkins and most CI systems read: one `testsuite` for
 /// the run, a `testcase` per terminal (classname the device), or per item for mdm-update (classname the device, name
 /// the item). A terminal never started is `skipped`; one done in an earlier run of the same command passes, saying so.
 enum JUnitReport {
@@ -10,7 +10,8 @@ enum JUnitReport {
         let seconds: Double
         enum Outcome: Equatable {
             case passed(note: String?)
-            case failed(type: String, message: String)
+            /// `detail`: the failure's text when it says more than its one-line message.
+            case failed(type: String, message: String, detail: String? = nil)
             case skipped(message: String)
         }
         let outcome: Outcome
@@ -45,12 +46,16 @@ enum JUnitReport {
         }
     }
 
-    /// The XML document.
+    /// The XML document of a fleet run.
     static func xml(command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double) -> String {
-        let cases = cases(command: command, verdicts: verdicts)
+        document(name: "ucube \(command)", cases: cases(command: command, verdicts: verdicts), timestamp: timestamp, seconds: seconds)
+    }
+
+    /// A JUnit document: `testsuites` holding one `testsuite` named `name` with `cases` (fleet runs, `ucube test`).
+    static func document(name: String, cases: [Case], timestamp: Date, seconds: Double) -> String {
         let failures = cases.filter { if case .failed = $0.outcome { true } else { false } }.count
         let skipped = cases.filter { if case .skipped = $0.outcome { true } else { false } }.count
-        let name = escape("ucube \(command)")
+        let name = escape(name)
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time(seconds))\""
         let stamp = ISO8601DateFormatter().string(from: timestamp)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -65,8 +70,8 @@ enum JUnitReport {
                 } else {
                     out += open + "/>\n"
                 }
-            case .failed(let type, let message):
-                out += open + ">\n      <failure type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(message))</failure>\n    </testcase>\n"
+            case .failed(let type, let message, let detail):
+                out += open + ">\n      <failure type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(detail ?? message))</failure>\n    </testcase>\n"
             case .skipped(let message):
                 out += open + ">\n      <skipped message=\"\(escape(message))\"/>\n    </testcase>\n"
             }
@@ -75,8 +80,9 @@ enum JUnitReport {
         return out
     }
 
-    /// Text for an XML attribute or element: the five entities escaped, and characters XML 1.0 cannot carry (C0
-    /// controls but tab and newline, lone surrogates, U+FFFE/FFFF) replaced by U+FFFD.
+    /// Text for an XML attribute or element: the five entities escaped, tab and newline as character references (an
+    /// attribute keeps them), and characters XML 1.0 cannot carry (other C0 controls, U+FFFE, U+FFFF) replaced by
+    /// U+FFFD.
     static func escape(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
@@ -86,7 +92,8 @@ enum JUnitReport {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
-            case "\t", "\n": out.unicodeScalars.append(scalar)
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
             case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
                 out += "\u{FFFD}"
             default: out.unicodeScalars.append(scalar)
