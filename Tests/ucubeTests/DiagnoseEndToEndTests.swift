@@ -251,9 +251,9 @@ extension UCubeSandbox {
         for (days, code) in [(1, "tms-certificate-expiring"), (-1, "tms-certificate-expired")] {
             let key = sandbox.directory.appendingPathComponent("key.pem").path
             let cert = sandbox.directory.appendingPathComponent("cert.pem").path
-            try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=\(serial)"])
-            if days < 1 { try openssl(["x509", "-in", cert, "-signkey", key, "-days", "\(days)", "-out", cert]) }
-            try openssl(["pkcs12", "-export", "-inkey", key, "-in", cert, "-out", tms.appendingPathComponent("\(serial).p12").path, "-passout", "pass:gmxsas"])
+            try await openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=\(serial)"])
+            if days < 1 { try await openssl(["x509", "-in", cert, "-signkey", key, "-days", "\(days)", "-out", cert]) }
+            try await openssl(["pkcs12", "-export", "-inkey", key, "-in", cert, "-out", tms.appendingPathComponent("\(serial).p12").path, "-passout", "pass:gmxsas"])
             let result = try await sandbox.diagnose()
             #expect(result.run.status == 0, "\(result.run.stdout)\(result.run.stderr)")
             #expect(result.severity("tms", "registered") == "ok", "\(result.findings)")
@@ -266,14 +266,15 @@ extension UCubeSandbox {
         }
     }
 
-    private func openssl(_ arguments: [String]) throws {
+    /// The openssl tool, waited for off the cooperative pool (`Process.exit`).
+    private func openssl(_ arguments: [String]) async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         p.arguments = arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        p.waitUntilExit()
+        _ = await p.exit()
         guard p.terminationStatus == 0 else { throw SandboxError(message: "openssl \(arguments.joined(separator: " ")) failed") }
     }
 

@@ -46,7 +46,7 @@ struct FleetUnitTests {
         let link = FleetVerdict.failed("tcp://b:2", CLIFailure(ExitCodes.link, "connection refused"), seconds: 0.1)
         var earlier = FleetVerdict.ok("tcp://c:3", seconds: 1)
         earlier.earlier = true
-        let skipped = FleetVerdict.notStarted("tcp://d:4", because: "not started: 2 terminals failed (--max-failures 2)")
+        let skipped = FleetVerdict.notStarted("tcp://d:4", because: "2 terminals failed (--max-failures 2)")
         let cases = JUnitReport.cases(command: "mdm-update", verdicts: [update, link, earlier, skipped])
         #expect(cases.map(\.name) == ["SVPP firmware", "ICC EMV configuration", "mdm-update", "mdm-update", "mdm-update"])
         #expect(cases[0].outcome == .passed(note: nil))

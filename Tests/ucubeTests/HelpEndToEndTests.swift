@@ -39,7 +39,7 @@ import Testing
         let run = try await UCubeSandbox().run(["shell"], input: "help\n", timeout: .seconds(30))
         #expect(run.status == 0, "exit \(run.status): \(run.stderr.suffix(500))")
         #expect(run.stdout.components(separatedBy: "Shell commands:").count == 2, "the overview once: \(run.stdout.prefix(2000))")
-        #expect(run.stdout.contains("USAGE: ucube [--device <device>]"), "then the CLI's help")
+        #expect(run.stdout.contains("USAGE: ucube [--device <device> ...]"), "then the CLI's help")
         for builtin in ShellBuiltin.allCases {
             #expect(run.stdout.contains(builtin.usage), "\(builtin)")
         }

@@ -49,7 +49,7 @@ import Testing
 
         // The terminal goes away: the next command fails with a link error, and the shell says so and goes on.
         first.terminate()
-        first.waitUntilExit()
+        _ = await first.exit()
         send("info")
         #expect(try await stderr.wait(for: "ucube: "), "\(stderr.all)")
 

@@ -133,7 +133,7 @@ import FoundationXML
         let (simulator, port) = try await sandbox.startSimulator(["--suite", path, "--suite-card", "late-pin"])
         let run = try await sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "test", path, "--unattended"])
         simulator.terminate()
-        simulator.waitUntilExit()
+        _ = await simulator.exit()
         #expect(run.status == 0, "exit \(run.status): \(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("ok 1 - served\n"))
         #expect(run.stderr.contains("case 1/1 served: insert test card 7"))

@@ -121,16 +121,16 @@ struct FleetRun: Sendable {
                 }
                 if verdict.result == .failed { failures += 1 }
                 if let maxFailures, failures >= maxFailures, stopReason == nil {
-                    stopReason = "not started: \(failures) terminal\(failures == 1 ? "" : "s") failed (--max-failures \(maxFailures))"
+                    stopReason = "\(failures) terminal\(failures == 1 ? "" : "s") failed (--max-failures \(maxFailures))"
                 }
                 if stopping.isSet || Task.isCancelled, stopReason == nil {
-                    stopReason = "not started: the run was interrupted"
+                    stopReason = "the run was interrupted"
                 }
                 if stopReason == nil { _ = startNext() }
             }
         }
         while let device = next.next() {
-            let verdict = FleetVerdict.notStarted(device, because: stopReason ?? "not started")
+            let verdict = FleetVerdict.notStarted(device, because: stopReason ?? "the run ended first")
             reporter.ended(verdict)
             verdicts.append(verdict)
         }

@@ -23,7 +23,7 @@ enum JUnitReport {
             let note = verdict.earlier ? "done in an earlier run of this command (run file)" : nil
             switch verdict.result {
             case .notStarted:
-                return [Case(classname: verdict.device, name: command, seconds: 0, outcome: .skipped(message: verdict.message ?? "not started"))]
+                return [Case(classname: verdict.device, name: command, seconds: 0, outcome: .skipped(message: "not started: " + (verdict.message ?? "the run ended first")))]
             case .ok, .failed:
                 var cases = verdict.items.map { item in
                     Case(
