@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import UCubeLog
 
@@ -67,8 +68,16 @@ enum Console {
 struct DeviceOutput: Sendable {
     @TaskLocal static var current: DeviceOutput?
 
+    /// The terminal, as the run names it.
+    let device: String
     let stdout: @Sendable (String) -> Void
     let stderr: @Sendable (String) -> Void
+
+    /// `device=…` on every log line written for a fleet run's terminal, so the log of twenty terminals at once can be
+    /// told apart.
+    static let logMetadata = Logger.MetadataProvider {
+        current.map { ["device": .string($0.device)] } ?? [:]
+    }
 }
 
 /// `--json`'s error object, one line on stdout:

@@ -141,7 +141,7 @@ struct UCube: AsyncParsableCommand {
         }
         LogSystem.bootstrap(
             directory: Environment.logDirectory, levels: globals?.logLevels ?? LogLevels(),
-            mirrorToStderr: globals?.logLevel != nil)
+            mirrorToStderr: globals?.logLevel != nil, metadata: DeviceOutput.logMetadata)
         Logger(layer: .api).info("ucube \(arguments.joined(separator: " "))")
         return globals
     }

@@ -9,7 +9,10 @@ public enum LogSystem {
 
     /// Sends every logger to `directory/messages.log` (and to stderr when `mirrorToStderr`) at `levels`. Idempotent:
     /// a second call keeps the first directory and mirror choice and only applies the new levels.
-    public static func bootstrap(directory: String, levels: LogLevels, mirrorToStderr: Bool) {
+    /// `metadata`: what every line adds from its context (a fleet run names the terminal it was logged for).
+    public static func bootstrap(
+        directory: String, levels: LogLevels, mirrorToStderr: Bool, metadata: Logger.MetadataProvider? = nil
+    ) {
         lock.lock()
         defer { lock.unlock() }
         if let state {
@@ -19,11 +22,15 @@ public enum LogSystem {
         let file = LogFile(directory: directory)
         let source = LogLevelSource(levels)
         state = (file, source, mirrorToStderr)
-        LoggingSystem.bootstrap { label in
-            let fileHandler = RotatingFileLogHandler(label: label, file: file, levels: source)
-            guard mirrorToStderr else { return fileHandler }
-            return MultiplexLogHandler([fileHandler, StandardErrorLogHandler(label: label, levels: source)])
-        }
+        LoggingSystem.bootstrap(
+            { label, provider in
+                var fileHandler = RotatingFileLogHandler(label: label, file: file, levels: source)
+                fileHandler.metadataProvider = provider
+                guard mirrorToStderr else { return fileHandler }
+                var stderrHandler = StandardErrorLogHandler(label: label, levels: source)
+                stderrHandler.metadataProvider = provider
+                return MultiplexLogHandler([fileHandler, stderrHandler])
+            }, metadataProvider: metadata)
     }
 
     /// The levels in force (nil before `bootstrap`); setting them changes every logger (`set log-level`).

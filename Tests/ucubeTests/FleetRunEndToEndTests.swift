@@ -128,6 +128,11 @@ import FoundationXML
         #expect(run.stderr.contains("not started"), "\(run.stderr)")
         let report = try Self.junitCounts(junit)
         #expect(report.tests == 6 && report.failures == 2 && report.skipped == 4, "\(report)")
+        // The log names the terminal of each line the run wrote for one.
+        let log = try String(contentsOf: sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log"), encoding: .utf8)
+        for device in fleet.devices[0..<2] {
+            #expect(log.contains("device=\(device)"), "\(log.suffix(2000))")
+        }
 
         // Without the limit, and with --restart: every terminal is tried; the text summary names each.
         let all = try await sandbox.run(["--rpc-timeout", "1", "info", "--devices", fleet.file, "--restart"], timeout: .seconds(60))

@@ -207,7 +207,7 @@ final class DeviceCapture: Sendable {
     }
 
     var output: DeviceOutput {
-        DeviceOutput(stdout: { [self] in stdout($0) }, stderr: { [self] in reporter.stderr(device, $0) })
+        DeviceOutput(device: device, stdout: { [self] in stdout($0) }, stderr: { [self] in reporter.stderr(device, $0) })
     }
 
     var items: [FleetVerdict.Item] { state.withLock { $0.items } }
