@@ -43,6 +43,29 @@ import UCubeProtocol
         }
     }
 
+    /// A fleet run's run file and devices file, as a fleet run reads them: each verdict decoded, written back (it
+    /// reads the same again), shown in the table and the JUnit report, whose text never carries markup or a control
+    /// character from the file; each device line checked.
+    public static func fleetFiles(_ data: Data) {
+        let encoder = JSONEncoder()
+        for verdict in FleetRunFile.parse(Array(data)).values {
+            if let line = try? encoder.encode(verdict) {
+                let again = FleetRunFile.parse(Array(line))
+                precondition(again[verdict.device]?.result == verdict.result, "a verdict written back reads otherwise")
+            }
+            _ = FleetReporter.table([verdict])
+            for testCase in JUnitReport.cases(command: "fuzz", verdicts: [verdict]) {
+                for text in [testCase.classname, testCase.name] {
+                    let escaped = JUnitReport.escape(text)
+                    precondition(
+                        !escaped.unicodeScalars.contains { $0 == "<" || $0 == ">" || $0 == "\"" || $0.value < 0x20 },
+                        "unescaped markup in the JUnit report")
+                }
+            }
+        }
+        _ = try? FleetDevices.list(given: [], file: "fuzz", text: String(decoding: data, as: UTF8.self))
+    }
+
     // MARK: The control socket
 
     /// A request arriving in the pieces `cuts` gives (offsets into `bytes`), as the holder's `LineHandler` reads

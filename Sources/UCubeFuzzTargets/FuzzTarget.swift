@@ -79,6 +79,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             CLIFuzzSurface.sessionFile(data)
             CLIFuzzSurface.rememberedDevices(data)
             CLIFuzzSurface.recording(data)
+            CLIFuzzSurface.fleetFiles(data)
         case .controlSocket:
             // Byte 0: how many cuts; then one byte each; the rest is what the peer sent.
             let count = bytes.first.map { Int($0 % 8) } ?? 0

@@ -66,13 +66,19 @@ enum FleetChoices {
 enum FleetDevices {
     /// The list, or a usage error naming the file and line of a bad entry or a terminal named twice.
     static func list(given: [String], file: String?) throws(CLIFailure) -> [String] {
+        var text: String? = nil
+        if let file { text = try read(file) }
+        return try list(given: given, file: file, text: text)
+    }
+
+    /// The list from `--device` values and a devices file's `text` (named `file` in messages): pure.
+    static func list(given: [String], file: String?, text: String?) throws(CLIFailure) -> [String] {
         var entries = given.map { ($0, "--device") }
-        if let file {
-            let text = try read(file)
+        if let text {
             for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespaces.union(["\r"]))
                 if line.isEmpty || line.hasPrefix("#") { continue }
-                entries.append((line, "\(file):\(index + 1)"))
+                entries.append((line, "\(file ?? "devices"):\(index + 1)"))
             }
         }
         guard !entries.isEmpty else {
