@@ -155,8 +155,9 @@ public struct Recording: Sendable, Equatable {
         while let (index, raw) = lines.next() {
             let number = index + 1
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
-            if line.isEmpty || line.hasPrefix("#") { continue }
             let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
+            // A blank line (spaces only: found by the state-files fuzz target, which trapped on `words[0]`), a comment.
+            guard let kind = words.first, !kind.hasPrefix("#") else { continue }
             guard sawMagic else {
                 guard words.count == 2, words[0] == Self.magic else {
                     throw RecordingError(line: number, "not a ucube recording (it starts with '\(Self.magic) 1')")
@@ -167,7 +168,7 @@ public struct Recording: Sendable, Equatable {
                 sawMagic = true
                 continue
             }
-            switch words[0] {
+            switch kind {
             case "command":
                 command = String(line.dropFirst("command".count).drop { $0 == " " })
             case "link":
@@ -176,7 +177,7 @@ public struct Recording: Sendable, Equatable {
                 guard !links.isEmpty else { throw RecordingError(line: number, "a record before any 'link' line") }
                 links[links.count - 1].events.append(try Self.parseEvent(line, line: number))
             default:
-                throw RecordingError(line: number, "unknown record '\(words[0])'")
+                throw RecordingError(line: number, "unknown record '\(kind)'")
             }
         }
         guard sawMagic else { throw RecordingError(line: 0, "not a ucube recording: it is empty") }
