@@ -6,6 +6,7 @@ import FoundationXML
 #endif
 
 @testable import UCubeCLI
+import UCubeLink
 
 /// The pure parts of a fleet run: the run file's key and lines, and the JUnit report's cases and escaping.
 struct FleetUnitTests {
@@ -67,6 +68,41 @@ struct FleetUnitTests {
         #expect(suite.attribute(forName: "tests")?.stringValue == "2")
         #expect(suite.attribute(forName: "failures")?.stringValue == "1")
         #expect(try document.nodes(forXPath: "//testcase/@classname").map(\.stringValue) == ["tcp://<a>&\"b\":1", "sim"])
+    }
+
+    /// Bluetooth connects take turns, first come first served, and a failed one passes the turn on.
+    @Test func bluetoothConnectsTakeTurns() async throws {
+        final class Overlap: @unchecked Sendable {
+            private let lock = NSLock()
+            private var inside = 0
+            private(set) var most = 0
+            private(set) var order: [Int] = []
+            func enter(_ i: Int) { lock.withLock { inside += 1; most = max(most, inside); order.append(i) } }
+            func leave() { lock.withLock { inside -= 1 } }
+        }
+        let gate = BluetoothConnectGate()
+        let overlap = Overlap()
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for i in 0..<8 {
+                group.addTask {
+                    do {
+                        return try await gate.serialized { () async throws(LinkError) -> Bool in
+                            overlap.enter(i)
+                            try? await Task.sleep(for: .milliseconds(5))
+                            overlap.leave()
+                            if i % 3 == 0 { throw LinkError(.connectFailed, "no terminal") }
+                            return true
+                        }
+                    } catch {
+                        return false
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(overlap.most == 1)
+        #expect(overlap.order.count == 8)
+        #expect(results.filter { $0 }.count == 5)
     }
 
     @Test func aCommandsJSONResultGivesTheSummaryItsDetail() throws {
