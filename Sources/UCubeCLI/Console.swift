@@ -41,10 +41,18 @@ enum Console {
 
     /// Called by `JSONOutput.print`: the command's result is on stdout as a JSON document, so a failure after it
     /// (a declined payment, a terminal status) adds no second document.
-    static func noteResult() { state.withLock { $0.wroteResult = true } }
+    /// A fleet run's terminal prints its result into the run's events: the run's own failure still gets its object.
+    static func noteResult() {
+        guard DeviceOutput.current == nil else { return }
+        state.withLock { $0.wroteResult = true }
+    }
 
-    /// Starts a command's output afresh (the shell runs many in one process).
-    static func beginCommand() { state.withLock { $0.wroteResult = false } }
+    /// Starts a command's output afresh (the shell runs many in one process; a fleet run's shells leave the run's
+    /// own state alone).
+    static func beginCommand() {
+        guard DeviceOutput.current == nil else { return }
+        state.withLock { $0.wroteResult = false }
+    }
 
     /// Prints `failure`: `ucube: error: MESSAGE`, `hint: HINT` (and `detail: …` when `showDetail`) on stderr (unless
     /// the caller printed ArgumentParser's own text with the usage); with `json`, also the error object on stdout

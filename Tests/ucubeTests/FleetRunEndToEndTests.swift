@@ -70,6 +70,8 @@ import FoundationXML
         #expect(registered.count == 20)
         #expect(registered.filter { $0.value["result"] as? String == "ok" }.count == 19, "\(register.stdout)")
         #expect(registered[fleet.devices[10]]?["exitName"] as? String == "timeout")
+        // Each terminal's result is an event of the run; the run's own failure still ends stdout as its error object.
+        #expect((Self.events(register.stdout).last?["error"] as? [String: Any])?["code"] as? String == "fleet-failed", "\(register.stdout.suffix(500))")
 
         // The update: 17 and 3, in the JSON lines and the JUnit report.
         let junit = sandbox.directory.appendingPathComponent("update.xml").path
@@ -125,6 +127,8 @@ import FoundationXML
         #expect(Set(ends.filter { $0.value["result"] as? String == "failed" }.keys) == Set(fleet.devices[0..<2]))
         #expect(Set(ends.filter { $0.value["result"] as? String == "not-started" }.keys) == Set(fleet.devices[2...]))
         #expect(Self.events(run.stdout).filter { $0["event"] as? String == "start" }.count == 2)
+        // The terminals' results are events of the run; the run's own failure still ends stdout as its error object.
+        #expect((Self.events(run.stdout).last?["error"] as? [String: Any])?["code"] as? String == "fleet-failed", "\(run.stdout.suffix(500))")
         #expect(run.stderr.contains("not started"), "\(run.stderr)")
         let report = try Self.junitCounts(junit)
         #expect(report.tests == 6 && report.failures == 2 && report.skipped == 4, "\(report)")
