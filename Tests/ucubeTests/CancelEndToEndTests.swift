@@ -31,21 +31,28 @@ import UCubeProtocol
 
     @Test func cancelAfterAnNFCReadIsTooLate() async throws {
         let sandbox = try UCubeSandbox()
-        // The BLE link model makes each exchange take tens of milliseconds, so the payment is still running when
-        // the cancel arrives after the contactless read.
+        // The BLE link model makes each exchange take tens of milliseconds, so the payment is usually still running
+        // when the cancel arrives after the contactless read. On a loaded machine the cancel process can start after
+        // the payment has ended ("no payment was running"): that attempt proves nothing, and the scenario runs again.
+        // Either way the payment is APPROVED; at least one cancel must reach it, and be refused as too late.
         let (server, port) = try await sandbox.startSimulator(["--card", "mc-contactless-online", "--link-model", "ble"])
         defer { server.terminate() }
         let device = "tcp://127.0.0.1:\(port)"
-        let pay = try sandbox.startCapturing(["--device", device, "pay", "10", "--readers", "nfc", "--events"])
-        _ = await UCubeSandbox.readUntil(pay.stderr, contains: "CARD_READ_END")
+        var reachedThePayment = false
+        for _ in 0..<5 where !reachedThePayment {
+            let pay = try sandbox.startCapturing(["--device", device, "pay", "10", "--readers", "nfc", "--events"])
+            _ = await UCubeSandbox.readUntil(pay.stderr, contains: "CARD_READ_END")
 
-        let cancel = try await sandbox.run(["--device", device, "cancel"])
-        #expect(cancel.status == 14, "\(cancel.stdout)\(cancel.stderr)")
-        #expect(cancel.stdout.contains("too late"))
-
-        #expect(await pay.process.exit() == 0)
-        let out = String(decoding: pay.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(out.contains("status: APPROVED"))
+            let cancel = try await sandbox.run(["--device", device, "cancel"])
+            #expect(await pay.process.exit() == 0)
+            let out = String(decoding: pay.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(out.contains("status: APPROVED"))
+            if cancel.status == 0 && cancel.stdout.contains("no payment was running") { continue }
+            reachedThePayment = true
+            #expect(cancel.status == 14, "\(cancel.stdout)\(cancel.stderr)")
+            #expect(cancel.stdout.contains("too late"))
+        }
+        #expect(reachedThePayment, "in five attempts, no cancel arrived while the payment ran")
     }
 
     @Test func cancelWithNoPaymentResetsTheTerminal() async throws {
