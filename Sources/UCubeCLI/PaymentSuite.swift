@@ -58,12 +58,22 @@ struct PaymentSuite: Decodable {
 
     /// Reads and decodes the suite at `path`. A file that cannot be read exits 74 (io-error); one that is not a valid
     /// suite exits 65 (data, code bad-suite) with the JSON path of the field and, inside a case, its name.
+    /// A suite file is read up to this size (a suite of hundreds of cases is well under a megabyte).
+    static let maximumSize = 16 << 20
+
     static func load(path: String) throws -> PaymentSuite {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try BoundedFile.read(path, limit: maximumSize)
         } catch {
-            throw CLIFailure(ExitCodes.ioError, "cannot read the suite \(path): \(Environment.posixCause(error))")
+            switch error {
+            case .unreadable(let why):
+                throw CLIFailure(ExitCodes.ioError, "cannot read the suite \(path): \(why)")
+            case .tooLarge:
+                throw CLIFailure(
+                    ExitCodes.dataError, "the suite \(path) is larger than \(maximumSize >> 20) MiB", code: .badSuite,
+                    hint: "docs/suites.md describes the suite format")
+            }
         }
         do {
             return try JSONDecoder().decode(PaymentSuite.self, from: data)

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeLink
 import UCubeProtocol
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Darwin
 /// journal.jsonl`). Each payment writes a `start` record before its first command, a `step` record for each
 /// command's answer before acting on it, and an `outcome` record at its end; an operator's decision on a payment whose
 /// outcome is unknown is a `resolution` record, appended, the original records kept. Each record is durable
-/// (`write` + `fsync`) before the call returns. The file is created with mode 0600 and
+/// (`AppendOnlyFile`: `write` + `fsync`) before the call returns. The file is created with mode 0600 and
 /// opened `O_APPEND`. Records hold the masked PAN at most — never clear card data.
 public struct PaymentJournal: Sendable {
     public let path: String
@@ -136,51 +137,12 @@ public struct PaymentJournal: Sendable {
         }
         // Defence in depth: whatever a caller put in a free-text field, no PAN reaches the disk in clear.
         if Masking.containsUnmaskedPAN(line) { line = Masking.redactPANs(in: line) }
-        try appendLine(Array(line.utf8) + [0x0A])
+        do {
+            try AppendOnlyFile(path: path).append(Array(line.utf8))
+        } catch {
+            throw JournalError(.io, error.reason)
+        }
     }
-
-    private func appendLine(_ bytes: [UInt8]) throws(JournalError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            } catch {
-                throw JournalError(.io, "cannot create \(directory): \(error.localizedDescription)")
-            }
-        }
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw JournalError(.io, "cannot open \(path): \(Self.errnoText())") }
-        defer { close(fd) }
-        // A journal created by someone else's umask still ends up private.
-        _ = fchmod(fd, 0o600)
-        var payload = bytes
-        // A torn last line (the process died mid-write) must not swallow this record: start on a new line.
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_size > 0 {
-            let reader = open(path, O_RDONLY | O_CLOEXEC)
-            if reader >= 0 {
-                var last: UInt8 = 0
-                if pread(reader, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { payload.insert(0x0A, at: 0) }
-                close(reader)
-            }
-        }
-        var offset = 0
-        while offset < payload.count {
-            let written = payload[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw JournalError(.io, "cannot write \(path): \(Self.errnoText())")
-            }
-            offset += written
-        }
-        guard fsync(fd) == 0 else { throw JournalError(.io, "cannot sync \(path): \(Self.errnoText())") }
-    }
-
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
 
     // MARK: - History
 

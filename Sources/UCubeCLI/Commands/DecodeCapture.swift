@@ -41,24 +41,16 @@ extension UCube.Decode {
     }
 
     static func readCapture(_ path: String) throws -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIFailure(ExitCodes.ioError, "cannot read \(path): no such file")
+        do {
+            return [UInt8](try BoundedFile.read(path, limit: maxCaptureSize))
+        } catch {
+            switch error {
+            case .unreadable(let why):
+                throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
+            case .tooLarge:
+                throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(maxCaptureSize >> 20) MiB: cut the capture first")
+            }
         }
-        guard !isDirectory.boolValue else { throw CLIFailure(ExitCodes.ioError, "cannot read \(path): it is a directory") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size <= maxCaptureSize else {
-            throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(maxCaptureSize >> 20) MiB: cut the capture first")
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIFailure(ExitCodes.ioError, "cannot read \(path): permission denied")
-        }
-        defer { try? handle.close() }
-        let data = try handle.read(upToCount: maxCaptureSize + 1) ?? Data()
-        guard data.count <= maxCaptureSize else {
-            throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(maxCaptureSize >> 20) MiB: cut the capture first")
-        }
-        return [UInt8](data)
     }
 
     /// `--handle HEX` as a 16-bit ATT handle.

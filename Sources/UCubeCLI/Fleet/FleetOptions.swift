@@ -111,20 +111,16 @@ enum FleetDevices {
 
     private static func read(_ path: String) throws(CLIFailure) -> String {
         let expanded = (path as NSString).expandingTildeInPath
-        guard let handle = FileHandle(forReadingAtPath: expanded) else {
-            throw CLIFailure(ExitCodes.usage, "cannot read the devices file \(expanded)")
-        }
-        defer { try? handle.close() }
-        // `read` answers nil at the end of the file: an empty file.
-        let read: Data?
+        let data: Data
         do {
-            read = try handle.read(upToCount: FleetChoices.maximumFileSize + 1)
+            data = try BoundedFile.read(expanded, limit: FleetChoices.maximumFileSize)
         } catch {
-            throw CLIFailure(ExitCodes.usage, "cannot read the devices file \(expanded): \(Environment.posixCause(error))")
-        }
-        let data = read ?? Data()
-        guard data.count <= FleetChoices.maximumFileSize else {
-            throw CLIFailure(ExitCodes.usage, "the devices file \(expanded) is over \(FleetChoices.maximumFileSize) bytes")
+            switch error {
+            case .unreadable(let why):
+                throw CLIFailure(ExitCodes.usage, "cannot read the devices file \(expanded): \(why)")
+            case .tooLarge:
+                throw CLIFailure(ExitCodes.usage, "the devices file \(expanded) is over \(FleetChoices.maximumFileSize) bytes")
+            }
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw CLIFailure(ExitCodes.usage, "the devices file \(expanded) is not UTF-8 text")

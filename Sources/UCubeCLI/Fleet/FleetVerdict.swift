@@ -1,4 +1,5 @@
 import Foundation
+import UCubeLink
 
 /// One terminal's outcome in a fleet run: its `end` event, its line in the run file and the summary, its JUnit test
 /// cases. `items` are mdm-update's per-item verdicts, as its `item` events gave them.
@@ -99,14 +100,16 @@ struct FleetRunFile {
     /// a failure (the run would otherwise redo, or skip, terminals it should not).
     func load() throws(CLIFailure) -> [String: FleetVerdict] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIFailure(ExitCodes.ioError, "cannot read the run file \(path)", hint: "--restart ignores it")
+        do {
+            return Self.parse(Array(try BoundedFile.read(path, limit: FleetChoices.maximumFileSize)))
+        } catch {
+            switch error {
+            case .unreadable(let why):
+                throw CLIFailure(ExitCodes.ioError, "cannot read the run file \(path): \(why)", hint: "--restart ignores it")
+            case .tooLarge:
+                throw CLIFailure(ExitCodes.ioError, "the run file \(path) is over \(FleetChoices.maximumFileSize) bytes", hint: "--restart ignores it")
+            }
         }
-        defer { try? handle.close() }
-        guard let read = try? handle.read(upToCount: FleetChoices.maximumFileSize + 1) ?? Data(), read.count <= FleetChoices.maximumFileSize else {
-            throw CLIFailure(ExitCodes.ioError, "the run file \(path) is unreadable or over \(FleetChoices.maximumFileSize) bytes", hint: "--restart ignores it")
-        }
-        return Self.parse(Array(read))
     }
 
     /// The last decodable verdict per terminal in `bytes`.
@@ -121,22 +124,15 @@ struct FleetRunFile {
         return verdicts
     }
 
-    /// Appends `verdict` as one line and syncs it to disk.
+    /// Appends `verdict` as one line, on disk when this returns (`AppendOnlyFile`).
     func append(_ verdict: FleetVerdict) throws(CLIFailure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(verdict) else { return }
-        line.append(UInt8(ascii: "\n"))
-        let directory = (path as NSString).deletingLastPathComponent
-        try? Environment.ensureDirectory(directory.isEmpty ? "." : directory)
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CLIFailure(ExitCodes.cannotCreate, "cannot write the run file \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count, fsync(fd) == 0 else {
-            throw CLIFailure(ExitCodes.ioError, "cannot write the run file \(path): \(String(cString: strerror(errno)))")
+        guard let line = try? encoder.encode(verdict) else { return }
+        do {
+            try AppendOnlyFile(path: path).append(Array(line))
+        } catch {
+            throw CLIFailure(ExitCodes.ioError, "the run file: \(error.reason)")
         }
     }
 

@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file of lines that only grows, each line on disk when `append` returns: the payment journal, a fleet run's run
+/// file. The file is created 0600 (its directory 0700) and opened `O_APPEND`, so processes appending at once never
+/// overwrite each other; a last line torn by a process that died mid-write is closed before the next one, so it never
+/// swallows a record; the write goes on after EINTR and a short write, and is synced.
+public struct AppendOnlyFile: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// Appends `line` (its newline added here); durable on return. Throws a sentence naming the path and the cause.
+    public func append(_ line: [UInt8]) throws(AppendError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw AppendError("cannot create \(directory): \(error.localizedDescription)")
+            }
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw AppendError("cannot open \(path): \(Self.errnoText())") }
+        defer { close(fd) }
+        // A file created by someone else's umask still ends up private.
+        _ = fchmod(fd, 0o600)
+        var payload = line + [0x0A]
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_size > 0 {
+            let reader = open(path, O_RDONLY | O_CLOEXEC)
+            if reader >= 0 {
+                var last: UInt8 = 0
+                if pread(reader, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { payload.insert(0x0A, at: 0) }
+                close(reader)
+            }
+        }
+        var offset = 0
+        while offset < payload.count {
+            let written = payload[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw AppendError("cannot write \(path): \(Self.errnoText())")
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw AppendError("cannot sync \(path): \(Self.errnoText())") }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+/// Why a line could not be appended: one sentence with the path and the system's reason.
+public struct AppendError: Error, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
