@@ -369,12 +369,21 @@ enum SuiteReport {
     }
 
     static func tap(_ results: [SuiteResult], suite: String) -> String {
-        var lines = ["TAP version 13", "1..\(results.count)", "# suite: \(LogScrubber.scrub(suite))"]
-        for (index, result) in results.enumerated() {
-            // '#' starts a directive in TAP: escaped in the description.
-            let name = LogScrubber.scrub(result.suiteCase.name).replacingOccurrences(of: "#", with: "\\#")
-            lines.append("\(result.passed ? "ok" : "not ok") \(index + 1) - \(name)")
-            guard !result.passed else { continue }
+        tapHeader(count: results.count, suite: suite) + results.enumerated().map { tapEntry($1, number: $0 + 1) }.joined()
+            + tapFooter(results)
+    }
+
+    /// TAP's version, plan and suite name: what a stream of entries starts with.
+    static func tapHeader(count: Int, suite: String) -> String {
+        "TAP version 13\n1..\(count)\n# suite: \(LogScrubber.scrub(suite))\n"
+    }
+
+    /// One case's TAP line, with a YAML block of expected against got when it failed.
+    static func tapEntry(_ result: SuiteResult, number: Int) -> String {
+        // '#' starts a directive in TAP: escaped in the description.
+        let name = LogScrubber.scrub(result.suiteCase.name).replacingOccurrences(of: "#", with: "\\#")
+        var lines = ["\(result.passed ? "ok" : "not ok") \(number) - \(name)"]
+        if !result.passed {
             lines.append("  ---")
             lines.append("  message: \(JSONOutput.quote(LogScrubber.scrub(summary(result))))")
             lines.append("  card: \(JSONOutput.quote(result.suiteCase.card))")
@@ -386,10 +395,12 @@ enum SuiteReport {
             lines.append("  duration_ms: \(Int(result.seconds * 1000))")
             lines.append("  ...")
         }
-        let failed = results.filter { !$0.passed }.count
-        lines.append("# pass \(results.count - failed)")
-        lines.append("# fail \(failed)")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func tapFooter(_ results: [SuiteResult]) -> String {
+        let failed = results.filter { !$0.passed }.count
+        return "# pass \(results.count - failed)\n# fail \(failed)\n"
     }
 
     static func junit(_ results: [SuiteResult], suite: String, timestamp: Date) -> String {

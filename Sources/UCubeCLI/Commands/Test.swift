@@ -63,6 +63,9 @@ extension UCube {
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
             let timestamp = Date()
             var results: [SuiteResult] = []
+            // TAP on stdout streams, a line per case as it ends: a run killed or timed out still says how far it got.
+            let streaming = format == .tap && output == nil
+            if streaming { Console.out(SuiteReport.tapHeader(count: selected.count, suite: loaded.name)) }
             for (index, suiteCase) in selected.enumerated() {
                 let scenario = loaded.scenario(for: suiteCase)
                 if !simulated {
@@ -101,23 +104,34 @@ extension UCube {
                     suiteCase: suiteCase, observation: observation,
                     mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: seconds)
                 results.append(result)
-                if output != nil || format == .junit {
+                if streaming {
+                    Console.out(SuiteReport.tapEntry(result, number: index + 1))
+                } else {
                     StandardError.write("\(result.passed ? "ok" : "not ok") \(index + 1) - \(suiteCase.name)")
                 }
             }
-            let report = format == .tap
-                ? SuiteReport.tap(results, suite: loaded.name)
-                : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
-            if let output {
+            if streaming {
+                Console.out(SuiteReport.tapFooter(results))
+            } else {
+                let report = format == .tap
+                    ? SuiteReport.tap(results, suite: loaded.name)
+                    : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
+                guard let output else {
+                    Console.out(report)
+                    return try Self.verdict(results)
+                }
                 do {
                     try Data(report.utf8).write(to: URL(fileURLWithPath: output))
                 } catch {
                     throw CLIFailure(
                         ExitCodes.cannotCreate, "cannot write \(output): \(Environment.posixCause(error))", code: .cannotCreateOutput)
                 }
-            } else {
-                Console.out(report)
             }
+            try Self.verdict(results)
+        }
+
+        /// Exit 17 naming the failed cases, when any failed.
+        private static func verdict(_ results: [SuiteResult]) throws {
             let failed = results.filter { !$0.passed }
             if !failed.isEmpty {
                 throw CLIFailure(

@@ -12,6 +12,8 @@ final class FleetReporter: Sendable {
         var succeeded = 0
         var failed = 0
         var notStarted = 0
+        /// The summary is out: the status line stays gone.
+        var finished = false
     }
 
     let command: String
@@ -98,6 +100,7 @@ final class FleetReporter: Sendable {
         let failed = verdicts.filter { $0.result == .failed }.count
         let notStarted = verdicts.filter { $0.result == .notStarted }.count
         let earlier = verdicts.filter(\.earlier).count
+        counts.withLock { $0.finished = true }
         if showsStatus { StatusLine.clear() }
         if json {
             emit(
@@ -183,6 +186,7 @@ final class FleetReporter: Sendable {
     private func redrawStatus() {
         guard showsStatus else { return }
         let c = counts.withLock { $0 }
+        guard !c.finished else { return }
         let waiting = total - c.running - c.succeeded - c.failed - c.notStarted
         StatusLine.draw("ucube \(command): \(c.running) running, \(c.succeeded) ok, \(c.failed) failed, \(max(0, waiting)) waiting")
     }
