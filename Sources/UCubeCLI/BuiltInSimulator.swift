@@ -30,16 +30,7 @@ enum BuiltInSimulator {
         var configuration = SimulatorConfiguration()
         if let scenario { configuration = scenario.configuration(configuration) }
         if let spec = faults ?? Environment.value("UCUBE_SIM_FAULT") {
-            let positional = try self.faults(spec)
-            configuration.script.faults.disconnectAtFrame = positional.disconnectAtFrame
-            configuration.script.faults.silentFromFrame = positional.silentFromFrame
-            configuration.script.faults.rebootAtFrame = positional.rebootAtFrame
-            configuration.script.faults.refuseImages = positional.refuseImages
-            configuration.script.faults.mute = positional.mute
-            if let command = positional.disconnectAt {
-                configuration.script.faults.disconnectAt = command
-                configuration.script.faults.disconnectOccurrence = positional.disconnectOccurrence
-            }
+            configuration.script.faults.apply(commandLine: try self.faults(spec))
         }
         if let spec = keys ?? Environment.value("UCUBE_SIM_KEYS") { configuration.script.keys = try self.keys(spec) }
         if let spec = choices ?? Environment.value("UCUBE_SIM_CHOICES") {

@@ -394,6 +394,22 @@ public struct SimulatorFaults: Sendable, Hashable {
         }
     }
 
+    /// The faults of `simulate --fault` / `$UCUBE_SIM_FAULT` (`init(parsing:)`) over a scenario's: the link and
+    /// terminal faults are the command line's; a scenario's card faults (a card pulled out) stay, and its link drop
+    /// at a command stays unless the line names one (`load-drop@K`). Kept beside the fields, so a new fault is
+    /// carried over where it is declared.
+    public mutating func apply(commandLine positional: SimulatorFaults) {
+        disconnectAtFrame = positional.disconnectAtFrame
+        silentFromFrame = positional.silentFromFrame
+        rebootAtFrame = positional.rebootAtFrame
+        refuseImages = positional.refuseImages
+        mute = positional.mute
+        if let command = positional.disconnectAt {
+            disconnectAt = command
+            disconnectOccurrence = positional.disconnectOccurrence
+        }
+    }
+
     /// No fault.
     public static let none = SimulatorFaults()
 }
