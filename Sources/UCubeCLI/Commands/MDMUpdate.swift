@@ -84,13 +84,9 @@ extension UCube {
                 return
             }
             let update = job(globals)
-            let work = Task { try await update.run() }
-            let interrupts = Interrupts.onSIGINT {
+            try await Interrupts.cancelling({ try await update.run() }, first: {
                 StandardError.write("ucube: interrupted: stopping after the current block (the terminal keeps its installed version)")
-                work.cancel()
-            }
-            defer { interrupts.cancel() }
-            try await work.value
+            })
         }
 
         private func job(_ globals: GlobalOptions) -> UpdateJob {
@@ -131,6 +127,9 @@ struct UpdateVerdict: Encodable, Sendable {
         case installed
         /// The terminal accepted the last block; it reports no version for this type to check.
         case loaded
+        /// The terminal already reports the image's version: nothing was loaded (it refuses a same-version image,
+        /// spec §10.4), so a re-run of an update that finished, but whose verdict was lost, succeeds.
+        case current
         case failed
         /// Not attempted: the run stopped at an earlier item (link lost, Ctrl-C).
         case skipped
@@ -295,6 +294,14 @@ private struct UpdateJob: Sendable {
                 report(verdict)
                 continue
             }
+            if let target = item.target, item.from == target {
+                verdict.result = .current
+                verdict.now = target.description
+                log.info("\(item.title): the terminal already runs it; nothing to load")
+                verdicts.append(verdict)
+                report(verdict)
+                continue
+            }
             let started = ContinuousClock.now
             do {
                 let binary = try await item.binary()
@@ -379,6 +386,8 @@ private struct UpdateJob: Sendable {
             print("\(change): installed\(Self.amount(verdict))")
         case .loaded:
             print("\(change): loaded\(Self.amount(verdict)) (the terminal reports no version to check)")
+        case .current:
+            print("\(change): already installed, nothing loaded")
         case .failed:
             print("\(change): FAILED: \(verdict.error ?? "unknown error")")
         case .skipped:

@@ -56,14 +56,10 @@ struct FleetRun: Sendable {
         if restart { runFile.remove() }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
-        let schedule = Task { [self] in await runAll(todo, work: work, reporter: reporter, stopping: stopping) }
-        let interrupts = Interrupts.onSIGINT {
+        let ran = try await Interrupts.cancelling({ [self] in await runAll(todo, work: work, reporter: reporter, stopping: stopping) }, first: {
             stopping.set()
             StandardError.write("ucube: interrupted: starting no more terminals, stopping the running ones")
-            schedule.cancel()
-        }
-        let ran = await schedule.value
-        interrupts.cancel()
+        })
         let byDevice = Dictionary((done + ran).map { ($0.device, $0) }, uniquingKeysWith: { _, last in last })
         let verdicts = devices.compactMap { byDevice[$0] }
         let seconds = Self.seconds(ContinuousClock.now - clock)
@@ -113,12 +109,14 @@ struct FleetRun: Sendable {
             while slots > 0, startNext() { slots -= 1 }
             for await verdict in group {
                 verdicts.append(verdict)
-                reporter.ended(verdict)
+                // Durable first, then announced: whoever sees a terminal's `end` (a script, a test, an operator who
+                // then kills the run) can count on a re-run knowing it too.
                 do {
                     try runFile.append(verdict)
                 } catch {
                     reporter.warn((error as? CLIFailure)?.message ?? "\(error)")
                 }
+                reporter.ended(verdict)
                 if verdict.result == .failed { failures += 1 }
                 if let maxFailures, failures >= maxFailures, stopReason == nil {
                     stopReason = "\(failures) terminal\(failures == 1 ? "" : "s") failed (--max-failures \(maxFailures))"
