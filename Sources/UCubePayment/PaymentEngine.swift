@@ -80,6 +80,9 @@ public actor PaymentEngine {
     private var paused = false
     /// A cancel was accepted during a pause before a card wait: CancelAll goes out once that command is sent.
     private var cancelWhenSent = false
+    /// A cancel arrived before `run` began (a Ctrl-C while the payment was being set up): the payment it was meant for
+    /// ends CANCELLED before its first command.
+    private var cancelledBeforeRun = false
 
     public init(
         client: RPCClient,
@@ -114,6 +117,10 @@ public actor PaymentEngine {
             return context
         }
         machine = PaymentStateMachine(request: request)
+        if cancelledBeforeRun {
+            cancelledBeforeRun = false
+            _ = machine!.cancelRequested()
+        }
         logger?.info("payment started")
         roundTrips = 0
         clockStart = ContinuousClock.now
@@ -187,7 +194,10 @@ public actor PaymentEngine {
     /// Asks the machine whether the payment may still be cancelled. When it may and a card wait is pending, sends
     /// CancelAll so that command answers −32 and the payment ends CANCELLED; otherwise the payment runs on.
     public func cancel() async -> CancelDecision {
-        guard machine != nil else { return .refused("no payment is running") }
+        guard machine != nil else {
+            cancelledBeforeRun = true
+            return .accepted(.none)
+        }
         let decision = machine!.cancelRequested()
         if case .accepted(.cancelPendingCommand) = decision {
             if paused {

@@ -399,26 +399,6 @@ struct PromptSelection: ApplicationSelectionTask {
     }
 }
 
-/// SIGINT as an event while a payment runs (the default action would kill the process mid-payment).
-final class Interrupts: @unchecked Sendable {
-    private let source: any DispatchSourceSignal
-
-    private init(_ source: any DispatchSourceSignal) { self.source = source }
-
-    static func onSIGINT(_ handler: @escaping @Sendable () -> Void) -> Interrupts {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler(handler: handler)
-        source.resume()
-        return Interrupts(source)
-    }
-
-    func cancel() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
-    }
-}
-
 /// `--readers` and `--card-timeout`: which readers wait for a card, and for how long (`pay`, `read-card`).
 struct CardWaitOptions: ParsableArguments {
     @Option(

@@ -9,19 +9,20 @@ enum Interruptible {
     static func run<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let task = Task { try await body() }
+        // Every way to stop it is in place before the work starts, so none can come too early to count.
+        let stop = CancelSlot()
         ControlSocket.route {
-            task.cancel()
+            stop.cancel()
             return CancelAnswer(accepted: true, message: "cancelling `ucube \(what)`")
         }
         defer { ControlSocket.route(nil) }
         do {
             if let session = ShellSession.current {
-                return try await session.onInterrupt({ task.cancel() }) { try await task.value }
+                let task = Task { try await body() }
+                stop.hold { task.cancel() }
+                return try await session.onInterrupt({ stop.cancel() }) { try await task.value }
             }
-            let interrupts = Interrupts.onSIGINT { task.cancel() }
-            defer { interrupts.cancel() }
-            return try await task.value
+            return try await Interrupts.cancelling(body, stop: stop)
         } catch is CancellationError {
             throw CLIFailure.cancelled(what)
         }

@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+
+/// SIGINT, SIGTERM and SIGHUP as an event while a command that can stop cleanly runs: each ends it the way Ctrl-C
+/// does (the default action would kill the process mid-payment or mid-update). A command registers what an interrupt
+/// means for it; while one is registered, each of these signals calls the latest registration, on a thread of its
+/// own. With none registered, the signal has its default action.
+///
+/// The signals are caught by a `sigaction` handler that only writes the signal's number into a pipe
+/// (async-signal-safe), and a thread of its own reads the pipe. Once `onSIGINT` has returned, no signal is lost or
+/// ignored: the handler is installed before the registration is visible. (A Dispatch signal source set up per command
+/// left a window between `SIG_IGN` and the source where a Ctrl-C was dropped: `display --wait-key` then ran to its
+/// timeout.)
+final class Interrupts: Sendable {
+    /// The signals that end a command as Ctrl-C does.
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    private let id: Int
+
+    private init(_ id: Int) { self.id = id }
+
+    /// Calls `handler` on each SIGINT, SIGTERM or SIGHUP until `cancel()`.
+    static func onSIGINT(_ handler: @escaping @Sendable () -> Void) -> Interrupts {
+        Interrupts(registry.withLock { $0.add(handler) })
+    }
+
+    /// Runs `body` in a task that an interrupt cancels (after `first`, which runs on each interrupt before the
+    /// cancel), as does `stop` when another party (`ucube cancel`) holds it. The handler is in place before the task
+    /// starts, so an interrupt at any moment reaches the work.
+    static func cancelling<T: Sendable>(
+        _ body: @escaping @Sendable () async throws -> T, stop: CancelSlot = CancelSlot(),
+        first: @escaping @Sendable () -> Void = {}
+    ) async throws -> T {
+        let interrupts = onSIGINT {
+            first()
+            stop.cancel()
+        }
+        defer { interrupts.cancel() }
+        let task = Task { try await body() }
+        stop.hold { task.cancel() }
+        return try await task.value
+    }
+
+    func cancel() { Self.registry.withLock { $0.remove(id) } }
+
+    /// Called on the pipe's thread for each signal; false when no command is registered.
+    fileprivate static func deliver() -> Bool {
+        guard let handler = registry.withLock({ $0.handlers.last?.call }) else { return false }
+        handler()
+        return true
+    }
+
+    private static let registry = Mutex(Registry())
+
+    /// The registrations, and the signals' disposition, which follows them under the same lock: caught while one is
+    /// registered, the default otherwise.
+    private struct Registry {
+        var handlers: [(id: Int, call: @Sendable () -> Void)] = []
+        var next = 0
+        var pipeReady = false
+
+        mutating func add(_ call: @escaping @Sendable () -> Void) -> Int {
+            if handlers.isEmpty {
+                if !pipeReady { pipeReady = SignalPipe.open() }
+                if pipeReady { SignalPipe.catchSignals() }
+            }
+            next += 1
+            handlers.append((next, call))
+            return next
+        }
+
+        mutating func remove(_ id: Int) {
+            handlers.removeAll { $0.id == id }
+            if handlers.isEmpty { for signal in Interrupts.signals { _ = Glibc.signal(signal, SIG_DFL) } }
+        }
+    }
+}
+
+/// A task's cancel that may be asked for before the task exists: `hold` then cancels at once.
+final class CancelSlot: Sendable {
+    private let state = Mutex<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
+
+    func hold(_ cancel: @escaping @Sendable () -> Void) {
+        let already = state.withLock { state in
+            state.cancel = cancel
+            return state.cancelled
+        }
+        if already { cancel() }
+    }
+
+    func cancel() {
+        let call = state.withLock { state in
+            state.cancelled = true
+            return state.cancel
+        }
+        call?()
+    }
+}
+
+/// The write end of the self-pipe, set before the handler that reads it is installed.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+private func onInterruptSignal(_ signal: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: signal)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+    errno = saved
+}
+
+private enum SignalPipe {
+    /// Creates the pipe and the thread that reads it; false when the pipe cannot be made (the signals then keep
+    /// their default action).
+    static func open() -> Bool {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return false }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        signalPipeWriteEnd = ends[1]
+        let readEnd = ends[0]
+        Thread {
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                if !Interrupts.deliver() {
+                    // No command listens any more: the signal's own default, as if it had never been caught.
+                    signal(Int32(byte), SIG_DFL)
+                    raise(Int32(byte))
+                }
+            }
+        }.start()
+        return true
+    }
+
+    static func catchSignals() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = onInterruptSignal
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        for signal in Interrupts.signals { sigaction(signal, &action, nil) }
+    }
+}
