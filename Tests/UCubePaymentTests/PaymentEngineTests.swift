@@ -150,6 +150,18 @@ import UCubeSimulator
         await h.client.close()
     }
 
+    /// A Ctrl-C in the moment between setting up the engine and its run: accepted, and the payment ends CANCELLED
+    /// without sending a command (it used to be refused, "no payment is running", and the payment went on).
+    @Test func aCancelBeforeTheRunEndsThePaymentBeforeItsFirstCommand() async throws {
+        let h = try Self.harness()
+        let engine = PaymentEngine(client: h.client, authorization: FixedAuthorization(.approve))
+        #expect(await engine.cancel() == .accepted(.none))
+        let context = await engine.run(PaymentRequest(amount: 100, requestID: "early"))
+        #expect(context.status == .cancelled)
+        #expect(context.roundTrips == 0)
+        await h.client.close()
+    }
+
     /// An authorization hook that tries to cancel the payment it is authorizing: too late, the card was read.
     struct CancellingAuthorization: AuthorizationTask {
         let engine: EngineBox

@@ -43,7 +43,9 @@ func tempPath(_ name: String) -> String { NSTemporaryDirectory() + "tms-\(UUID()
 struct TMSClientTests {
     let terminal = try! TerminalIdentity(serial: "123456789", partNumber: "UCUBETOUCH")
 
-    func client(_ server: TestHTTPServer, attempts: Int = 3, read: Duration = .seconds(10)) throws -> TMSClient {
+    /// The read timeout is a safety net here (a minute: an in-process server on a loaded 2-core machine was seen to
+    /// take over 10 s to send a header); the tests of the timeout itself pass their own.
+    func client(_ server: TestHTTPServer, attempts: Int = 3, read: Duration = .seconds(60)) throws -> TMSClient {
         let settings = try TMSSettings(baseURL: server.baseURL, readTimeout: read, retry: RetryPolicy(attempts: attempts, initialBackoff: .milliseconds(10)))
         return try TMSClient(settings: settings)
     }

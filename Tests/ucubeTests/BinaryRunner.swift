@@ -24,6 +24,9 @@ final class UCubeSandbox: @unchecked Sendable {
     }
 
     init() throws {
+        // A test that writes to a child's stdin after the child has exited gets EPIPE, not a SIGPIPE that would end the
+        // whole test run with no word of which test it was.
+        signal(SIGPIPE, SIG_IGN)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var env = ProcessInfo.processInfo.environment
@@ -81,9 +84,8 @@ final class UCubeSandbox: @unchecked Sendable {
             process.terminate()
             Issue.record("ucube \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
-        process.waitUntilExit()
         return UCubeRun(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            status: process.waitForEnd().status, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
@@ -103,9 +105,9 @@ final class UCubeSandbox: @unchecked Sendable {
                 process.terminate()
                 Issue.record("ucube \(arguments.joined(separator: " ")) did not finish within \(timeout)")
             }
-            process.waitUntilExit()
-            let run = UCubeRun(status: process.terminationStatus, stdout: "", stderr: String(decoding: errData, as: UTF8.self))
-            return (run, process.terminationReason == .uncaughtSignal)
+            let end = process.waitForEnd()
+            let run = UCubeRun(status: end.status, stdout: "", stderr: String(decoding: errData, as: UTF8.self))
+            return (run, end.signalled)
         }
     }
 
@@ -115,26 +117,46 @@ final class UCubeSandbox: @unchecked Sendable {
         return (try launch(arguments, stdout: out, stderr: FileHandle.nullDevice), out)
     }
 
-    /// Starts `ucube ARGS…` in the background with stdout and stderr captured; the caller terminates it.
-    func startCapturing(_ arguments: [String]) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
+    /// Starts `ucube ARGS…` in the background with stdout and stderr captured; the caller terminates it. `stdin`:
+    /// a pipe the test writes the answers to prompts into (stdin is closed otherwise).
+    func startCapturing(_ arguments: [String], stdin: Pipe? = nil) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
         let out = Pipe.cloexec(), err = Pipe.cloexec()
-        return (try launch(arguments, stdout: out, stderr: err), out, err)
+        return (try launch(arguments, stdout: out, stderr: err, stdin: stdin ?? FileHandle.nullDevice), out, err)
     }
 
-    /// Reads `pipe` until what was read contains `text` (or the pipe closes); returns everything read.
-    static func readUntil(_ pipe: Pipe, contains text: String) async -> String {
-        await blocking { readUntilBlocking(pipe, contains: text) }
+    /// Reads `pipe` until what was read contains `text`, the pipe closes, or `within` has passed; returns everything
+    /// read. The deadline is a safety net against a hang, never a way to synchronise: reaching it is a test failure.
+    static func readUntil(_ pipe: Pipe, contains text: String, within: Duration = .seconds(90)) async -> String {
+        let (read, timedOut) = await blocking { readUntilBlocking(pipe, contains: text, within: within) }
+        if timedOut { Issue.record("waited \(within) for \(text.debugDescription); read so far: \(read)") }
+        return read
     }
 
-    private static func readUntilBlocking(_ pipe: Pipe, contains text: String) -> String {
+    /// Everything until the pipe closes (the writer exited), bounded by `within`.
+    static func readToEnd(_ pipe: Pipe, within: Duration = .seconds(90)) async -> String {
+        let (read, timedOut) = await blocking { readUntilBlocking(pipe, contains: nil, within: within) }
+        if timedOut { Issue.record("the pipe stayed open for \(within); read so far: \(read)") }
+        return read
+    }
+
+    private static func readUntilBlocking(_ pipe: Pipe, contains text: String?, within: Duration) -> (String, timedOut: Bool) {
         var seen = Data()
-        let handle = pipe.fileHandleForReading
-        while !String(decoding: seen, as: UTF8.self).contains(text) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
+        let fd = pipe.fileHandleForReading.fileDescriptor
+        let deadline = ContinuousClock.now + within
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while text.map({ !String(decoding: seen, as: UTF8.self).contains($0) }) ?? true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return (String(decoding: seen, as: UTF8.self), true) }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, Int32(min(left.components.seconds * 1000 + 1, 1000)))
+            if polled < 0 && errno == EINTR { continue }
+            if polled <= 0 { continue }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            seen.append(contentsOf: buffer[..<n])
         }
-        return String(decoding: seen, as: UTF8.self)
+        return (String(decoding: seen, as: UTF8.self), false)
     }
 
     /// `ucube simulate --listen 127.0.0.1:0` in the background; returns it and the port it printed.
@@ -179,13 +201,33 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     }
 }
 
+/// How a child process ended: its exit code, or the signal that ended it.
+struct ChildExit: Equatable {
+    let status: Int32
+    let signalled: Bool
+}
+
 extension Process {
-    /// `waitUntilExit` off the cooperative pool.
-    func exit() async -> Int32 {
-        await blocking { [self] in
-            self.waitUntilExit()
-            return self.terminationStatus
+    /// Waits, off the cooperative pool, until the process has ended; returns its exit code (or its signal).
+    func exit() async -> Int32 { await ended().status }
+
+    /// How the process ended, once it has.
+    func ended() async -> ChildExit { await blocking { [self] in self.waitForEnd() } }
+
+    /// Blocks until the process has ended, and says how, without relying on Foundation's own notice of it.
+    /// Foundation learns that a child exited when a socket the child inherited closes, and a process another test
+    /// starts at the same moment can inherit that socket too (swift-corelibs-foundation issue 4795): then
+    /// `waitUntilExit` waits for that other process as well, seen here as a killed payment that took 90 s to "end".
+    /// `waitid` with `WNOWAIT` asks the kernel instead, and leaves the child for Foundation to reap.
+    func waitForEnd() -> ChildExit {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) < 0 {
+            if errno == EINTR { continue }
+            // Foundation reaped it first: its own record is then complete.
+            waitUntilExit()
+            return ChildExit(status: terminationStatus, signalled: terminationReason == .uncaughtSignal)
         }
+        return ChildExit(status: info._sifields._sigchld.si_status, signalled: info.si_code != Int32(CLD_EXITED))
     }
 }
 

@@ -34,11 +34,11 @@ import Testing
 
     @Test func aRequestSplitAcrossWritesIsOneRequest() async throws {
         let sandbox = try UCubeSandbox()
-        let (process, _) = try sandbox.start(["pay", "7", "--card", "card-timeout", "--card-timeout", "20"])
+        let (process, _, err) = try sandbox.startCapturing(["pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--events"])
         defer { kill(process.processIdentifier, SIGKILL) }
         let path = sandbox.directory.appendingPathComponent("run/ucube/control-sim.sock").path
-        for _ in 0..<50 where !FileManager.default.fileExists(atPath: path) { try await Task.sleep(for: .milliseconds(100)) }
-        try await Task.sleep(for: .milliseconds(300))
+        // The card wait has begun: the socket listens and the cancel rule allows a cancel.
+        _ = await UCubeSandbox.readUntil(err, contains: "START_TRANSACTION")
         let answer = await blocking { Self.request(["can", "cel", "\n"], at: path) }
         #expect(answer?.hasPrefix("accepted") == true, "\(answer ?? "no answer")")
         #expect(await process.exit() == 11, "the payment ends CANCELLED")

@@ -93,8 +93,7 @@ import Testing
             process.standardError = FileHandle.nullDevice
             try process.run()
             let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            return (process.waitForEnd().status, String(decoding: data, as: UTF8.self))
         }
         #expect(run.0 == 0)
         #expect(run.1.contains("12 frames"), "\(run.1)")

@@ -109,8 +109,9 @@ import UCubePayment
 
     @Test func anOperatorResolvesAnUnknownPaymentAndTheRecordsStay() async throws {
         let sandbox = try UCubeSandbox()
-        let (process, _) = try sandbox.start(["pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--request-id", "lost-one"])
-        try await Task.sleep(for: .seconds(1))
+        let (process, _, err) = try sandbox.startCapturing(
+            ["pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--request-id", "lost-one", "--events"])
+        _ = await UCubeSandbox.readUntil(err, contains: "START_TRANSACTION")
         kill(process.processIdentifier, SIGKILL)
         _ = await process.exit()
         #expect(try await sandbox.run(["pay", "3", "--request-id", "fine-one"]).status == 0)

@@ -132,9 +132,9 @@ import Testing
             try process.run()
             let data = out.fileHandleForReading.readDataToEndOfFile()
             let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw SandboxError(message: "man -l failed (\(process.terminationStatus); install man-db): \(errors)")
+            let status = process.waitForEnd().status
+            guard status == 0 else {
+                throw SandboxError(message: "man -l failed (\(status); install man-db): \(errors)")
             }
             return String(decoding: data, as: UTF8.self)
         }

@@ -10,10 +10,7 @@ import UCubePayment
 /// a Ctrl-C notice that does not land on top of the update's progress bar.
 @Suite(.serialized) struct OperatorDisplayTests {
     @Test func payOnATerminalShowsWhatTheCardholderMustDoAndTheTimeLeft() async throws {
-        guard let tmux = ShellTmuxTests.tmux else {
-            print("OperatorDisplayTests: skipped, tmux is not installed (CI installs it: apt-get install tmux)")
-            return
-        }
+        let tmux = try ShellTmuxTests.requireTmux()
         let sandbox = try UCubeSandbox()
         let screen = ShellTmuxTests.Screen(sandbox: sandbox, tmux: tmux)
         defer { screen.stop() }
@@ -21,13 +18,19 @@ import UCubePayment
         let waiting = try await screen.waitFor("Insert or tap a card (", "s left)")
         // Updated in place: one line, whose count goes down.
         #expect(waiting.components(separatedBy: "Insert or tap a card").count == 2, "\(waiting)")
-        try await Task.sleep(for: .milliseconds(2200))
-        let later = try await blocking { try screen.screen() }
         func left(_ text: String) -> Int? {
             guard let r = text.range(of: #"\((\d+) s left\)"#, options: .regularExpression) else { return nil }
             return Int(text[r].dropFirst().prefix { $0.isNumber })
         }
-        let first = try #require(left(waiting)), second = try #require(left(later))
+        let first = try #require(left(waiting))
+        // The screen as soon as the count has moved (the 30 s card wait bounds the wait).
+        var later = waiting
+        let deadline = ContinuousClock.now + .seconds(25)
+        while left(later).map({ $0 >= first }) ?? true, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))  // the poll's pace, not a synchronisation
+            later = try await blocking { try screen.screen() }
+        }
+        let second = try #require(left(later), "\(later)")
         #expect(second < first, "the time left goes down: \(first) then \(second)")
         #expect(later.components(separatedBy: "Insert or tap a card").count == 2, "still one line: \(later)")
     }

@@ -191,18 +191,15 @@ import UCubeSimulator
         let read = try sandbox.startCapturing(
             ["--device", "sim", "--trace", "read-card", "--card", "card-timeout", "--card-timeout", "120"])
         _ = await UCubeSandbox.readUntil(read.stderr, contains: "NFCStartTransaction")
-        try await Task.sleep(for: .milliseconds(200))
         read.process.interrupt()
-        #expect(await read.process.exit() == 11)
-        #expect(read.process.terminationReason == .exit)
+        #expect(await read.process.ended() == ChildExit(status: 11, signalled: false))
 
         let display = try sandbox.startCapturing(
             ["--device", "sim", "--trace", "--json", "display", "Wait", "--wait-key", "--timeout", "120"])
         _ = await UCubeSandbox.readUntil(display.stderr, contains: "DisplayMessage")
-        try await Task.sleep(for: .milliseconds(200))
         display.process.interrupt()
         #expect(await display.process.exit() == 11)
-        let out = String(decoding: display.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let out = await UCubeSandbox.readToEnd(display.stdout)
         let error = try #require(try Self.json(out)["error"] as? [String: Any])
         #expect(error["code"] as? String == "cancelled")
         #expect(error["exit"] as? Int == 11)
@@ -215,7 +212,6 @@ import UCubeSimulator
         let device = "tcp://127.0.0.1:\(port)"
         let choose = try sandbox.startCapturing(["--device", device, "--trace", "choose", "A", "B", "--timeout", "120"])
         _ = await UCubeSandbox.readUntil(choose.stderr, contains: "DisplayListBox")
-        try await Task.sleep(for: .milliseconds(200))
         let cancel = try await sandbox.run(["--device", device, "cancel"])
         #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
         #expect(cancel.stdout.contains("cancelling `ucube choose`"), "\(cancel.stdout)")
@@ -223,7 +219,6 @@ import UCubeSimulator
 
         let read = try sandbox.startCapturing(["--device", device, "--trace", "read-card", "--card-timeout", "120", "--readers", "msr"])
         _ = await UCubeSandbox.readUntil(read.stderr, contains: "NFCStartTransaction")
-        try await Task.sleep(for: .milliseconds(200))
         let again = try await sandbox.run(["--device", device, "cancel"])
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
         #expect(await read.process.exit() == 11)
@@ -243,7 +238,6 @@ extension PromptsEndToEndTests {
         try "display Waiting --wait-key --timeout 120\ninfo\n".write(to: script, atomically: true, encoding: .utf8)
         let shell = try sandbox.startCapturing(["--device", device, "--trace", "shell", "--script", script.path])
         _ = await UCubeSandbox.readUntil(shell.stderr, contains: "DisplayMessage")
-        try await Task.sleep(for: .milliseconds(200))
         let cancel = try await sandbox.run(["--device", device, "cancel"])
         #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
         #expect(cancel.stdout.contains("cancelling `ucube display`"), "\(cancel.stdout)")

@@ -187,8 +187,8 @@ import UCubeSimulator
     /// WaitCard pending; `info` straight after used to answer `GetInfo failed: status -18176`.
     @Test func infoAfterAPaymentKilledWhileWaitingForACard() async throws {
         let sandbox = try UCubeSandbox()
-        let (process, _) = try sandbox.start(["pay", "7", "--card", "card-timeout", "--card-timeout", "20"])
-        try await Task.sleep(for: .seconds(1))
+        let (process, _, err) = try sandbox.startCapturing(["pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--events"])
+        _ = await UCubeSandbox.readUntil(err, contains: "START_TRANSACTION")
         kill(process.processIdentifier, SIGKILL)
         _ = await process.exit()
         let info = try await sandbox.run("info")
@@ -223,9 +223,9 @@ import UCubeSimulator
     /// A second command on a terminal another process holds is refused at once with exit 7, naming the holder.
     @Test func aSecondCommandOnABusyTerminalIsRefused() async throws {
         let sandbox = try UCubeSandbox()
-        let (process, _) = try sandbox.start(["pay", "7", "--card", "card-timeout", "--card-timeout", "20"])
+        let (process, _, err) = try sandbox.startCapturing(["pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--events"])
         defer { kill(process.processIdentifier, SIGKILL) }
-        try await Task.sleep(for: .seconds(1))
+        _ = await UCubeSandbox.readUntil(err, contains: "START_TRANSACTION")
         let second = try await sandbox.run("pay 10")
         #expect(second.status == 7, "\(second.stdout) \(second.stderr)")
         #expect(second.stderr.contains("pid \(process.processIdentifier)"), "\(second.stderr)")

@@ -26,9 +26,8 @@ extension UCubeSandbox {
                 process.terminate()
                 Issue.record("ucube \(arguments) did not finish within \(timeout)")
             }
-            process.waitUntilExit()
             return UCubeRun(
-                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                status: process.waitForEnd().status, stdout: String(decoding: outData, as: UTF8.self),
                 stderr: String(decoding: errData, as: UTF8.self))
         }
     }

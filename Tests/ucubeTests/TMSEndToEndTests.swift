@@ -177,7 +177,7 @@ import ZIPFoundation
     }
 
     /// `--file IMAGE --signature SIG` without a TMS: a tampered image is refused by the terminal (exit 9, old
-    /// firmware running), the intact one installs; the same image again is refused as not newer.
+    /// firmware running), the intact one installs; the same image again loads nothing; an older one is refused.
     @Test func localImage() async throws {
         let sandbox = try UCubeSandbox()
         let (image, signature) = try sandbox.signedSVPPImage(payloadSize: 40_000)
@@ -196,9 +196,16 @@ import ZIPFoundation
         #expect(installed.stdout.contains("SVPP firmware 6.0.0.54 → 6.0.2.0: installed"), "\(installed.stdout)")
         #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.2.0"))
 
+        // The same image again: already installed, nothing loaded, success (a re-run after a kill meets this).
         let same = try await sandbox.run(["--device", "sim", "mdm-update", "--file", image, "--signature", signature])
-        #expect(same.status == 9)
-        #expect(same.stdout.contains("IMAGE_NOT_NEWER"), "\(same.stdout)")
+        #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout.contains("SVPP firmware 6.0.2.0 → 6.0.2.0: already installed, nothing loaded"), "\(same.stdout)")
+
+        // An older image is loaded, and the terminal refuses it as not newer.
+        let (older, olderSignature) = try sandbox.signedSVPPImage(payloadSize: 40_000, version: [6, 0, 1, 0])
+        let downgrade = try await sandbox.run(["--device", "sim", "mdm-update", "--file", older, "--signature", olderSignature])
+        #expect(downgrade.status == 9, "\(downgrade.stdout)\(downgrade.stderr)")
+        #expect(downgrade.stdout.contains("IMAGE_NOT_NEWER"), "\(downgrade.stdout)")
     }
 
     /// `--json` names an item once: its progress events and its verdict carry the same `item`; a file without an
@@ -217,6 +224,15 @@ import ZIPFoundation
         #expect(item["item"] as? String == "SVPP firmware")
         #expect(item["to"] as? String == "6.0.2.0")
         #expect(item["type"] as? Int == 0)
+
+        // The same image again: the terminal already runs it, so nothing is loaded and the run succeeds (a killed
+        // fleet update's re-run meets such terminals).
+        let again = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature])
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        let current = try #require(Self.events(again.stdout).first { $0["event"] as? String == "item" }, "\(again.stdout)")
+        #expect(current["result"] as? String == "current", "\(again.stdout)")
+        #expect(current["from"] as? String == "6.0.2.0" && current["now"] as? String == "6.0.2.0", "\(again.stdout)")
+        #expect(!Self.events(again.stdout).contains { $0["event"] as? String == "progress" }, "nothing loaded: \(again.stdout)")
 
         // A file without the project's image header: the terminal refuses it; type and version are unknown.
         let raw = sandbox.directory.appendingPathComponent("vendor.bin")
@@ -256,7 +272,7 @@ import ZIPFoundation
             process.standardOutput = out
             try process.run()
             let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            _ = process.waitForEnd()
             return String(decoding: data, as: UTF8.self)
         }
         let expectedCA = sandbox.directory.appendingPathComponent(odd).appendingPathComponent("tms-ca.pem").path
@@ -282,11 +298,12 @@ import ZIPFoundation
 
 extension UCubeSandbox {
     /// A signed SVPP firmware 6.0.2.0 of `payloadSize` seeded bytes in the sandbox: its image and signature paths.
-    func signedSVPPImage(payloadSize: Int) throws -> (image: String, signature: String) {
-        let image = directory.appendingPathComponent("svpp-6.0.2.0.bin").path
-        let signature = directory.appendingPathComponent("svpp-6.0.2.0.sig").path
+    func signedSVPPImage(payloadSize: Int, version: [UInt8] = [6, 0, 2, 0]) throws -> (image: String, signature: String) {
+        let name = "svpp-" + version.map(String.init).joined(separator: ".")
+        let image = directory.appendingPathComponent("\(name).bin").path
+        let signature = directory.appendingPathComponent("\(name).sig").path
         try SimulatedFirmware.writeImage(
-            type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: payloadSize, imagePath: image,
+            type: .svppFirmware, version: FirmwareVersion(version), payloadSize: payloadSize, imagePath: image,
             signaturePath: signature)
         return (image, signature)
     }

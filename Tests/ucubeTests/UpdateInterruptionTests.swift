@@ -57,7 +57,7 @@ import UCubeSimulator
         // Where the Load blocks are in a clean run.
         let (clean, device, server) = try await RecoveryEndToEndTests.prepare(.tcp, fault: nil)
         let (process, _, err) = try clean.startCapturing(device + ["--trace"] + Self.update(image))
-        let trace = await UCubeSandbox.readUntil(err, contains: "\u{0}")  // to the end of the output
+        let trace = await UCubeSandbox.readToEnd(err)
         #expect(await process.exit() == 0, "\(trace.suffix(400))")
         await server?.stop()
         let loads = Self.loadPositions(trace)
