@@ -288,7 +288,12 @@ public actor PaymentEngine {
         switch result {
         case .success(let response):
             journalStep(C.id, status: response.status)
-            return machine!.responseReceived(response)
+            let next = machine!.responseReceived(response)
+            if case .send(.buildCandidateList) = next, C.id == .buildCandidateList {
+                logger?.notice(
+                    "BuildCandidateList in the current SDK's form answered \(response.status): sending the 2020 form (spec §5.2 0x5510)")
+            }
+            return next
         case .failure(let error):
             switch error.code {
             case .disconnected, .notConnected:

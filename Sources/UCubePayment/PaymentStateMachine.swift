@@ -40,6 +40,8 @@ public struct PaymentStateMachine: Sendable {
     private var cardInserted = false
     /// ICC: candidates still eligible (not blocked, not failed at TransactionInitialization).
     private var eligible: [CandidateApplication] = []
+    /// BuildCandidateList's 2020 form was sent after the terminal refused the current one.
+    private var legacyCandidateListSent = false
     /// ICC: the application TransactionInitialization was sent for.
     private var selected: CandidateApplication?
     /// The card's cryptogram (9F27, 9F26) as the last contactless answer gave it: StartNFC's, then CompleteNFC's.
@@ -535,7 +537,8 @@ public struct PaymentStateMachine: Sendable {
             context.entryMode = .icc
             cardInserted = true
             pass(.startICC)
-            return go(.smcBuildCandidateList, .send(.buildCandidateList(BuildCandidateList())))
+            // spec §5.2 0x5510, §8.4: the current SDK's form first (full TLV list); the 2020 form if it is refused.
+            return go(.smcBuildCandidateList, .send(.buildCandidateList(Self.currentCandidateList(request))))
         case .nfc:
             context.entryMode = .nfc
             pass(.startNFC)
@@ -553,8 +556,19 @@ public struct PaymentStateMachine: Sendable {
 
     // MARK: ICC
 
+    /// BuildCandidateList as the current SDK sends it (libApp 1.3.8.19: `C2 02 00 01 9C 01 tt`).
+    static func currentCandidateList(_ request: PaymentRequest) -> BuildCandidateList {
+        .currentSDK(transactionType: request.transactionType.rawValue)
+    }
+
     private mutating func candidatesAnswered(_ response: TerminalResponse) -> Action {
         if response.status == .emvNotSupported { return end(.unsupportedCard, "no common application (−300)") }
+        // A terminal of the 2020 dialect that refuses the current form (spec §5.2 0x5510: the 2020 SDK sent an empty
+        // payload) gets the 2020 form, once; its refusal of that one ends the payment.
+        if !response.status.isSuccess && !legacyCandidateListSent {
+            legacyCandidateListSent = true
+            return .send(.buildCandidateList(BuildCandidateList()))
+        }
         guard response.status.isSuccess else { return failed(.smcBuildCandidateList, response) }
         guard let list = try? BuildCandidateList.Response(status: response.status, data: response.data) else {
             return end(.error, "BuildCandidateList answered a bad candidate list")

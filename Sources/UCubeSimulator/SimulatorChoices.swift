@@ -8,7 +8,7 @@ import UCubeProtocol
 /// behaviour choices that are code paths rather than values are listed here and implemented where noted.
 ///
 /// Behaviour choices:
-/// - §2.4: every response echoes the SEQ of the command it answers (errors, −32 and 0x8000 answers included).
+/// - §2.4: every response echoes the SEQ of the command it answers (errors, −32 and unknown-command answers included).
 /// - §2.2: a frame with a bad CRC, a missing ETX or an oversize LEN is dropped without an answer; the decoder
 ///   resynchronises on the next STX and the next good frame is answered (`TerminalSimulator.serve`).
 /// - §2.3: in SECURED state a command is read wrapped iff its input mode ≠ NONE and its body is non-empty (plus the
@@ -83,9 +83,9 @@ import UCubeProtocol
 public enum SimulatorChoices {
     // MARK: Framing and dispatch
 
-    /// §2.7: an unknown command id is answered with CMD 0x8000, status −1, no data (plain, even in SECURED state,
-    /// since unknown commands are NONE/NONE, §2.3 "anything else").
-    static let unknownCommandResponseID = CommandID.unrecognised
+    /// §2.7, §2.8: an unknown command id is answered with the command's own CMD, status −1, no data (plain, even in
+    /// SECURED state, since unknown commands are NONE/NONE, §2.3 "anything else"). The current SDK matches an answer
+    /// by SEQ and CMD, and a 0x8000 answer left its command waiting for ever; the driver reads either.
     static let unknownCommandStatus = Status.unknownCommand
 
     /// §2.3 legacy switch (`SimulatorConfiguration.legacySecuredCommands`): in SECURED state a NONE-mode command with a
@@ -197,17 +197,13 @@ public enum SimulatorChoices {
     public static let defaultPIN = "1234"
 
     /// §5.1: the uCube Touch has no magnetic-stripe reader (§1), so MagstripeRead (0x5024) is answered like an unknown
-    /// command (0x8000, −1).
+    /// command (its own CMD, −1).
     static let hasMagstripeReader = false
 
     /// Discretionary data in the track 2 / track 1 equivalents of the simulated cards.
     static let track2Discretionary = "0000000000"
 
     // MARK: EMV answers (§5.2 0x5510–0x5531)
-
-    /// 0x5510: C2 01 asks for the "full TLV" output, whose layout is not in sources; the simulator answers, per
-    /// application, `84` AID, `50` label, `87` priority, concatenated.
-    static let candidateTLVOutputFormat: UInt8 = 0x01
 
     /// 0x5171: a scripted PIN that is not 4–12 digits is answered −2 TIMEOUT, as if the cardholder never finished.
     static let invalidScriptedPINStatus = Status.timeout

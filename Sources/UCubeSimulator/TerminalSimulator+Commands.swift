@@ -39,10 +39,9 @@ extension TerminalSimulator {
     func dispatch(_ request: Request) -> Outcome? {
         switch request.id {
         case .cancelAll:
-            return parsed(CancelAll.self, request) { _ in
-                cancelPending()
-                return .now(.ok())
-            }
+            // The pending command's −32 follows this answer (`receive`): the current SDK needs CancelAll's own answer
+            // first (spec §2.8).
+            return parsed(CancelAll.self, request) { _ in .now(.ok()) }
         case .getInfo: return parsed(GetInfo.self, request) { .now(getInfo($0)) }
         case .setInfoField: return parsed(SetInfoField.self, request) { .now(setInfoField($0)) }
         case .setInfoProd: return parsed(SetInfoProd.self, request) { _ in .now(.ok()) }

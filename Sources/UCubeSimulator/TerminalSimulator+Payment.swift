@@ -142,7 +142,7 @@ extension TerminalSimulator {
 
     // MARK: - Contact EMV (0x5510–0x5513)
 
-    /// spec §5.2 0x5510: the card's applications as legacy 64-byte blocks (or TLV output for C2 01).
+    /// spec §5.2 0x5510: the card's applications as legacy 64-byte blocks, or in the full TLV layout for C2 = 01.
     func buildCandidateList(_ request: Request) -> Outcome {
         parsed(BuildCandidateList.self, request) { command in
             guard let card = insertedCard else { return .now(Reply(SimulatorChoices.noCardStatus)) }
@@ -150,14 +150,11 @@ extension TerminalSimulator {
             if let limit = command.maxApplications { apps = Array(apps.prefix(Int(limit))) }
             guard !apps.isEmpty else { return .now(Reply(.emvNotSupported)) }
             runtime.transaction = CardTransaction(stage: .candidatesListed)
-            if command.outputFormat == SimulatorChoices.candidateTLVOutputFormat {
-                let tlvs = apps.flatMap { app in
-                    [TLV(Tag(0x84), app.aid), TLV(Tag(0x50), Array(app.label.utf8)), TLV(Tag(0x87), [app.priority])]
-                }
-                return .now(.ok(tlvs.encoded))
-            }
-            let candidates = apps.map { CandidateApplication(aid: $0.aid, label: $0.label, priority: $0.priority) }
-            return .now(.ok(BuildCandidateList.Response(candidates: candidates).encodeData()))
+            let list = BuildCandidateList.Response(
+                candidates: apps.map { CandidateApplication(aid: $0.aid, label: $0.label, priority: $0.priority) })
+            // The layout the request asked for: the current SDK's `C2 02 00 01` gets the full TLV list.
+            if command.outputFormat == BuildCandidateList.fullTLVOutput { return .now(.ok(list.encodeFullTLV())) }
+            return .now(.ok(list.encodeData()))
         }
     }
 

@@ -274,7 +274,7 @@ public actor TerminalSimulator {
         guard let descriptor = CommandCatalogue.descriptor(for: raw.command),
             raw.command != .magstripeRead || SimulatorChoices.hasMagstripeReader
         else {
-            send(unknownCommandResponse(sequence: raw.sequence))
+            send(unknownCommandResponse(to: raw))
             return
         }
         let state = device.terminalState
@@ -319,9 +319,12 @@ public actor TerminalSimulator {
         }
         switch dispatch(Request(id: raw.command, payload: frame.payload, descriptor: descriptor)) {
         case .none:
-            send(unknownCommandResponse(sequence: raw.sequence))
+            send(unknownCommandResponse(to: raw))
         case .now(let reply):
             send(encode(reply, answer))
+            // spec §2.8: CancelAll is answered first, then the command it ends answers −32. The current SDK takes a
+            // −32 that comes first for a failed cancel (libApp 3.5.13 then reports a disconnection).
+            if raw.command == .cancelAll && reply.status.isSuccess { cancelPending() }
         case .after(let delay, let reply):
             guard delay > .zero else {
                 apply(reply.effects)
@@ -395,13 +398,10 @@ public actor TerminalSimulator {
 
     // MARK: - Encoding answers
 
-    /// spec §2.7 PROJECT CHOICE: CMD 0x8000, status −1, no data, plain.
-    private func unknownCommandResponse(sequence: UInt8) -> [UInt8] {
-        let frame = ResponseFrame(
-            sequence: sequence,
-            command: SimulatorChoices.unknownCommandResponseID,
-            status: SimulatorChoices.unknownCommandStatus
-        )
+    /// spec §2.7 PROJECT CHOICE: the command's own CMD (§2.8: the current SDK matches SEQ and CMD), status −1, no
+    /// data, plain.
+    private func unknownCommandResponse(to raw: RawFrame) -> [UInt8] {
+        let frame = ResponseFrame(sequence: raw.sequence, command: raw.command, status: SimulatorChoices.unknownCommandStatus)
         return Self.encoded(frame)
     }
 

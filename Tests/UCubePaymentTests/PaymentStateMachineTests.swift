@@ -13,8 +13,10 @@ import UCubeProtocol
         #expect(m.responseReceived(Fixture.getInfoOK) == .send(.enterSecureSession(EnterSecureSession())))
         // The KSN arrives; NFC is enabled, so the single entry point waits for the card.
         #expect(m.responseReceived(Fixture.enterOK).command == .nfcStartTransaction)
-        // A card is inserted: the contact flow lists the applications.
-        #expect(m.responseReceived(Fixture.iccInserted) == .send(.buildCandidateList(BuildCandidateList())))
+        // A card is inserted: the contact flow lists the applications, asking as the current SDK does (full TLV).
+        #expect(
+            m.responseReceived(Fixture.iccInserted)
+                == .send(.buildCandidateList(BuildCandidateList(outputFormat: 1, transactionType: 0x00))))
         // One candidate: straight to TransactionInitialization, no selection.
         #expect(m.responseReceived(Fixture.candidates([Fixture.visa])).command == .transactionInit)
         // Init succeeded (ciphered answer): risk management computes the TVR.
@@ -233,6 +235,19 @@ import UCubeProtocol
         #expect(m.responseReceived(answer).command == .waitCardRemoval)
         #expect(m.responseReceived(Fixture.removedOK).command == .exitSecureSession)
         #expect(m.responseReceived(Fixture.exitOK).finished == .unsupportedCard)
+    }
+
+    /// A terminal of the 2020 dialect refuses the current BuildCandidateList (spec §5.2 0x5510): the 2020 form (empty)
+    /// goes once, and its list is used; a second refusal ends the payment ERROR.
+    @Test func aRefusedCurrentCandidateListFallsBackToThe2020Form() {
+        var (m, _) = replay(Fixture.request(), startingFeeds + [.response(Fixture.iccInserted)])
+        let malformed = TerminalResponse.status(BuildCandidateList.self, Status(-901))
+        #expect(m.responseReceived(malformed) == .send(.buildCandidateList(BuildCandidateList())))
+        #expect(m.responseReceived(Fixture.candidates([Fixture.visa])).command == .transactionInit)
+
+        var (again, _) = replay(Fixture.request(), startingFeeds + [.response(Fixture.iccInserted)])
+        #expect(again.responseReceived(malformed) == .send(.buildCandidateList(BuildCandidateList())))
+        #expect(again.responseReceived(malformed).command == .waitCardRemoval)
     }
 
     @Test func minus301IsRefusedCard() {

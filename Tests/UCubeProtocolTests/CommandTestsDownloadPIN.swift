@@ -249,9 +249,47 @@ private typealias Tag = UCubeProtocol.Tag
     @Test func buildCandidateListRequest() throws {
         #expect(try BuildCandidateList().encodePayload() == [])
         let command = BuildCandidateList(outputFormat: 0, maxApplications: 5)
-        #expect(try command.encodePayload() == T.bytes("C2 01 00 C3 01 05"))
+        #expect(try command.encodePayload() == T.bytes("C2 02 00 00 C3 01 05"))
         #expect(try T.roundTrip(command) == command)
         #expect(try T.roundTrip(BuildCandidateList()) == BuildCandidateList())
+    }
+
+    /// spec §5.2 0x5510: what each SDK sends. libApp 3.5.13 `C2 02 00 01`; 1.3.8.19 adds `9C 01 tt`; the iOS
+    /// constants' one-byte C2 reads the same; a C2 of another shape is refused.
+    @Test func buildCandidateListRequestInEveryDialect() throws {
+        #expect(try BuildCandidateList(payload: T.bytes("C2 02 00 01")) == BuildCandidateList(outputFormat: 1))
+        let current = try BuildCandidateList(payload: T.bytes("C2 02 00 01 9C 01 00"))
+        #expect(current == BuildCandidateList.currentSDK(transactionType: 0x00))
+        #expect(try BuildCandidateList.currentSDK(transactionType: 0x00).encodePayload() == T.bytes("C2 02 00 01 9C 01 00"))
+        #expect(try BuildCandidateList(payload: T.bytes("C2 01 01")).outputFormat == 1)
+        #expect(T.errorCode { _ = try BuildCandidateList(payload: T.bytes("C2 02 01 01")) } == .malformed)
+        #expect(T.errorCode { _ = try BuildCandidateList(payload: T.bytes("C2 03 00 00 01")) } == .malformed)
+    }
+
+    /// spec §5.2 0x5510, the full TLV layout: the example computed in docs/protocol.md (one Visa candidate, 37 bytes)
+    /// decodes; two candidates keep their own AIDs and order (libApp 1.3.8.19's reading); a count that does not match
+    /// the candidates, an item before the first 84 and a cut item are refused.
+    @Test func buildCandidateListFullTLVResponse() throws {
+        let visa = T.bytes(
+            "C2 02 00 01 C3 01 01 84 07 A0 00 00 00 03 10 10 50 04 56 49 53 41 87 01 01 9F 11 01 01 DF 22 01 00 DF 04 01 00")
+        #expect(visa.count == 37)
+        let one = try BuildCandidateList.Response(status: .success, data: visa)
+        #expect(one.candidates == [CandidateApplication(aid: T.bytes("A0000000031010"), label: "VISA", priority: 1, issuerCodeTableIndex: 1)])
+        #expect(one.encodeFullTLV() == visa)
+
+        let two = BuildCandidateList.Response(candidates: [
+            CandidateApplication(aid: T.bytes("A0000000041010"), label: "MASTERCARD", priority: 1),
+            CandidateApplication(aid: T.bytes("A0000000043060"), label: "MAESTRO", priority: 2, blocked: true, usesPreferredName: true),
+        ])
+        let data = two.encodeFullTLV()
+        #expect(Array(data.prefix(7)) == T.bytes("C2 02 00 01 C3 01 02"))
+        #expect(try BuildCandidateList.Response(status: .success, data: data) == two)
+
+        let wrongCount = T.bytes("C3 01 02 84 07 A0 00 00 00 03 10 10 50 04 56 49 53 41")
+        #expect(T.errorCode { _ = try BuildCandidateList.Response(status: .success, data: wrongCount) } == .malformed)
+        let labelFirst = T.bytes("C3 01 01 50 04 56 49 53 41 84 07 A0 00 00 00 03 10 10")
+        #expect(T.errorCode { _ = try BuildCandidateList.Response(status: .success, data: labelFirst) } == .malformed)
+        #expect(T.errorCode { _ = try BuildCandidateList.Response(status: .success, data: Array(visa.dropLast(1))) } == .malformed)
     }
 
     @Test func buildCandidateListResponseWithPreferredNameHeader() throws {

@@ -11,9 +11,23 @@ private typealias Tag = UCubeProtocol.Tag
     // MARK: Empty payloads (spec §5.2 "Request: empty")
 
     static let emptyCommands: [any EmptyPayloadCommand.Type] = [
-        CancelAll.self, PowerOff.self, ExitSecureSession.self, EnterSecureSession.self, RTCGet.self,
-        InstallForLoadKey.self,
+        PowerOff.self, ExitSecureSession.self, EnterSecureSession.self, RTCGet.self, InstallForLoadKey.self,
     ]
+
+    /// spec §2.8 and §5.2 0x0202: empty (2020, and the current SDK's payment start) or `FF FE` (the current SDK's
+    /// cancel of a card wait). The frames are the ones docs/protocol.md computes: SEQ 0 empty, SEQ 2 with FF FE.
+    @Test func cancelAllBothForms() throws {
+        #expect(try CancelAll().encodePayload() == [])
+        #expect(try CancelAll(withMessage: true).encodePayload() == [0xFF, 0xFE])
+        #expect(try CancelAll(payload: []) == CancelAll())
+        #expect(try CancelAll(payload: [0xFF, 0xFE]) == CancelAll(withMessage: true))
+        #expect(T.errorCode { _ = try CancelAll(payload: [0x00]) } == .malformed)
+        #expect(T.errorCode { _ = try CancelAll(payload: [0xFE, 0xFF]) } == .malformed)
+        let empty = CommandFrame(sequence: 0, command: CancelAll.id, payload: try CancelAll().encodePayload())
+        #expect(try empty.encoded() == T.bytes("02 00 00 00 02 02 46 20 03"))
+        let message = CommandFrame(sequence: 2, command: CancelAll.id, payload: try CancelAll(withMessage: true).encodePayload())
+        #expect(try message.encoded() == T.bytes("02 00 02 02 02 02 FF FE 41 E5 03"))
+    }
 
     @Test(arguments: CommandTestsSession.emptyCommands)
     func emptyPayloadCommands(type: any EmptyPayloadCommand.Type) throws {

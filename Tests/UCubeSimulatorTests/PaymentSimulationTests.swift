@@ -114,6 +114,29 @@ struct PaymentSimulationTests {
         #expect(try TLVResponse(status: .success, data: finalised.data).cryptogram == .aac)
     }
 
+    /// The current SDK's BuildCandidateList (`C2 02 00 01 9C 01 00`, libApp 1.3.8.19) gets the full TLV layout it
+    /// parses (spec §5.2 0x5510): `C2 02 00 01 C3 01 NN`, then the candidates, every length one byte.
+    @Test("BuildCandidateList in the current SDK's form answers the full TLV candidate list")
+    func buildCandidateListFullTLV() async throws {
+        let link = try SimulatorHarness()
+        defer { Task { await link.close() } }
+        _ = try await link.exchange(.enterSecureSession, seq: 0)
+        try link.send(.nfcStartTransaction, try Self.startNFC([.icc, .nfc]), seq: 1, secured: true)
+        #expect(try await link.secured().status == .success)
+        let request = try BuildCandidateList.currentSDK(transactionType: 0x00).encodePayload()
+        #expect(request == [UInt8](hex: "C2 02 00 01 9C 01 00"))
+        try link.send(.buildCandidateList, request, seq: 2, secured: true)
+        let list = try await link.secured()
+        #expect(list.status == .success)
+        #expect(Array(list.data.prefix(7)) == [UInt8](hex: "C2 02 00 01 C3 01 01"))
+        // No long-form length anywhere: the current SDK miscounts `81 LL` (spec §5.2).
+        let items = try TLVParser.parse(list.data, rules: .strict)
+        #expect(items.allSatisfy { $0.value.count <= 0x7F })
+        let candidates = try BuildCandidateList.Response(status: list.status, data: list.data).candidates
+        #expect(candidates.map(\.aid) == [Self.visaAID])
+        #expect(candidates.map(\.label) == ["VISA CREDIT"])
+    }
+
     @Test("out of EMV order: TransactionProcess before TransactionInit answers −287; no card answers −35")
     func outOfOrder() async throws {
         let link = try SimulatorHarness()

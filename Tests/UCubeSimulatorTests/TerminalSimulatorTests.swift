@@ -134,7 +134,7 @@ struct TerminalSimulatorTests {
         #expect(response.data.isEmpty)
     }
 
-    @Test("an unknown command id answers CMD 0x8000, status −1, no data, SEQ echoed")
+    @Test("an unknown command id is answered with its own CMD, status −1, no data, SEQ echoed (spec §2.7, §2.8)")
     func unknownCommand() async throws {
         let link = try SimulatorHarness()
         defer { Task { await link.close() } }
@@ -142,7 +142,7 @@ struct TerminalSimulatorTests {
         let raw = try await link.next()
         #expect(
             try raw.encoded()
-                == ResponseFrame(sequence: 0x42, command: .unrecognised, status: .unknownCommand).encoded()
+                == ResponseFrame(sequence: 0x42, command: CommandID(0x1234), status: .unknownCommand).encoded()
         )
     }
 
@@ -181,8 +181,12 @@ struct TerminalSimulatorTests {
         #expect(waited >= .milliseconds(90))  // it did wait its scaled 10 s (an upper bound would only measure load)
     }
 
-    @Test("CancelAll during WaitCard: WaitCard answers −32, then CancelAll answers 0; others are refused meanwhile")
-    func cancelAllEndsWaitCard() async throws {
+    /// Empty (the 2020 form) and `FF FE` (the current SDK's cancel of a card wait) alike: CancelAll's own answer
+    /// first, then the wait's −32, the order the current SDK needs (spec §2.8).
+    @Test(
+        "CancelAll during WaitCard: CancelAll answers 0, then WaitCard answers −32; others are refused meanwhile",
+        arguments: [false, true])
+    func cancelAllEndsWaitCard(withMessage: Bool) async throws {
         let link = try SimulatorHarness(SimulatorConfiguration(script: SimulatorScript(card: nil), timeScale: 1))
         defer { Task { await link.close() } }
         try link.send(.waitCard, try WaitCard(readers: [.icc, .nfc], timeoutSeconds: 30).encodePayload(), seq: 1)
@@ -191,15 +195,15 @@ struct TerminalSimulatorTests {
         #expect(busy.status == .badTerminalState)
         #expect(busy.sequence == 2)
 
-        try link.send(.cancelAll, seq: 3)
-        let cancelled = try await link.plain()
-        #expect(cancelled.command == .waitCard)
-        #expect(cancelled.sequence == 1)
-        #expect(cancelled.status == .cancelled)
+        try link.send(.cancelAll, try CancelAll(withMessage: withMessage).encodePayload(), seq: 3)
         let cancel = try await link.plain()
         #expect(cancel.command == .cancelAll)
         #expect(cancel.sequence == 3)
         #expect(cancel.status == .success)
+        let cancelled = try await link.plain()
+        #expect(cancelled.command == .waitCard)
+        #expect(cancelled.sequence == 1)
+        #expect(cancelled.status == .cancelled)
 
         // Nothing pending: CancelAll still answers 0 (spec §5.2 PROJECT CHOICE).
         let again = try await link.exchange(.cancelAll, seq: 4)

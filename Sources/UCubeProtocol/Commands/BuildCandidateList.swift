@@ -1,44 +1,71 @@
 /// 0x5510 BuildCandidateList: lists the applications the card and terminal share (spec §5.2). Status −300 = no
 /// common application.
 ///
-/// Request: empty (old SDK), or `C2 01 fmt` and/or `C3 01 n` (newer constants). The response decoder reads the legacy
-/// 64-byte layout only; the full-TLV output (C2 = 01) has no documented layout and fails to decode (a
-/// `CommandError`); read such data as raw bytes.
+/// Request: empty (the 2020 SDK: legacy output), or the current SDK's `C2 02 00 01` (full TLV output), which libApp
+/// 1.3.8.19 follows with `9C 01 tt` (the transaction type). `C2 01 fmt` (the iOS constants' one-byte form) and
+/// `C3 01 n` are read too. The response is read in either layout: the full-TLV one (`C2 02 00 01 C3 01 NN`, then a
+/// flat run of items, each candidate opened by `84`) when the data starts with C2 or C3, else the legacy 64-byte
+/// blocks.
 public struct BuildCandidateList: RPCCommand, Hashable {
     public static let id = CommandID.buildCandidateList
 
     static let outputFormatTag: UInt32 = 0xC2
     static let maxApplicationsTag: UInt32 = 0xC3
 
-    /// C2: 0x00 legacy output, 0x01 full TLV output.
+    static let transactionTypeTag: UInt32 = 0x9C
+
+    /// The C2 value that asks for the full TLV output (spec §5.2: `00 01`, "mode 1").
+    public static let fullTLVOutput: UInt8 = 0x01
+
+    /// C2: 0x00 legacy output, 0x01 full TLV output. Written `C2 02 00 mm` as the current Android SDK writes it;
+    /// read from one byte or two.
     public var outputFormat: UInt8?
     /// C3: the number of applications.
     public var maxApplications: UInt8?
+    /// 9C: the transaction type (libApp 1.3.8.19 sends it after C2).
+    public var transactionType: UInt8?
 
-    public init(outputFormat: UInt8? = nil, maxApplications: UInt8? = nil) {
+    public init(outputFormat: UInt8? = nil, maxApplications: UInt8? = nil, transactionType: UInt8? = nil) {
         self.outputFormat = outputFormat
         self.maxApplications = maxApplications
+        self.transactionType = transactionType
+    }
+
+    /// What the current SDK sends for a payment (spec §5.2, §8.4): the full TLV output, and the transaction type.
+    public static func currentSDK(transactionType: UInt8) -> BuildCandidateList {
+        BuildCandidateList(outputFormat: fullTLVOutput, transactionType: transactionType)
     }
 
     public func encodePayload() throws(CommandError) -> [UInt8] {
         var writer = TLVWriter("BuildCandidateList")
-        if let outputFormat { try writer.append(Self.outputFormatTag, [outputFormat]) }
+        if let outputFormat { try writer.append(Self.outputFormatTag, [0x00, outputFormat]) }
         if let maxApplications { try writer.append(Self.maxApplicationsTag, [maxApplications]) }
+        if let transactionType { try writer.append(Self.transactionTypeTag, [transactionType]) }
         return try writer.payload()
     }
 
     public init(payload: [UInt8]) throws(CommandError) {
         let fields = try TLVFields(payload, "BuildCandidateList request")
-        outputFormat = try fields.optionalByte(Self.outputFormatTag, "output format")
+        if let format = fields.value(Self.outputFormatTag) {
+            // One byte (iOS constants) or two, `00 mm` (the Android libraries): the mode is the last byte.
+            guard format.count == 1 || (format.count == 2 && format[0] == 0) else {
+                throw CommandError(.malformed, "BuildCandidateList request: output format (C2) must be `mm` or `00 mm`, got \(Hex.encode(format))")
+            }
+            outputFormat = format.last
+        } else {
+            outputFormat = nil
+        }
         maxApplications = try fields.optionalByte(Self.maxApplicationsTag, "number of applications")
+        transactionType = try fields.optionalByte(Self.transactionTypeTag, "transaction type")
     }
 
-    private enum CodingKeys: String, CodingKey { case outputFormat, maxApplications }
+    private enum CodingKeys: String, CodingKey { case outputFormat, maxApplications, transactionType }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(outputFormat, forKey: .outputFormat)
         try container.encodeIfPresent(maxApplications, forKey: .maxApplications)
+        try container.encodeIfPresent(transactionType, forKey: .transactionType)
     }
 
     /// Legacy output: byte 0 = N, then N blocks of 64 bytes (`CandidateBlock`). Blocks that do not start with 0x84 are
@@ -49,6 +76,10 @@ public struct BuildCandidateList: RPCCommand, Hashable {
         public init(candidates: [CandidateApplication]) { self.candidates = candidates }
 
         public init(status: Status, data: [UInt8]) throws(CommandError) {
+            if let first = data.first, first == UInt8(BuildCandidateList.outputFormatTag) || first == UInt8(BuildCandidateList.maxApplicationsTag) {
+                self.candidates = try Self.fullTLV(data)
+                return
+            }
             var reader = ByteReader(data, what: "BuildCandidateList response")
             let count = Int(try reader.u8("number of applications"))
             var candidates: [CandidateApplication] = []
@@ -65,6 +96,71 @@ public struct BuildCandidateList: RPCCommand, Hashable {
         public func encodeData() -> [UInt8] {
             let written = candidates.prefix(255)
             return [UInt8(written.count)] + written.flatMap(CandidateBlock.encode)
+        }
+
+        /// The full TLV layout (spec §5.2): `C2 02 00 01 C3 01 NN`, then per candidate 84, 50 (or 9F12), 87, 9F11,
+        /// DF22, DF04, every length one byte, as the current SDK requires.
+        public func encodeFullTLV() -> [UInt8] {
+            let written = candidates.prefix(255)
+            var items = [
+                TLV(Tag(BuildCandidateList.outputFormatTag), [0x00, BuildCandidateList.fullTLVOutput]),
+                TLV(Tag(BuildCandidateList.maxApplicationsTag), [UInt8(written.count)]),
+            ]
+            for app in written {
+                items.append(TLV(Tag(0x84), Array(app.aid.prefix(16))))
+                items.append(TLV(Tag(app.usesPreferredName ? 0x9F12 : 0x50), Array(app.label.utf8.prefix(16))))
+                items.append(TLV(Tag(0x87), [app.priority]))
+                items.append(TLV(Tag(0x9F11), [app.issuerCodeTableIndex]))
+                items.append(TLV(Tag(0xDF22), [app.selectionOptions]))
+                items.append(TLV(Tag(0xDF04), [app.blocked ? 0x01 : 0x00]))
+            }
+            return items.encoded
+        }
+
+        /// Reads the full TLV layout: the count from C3, then a candidate for each `84` item, up to the next one.
+        /// The count must match the candidates found (a terminal's own count is checked, not trusted).
+        private static func fullTLV(_ data: [UInt8]) throws(CommandError) -> [CandidateApplication] {
+            let items = try TLVParser.parseCommandData(data, "BuildCandidateList response (full TLV)", rules: .strict)
+            var groups: [[TLV]] = []
+            var count: Int?
+            for item in items {
+                switch item.tag {
+                case Tag(BuildCandidateList.outputFormatTag) where groups.isEmpty: continue
+                case Tag(BuildCandidateList.maxApplicationsTag) where groups.isEmpty:
+                    guard item.value.count == 1 else {
+                        throw CommandError(.malformed, "BuildCandidateList response: C3 must be one byte, got \(Hex.encode(item.value))")
+                    }
+                    count = Int(item.value[0])
+                case Tag(0x84): groups.append([item])
+                default:
+                    guard !groups.isEmpty else {
+                        throw CommandError(.malformed, "BuildCandidateList response: \(item.tag) before the first candidate (84)")
+                    }
+                    groups[groups.count - 1].append(item)
+                }
+            }
+            if let count, count != groups.count {
+                throw CommandError(.malformed, "BuildCandidateList response: C3 announces \(count) candidates, the data has \(groups.count)")
+            }
+            return try groups.enumerated().map { index, group throws(CommandError) in
+                try candidate(TLVFields(tlvs: group, "BuildCandidateList candidate \(index + 1)"))
+            }
+        }
+
+        private static func candidate(_ fields: TLVFields) throws(CommandError) -> CandidateApplication {
+            let aid = try fields.requiredAny(0x84, "AID")
+            guard (1...16).contains(aid.count) else {
+                throw CommandError(.malformed, "\(fields.what): the AID (84) must be 1…16 bytes, got \(aid.count)")
+            }
+            let preferred = fields.value(0x9F12)
+            let label = (preferred ?? fields.value(0x50) ?? []).filter { $0 != 0 }
+            return CandidateApplication(
+                aid: aid, label: String(decoding: label, as: UTF8.self),
+                priority: (try fields.optionalByte(0x87, "priority") ?? 0) & 0x0F,
+                issuerCodeTableIndex: (try fields.optionalByte(0x9F11, "issuer code table index") ?? 0) & 0x0F,
+                selectionOptions: (try fields.optionalByte(0xDF22, "selection options") ?? 0) & 0xF0,
+                blocked: try fields.optionalByte(0xDF04, "blocked") == 0x01,
+                usesPreferredName: preferred != nil)
         }
 
         public var summary: [String] {

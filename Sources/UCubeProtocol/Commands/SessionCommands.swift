@@ -22,11 +22,39 @@ extension EmptyPayloadCommand {
 enum EmptyCodingKeys: CodingKey {}
 
 /// 0x0202 CancelAll: a pending asynchronous command ends with −32; answers 0 even when nothing is pending (PROJECT
-/// CHOICE, spec §5.2).
+/// CHOICE, spec §5.2). Empty, as the 2020 SDK and the current SDK's payment start send it; `FF FE` when the current
+/// SDK cancels a card wait or a choice (spec §2.8, "withMessage").
 public struct CancelAll: EmptyPayloadCommand {
     public typealias Response = EmptyResponse
     public static let id = CommandID.cancelAll
-    public init() {}
+    /// The payload the current SDK sends to cancel a pending command.
+    static let cancelMessage: [UInt8] = [0xFF, 0xFE]
+
+    /// The current SDK's `FF FE` form.
+    public var withMessage: Bool
+
+    /// The empty form (`ucube rpc cancel-all`, a payment's start, a cancel).
+    public init() { withMessage = false }
+
+    public init(withMessage: Bool) { self.withMessage = withMessage }
+
+    public func encodePayload() throws(CommandError) -> [UInt8] { withMessage ? Self.cancelMessage : [] }
+
+    public init(payload: [UInt8]) throws(CommandError) {
+        switch payload {
+        case []: withMessage = false
+        case Self.cancelMessage: withMessage = true
+        default:
+            throw CommandError(.malformed, "CancelAll takes no payload or FF FE, got \(Hex.encode(payload))")
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case withMessage }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if withMessage { try container.encode(withMessage, forKey: .withMessage) }
+    }
 }
 
 /// 0x5060 PowerOff: switches the terminal off (IS:Constants; empty payload inferred, spec §5.2).
