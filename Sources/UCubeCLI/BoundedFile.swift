@@ -1,8 +1,10 @@
 import Foundation
 
-/// A file named on the command line or kept on disk, read whole but never past a limit: one too large, or one that
-/// never ends (`/dev/zero`, a FIFO), is refused instead of filling the memory. The capture of `decode`, a suite of
-/// `test`, a fleet run's devices file and run file.
+/// A file named on the command line or kept on disk, or standard input, read whole but never past a limit: one too
+/// large, or one that never ends (`/dev/zero`, a FIFO, a pipe kept open), is refused instead of filling the memory.
+/// A regular file is measured before any byte is read; anything else is read in chunks and refused as soon as it
+/// passes the limit. The capture and text of `decode`, a suite of `test`, a recording replayed, a shell script, a
+/// fleet run's devices file and run file, the remembered devices and the link session file.
 enum BoundedFile {
     enum Failure: Error {
         /// Missing, a directory, not permitted or a failed read: the words say which.
@@ -11,19 +13,64 @@ enum BoundedFile {
         case tooLarge
     }
 
+    /// How much one `read(2)` asks for: what is held beyond the limit at most.
+    static let chunkSize = 64 << 10
+
     static func read(_ path: String, limit: Int) throws(Failure) -> Data {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .unreadable("no such file") }
         guard !isDirectory.boolValue else { throw .unreadable("it is a directory") }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .unreadable("permission denied") }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: limit + 1) ?? Data()
-        } catch {
-            throw .unreadable(Environment.posixCause(error))
-        }
-        guard data.count <= limit else { throw .tooLarge }
-        return data
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > limit { throw .tooLarge }
+        return try read(descriptor: fd, limit: limit)
     }
+
+    /// Standard input to its end, or refused once it passes `limit`.
+    static func readStandardInput(limit: Int) throws(Failure) -> Data {
+        try read(descriptor: STDIN_FILENO, limit: limit)
+    }
+
+    /// `fd` to its end in chunks; throws `tooLarge` as soon as more than `limit` bytes came, without waiting for the
+    /// end (a writer that never closes).
+    static func read(descriptor fd: Int32, limit: Int) throws(Failure) -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .unreadable(String(cString: strerror(errno)))
+            }
+            if count == 0 { return data }
+            guard data.count + count <= limit else { throw .tooLarge }
+            data.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// One line of standard input without its "\n" (or "\r\n"), as `Swift.readLine` gives it, but never longer
+    /// than `limit` bytes: `nil` at the end of the input, `tooLarge` for a longer line (the rest of it is left
+    /// unread). Reads through C's `stdin`, so it shares its buffer with every other line reader of the process.
+    static func readLine(limit: Int) throws(Failure) -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let c = getchar()
+            if c == EOF {
+                guard !bytes.isEmpty else { return nil }
+                break
+            }
+            if c == 0x0A { break }
+            guard bytes.count < limit else { throw .tooLarge }
+            bytes.append(UInt8(c))
+        }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// `read(2)`, out of reach of `BoundedFile.read`'s overloads.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
 }

@@ -254,8 +254,18 @@ struct SessionRecord: Equatable {
         case stale(owner: Int32?)
     }
 
+    /// The most a record file is read: `line` is under 40 bytes, so anything longer is not one.
+    static let maximumSize = 256
+
     static func load(_ path: String) -> Loaded {
-        decode(FileManager.default.contents(atPath: path))
+        do {
+            return decode(try BoundedFile.read(path, limit: maximumSize))
+        } catch {
+            switch error {
+            case .unreadable: return decode(nil)
+            case .tooLarge: return .stale(owner: nil)
+            }
+        }
     }
 
     static func decode(_ data: Data?) -> Loaded {

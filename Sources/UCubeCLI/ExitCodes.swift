@@ -30,7 +30,7 @@ enum ExitCodes {
         code: 9, name: "update-failed",
         meaning: "mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)")
     static let dataError = Entry(
-        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex, or not a btsnoop capture; --device replay:FILE: not a usable recording; test, simulate --suite: not a valid suite file)")
+        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)")
     static let usage = Entry(
         code: 64, name: "usage",
         meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured")

@@ -19,7 +19,12 @@ struct PaymentSuite: Decodable {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
+        // The name heads the TAP stream (`# suite: NAME`): a newline in it would start a TAP line of its own.
+        guard OneLine.holds(name) else { throw c.invalid(.name, "a suite name is one line, without control characters") }
         cards = try c.decodeIfPresent([String: CardImage].self, forKey: .cards) ?? [:]
+        if let bad = cards.keys.sorted().first(where: { !OneLine.holds($0) }) {
+            throw c.invalid(.cards, "a card image's name is one line, without control characters: \(JSONOutput.quote(bad))")
+        }
         cases = try c.decode([SuiteCase].self, forKey: .cases)
         guard !cases.isEmpty else { throw c.invalid(.cases, "a suite has at least one case") }
         if let clash = cards.keys.sorted().first(where: { CardCatalogue.named($0) != nil }) {
@@ -127,11 +132,30 @@ struct SuiteCase: Decodable {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
-        guard !name.isEmpty, !name.contains(where: \.isNewline) else { throw c.invalid(.name, "a case name is one non-empty line") }
+        guard !name.isEmpty, OneLine.holds(name) else {
+            throw c.invalid(.name, "a case name is one non-empty line, without control characters")
+        }
         card = try c.decode(String.self, forKey: .card)
         request = try c.decode(SuiteRequest.self, forKey: .request)
         expect = try c.decode(SuiteExpectation.self, forKey: .expect)
         instruction = try c.decodeIfPresent(String.self, forKey: .instruction) ?? "present the test card '\(card)'"
+        // Printed on stderr as one line before the case runs on a real terminal.
+        guard OneLine.holds(instruction) else {
+            throw c.invalid(.instruction, "an instruction is one line, without control characters")
+        }
+    }
+}
+
+/// Text from a file that is shown as one line (a TAP line, a JUnit attribute, a line on stderr): it holds no control
+/// character (C0, DEL and C1: newline, carriage return, escape sequences) and no Unicode line or paragraph separator.
+enum OneLine {
+    static func holds(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
     }
 }
 

@@ -122,9 +122,19 @@ enum ReplaySource {
     }
 
     private static func load(_ path: String) throws(CLIFailure) -> Recording {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIFailure(
-                ExitCodes.usage, "cannot read the recording \(path)", hint: "record one with --record FILE")
+        let data: Data
+        do {
+            // The limit is checked before the file is read (a regular file) or as it is read (a FIFO, a device).
+            data = try BoundedFile.read(path, limit: Recording.maximumSize)
+        } catch {
+            switch error {
+            case .unreadable:
+                throw CLIFailure(
+                    ExitCodes.usage, "cannot read the recording \(path)", hint: "record one with --record FILE")
+            case .tooLarge:
+                throw CLIFailure(
+                    ExitCodes.dataError, "\(path) is not a usable recording: larger than \(Recording.maximumSize >> 20) MiB")
+            }
         }
         do {
             return try Recording(parsing: String(decoding: data, as: UTF8.self))

@@ -24,9 +24,22 @@ struct RememberedDevice: Codable, Equatable {
 enum RememberedDevices {
     static var path: String { Environment.configDirectory + "/devices.json" }
 
-    /// The remembered terminals; a missing file is an empty list, a damaged one a clear error.
+    /// The most `devices.json` is read: a few hundred bytes a terminal.
+    static let maximumSize = 1 << 20
+
+    /// The remembered terminals; a missing or unreadable file is an empty list, a damaged or oversized one a clear
+    /// error.
     static func load() throws -> [RememberedDevice] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        let data: Data
+        do {
+            data = try BoundedFile.read(path, limit: maximumSize)
+        } catch {
+            switch error {
+            case .unreadable: return []
+            case .tooLarge:
+                throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(maximumSize >> 20) MiB: fix or delete it")
+            }
+        }
         return try decode(data)
     }
 

@@ -52,8 +52,9 @@ those
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
-hex, or not a btsnoop capture; --device replay:FILE: not a usable recording;
-test, simulate --suite: not a valid suite file)
+hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a
+usable recording, or over 64 MiB; test, simulate --suite: not a valid suite
+file)
   69  simulate: the address to listen on is already in use or cannot be bound
   73  a directory or file cannot be created: the state directory
 ($XDG_STATE_HOME/ucube), an --output file or its directory

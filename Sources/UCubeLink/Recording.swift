@@ -17,8 +17,8 @@ import UCubeProtocol
 public struct Recording: Sendable, Equatable {
     public static let magic = "ucube-recording"
     public static let version = 1
-    /// A recording larger than this is refused before it is read (a firmware update of 2,068-byte frames is a few
-    /// MB of hex).
+    /// A recording larger than this is refused (a firmware update of 2,068-byte frames is a few MB of hex): a replay
+    /// checks it before reading the file, `decode` while reading standard input.
     public static let maximumSize = 64 << 20
 
     /// The command line, masked as the log masks it.
@@ -146,7 +146,7 @@ public struct Recording: Sendable, Equatable {
     /// Parses a whole recording; every line is checked, and the first bad one is named.
     public init(parsing text: String) throws(RecordingError) {
         guard text.utf8.count <= Self.maximumSize else {
-            throw RecordingError(line: 0, "the recording is larger than \(Self.maximumSize >> 20) MB")
+            throw RecordingError(line: 0, "the recording is larger than \(Self.maximumSize >> 20) MiB")
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().makeIterator()
         var command: String? = nil

@@ -21,6 +21,21 @@ public enum TMSFault: Sendable, Hashable {
     /// How long `silent` waits before answering: longer than any client read timeout.
     public static let silence: Duration = .seconds(3600)
 
+    /// Whether this fault changes the answer of `endpoint`: an image and its signature come from the binary endpoint
+    /// only, so `corrupt` and `bad-signature` elsewhere would do nothing and are refused.
+    public func acts(on endpoint: TMSEndpoint) -> Bool {
+        switch self {
+        case .status, .delay, .malformedJSON, .truncatedBody, .dropConnection: true
+        case .corruptedBinary, .wrongSignature: endpoint == .binary
+        }
+    }
+
+    /// The `--tms-fault` words that act on `endpoint`.
+    static func words(for endpoint: TMSEndpoint) -> String {
+        let binaryOnly = endpoint == .binary ? ", corrupt, bad-signature" : ""
+        return "an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop" + binaryOnly
+    }
+
     /// One `--tms-fault` item: the fault, the endpoint, the terminal it is for (its serial; nil: any) and how many
     /// requests it affects.
     public struct Rule: Sendable, Hashable {
@@ -32,14 +47,15 @@ public enum TMSFault: Sendable, Hashable {
 
     /// Parses the command line's `ENDPOINT[@SERIAL]:FAULT[xN],…` (`ucube simulate --tms-fault`): ENDPOINT is register,
     /// infos, config, binary or logs; SERIAL limits the fault to that terminal's requests (a fleet); FAULT is an HTTP
-    /// status (500, 503…), `slow=SECONDS`, `silent`, `malformed-json`, `truncated`, `drop`, `corrupt` or
-    /// `bad-signature`; N how many requests it affects (default 1).
+    /// status (500, 503…), `slow=SECONDS`, `silent`, `malformed-json`, `truncated`, `drop`, and for binary only
+    /// `corrupt` or `bad-signature`; N how many requests it affects (default 1). A fault that would not change the
+    /// endpoint's answer is refused.
     public static func parse(_ text: String) throws(TMSSimulatorError) -> [Rule] {
         try text.split(separator: ",").map { item throws(TMSSimulatorError) -> Rule in
             let bad = { (why: String) in
                 TMSSimulatorError(
                     .invalidArgument,
-                    "bad TMS fault '\(item)': \(why) (ENDPOINT[@SERIAL]:FAULT[xN], ENDPOINT one of \(TMSEndpoint.allCases.map(\.rawValue).joined(separator: ", ")); FAULT an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature)")
+                    "bad TMS fault '\(item)': \(why) (ENDPOINT[@SERIAL]:FAULT[xN], ENDPOINT one of \(TMSEndpoint.allCases.map(\.rawValue).joined(separator: ", ")); FAULT an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop, or for binary corrupt or bad-signature)")
             }
             let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
             let target = parts[0].split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
@@ -71,6 +87,9 @@ public enum TMSFault: Sendable, Hashable {
                 } else {
                     throw bad("unknown fault")
                 }
+            }
+            guard fault.acts(on: endpoint) else {
+                throw bad("\(name) acts on binary only; \(endpoint.rawValue) takes \(words(for: endpoint))")
             }
             return Rule(endpoint: endpoint, serial: serial, fault: fault, times: times)
         }

@@ -178,6 +178,7 @@ public actor TMSSimulator {
     /// Plays `fault` on the next `times` requests to `endpoint` (routed requests only; 404/405/400 do not count), from
     /// the terminal `serial` only when one is given.
     public func setFault(_ fault: TMSFault, for endpoint: TMSEndpoint, serial: String? = nil, times: Int = 1) {
+        precondition(fault.acts(on: endpoint), "\(fault) does nothing on \(endpoint.rawValue): TMSFault.parse refuses it")
         faults[FaultKey(endpoint: endpoint, serial: serial)] = times > 0 ? (fault, times) : nil
     }
 

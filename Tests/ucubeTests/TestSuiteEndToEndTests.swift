@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import UCubePayment
 
+@testable import UCubeCLI
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -118,6 +120,33 @@ import FoundationXML
         #expect(run.status == 65, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains(message), "\(run.stderr)")
         #expect(run.stdout.contains(#""code":"bad-suite""#))
+    }
+
+    /// A name from the suite reaches TAP, JUnit and stderr as one line, or the suite is refused: a newline in the
+    /// suite's name would have started a TAP line of its own ("Bail out!" ends a TAP consumer's run).
+    @Test(arguments: [
+        #"{"name": "shop\nBail out! injected", "cases": [{"name": "a", "card": "visa-contact", "request": {"amount": "10"}, "expect": {"status": "APPROVED"}}]}"#,
+        #"{"name": "shop\u2028x", "cases": [{"name": "a", "card": "visa-contact", "request": {"amount": "10"}, "expect": {"status": "APPROVED"}}]}"#,
+        #"{"name": "x", "cases": [{"name": "a\u001b[2J", "card": "visa-contact", "request": {"amount": "10"}, "expect": {"status": "APPROVED"}}]}"#,
+        #"{"name": "x", "cases": [{"name": "a\tb", "card": "visa-contact", "request": {"amount": "10"}, "expect": {"status": "APPROVED"}}]}"#,
+        #"{"name": "x", "cases": [{"name": "a", "card": "visa-contact", "request": {"amount": "10"}, "expect": {"status": "APPROVED"}, "instruction": "insert\nok 2 - forged"}]}"#,
+        #"{"name": "x", "cards": {"k\r": {"interfaces": ["contact"], "pan": "5413330089020094", "expiry": "2711", "applications": [{"aid": "A0000000041010", "label": "MASTERCARD"}]}}, "cases": [{"name": "a", "card": "k\r", "request": {"amount": "10"}, "expect": {"status": "APPROVED"}}]}"#,
+    ])
+    func aControlCharacterInALabelIsRefused(_ json: String) async throws {
+        let sandbox = try Self.sandbox()
+        let path = try Self.write(json, in: sandbox)
+        let run = try await sandbox.run(["--device", "sim", "--json", "test", path])
+        #expect(run.status == 65, "exit \(run.status): \(run.stderr)")
+        #expect(run.stdout.contains(#""code":"bad-suite""#), "\(run.stdout)")
+        let tap = try await sandbox.run(["--device", "sim", "test", path])
+        #expect(tap.status == 65)
+        #expect(!tap.stdout.contains("Bail out!") && !tap.stdout.contains("TAP version"), "\(tap.stdout)")
+    }
+
+    @Test(arguments: [("shop", true), ("caf\u{E9} #1 \"x\" <y>", true), ("a\nb", false), ("a\r", false), ("\u{1B}[31m", false),
+        ("a\u{85}b", false), ("a\u{2029}", false), ("a\u{7F}", false)])
+    func oneLine(_ text: String, _ holds: Bool) {
+        #expect(OneLine.holds(text) == holds)
     }
 
     @Test func aSuiteCardImageServedOverTCPRuns() async throws {

@@ -24,7 +24,8 @@ extension UCube {
                 their layout from the `secured crypto=… MAC=…` note under the frame; an EnterSecureSession \
                 answered with success (and --secured) starts the session for the frames that follow. A recording \
                 (`--record FILE`, docs/recording.md) on standard input is decoded the same way: every frame of every \
-                link, its direction and layout as recorded.
+                link, its direction and layout as recorded. Standard input is read up to 64 MiB (a capture up to \
+                256 MiB), as much as a recording may hold: more is refused with exit 65, without waiting for its end.
 
                 EMV data objects are explained below their value, bit by bit or field by field, as emv-decode does: \
                 TVR (95), TSI (9B), CVM list (8E), CVM results (9F34), AIP (82), AUC (9F07), CID (9F27), terminal \
@@ -136,8 +137,24 @@ extension UCube {
             guard isatty(0) == 0, ShellSession.current == nil else {
                 throw CLIFailure(ExitCodes.usage, "give the hex to decode, or pipe it (or a --trace dump) on standard input")
             }
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            return String(decoding: data, as: UTF8.self)
+            return String(decoding: try Self.readStandardInput(limit: Self.maxTextSize, what: "the text"), as: UTF8.self)
+        }
+
+        /// The largest text read from standard input: a recording's own limit, which a --trace dump never nears.
+        static let maxTextSize = Recording.maximumSize
+
+        /// Standard input, refused (exit 65) as soon as it passes `limit`.
+        static func readStandardInput(limit: Int, what: String) throws -> Data {
+            do {
+                return try BoundedFile.readStandardInput(limit: limit)
+            } catch {
+                switch error {
+                case .unreadable(let why):
+                    throw CLIFailure(ExitCodes.ioError, "cannot read standard input: \(why)")
+                case .tooLarge:
+                    throw CLIFailure(ExitCodes.dataError, "\(what) on standard input is larger than \(limit >> 20) MiB")
+                }
+            }
         }
     }
 }

@@ -19,10 +19,7 @@ extension UCube.Decode {
             guard isatty(0) == 0, ShellSession.current == nil else {
                 throw CLIFailure(ExitCodes.usage, "give the capture file (ucube decode --as btsnoop FILE), or pipe it on standard input")
             }
-            let data = FileHandle.standardInput.readData(ofLength: Self.maxCaptureSize + 1)
-            guard data.count <= Self.maxCaptureSize else {
-                throw CLIFailure(ExitCodes.dataError, "the capture on standard input is larger than \(Self.maxCaptureSize >> 20) MiB")
-            }
+            let data = try Self.readStandardInput(limit: Self.maxCaptureSize, what: "the capture")
             return ([UInt8](data), "standard input")
         }
         guard kind == .auto, hex.count == 1, let path = hex.first, Self.startsLikeCapture(path) else { return nil }

@@ -97,7 +97,7 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
-                "With --tms: faults per request, comma-separated ENDPOINT[@SERIAL]:FAULT[xN] (ENDPOINT register, infos, config, binary or logs; SERIAL: that terminal's requests only; FAULT an HTTP status such as 503, slow=SECONDS, silent, malformed-json, truncated, drop, corrupt or bad-signature; N requests, default 1). E.g. binary:corrupt,config@202401003:503x2.",
+                "With --tms: faults per request, comma-separated ENDPOINT[@SERIAL]:FAULT[xN] (ENDPOINT register, infos, config, binary or logs; SERIAL: that terminal's requests only; FAULT an HTTP status such as 503, slow=SECONDS, silent, malformed-json, truncated, drop, and for binary only corrupt or bad-signature; N requests, default 1). E.g. binary:corrupt,config@202401003:503x2.",
                 valueName: "faults"))
         var tmsFault: String?
 

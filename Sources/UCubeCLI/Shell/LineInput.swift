@@ -32,7 +32,15 @@ func installShellInterruptHandler() {
 
 /// Lines from a script file, or from standard input when it is not a terminal: no prompt, no echo, no history.
 final class PlainLineSource: LineSource {
+    /// The longest line read from standard input, in bytes: a command line, even `rpc raw` with a whole frame's
+    /// payload in hex, is a few kilobytes.
+    static let maximumLineLength = 64 << 10
+    /// The longest script file (`--script FILE`).
+    static let maximumScriptSize = 16 << 20
+
     private var lines: [String]?
+    /// A line was too long: its rest is still unread, so every later read refuses too.
+    private var refused = false
 
     /// `lines`: a script's lines; `nil`: read standard input.
     init(lines: [String]?) { self.lines = lines }
@@ -42,8 +50,14 @@ final class PlainLineSource: LineSource {
             guard !lines!.isEmpty else { return .end }
             return .line(lines!.removeFirst())
         }
-        guard let line = Swift.readLine(strippingNewline: true) else { return .end }
-        return .line(line)
+        guard !refused else { return .tooLong }
+        do {
+            guard let line = try BoundedFile.readLine(limit: Self.maximumLineLength) else { return .end }
+            return .line(line)
+        } catch {
+            refused = true
+            return .tooLong
+        }
     }
 
     func remember(_ line: String) {}

@@ -28,7 +28,7 @@ final class PaymentStepping: Sendable {
         for line in Self.contextLines(step.context) { print("  " + line) }
         while true {
             switch await session.readLine(prompt: "ucube step> ") {
-            case .end, .interrupted:
+            case .end, .interrupted, .tooLong:
                 await cancel()
                 return
             case .line(let line):

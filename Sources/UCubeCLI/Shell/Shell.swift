@@ -87,8 +87,20 @@ extension UCube {
         }
 
         private static func lines(of script: String) throws -> [String] {
-            guard let text = try? String(contentsOfFile: script, encoding: .utf8) else {
-                throw CLIFailure(ExitCodes.usage, "cannot read the script \(script)")
+            let data: Data
+            do {
+                data = try BoundedFile.read(script, limit: PlainLineSource.maximumScriptSize)
+            } catch {
+                switch error {
+                case .unreadable:
+                    throw CLIFailure(ExitCodes.usage, "cannot read the script \(script)")
+                case .tooLarge:
+                    throw CLIFailure(
+                        ExitCodes.usage, "the script \(script) is larger than \(PlainLineSource.maximumScriptSize >> 20) MiB")
+                }
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw CLIFailure(ExitCodes.usage, "cannot read the script \(script): not UTF-8")
             }
             return text.components(separatedBy: "\n")
         }
@@ -152,6 +164,11 @@ final class ShellRunner: @unchecked Sendable {
                 break loop
             case .interrupted:
                 continue
+            case .tooLong:
+                StandardError.write(
+                    "ucube: error: a line of the input is longer than \(PlainLineSource.maximumLineLength >> 10) KiB: not a command")
+                failure = ExitCodes.usage.code
+                break loop
             case .line(let line):
                 let words: [String]
                 do {
