@@ -7,7 +7,7 @@ import Synchronization
 /// own. With none registered, the signal has its default action.
 ///
 /// The signals are caught by a `sigaction` handler that only writes the signal's number into a pipe
-/// (async-signal-safe), and a thread of its own reads the pipe. Once `onSIGINT` has returned, no signal is lost or
+/// (async-signal-safe), and a thread of its own reads the pipe. Once `onInterrupt` has returned, no signal is lost or
 /// ignored: the handler is installed before the registration is visible. (A Dispatch signal source set up per command
 /// left a window between `SIG_IGN` and the source where a Ctrl-C was dropped: `display --wait-key` then ran to its
 /// timeout.)
@@ -20,7 +20,7 @@ final class Interrupts: Sendable {
     private init(_ id: Int) { self.id = id }
 
     /// Calls `handler` on each SIGINT, SIGTERM or SIGHUP until `cancel()`.
-    static func onSIGINT(_ handler: @escaping @Sendable () -> Void) -> Interrupts {
+    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> Interrupts {
         Interrupts(registry.withLock { $0.add(handler) })
     }
 
@@ -31,7 +31,7 @@ final class Interrupts: Sendable {
         _ body: @escaping @Sendable () async throws -> T, stop: CancelSlot = CancelSlot(),
         first: @escaping @Sendable () -> Void = {}
     ) async throws -> T {
-        let interrupts = onSIGINT {
+        let interrupts = onInterrupt {
             first()
             stop.cancel()
         }

@@ -266,7 +266,7 @@ enum PaymentRunner {
             context = await session.onInterrupt(cancelOnInterrupt, runPayment)
             session.setStepping(false)
         } else {
-            let interrupts = Interrupts.onSIGINT(cancelOnInterrupt)
+            let interrupts = Interrupts.onInterrupt(cancelOnInterrupt)
             context = await runPayment()
             interrupts.cancel()
         }
