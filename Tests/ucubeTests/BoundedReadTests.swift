@@ -9,34 +9,19 @@ import UCubeLink
 /// an end that may never come: each input here is one byte over the limit from a writer that never closes, as
 /// `/dev/zero`, a FIFO or a stuck pipe would be. A read that wanted the whole input first would wait to the deadline.
 @Suite struct BoundedReadTests {
-    @Test func decodeRefusesStandardInputOverItsLimit() async throws {
+    /// `decode`'s text and capture on standard input, and a line of the shell's standard input.
+    @Test(arguments: [
+        (["decode"], UCube.Decode.maxTextSize + 1, ExitCodes.dataError.code),
+        (["decode", "--as", "btsnoop"], UCube.Decode.maxCaptureSize + 1, ExitCodes.dataError.code),
+        (["--device", "sim", "shell"], PlainLineSource.maximumLineLength + 1, ExitCodes.usage.code),
+    ])
+    func standardInputOverItsLimitIsRefused(_ arguments: [String], _ bytes: Int, _ expected: Int32) async throws {
         let sandbox = try UCubeSandbox()
         let input = Pipe.cloexec()
-        let run = try sandbox.startCapturing(["decode"], stdin: input)
-        let status = try await Self.feed(
-            input.fileHandleForWriting.fileDescriptor, bytes: UCube.Decode.maxTextSize + 1, to: run)
+        let run = try sandbox.startCapturing(arguments, stdin: input)
+        let status = try await Self.feed(input.fileHandleForWriting.fileDescriptor, bytes: bytes, to: run)
         try input.fileHandleForWriting.close()
-        #expect(status == ExitCodes.dataError.code)
-    }
-
-    @Test func decodeRefusesACaptureOnStandardInputOverItsLimit() async throws {
-        let sandbox = try UCubeSandbox()
-        let input = Pipe.cloexec()
-        let run = try sandbox.startCapturing(["decode", "--as", "btsnoop"], stdin: input)
-        let status = try await Self.feed(
-            input.fileHandleForWriting.fileDescriptor, bytes: UCube.Decode.maxCaptureSize + 1, to: run)
-        try input.fileHandleForWriting.close()
-        #expect(status == ExitCodes.dataError.code)
-    }
-
-    @Test func aShellLineOverItsLimitIsRefused() async throws {
-        let sandbox = try UCubeSandbox()
-        let input = Pipe.cloexec()
-        let run = try sandbox.startCapturing(["--device", "sim", "shell"], stdin: input)
-        let status = try await Self.feed(
-            input.fileHandleForWriting.fileDescriptor, bytes: PlainLineSource.maximumLineLength + 1, to: run)
-        try input.fileHandleForWriting.close()
-        #expect(status == ExitCodes.usage.code)
+        #expect(status == expected)
     }
 
     /// A recording replayed, and a shell script, from a FIFO whose writer never closes.
