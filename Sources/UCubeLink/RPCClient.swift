@@ -101,6 +101,8 @@ public actor RPCClient {
     /// The terminal's state is no longer known from this side: a command went unanswered (it may still be running
     /// there), an answer stopped halfway, or the terminal dropped the link (a secure session may have survived it).
     public private(set) var lostTrack = false
+    /// Answers dropped because no pending command had their SEQ (duplicates, replays, unknown SEQ; spec §2.4).
+    public private(set) var staleAnswersDropped = 0
     /// True while a command other than CancelAll awaits its answer.
     public var hasPendingCommand: Bool { pending.contains { $0.command != .cancelAll } }
 
@@ -360,20 +362,31 @@ public actor RPCClient {
                 }
                 continue
             }
-            let answered =
-                pending.firstIndex { $0.command == raw.command }
-                // "command ID is 0x8000 in case of error": route to the pending command (spec §2.7).
-                ?? (raw.command == .unrecognised ? pending.lastIndex { $0.command != .cancelAll } ?? pending.indices.last : nil)
+            // spec §2.4, §2.8: an answer belongs to the pending command with its SEQ and CMD ID ("command ID is 0x8000
+            // in case of error": its SEQ alone, spec §2.7).
+            let sameSequence = pending.firstIndex { $0.sequence == raw.sequence && $0.command != .cancelAll }
+                ?? pending.firstIndex { $0.sequence == raw.sequence }
+            let answered = sameSequence.flatMap { i in
+                pending[i].command == raw.command || raw.command == .unrecognised ? i : nil
+            }
             if let bytes = try? raw.encoded() {
                 let secured = answered.map { pending[$0].securedResponse && raw.command != .unrecognised } ?? false
                 trace?(.received(bytes: bytes, frame: raw, secured: secured))
             }
             if let i = answered {
                 resolve(index: i, raw: raw)
-            } else if let p = pending.last(where: { $0.command != .cancelAll }) {
+            } else if let i = sameSequence {
+                // The SEQ of the command waiting, another command's id: the terminal broke the protocol.
+                let p = pending[i]
                 fail(token: p.token, LinkError(.unexpectedResponse, "the terminal answered \(raw.command) while \(p.command) was pending"))
+            } else {
+                // No pending command has this SEQ: a duplicate of an answer already taken, a replay of an older one,
+                // or a SEQ never sent. Dropped, logged and counted; the pending command waits for its own answer
+                // (a late answer after a timeout is one of these too).
+                staleAnswersDropped += 1
+                logger?.warning(
+                    "dropped an answer that belongs to no pending command: \(Self.name(raw.command)) seq \(raw.sequence)\(pending.isEmpty ? "" : " (waiting for \(pending.map { "\(Self.name($0.command)) seq \($0.sequence)" }.joined(separator: ", ")))")")
             }
-            // A frame with nothing pending (a late answer after a timeout) is dropped; the trace shows it.
         }
     }
 

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import UCubeLink
 import UCubeProtocol
@@ -112,11 +113,40 @@ import UCubeProtocol
         task.cancel()
     }
 
+    /// The SEQ of the command waiting with another command's id is a protocol violation, not a stale answer.
     @Test func mismatchedCommandIDIsATypedError() async throws {
         let (client, task) = Self.client { frame in
             [try! ResponseFrame(sequence: frame.sequence, command: .waitCard, status: .success).encoded()]
         }
         await #expect(throws: LinkError(.unexpectedResponse, "")) { try await client.send(GetInfo(tags: [0xC4])) }
+        #expect(await client.staleAnswersDropped == 0)
+        await client.close()
+        task.cancel()
+    }
+
+    /// spec §2.4: an answer is the pending command's only with its SEQ. Before each command's own answer the peer sends
+    /// the previous command's answer again (a duplicate of one already taken, as a relay that repeats would) and an
+    /// answer with a SEQ never sent; both are dropped and counted, and every command gets its own answer. (Matched by
+    /// CMD alone, the replayed GetInfo answer was taken for the next GetInfo, and every later command was one answer
+    /// behind.)
+    @Test func staleAndUnknownSequenceAnswersAreDropped() async throws {
+        let previous = Mutex<[UInt8]?>(nil)
+        let (client, task) = Self.client { frame in
+            let own = Self.ok(frame, data: [frame.sequence])
+            let unknown = try! ResponseFrame(
+                sequence: frame.sequence &+ 100, command: frame.command, status: .success, data: [0xEE]
+            ).encoded()
+            return previous.withLock { last in
+                defer { last = own }
+                return (last.map { [$0] } ?? []) + [unknown, own]
+            }
+        }
+        for expected in UInt8(0)..<3 {
+            let reply = try await client.sendRaw(id: CommandID(0x5001), payload: [0xC4])
+            #expect(reply.frame.sequence == expected)
+            #expect(reply.frame.data == [expected], "command \(expected) got its own answer")
+        }
+        #expect(await client.staleAnswersDropped == 5)
         await client.close()
         task.cancel()
     }
