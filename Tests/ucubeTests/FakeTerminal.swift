@@ -14,23 +14,8 @@ final class FakeTerminal: @unchecked Sendable {
     /// `answer` gets each command frame (but CancelAll and ExitSecureSession, answered 0) and returns the bytes to send
     /// back; nil closes the connection.
     init(answer: @escaping @Sendable (RawFrame) -> [UInt8]?) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SandboxError(message: "socket failed") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 1) == 0 else { throw SandboxError(message: "bind/listen failed") }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        let (fd, port) = try Self.listenOnLoopback()
+        self.port = port
         listener = fd
         thread = Thread {
             let conn = accept(fd, nil, nil)
@@ -60,6 +45,41 @@ final class FakeTerminal: @unchecked Sendable {
     }
 
     deinit { close(listener) }
+
+    /// A TCP socket listening on 127.0.0.1 at a port the kernel picks.
+    static func listenOnLoopback() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SandboxError(message: "socket failed") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 4) == 0 else { throw SandboxError(message: "bind/listen failed") }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return (fd, Int(UInt16(bigEndian: addr.sin_port)))
+    }
+
+    /// A TCP connection to 127.0.0.1:`port`.
+    static func connectToLoopback(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else { throw SandboxError(message: "cannot connect to 127.0.0.1:\(port)") }
+        return fd
+    }
 
     static func goodResponse(to frame: RawFrame, data: [UInt8] = [0xC4, 0x01, 0x02]) -> [UInt8] {
         try! ResponseFrame(sequence: frame.sequence, command: frame.command, status: .success, data: data).encoded()
