@@ -70,9 +70,13 @@ enum ExitCodes {
         code: 18, name: "fleet-failed",
         meaning: "a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those")
 
+    static let journalFailed = Entry(
+        code: 19, name: "journal",
+        meaning: "pay: a journal record of the payment could not be written (a full disk): the payment was cancelled if it still could be, completed otherwise; stderr says its status, amount and request id, and APPROVED there means the card was charged")
+
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
-        replayDiverged, diagnoseBlocking, testFailed, fleetFailed,
+        replayDiverged, diagnoseBlocking, testFailed, fleetFailed, journalFailed,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
 

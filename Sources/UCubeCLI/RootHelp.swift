@@ -49,6 +49,10 @@ failure says which, expected against got)
 or was not started (--max-failures); each terminal's verdict is in the JSON
 lines, the summary and --junit, and the same command run again retries only
 those
+  19  pay: a journal record of the payment could not be written (a full disk):
+the payment was cancelled if it still could be, completed otherwise; stderr
+says its status, amount and request id, and APPROVED there means the card was
+charged
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
@@ -95,6 +99,7 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   16  blocking
   17  test-failed
   18  fleet-failed
+  19  journal
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
   65  bad-suite, data

@@ -95,7 +95,7 @@ extension UCube {
             completion: .list(CardCatalogue.names))
         var card: String?
 
-        @Flag(help: "Stream one JSON object per state change on stderr.")
+        @Flag(help: "Stream the payment's events on stderr, one JSON object a line: each state entered, each task, a journal failure (`journal-failed`), the end.")
         var events = false
 
         @Option(help: ArgumentHelp("A request id for the journal (default: a new UUID).", valueName: "id"))
@@ -160,6 +160,12 @@ extension UCube {
                     journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step)
             }
             let receipt = Receipt(JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
+            // Once the terminal has decided, the outcome is never lost to a broken output: where the journal, stdout or
+            // the receipt file cannot take it, stderr says it (spec: README, "Exit codes").
+            let fate = PaymentFate.line(context)
+            if let failure = context.journalFailure {
+                StandardError.write("ucube: \(fate); the journal does not hold it (\(failure)): keep this line")
+            }
             if globals.json {
                 try JSONOutput.print(PaymentContextJSON(context: context, receipt: receiptOptions.receipt ? receipt : nil))
             } else {
@@ -169,7 +175,18 @@ extension UCube {
                     for line in receipt.lines() { print(line) }
                 }
             }
-            try receiptOptions.write(receipt, json: globals.json)
+            if let error = Console.stdoutError {
+                StandardError.write("ucube: \(fate); its result could not be written to stdout (\(String(cString: strerror(error))))")
+            }
+            do {
+                try receiptOptions.write(receipt, json: globals.json)
+            } catch {
+                StandardError.write("ucube: \(fate); its receipt could not be written")
+                throw error
+            }
+            if let failure = context.journalFailure {
+                throw CLIFailure(ExitCodes.journalFailed, "\(fate); the journal could not record it: \(failure)")
+            }
             let status = context.status ?? .error
             let exit = ExitCodes.code(for: status)
             if exit.code != 0 {
@@ -254,6 +271,10 @@ enum PaymentRunner {
         let runPayment: @Sendable () async -> PaymentContext = {
             let context = await engine.run(request) { event in
                 progress?.show(event)
+                if case .journalFailed(let reason) = event {
+                    StandardError.write(
+                        "ucube: the journal cannot be written (\(reason)): the payment is cancelled if it still can be, completed otherwise; its outcome follows")
+                }
                 if events, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
             }
             progress?.finish()
