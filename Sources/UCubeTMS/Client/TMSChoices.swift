@@ -24,6 +24,9 @@ public enum TMSChoices {
 
     /// PROJECT CHOICE: the largest config JSON accepted (spec §10.4 replies are a few hundred bytes).
     public static let maximumConfigReply = 1 << 20
+    /// PROJECT CHOICE: the most items a config may list. A terminal has one item per type, and the SDKs know 14 types
+    /// (spec §10.4): a list longer than this is not a terminal's configuration, and each item costs a download.
+    public static let maximumConfigItems = 32
     /// PROJECT CHOICE: the largest register reply (a PKCS#12 keystore is a few kilobytes).
     public static let maximumIdentityReply = 1 << 20
     /// PROJECT CHOICE: the largest binary downloaded (spec §10.5 images are about 1–8 MB).
