@@ -311,8 +311,8 @@ struct SessionRecord: Equatable {
             try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
             let bytes = Array(line.utf8)
             let temporary = path + ".\(getpid()).tmp"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            unlink(temporary)
+            let fd = try PrivateFile.open(temporary, flags: O_EXCL)
             let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             close(fd)
             guard written == bytes.count, rename(temporary, path) == 0 else {

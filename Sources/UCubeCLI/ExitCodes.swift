@@ -38,7 +38,7 @@ enum ExitCodes {
         code: 69, name: "unavailable", meaning: "simulate: the address to listen on is already in use or cannot be bound")
     static let cannotCreate = Entry(
         code: 73, name: "cannot-create",
-        meaning: "a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory")
+        meaning: "a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write")
     static let ioError = Entry(
         code: 74, name: "io-error", meaning: "a write failed: stdout is full or closed, a file could not be read or written")
 

@@ -61,7 +61,9 @@ usable recording, or over 64 MiB; test, simulate --suite: not a valid suite
 file)
   69  simulate: the address to listen on is already in use or cannot be bound
   73  a directory or file cannot be created: the state directory
-($XDG_STATE_HOME/ucube), an --output file or its directory
+($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a
+symbolic link where ucube writes a file, a state or runtime directory another
+user owns or others can write
   74  a write failed: stdout is full or closed, a file could not be read or
 written
 
@@ -104,7 +106,8 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
 unknown-command, usage
   65  bad-suite, data
   69  address-in-use, cannot-listen, unavailable
-  73  cannot-create, cannot-create-output, state-directory-unusable
+  73  cannot-create, cannot-create-output, state-directory-unusable,
+unsafe-path
   74  io-error, stdout-closed, stdout-write-failed, tms-file
 
 Environment:

@@ -148,6 +148,11 @@ extension UCube {
             try Environment.requireStateDirectory()
             try receiptOptions.checkFile()
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
+            do throws(PrivateFileError) {
+                try PrivateFile.checkNotALink(journal.path)
+            } catch {
+                throw CLIFailure.unsafePath(error)
+            }
             let session = ShellSession.current
             let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
             var stepper: PaymentStepper? = nil
