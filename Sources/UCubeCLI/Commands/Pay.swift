@@ -128,7 +128,9 @@ extension UCube {
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
                 authorizationPlainTags: authorizationTags, authorizationSecuredTags: authorizationSecuredTags,
                 finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
-                retrieveL2Logs: debugLogs, requestID: requestID ?? UUID().uuidString)
+                retrieveL2Logs: debugLogs,
+                readersFromTerminal: cardWait.readers == nil && scenarioReaders == nil,
+                requestID: requestID ?? UUID().uuidString)
             do {
                 try request.validate()
             } catch {
@@ -429,7 +431,7 @@ struct PromptSelection: ApplicationSelectionTask {
 /// `--readers` and `--card-timeout`: which readers wait for a card, and for how long (`pay`, `read-card`).
 struct CardWaitOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (default: icc,nfc).", valueName: "readers"),
+        help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (pay: default the terminal's own, from GetInfo: icc,nfc on a uCube Touch, msr,icc on a uCube, and nfc once its NFC module is ready; read-card: default icc,nfc).", valueName: "readers"),
         transform: { try Parse.names($0) as [CardReader] })
     var readers: [CardReader]?
 
