@@ -67,6 +67,11 @@ struct Connection {
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
         let address = try resolve(given, globals)
+        if given == nil, globals.namedDevice == nil {
+            // Never a simulator by surprise: a fresh user, `sudo` or another HOME has no terminal configured.
+            StandardError.write(
+                "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated")
+        }
         try DeviceLock.acquire(key: fileKey(address), device: address.description)
         await ControlSocket.listen(forDevice: address.description)
         let sessionFile = Self.sessionPath(for: address)

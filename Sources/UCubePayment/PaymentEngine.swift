@@ -68,6 +68,8 @@ public actor PaymentEngine {
     private let authorization: any AuthorizationTask
     private let journal: PaymentJournal?
     private let deviceName: String?
+    /// The device is a simulator or a recording: every context says its outcome is simulated.
+    private let simulated: Bool
     private let stepper: PaymentStepper?
     /// The payment layer's log: each state entered (debug) and the final status (info). nil: no logging.
     private let logger: Logger?
@@ -100,9 +102,11 @@ public actor PaymentEngine {
         authorization: any AuthorizationTask,
         journal: PaymentJournal? = nil,
         deviceName: String? = nil,
+        simulated: Bool = false,
         stepper: PaymentStepper? = nil,
         logger: Logger? = nil
     ) {
+        self.simulated = simulated
         self.stepper = stepper
         self.logger = logger
         self.client = client
@@ -143,9 +147,9 @@ public actor PaymentEngine {
 
         if let journal {
             do {
-                try journal.recordStart(request, deviceName: deviceName, time: startedAt ?? Self.timestamp())
+                try journal.recordStart(request, deviceName: deviceName, simulated: simulated, time: startedAt ?? Self.timestamp())
             } catch {
-                var context = PaymentContext(request: request)
+                var context = withEngineFields(PaymentContext(request: request))
                 context.status = .error
                 context.statusReason = "the journal could not be written, so no payment was started: \(error.reason)"
                 context.journalFailure = "the start record could not be written, so no command was sent: \(error.reason)"
@@ -352,6 +356,8 @@ public actor PaymentEngine {
         var context = context
         context.roundTrips = roundTrips
         context.startedAt = startedAt
+        context.device = deviceName
+        context.simulated = simulated
         return context
     }
 

@@ -257,7 +257,8 @@ enum PaymentRunner {
         let session = ShellSession.current
         let engine = PaymentEngine(
             client: connection.client, selection: selection, authorization: authorization,
-            journal: journal, deviceName: connection.address.description, stepper: stepper,
+            journal: journal, deviceName: connection.address.description, simulated: connection.address.isSimulated,
+            stepper: stepper,
             logger: Logger(layer: .payment))
         stepping?.attach(engine)
         ControlSocket.route { CancelAnswer(await engine.cancel()) }
@@ -342,6 +343,7 @@ enum PaymentSummary {
         func add(_ label: String, _ value: String?) { if let value, !value.isEmpty { out.append("\(label): \(value)") } }
         add("status", (c.status?.name ?? "unknown") + (c.statusReason.map { " (\($0))" } ?? ""))
         add("amount", c.amount.map { c.request.currency.format(minorUnits: $0) + " (\(c.request.transactionType.name))" })
+        add("device", c.device.map { $0 + (c.simulated ? " (simulated: not a real payment)" : "") })
         add("entry mode", c.entryMode?.rawValue)
         if let aid = c.selectedAID { add("application", Hex.encode(aid) + (c.applicationLabel.map { " " + $0 } ?? "")) }
         add("card", c.maskedPAN.map { pan in
