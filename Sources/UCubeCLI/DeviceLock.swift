@@ -38,6 +38,20 @@ enum DeviceLock {
         held.withLock { $0[path] = fd }
     }
 
+    /// The pid of the process that holds the lock of the device whose file key is `key` now, if one does: the lock
+    /// is held (a shared lock cannot be had) and the file names its holder. Read-only; no link is followed.
+    static func holder(key: String) -> Int32? {
+        let fd = open(Environment.runtimeDirectory + "/lock-" + key, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(fd, LOCK_UN)
+            return nil
+        }
+        guard errno == EWOULDBLOCK else { return nil }
+        return owner(fd)
+    }
+
     /// The pid written by the holder, if the file says one.
     private static func owner(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 16)

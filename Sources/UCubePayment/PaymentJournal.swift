@@ -32,6 +32,8 @@ public struct PaymentJournal: Sendable {
         public var device: String?
         /// A start: the device is a simulator or a recording, so the payment is not a real one (absent: a terminal).
         public var simulated: Bool?
+        /// A start: the process that runs the payment, so that a reader can tell "running" from "the process died".
+        public var pid: Int32?
         public var status: String?
         public var reason: String?
         public var maskedPAN: String?
@@ -77,6 +79,7 @@ public struct PaymentJournal: Sendable {
         record.type = request.transactionType.name
         record.device = deviceName
         record.simulated = simulated ? true : nil
+        record.pid = ProcessInfo.processInfo.processIdentifier
         return record
     }
 
@@ -215,6 +218,11 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
     public var device: String?
     /// Taken on a simulator or a recording: not a real payment (`Receipt` prints it as a test).
     public var simulated = false
+    /// The process that ran (or runs) the payment, from its start record.
+    public var pid: Int32?
+    /// Set by a reader that found the payment's process alive and holding its terminal: the payment is running, not
+    /// unknown (`ucube history`, `diagnose`).
+    public var runningPID: Int32?
     /// The final status, or "unknown" when no outcome was recorded (the process died before the end).
     public var status: String
     public var reason: String?
@@ -250,8 +258,8 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
 
     public var isUnknown: Bool { finishedAt == nil }
 
-    /// Unknown, and no operator has resolved it.
-    public var isUnresolved: Bool { isUnknown && resolution == nil }
+    /// Unknown, not running, and no operator has resolved it.
+    public var isUnresolved: Bool { isUnknown && resolution == nil && runningPID == nil }
 
     init(start: PaymentJournal.Record) {
         self.init(start: start, requestID: start.requestID, time: start.time)
@@ -265,6 +273,7 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
         type = start?.type
         device = start?.device
         simulated = start?.simulated ?? false
+        pid = start?.pid
         status = Self.unknownStatus
     }
 
