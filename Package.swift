@@ -122,7 +122,7 @@ let package = Package(
             name: "UCubeFuzzTargets",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeBluetooth", "UCubePayment", "UCubeTMS", "UCubeCLI",
-                "UCubeSimulator",
+                "UCubeSimulator", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),

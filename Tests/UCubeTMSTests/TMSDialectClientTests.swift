@@ -9,7 +9,7 @@ import UCubeProtocol
 import UCubeSimulator
 import UCubeTMSSimulator
 import ZIPFoundation
-@testable import UCubeTMS
+@_spi(Fuzz) @testable import UCubeTMS
 
 /// Log lines a test reads back (the client's dialect and host fallbacks are notices).
 final class CapturedLog: Sendable {
@@ -360,6 +360,18 @@ struct TMSZipPackageTests {
     ] as [(String, [(String, [UInt8])])])
     func malformedAnswers(_ what: String, _ entries: [(String, [UInt8])]) {
         #expect(packages(entries).error?.code == .malformedReply, "\(what)")
+    }
+
+    /// The fuzz corpus's zip seed (`UCubeFuzz --seeds tms-package`) is a well-formed answer, so the fuzzer starts
+    /// from inside the parser rather than at its first refusal.
+    @Test func theFuzzSeedIsAWellFormedAnswer() throws {
+        let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/tms-package/seed-1")
+        let bytes = try Array(Data(contentsOf: seed))
+        let made = try Result { () throws(TMSError) in try TMSZipPackage.read(bytes: bytes, ciphered: false, url: url) }.get()
+        #expect(made.binaries.map(\.name) == ["icc"] && made.skipped.isEmpty)
+        let layout = try BinaryPackageLayout.scan(MemoryByteSource(made.binaries[0].package), ciphered: false)
+        #expect(layout.blockCount == 3)
     }
 
     @Test func aCipheredItemNeedsAKey() {

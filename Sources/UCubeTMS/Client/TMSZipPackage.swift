@@ -60,20 +60,30 @@ public enum TMSZipPackage {
     /// Reads the archive at `zipPath` (entries into memory, bounded) and makes the packages. `url` names the
     /// request in errors.
     public static func read(zipPath: String, ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
-        let entries = try entries(zipPath: zipPath, url: url)
-        return try packages(entries: entries, ciphered: ciphered, url: url)
-    }
-
-    /// The file entries of the archive, in archive order, each at most `TMSChoices.maximumBinary` bytes and all
-    /// together too; at most `TMSChoices.maximumZipEntries` entries.
-    static func entries(zipPath: String, url: String) throws(TMSError) -> [(name: String, bytes: [UInt8])] {
-        func bad(_ why: String) -> TMSError { TMSError(.malformedReply, "\(url): the zip answer \(why)") }
         let archive: Archive
         do {
             archive = try Archive(url: URL(fileURLWithPath: zipPath), accessMode: .read)
         } catch {
             throw TMSError(.malformedReply, "\(url): the zip answer is not a zip archive", detail: "\(error)")
         }
+        return try packages(entries: try entries(archive, url: url), ciphered: ciphered, url: url)
+    }
+
+    /// `read` over an answer in memory (the fuzz target).
+    @_spi(Fuzz) public static func read(bytes: [UInt8], ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
+        let archive: Archive
+        do {
+            archive = try Archive(data: Data(bytes), accessMode: .read)
+        } catch {
+            throw TMSError(.malformedReply, "\(url): the zip answer is not a zip archive", detail: "\(error)")
+        }
+        return try packages(entries: try entries(archive, url: url), ciphered: ciphered, url: url)
+    }
+
+    /// The file entries of the archive, in archive order, each at most `TMSChoices.maximumBinary` bytes and all
+    /// together too; at most `TMSChoices.maximumZipEntries` entries.
+    static func entries(_ archive: Archive, url: String) throws(TMSError) -> [(name: String, bytes: [UInt8])] {
+        func bad(_ why: String) -> TMSError { TMSError(.malformedReply, "\(url): the zip answer \(why)") }
         var out: [(name: String, bytes: [UInt8])] = []
         var budget = Int(TMSChoices.maximumBinary)
         var count = 0
