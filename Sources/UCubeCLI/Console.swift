@@ -52,6 +52,7 @@ enum Console {
     static func beginCommand() {
         guard DeviceOutput.current == nil else { return }
         state.withLock { $0.wroteResult = false }
+        StandardError.setEventLines(false)
     }
 
     /// Prints `failure`: `ucube: error: MESSAGE`, `hint: HINT` (and `detail: …` when `showDetail`) on stderr (unless

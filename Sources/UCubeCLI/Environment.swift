@@ -1,6 +1,8 @@
 import Foundation
+import Synchronization
 import UCubeBluetooth
 import UCubeLink
+import UCubePayment
 import UCubeLog
 import UCubeTMS
 import UCubeTMSSimulator
@@ -146,13 +148,52 @@ extension Environment {
 
 /// Writes to stderr without going through `print` buffering on stdout.
 enum StandardError {
+    /// `pay --events`: stderr is a stream of JSON lines until the command ends, so every other line written here
+    /// (an error, a cancel's answer, a warning) goes out as a `message` event, never as text that would break it.
+    private static let eventLines = Mutex(false)
+
+    static func setEventLines(_ on: Bool) { eventLines.withLock { $0 = on } }
+
     static func write(_ text: String) {
         if let device = DeviceOutput.current {
             device.stderr(text)
             return
         }
         StatusLine.end()
+        if eventLines.withLock({ $0 }) {
+            for line in text.split(separator: "\n") {
+                writeEvent(MessageEvent(text: String(line)))
+            }
+            return
+        }
         RawOutput.write(text + "\n", to: STDERR_FILENO)
+    }
+
+    /// One event of `pay --events` as a JSON line on stderr, with its time.
+    static func writeEvent<E: Encodable>(_ event: E) {
+        guard let line = try? JSONOutput.encode(TimedEvent(event: event, time: PaymentEngine.timestamp()), pretty: false)
+        else { return }
+        RawOutput.write(line + "\n", to: STDERR_FILENO)
+    }
+
+    /// `{"event":"message","text":"ucube: error: payment DECLINED","time":"…"}`.
+    private struct MessageEvent: Encodable {
+        let event = "message"
+        let text: String
+    }
+}
+
+/// An event with the time it was written (ISO 8601, UTC, milliseconds) beside its own fields.
+struct TimedEvent<E: Encodable>: Encodable {
+    let event: E
+    let time: String
+
+    private enum Keys: String, CodingKey { case time }
+
+    func encode(to encoder: any Encoder) throws {
+        try event.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(time, forKey: .time)
     }
 }
 

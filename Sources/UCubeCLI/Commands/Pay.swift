@@ -95,7 +95,7 @@ extension UCube {
             completion: .list(CardCatalogue.names))
         var card: String?
 
-        @Flag(help: "Stream the payment's events on stderr, one JSON object a line: each state entered, each task, a journal failure (`journal-failed`), the end.")
+        @Flag(help: "Stream the payment's events on stderr, one JSON object a line with its time: each state entered, each task, a journal failure (`journal-failed`), the end; any other line ucube writes to stderr then is a `message` event.")
         var events = false
 
         @Option(help: ArgumentHelp("A request id for the journal (default: a new UUID).", valueName: "id"))
@@ -144,6 +144,8 @@ extension UCube {
         func selectionTask() throws -> any ApplicationSelectionTask { try PaymentTasks.selection(select) }
 
         func run() async throws {
+            // From here to the process's last word (its error, if any), stderr is JSON lines.
+            if events { StandardError.setEventLines(true) }
             let request = try request()
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
             // No payment starts without its journal, nor without the place its receipt was asked to go.
@@ -283,7 +285,7 @@ enum PaymentRunner {
                     StandardError.write(
                         "ucube: the journal cannot be written (\(reason)): the payment is cancelled if it still can be, completed otherwise; its outcome follows")
                 }
-                if events, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
+                if events { StandardError.writeEvent(event) }
             }
             progress?.finish()
             return context
