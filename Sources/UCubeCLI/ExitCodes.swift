@@ -46,7 +46,7 @@ enum ExitCodes {
     static let declined = Entry(code: 10, name: "declined", meaning: "pay: the payment was DECLINED")
     static let cancelled = Entry(
         code: 11, name: "cancelled",
-        meaning: "pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version; read-card, display, choose: cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal")
+        meaning: "pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version; read-card, display, choose: cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal; test: the run was stopped (Ctrl-C, SIGTERM, SIGHUP, `ucube cancel`), its report written")
     static let card = Entry(
         code: 12, name: "card",
         meaning: "pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no application in common, a failed read)")

@@ -157,6 +157,11 @@ enum OneLine {
             }
         }
     }
+
+    /// `text` with every character `holds` refuses replaced by a space (a message from elsewhere, made one line).
+    static func flattened(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { holds(String($0)) ? $0 : " " }))
+    }
 }
 
 /// A case's payment request, in the words `ucube pay` takes.
@@ -344,7 +349,17 @@ struct SuiteResult {
     let observation: SuiteObservation
     let mismatches: [SuiteMismatch]
     let seconds: Double
-    var passed: Bool { mismatches.isEmpty }
+    /// Why the case did not run at all (the run was stopped before it): TAP `# SKIP`, JUnit `<skipped>`.
+    var notRun: String? = nil
+    /// The run was stopped while this case ran: it fails, whatever its payment gave.
+    var interrupted = false
+    var passed: Bool { notRun == nil && !interrupted && mismatches.isEmpty }
+
+    /// A case the stopped run never started.
+    static func notRun(_ suiteCase: SuiteCase, because reason: String) -> SuiteResult {
+        SuiteResult(
+            suiteCase: suiteCase, observation: SuiteObservation(failure: reason), mismatches: [], seconds: 0, notRun: reason)
+    }
 
     /// Compares what a case expects with what its payment gave: the status always, the others when the case names them.
     static func compare(_ expect: SuiteExpectation, _ got: SuiteObservation) -> [SuiteMismatch] {
@@ -387,9 +402,11 @@ enum SuiteReport {
         ]
     }
 
-    /// "status: expected APPROVED, got DECLINED; tvr: …".
+    /// "status: expected APPROVED, got DECLINED; tvr: …", or "interrupted: …" for the case a stop cut short.
     static func summary(_ result: SuiteResult) -> String {
-        result.mismatches.map { "\($0.field): expected \($0.expected), got \($0.got)" }.joined(separator: "; ")
+        let mismatches = result.mismatches.map { "\($0.field): expected \($0.expected), got \($0.got)" }
+        return ((result.interrupted ? ["interrupted: the run was stopped during this case"] : []) + mismatches)
+            .joined(separator: "; ")
     }
 
     static func tap(_ results: [SuiteResult], suite: String) -> String {
@@ -406,6 +423,9 @@ enum SuiteReport {
     static func tapEntry(_ result: SuiteResult, number: Int) -> String {
         // '#' starts a directive in TAP: escaped in the description.
         let name = LogScrubber.scrub(result.suiteCase.name).replacingOccurrences(of: "#", with: "\\#")
+        if let reason = result.notRun {
+            return "ok \(number) - \(name) # SKIP \(LogScrubber.scrub(reason).replacingOccurrences(of: "#", with: "\\#"))\n"
+        }
         var lines = ["\(result.passed ? "ok" : "not ok") \(number) - \(name)"]
         if !result.passed {
             lines.append("  ---")
@@ -423,8 +443,9 @@ enum SuiteReport {
     }
 
     static func tapFooter(_ results: [SuiteResult]) -> String {
-        let failed = results.filter { !$0.passed }.count
-        return "# pass \(results.count - failed)\n# fail \(failed)\n"
+        let failed = results.filter { !$0.passed && $0.notRun == nil }.count
+        let skipped = results.filter { $0.notRun != nil }.count
+        return "# pass \(results.count - failed - skipped)\n# fail \(failed)\n" + (skipped > 0 ? "# skip \(skipped)\n" : "")
     }
 
     static func junit(_ results: [SuiteResult], suite: String, timestamp: Date) -> String {
@@ -434,13 +455,18 @@ enum SuiteReport {
             body += expectedFields(result.suiteCase.expect).map { "expected \($0.0): \($0.1)" }
             body += gotFields(result.observation).map { "got \($0.0): \($0.1)" }
             if let reason = result.observation.reason { body.append("reason: \(reason)") }
+            let outcome: JUnitReport.Case.Outcome =
+                if let reason = result.notRun {
+                    .skipped(message: LogScrubber.scrub(reason))
+                } else if result.passed {
+                    .passed(note: nil)
+                } else {
+                    .failed(
+                        type: result.interrupted ? "interrupted" : "mismatch", message: LogScrubber.scrub(summary(result)),
+                        detail: LogScrubber.scrub(body.joined(separator: "\n")))
+                }
             return JUnitReport.Case(
-                classname: name, name: LogScrubber.scrub(result.suiteCase.name), seconds: result.seconds,
-                outcome: result.passed
-                    ? .passed(note: nil)
-                    : .failed(
-                        type: "mismatch", message: LogScrubber.scrub(summary(result)),
-                        detail: LogScrubber.scrub(body.joined(separator: "\n"))))
+                classname: name, name: LogScrubber.scrub(result.suiteCase.name), seconds: result.seconds, outcome: outcome)
         }
         return JUnitReport.document(
             name: name, cases: cases, timestamp: timestamp, seconds: results.reduce(0) { $0 + $1.seconds })

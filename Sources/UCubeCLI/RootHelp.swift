@@ -32,7 +32,9 @@ old version of it; re-run to retry)
   10  pay: the payment was DECLINED
   11  pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between
 blocks, the terminal keeps its old version; read-card, display, choose:
-cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal
+cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal;
+test: the run was stopped (Ctrl-C, SIGTERM, SIGHUP, `ucube cancel`), its report
+written
   12  pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD,
 CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no
 application in common, a failed read)

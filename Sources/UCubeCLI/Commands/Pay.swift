@@ -254,7 +254,8 @@ enum PaymentRunner {
     static func run(
         on connection: Connection, request: PaymentRequest, selection: any ApplicationSelectionTask,
         authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
-        stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil
+        stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil,
+        onStop: (@Sendable () -> Void)? = nil
     ) async -> PaymentContext {
         let session = ShellSession.current
         let engine = PaymentEngine(
@@ -263,8 +264,13 @@ enum PaymentRunner {
             stepper: stepper,
             logger: Logger(layer: .payment))
         stepping?.attach(engine)
-        ControlSocket.route { CancelAnswer(await engine.cancel()) }
+        // `onStop`: the caller (a suite run) stops too, whatever the payment's cancel rule answers.
+        ControlSocket.route {
+            onStop?()
+            return CancelAnswer(await engine.cancel())
+        }
         let cancelOnInterrupt: @Sendable () -> Void = {
+            onStop?()
             Task {
                 let answer = CancelAnswer(await engine.cancel())
                 StandardError.write("ucube: \(answer.message)")

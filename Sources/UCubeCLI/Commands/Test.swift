@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import UCubeLink
+import UCubeLog
 import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
@@ -65,48 +66,39 @@ extension UCube {
             var results: [SuiteResult] = []
             // TAP on stdout streams, a line per case as it ends: a run killed or timed out still says how far it got.
             let streaming = format == .tap && output == nil
+            // A report on stdout is the command's result: with --json, no error object is appended to it.
+            if output == nil { Console.noteResult() }
+            // Ctrl-C, SIGTERM, SIGHUP or `ucube cancel` stop the whole run, not only the case that runs: it is
+            // cancelled as a payment is, reported as interrupted, and the cases after it as not run.
+            let stop = StopRequest()
+            let interrupts = Interrupts.onInterrupt { stop.request() }
+            defer { interrupts.cancel() }
             if streaming { Console.out(SuiteReport.tapHeader(count: selected.count, suite: loaded.name)) }
-            for (index, suiteCase) in selected.enumerated() {
-                let scenario = loaded.scenario(for: suiteCase)
-                if !simulated {
-                    StandardError.write("case \(index + 1)/\(selected.count) \(suiteCase.name): \(suiteCase.instruction)")
-                    if !unattended && Terminal.isInteractive {
-                        guard await OperatorWait.enter(timeout: .seconds(operatorTimeout)) else {
-                            let observation = SuiteObservation(failure: "the operator did not answer within \(operatorTimeout) s")
-                            results.append(SuiteResult(
-                                suiteCase: suiteCase, observation: observation,
-                                mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: 0))
-                            continue
-                        }
-                    }
-                }
-                let started = ContinuousClock.now
-                let observation: SuiteObservation
+            // A terminal that cannot be reached fails the run, not each case: checked before the first one.
+            if !simulated {
                 do {
-                    let request = try suiteCase.request.paymentRequest(
-                        readers: scenario.readers, requestID: UUID().uuidString, cvmTag: suiteCase.expect.cvmResult != nil)
-                    let context = try await withConnection(globals, card: simulated ? scenario : nil, prepare: .asRecorded) {
-                        connection in
-                        let selection = try suiteCase.request.selectionTask()
-                        let authorization = try suiteCase.request.authorizationTask()
-                        return await PaymentRunner.run(
-                            on: connection, request: request, selection: selection, authorization: authorization,
-                            journal: journal, quiet: true, cancelAfter: suiteCase.request.cancelAfter)
+                    _ = try await withConnection(globals, prepare: .asRecorded) { connection in
+                        try await connection.client.send(GetInfo(tags: [0xC4]))
                     }
-                    observation = SuiteObservation(context)
                 } catch {
-                    // The link could not be opened or the request is not valid: the case fails, the suite goes on.
-                    observation = SuiteObservation(failure: CLIFailure(reporting: error).message)
+                    let failure = CLIFailure(reporting: error)
+                    if streaming { Console.out("Bail out! \(LogScrubber.scrub(OneLine.flattened(failure.message)))\n") }
+                    throw failure
                 }
-                let elapsed = ContinuousClock.now - started
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                let result = SuiteResult(
-                    suiteCase: suiteCase, observation: observation,
-                    mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: seconds)
+            }
+            for (index, suiteCase) in selected.enumerated() {
+                let result: SuiteResult
+                if stop.isRequested {
+                    result = .notRun(suiteCase, because: "not run: the run was stopped")
+                } else {
+                    result = await runCase(
+                        suiteCase, index: index, of: selected.count, suite: loaded, simulated: simulated, journal: journal,
+                        stop: stop)
+                }
                 results.append(result)
                 if streaming {
                     Console.out(SuiteReport.tapEntry(result, number: index + 1))
-                } else {
+                } else if result.notRun == nil {
                     StandardError.write("\(result.passed ? "ok" : "not ok") \(index + 1) - \(suiteCase.name)")
                 }
             }
@@ -116,19 +108,72 @@ extension UCube {
                 let report = format == .tap
                     ? SuiteReport.tap(results, suite: loaded.name)
                     : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
-                guard let output else {
+                if let output {
+                    do throws(PrivateFileError) {
+                        try PrivateFile.write(Array(report.utf8), to: output, mode: 0o644, kind: .output)
+                    } catch {
+                        if error.isRefusal { throw CLIFailure.unsafePath(error) }
+                        throw CLIFailure(
+                            ExitCodes.cannotCreate, "cannot write \(output): \(Environment.posixCause(error))",
+                            code: .cannotCreateOutput)
+                    }
+                } else {
                     Console.out(report)
-                    return try Self.verdict(results)
-                }
-                do throws(PrivateFileError) {
-                    try PrivateFile.write(Array(report.utf8), to: output, mode: 0o644, kind: .output)
-                } catch {
-                    if error.isRefusal { throw CLIFailure.unsafePath(error) }
-                    throw CLIFailure(
-                        ExitCodes.cannotCreate, "cannot write \(output): \(Environment.posixCause(error))", code: .cannotCreateOutput)
                 }
             }
+            if stop.isRequested {
+                let interrupted = results.filter(\.interrupted).map(\.suiteCase.name)
+                let notRun = results.filter { $0.notRun != nil }.count
+                throw CLIFailure(
+                    ExitCodes.cancelled,
+                    "the run was stopped: \(interrupted.isEmpty ? "" : "\(interrupted.joined(separator: ", ")) interrupted, ")\(notRun) of \(results.count) cases not run")
+            }
             try Self.verdict(results)
+        }
+
+        /// Runs one case (after the operator, on a real terminal) and compares its outcome with the expected one.
+        private func runCase(
+            _ suiteCase: SuiteCase, index: Int, of count: Int, suite loaded: PaymentSuite, simulated: Bool,
+            journal: PaymentJournal, stop: StopRequest
+        ) async -> SuiteResult {
+            let scenario = loaded.scenario(for: suiteCase)
+            if !simulated {
+                StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
+                if !unattended && Terminal.isInteractive {
+                    guard await OperatorWait.enter(timeout: .seconds(operatorTimeout)) else {
+                        let observation = SuiteObservation(failure: "the operator did not answer within \(operatorTimeout) s")
+                        return SuiteResult(
+                            suiteCase: suiteCase, observation: observation,
+                            mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: 0)
+                    }
+                }
+            }
+            let started = ContinuousClock.now
+            let observation: SuiteObservation
+            do {
+                let request = try suiteCase.request.paymentRequest(
+                    readers: scenario.readers, requestID: UUID().uuidString, cvmTag: suiteCase.expect.cvmResult != nil)
+                let context = try await withConnection(globals, card: simulated ? scenario : nil, prepare: .asRecorded) {
+                    connection in
+                    let selection = try suiteCase.request.selectionTask()
+                    let authorization = try suiteCase.request.authorizationTask()
+                    return await PaymentRunner.run(
+                        on: connection, request: request, selection: selection, authorization: authorization,
+                        journal: journal, quiet: true, cancelAfter: suiteCase.request.cancelAfter,
+                        onStop: { stop.request() })
+                }
+                observation = SuiteObservation(context)
+            } catch {
+                // The link could not be opened or the request is not valid: the case fails, the suite goes on.
+                observation = SuiteObservation(failure: CLIFailure(reporting: error).message)
+            }
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            var result = SuiteResult(
+                suiteCase: suiteCase, observation: observation,
+                mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: seconds)
+            result.interrupted = stop.isRequested
+            return result
         }
 
         /// Exit 17 naming the failed cases, when any failed.
@@ -141,7 +186,6 @@ extension UCube {
             }
         }
 
-        /// The report's file can be created, checked before any payment runs.
     }
 }
 
@@ -171,4 +215,11 @@ enum OperatorWait {
             }
         }
     }
+}
+
+/// A request to stop a whole run (a signal, `ucube cancel`), from any thread.
+final class StopRequest: Sendable {
+    private let requested = Mutex(false)
+    func request() { requested.withLock { $0 = true } }
+    var isRequested: Bool { requested.withLock { $0 } }
 }
