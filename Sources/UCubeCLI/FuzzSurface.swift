@@ -91,7 +91,7 @@ import UCubeProtocol
             precondition(outcome == expected)
         }
         let answer = CancelAnswer(line: String(decoding: bytes, as: UTF8.self))
-        precondition(CancelAnswer(line: answer.line).accepted == answer.accepted)
+        precondition(CancelAnswer(line: answer.line) == answer)
     }
 
     // MARK: Text typed on the command line or in the shell
