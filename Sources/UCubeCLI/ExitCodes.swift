@@ -63,7 +63,7 @@ enum ExitCodes {
         meaning: "cancel: the device's control socket belongs to another user (EACCES, EPERM): a payment may be running there, and the terminal was left alone")
     static let tryAgain = Entry(
         code: 20, name: "try-again",
-        meaning: "cancel: the process holding the device did not take the request within 5 s (its queue full, or it was starting or ending); nothing was cancelled, try again")
+        meaning: "cancel: the process holding the device did not take the request within \(ControlSocket.reachBudget.components.seconds) s (its queue full, or it was starting or ending); nothing was cancelled, try again")
 
     static let diagnoseBlocking = Entry(
         code: 16, name: "blocking",

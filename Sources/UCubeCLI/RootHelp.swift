@@ -49,6 +49,11 @@ failure says which, expected against got)
 or was not started (--max-failures); each terminal's verdict is in the JSON
 lines, the summary and --junit, and the same command run again retries only
 those
+  19  cancel: the device's control socket belongs to another user (EACCES,
+EPERM): a payment may be running there, and the terminal was left alone
+  20  cancel: the process holding the device did not take the request within 5
+s (its queue full, or it was starting or ending); nothing was cancelled, try
+again
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
@@ -95,6 +100,8 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   16  blocking
   17  test-failed
   18  fleet-failed
+  19  not-yours
+  20  try-again
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
   65  bad-suite, data

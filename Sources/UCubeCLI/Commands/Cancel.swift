@@ -17,7 +17,7 @@ extension UCube {
                 (mdm-update, the shell, rpc…) is interrupted as Ctrl-C would: mdm-update stops after the current \
                 block and the terminal keeps its installed version. When no process holds the terminal, sends \
                 CancelAll and ExitSecureSession so the terminal is back in READY. A socket of another user's payment \
-                exits 19 and leaves the terminal alone; a holder that cannot take the request within 5 s (a full \
+                exits 19 and leaves the terminal alone; a holder that cannot take the request within \(ControlSocket.reachBudget.components.seconds) s (a full \
                 queue, a process starting or ending) exits 20: try again.
                 """)
 
