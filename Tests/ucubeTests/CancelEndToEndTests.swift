@@ -169,8 +169,9 @@ import UCubeProtocol
     /// said "no payment was running; terminal reset" (exit 0) and reset the terminal under the payment.
     ///
     /// What this covers: a real EACCES from the kernel. As root (where a chmod cannot refuse anything) the cancel runs
-    /// as the user nobody through setpriv, a second local user; otherwise the runtime directory is made unreadable.
-    /// The mapping of EPERM, which neither way produces, is covered by `ControlSocketUnitTests`.
+    /// as the user nobody through setpriv, a second local user, and then also meets the server's own check of the
+    /// peer's user; otherwise the runtime directory is made unreadable (and the server's check is not reached). The
+    /// mapping of EPERM, which neither way produces, is covered by `ControlSocketUnitTests`.
     @Test(.enabled(if: geteuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
     func anotherUsersCancelIsToldItIsNotTheirs() async throws {
         let sandbox = try UCubeSandbox()
@@ -179,17 +180,17 @@ import UCubeProtocol
         _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
         let runDirectory = sandbox.directory.appendingPathComponent("run/ucube").path
         let foreign: UCubeRun
+        let home = sandbox.directory.appendingPathComponent("nobody")
+        var foreignEnvironment = sandbox.environment
+        foreignEnvironment["XDG_STATE_HOME"] = home.path
+        foreignEnvironment["HOME"] = home.path
         if geteuid() == 0 {
-            let home = sandbox.directory.appendingPathComponent("nobody")
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
             chown(home.path, 65534, 65534)
-            var environment = sandbox.environment
-            environment["XDG_STATE_HOME"] = home.path
-            environment["HOME"] = home.path
             foreign = try await Self.run(
                 "/usr/bin/setpriv",
                 ["--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim", "cancel"],
-                environment: environment)
+                environment: foreignEnvironment)
         } else {
             chmod(runDirectory, 0)
             foreign = try await sandbox.run("--device sim cancel")
@@ -198,6 +199,22 @@ import UCubeProtocol
         #expect(foreign.status == 19, "exit \(foreign.status): \(foreign.stdout)\(foreign.stderr)")
         #expect(foreign.stderr.contains("another user"), "\(foreign.stderr)")
         #expect(!foreign.stdout.contains("reset"), "\(foreign.stdout)")
+        if geteuid() == 0 {
+            // The second lock: with the directory and the socket opened to everyone, the payment's process itself
+            // tells the other user's connection (SO_PEERCRED) that it is not theirs.
+            let socketPath = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: runDirectory).first { $0.hasPrefix("control-") })
+            let parent = (runDirectory as NSString).deletingLastPathComponent
+            for directory in [sandbox.directory.path, parent, runDirectory] { chmod(directory, 0o755) }
+            chmod(runDirectory + "/" + socketPath, 0o777)
+            let denied = try await Self.run(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim", "cancel"],
+                environment: foreignEnvironment)
+            for directory in [parent, runDirectory] { chmod(directory, 0o700) }
+            #expect(denied.status == 19, "exit \(denied.status): \(denied.stdout)\(denied.stderr)")
+            #expect(denied.stderr.contains("held by another user's process"), "\(denied.stderr)")
+        }
         // The payment still waits for its card, and its own user cancels it.
         let mine = try await sandbox.run("--device sim --json cancel")
         #expect(mine.status == 0 && mine.stdout.contains(#""result": "cancelled""#), "\(mine.stdout)\(mine.stderr)")
