@@ -27,14 +27,17 @@ enum ControlSocket {
     /// How long `close` lets answers already being prepared go out before it closes their connections.
     static let drainBudget: Duration = .seconds(1)
 
-    /// Serves requests until the returned server is closed. `handle` gets the request line and returns the answer.
+    /// Serves requests until the returned server is closed. `handle` gets the request line and returns the answer;
+    /// `budget` is the time each connection has for its request (`requestBudget`; tests choose another).
     ///
     /// A plain Unix socket watched by Dispatch sources, not NIO: every command that holds a terminal listens, and
     /// starting NIO's event loops and a server channel for it was a measurable part of a short command's start-up.
-    static func serve(at path: String, handle: @escaping @Sendable (String) async -> String) throws -> ControlServer {
+    static func serve(
+        at path: String, budget: Duration = requestBudget, handle: @escaping @Sendable (String) async -> String
+    ) throws -> ControlServer {
         try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
         let (fd, identity) = try ListeningSocket.bind(path)
-        return ControlServer(listener: fd, path: path, identity: identity, handle: handle)
+        return ControlServer(listener: fd, path: path, identity: identity, budget: budget, handle: handle)
     }
 
     // MARK: The holder's side
@@ -278,6 +281,8 @@ final class ControlServer: @unchecked Sendable {
     let path: String
     private let identity: ListeningSocket.Identity
     private let handle: @Sendable (String) async -> String
+    /// The time each connection has for its whole request.
+    private let budget: Duration
     private let queue = DispatchQueue(label: "ucube.control-socket")
     private let listener: Int32
     private var acceptSource: (any DispatchSourceRead)?
@@ -307,8 +312,12 @@ final class ControlServer: @unchecked Sendable {
         init(fd: Int32) { self.fd = fd }
     }
 
-    fileprivate init(listener: Int32, path: String, identity: ListeningSocket.Identity, handle: @escaping @Sendable (String) async -> String) {
+    fileprivate init(
+        listener: Int32, path: String, identity: ListeningSocket.Identity, budget: Duration,
+        handle: @escaping @Sendable (String) async -> String
+    ) {
         self.listener = listener
+        self.budget = budget
         self.path = path
         self.identity = identity
         self.handle = handle
@@ -373,7 +382,7 @@ final class ControlServer: @unchecked Sendable {
             peer.source = source
             peers[id] = peer
             source.resume()
-            queue.asyncAfter(deadline: .now() + ControlSocket.requestBudget.timeInterval) { [weak self] in
+            queue.asyncAfter(deadline: .now() + budget.timeInterval) { [weak self] in
                 self?.expire(id)
             }
         }
@@ -430,7 +439,7 @@ final class ControlServer: @unchecked Sendable {
 
     private func expire(_ id: Int) {
         guard let peer = peers[id], peer.source != nil else { return }  // answered, or being answered
-        finish(id, .line(CancelAnswer(.busy, "no complete request within \(ControlSocket.requestBudget.components.seconds) s").line))
+        finish(id, .line(CancelAnswer(.busy, "no complete request within \(budget.shortText)").line))
     }
 
     private func answered(_ id: Int, _ answer: String) {
@@ -480,6 +489,11 @@ extension Duration {
     /// Seconds as a `TimeInterval`, for Dispatch.
     fileprivate var timeInterval: TimeInterval {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// "2 s", or "300 ms" for less than a whole second.
+    var shortText: String {
+        components.attoseconds == 0 ? "\(components.seconds) s" : "\(Int((timeInterval * 1000).rounded())) ms"
     }
 }
 
