@@ -37,9 +37,8 @@ struct CancelAnswer: Sendable, Equatable {
         case .alreadyCancelled:
             self.init(.already, "a cancel was already accepted: the payment ends CANCELLED")
         case .refused(let reason):
-            self.init(
-                .refused,
-                reason == CancelDecision.tooLate ? "too late — card already read; the payment runs to its end" : "cannot cancel: \(reason)")
+            let tooLate = "too late — card already read; the payment runs to its end"
+            self.init(.refused, reason == CancelDecision.tooLate ? tooLate : "cannot cancel: \(reason)")
         }
     }
 

@@ -69,7 +69,9 @@ enum ControlSocket {
     private static let holder = Holder()
 
     private static func answer(_ line: String) async -> String {
-        guard ControlRequest(line: line) == .cancel else { return CancelAnswer(.error, "unknown request '\(line)'").line }
+        guard ControlRequest(line: line) == .cancel else {
+            return CancelAnswer(.error, "unknown request '\(line)'").line
+        }
         if let route = holder.route() { return await route().line }
         Task {
             // After the answer has gone out.
@@ -153,7 +155,7 @@ private enum ControlClient {
 
     static func exchange(_ line: String, at path: String, timeout: Duration) -> ControlReach {
         guard var address = UnixAddress(path) else { return .nobodyListens }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = UnixAddress.newSocket()
         guard fd >= 0 else { return .busy(String(cString: strerror(errno))) }
         defer { close(fd) }
         // A Unix stream socket connects at once or fails at once: there is no EINPROGRESS to wait for.
@@ -168,7 +170,7 @@ private enum ControlClient {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return .busy("no answer within \(timeout.components.seconds) s") }
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 1000))
+            let milliseconds = Int32(min(left.timeInterval * 1000 + 1, 1000))
             let polled = poll(&ready, 1, milliseconds)
             if polled < 0 && errno != EINTR { return .busy(String(cString: strerror(errno))) }
             if polled <= 0 { continue }
@@ -197,15 +199,22 @@ private struct UnixAddress {
         }
     }
 
+    /// A non-blocking stream socket, closed on exec (-1 when none can be made).
+    static func newSocket() -> Int32 {
+        socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    }
+
     mutating func connect(_ fd: Int32) -> Int32 {
-        withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let size = socklen_t(MemoryLayout<sockaddr_un>.size)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, size) }
         }
     }
 
     mutating func bind(_ fd: Int32) -> Int32 {
-        withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let size = socklen_t(MemoryLayout<sockaddr_un>.size)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, size) }
         }
     }
 }
@@ -240,20 +249,25 @@ enum ListeningSocket {
     /// socket, is left alone and the bind is refused. The caller holds the device lock, so no other ucube process of
     /// this device binds between the check and the bind.
     static func bind(_ path: String) throws -> (Int32, Identity) {
-        guard var address = UnixAddress(path) else { throw ControlSocketError(description: "the path \(path) is too long for a socket") }
+        guard var address = UnixAddress(path) else {
+            throw ControlSocketError(description: "the path \(path) is too long for a socket")
+        }
         if let existing = Identity(path: path) {
             guard existing.isSocket else {
                 throw ControlSocketError(description: "\(path) exists and is not a socket: left alone")
             }
             // Connected (nil), or refused for another reason than "nobody listens" (a full queue, another user's).
-            guard let refused = ControlClient.connectError(path), ControlReach.connectFailed(errno: refused) == .nobodyListens else {
+            guard let refused = ControlClient.connectError(path),
+                ControlReach.connectFailed(errno: refused) == .nobodyListens
+            else {
                 throw ControlSocketError(description: "another process listens on \(path): left alone")
             }
             unlink(path)
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = UnixAddress.newSocket()
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        guard address.bind(fd) == 0, Glibc.listen(fd, ControlSocket.backlog) == 0, let identity = Identity(path: path) else {
+        guard address.bind(fd) == 0, Glibc.listen(fd, ControlSocket.backlog) == 0, let identity = Identity(path: path)
+        else {
             let code = POSIXErrorCode(rawValue: errno) ?? .EIO
             close(fd)
             throw POSIXError(code)
@@ -267,7 +281,7 @@ extension ControlClient {
     /// connection closed before its request without an answer.
     static func connectError(_ path: String) -> Int32? {
         guard var address = UnixAddress(path) else { return ENAMETOOLONG }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = UnixAddress.newSocket()
         guard fd >= 0 else { return errno }
         defer { close(fd) }
         return address.connect(fd) == 0 ? nil : errno
@@ -286,7 +300,8 @@ final class ControlServer: @unchecked Sendable {
     private let queue = DispatchQueue(label: "ucube.control-socket")
     private let listener: Int32
     private var acceptSource: (any DispatchSourceRead)?
-    /// The accept source is paused after running out of descriptors (a suspended source must be resumed before it goes).
+    /// The accept source is paused after running out of descriptors (a suspended source must be resumed before it
+    /// goes).
     private var acceptPaused = false
     private var peers: [Int: Peer] = [:]
     private var nextPeer = 0
@@ -399,8 +414,8 @@ final class ControlServer: @unchecked Sendable {
         // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (socket(7), SO_PEERCRED); Glibc does not export it.
         var credentials: [UInt32] = [0, 0, 0]
         var size = socklen_t(MemoryLayout<UInt32>.size * 3)
-        if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0, size == socklen_t(MemoryLayout<UInt32>.size * 3),
-            credentials[1] != geteuid(), credentials[1] != 0
+        if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0,
+            size == socklen_t(MemoryLayout<UInt32>.size * 3), credentials[1] != geteuid(), credentials[1] != 0
         {
             return CancelAnswer(.denied, "this payment belongs to another user")
         }

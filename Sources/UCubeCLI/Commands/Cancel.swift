@@ -17,8 +17,9 @@ extension UCube {
                 (mdm-update, the shell, rpc…) is interrupted as Ctrl-C would: mdm-update stops after the current \
                 block and the terminal keeps its installed version. When no process holds the terminal, sends \
                 CancelAll and ExitSecureSession so the terminal is back in READY. A socket of another user's payment \
-                exits 19 and leaves the terminal alone; a holder that cannot take the request within \(ControlSocket.reachBudget.components.seconds) s (a full \
-                queue, a process starting or ending) exits 20: try again.
+                exits 19 and leaves the terminal alone; a holder that cannot take the request within \
+                \(ControlSocket.reachBudget.components.seconds) s (a full queue, a process starting or ending) exits \
+                20: try again.
                 """)
 
         @OptionGroup var globals: GlobalOptions
@@ -40,7 +41,8 @@ extension UCube {
                 case .notYours(let code):
                     throw CLIFailure(
                         ExitCodes.notYours,
-                        "\(device)'s control socket belongs to another user (\(String(cString: strerror(code)))): a payment may be running there, and the terminal was left alone",
+                        "\(device)'s control socket belongs to another user (\(String(cString: strerror(code)))): "
+                            + "a payment may be running there, and the terminal was left alone",
                         hint: "run `ucube cancel` as the user whose payment it is", detail: path)
                 case .busy(let reason):
                     lastBusy = reason
@@ -87,7 +89,8 @@ extension UCube {
         /// No process holds the terminal: bring it back to READY. While this runs, another `ucube cancel` that
         /// reaches this process is told that no payment runs (not interrupted: there is nothing to stop).
         private func reset(device: String) async throws {
-            ControlSocket.route { CancelAnswer(.none, "another `ucube cancel` (pid \(getpid())) is resetting the terminal") }
+            let pid = getpid()
+            ControlSocket.route { CancelAnswer(.none, "another `ucube cancel` (pid \(pid)) is resetting the terminal") }
             defer { ControlSocket.route(nil) }
             try await withConnection(globals, prepare: .asRecorded) { connection in
                 let (cancel, exit) = try await Connection.resynchronise(connection.client)
