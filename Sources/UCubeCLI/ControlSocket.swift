@@ -1,104 +1,60 @@
 import Foundation
-import NIOCore
-import NIOPosix
+import Glibc
+import Logging
+import UCubeLog
 
 /// A per-device Unix socket under the runtime directory through which `ucube cancel` reaches the process that holds
-/// the terminal (one line in, one line out). Only the owner can connect: the directory is 0700.
+/// the terminal: one request line in, one answer line out (docs/architecture.md, "The control socket"). Only the
+/// owner can connect: the directory is 0700, and a peer of another user (root aside) is answered `denied`.
+///
+/// Nothing here blocks a thread the payment needs: the server runs on non-blocking sockets watched by Dispatch sources
+/// on one serial queue of its own, and each connection has a time budget (`requestBudget`) and a size budget
+/// (`RequestLineBuffer.maxRequest`) for its request. Idle or slow peers, however many, cost a file descriptor each
+/// for at most the budget, never a thread.
 enum ControlSocket {
     /// `$XDG_RUNTIME_DIR/ucube/control-<device>.sock`.
     static func path(forDevice device: String) -> String {
         Environment.runtimeDirectory + "/control-" + Connection.fileKey(device) + ".sock"
     }
 
-    /// Serves requests until the returned server is closed. `handle` gets the request line and returns the answer.
+    /// How long a connection may take to send its whole request line; then it is answered `busy` and closed.
+    static let requestBudget: Duration = .seconds(2)
+    /// Connections served at once; one more is answered `busy` at once and closed. Each costs a descriptor for at
+    /// most `requestBudget`.
+    static let maxConnections = 64
+    /// Pending connections the kernel queues before `connect` fails with EAGAIN.
+    static let backlog: Int32 = 64
+    /// How long `close` lets answers already being prepared go out before it closes their connections.
+    static let drainBudget: Duration = .seconds(1)
+
+    /// Serves requests until the returned server is closed. `handle` gets the request line and returns the answer;
+    /// `budget` is the time each connection has for its request (`requestBudget`; tests choose another).
     ///
-    /// A plain Unix socket watched by a Dispatch source, not NIO: every command that holds a terminal listens, and
+    /// A plain Unix socket watched by Dispatch sources, not NIO: every command that holds a terminal listens, and
     /// starting NIO's event loops and a server channel for it was a measurable part of a short command's start-up.
-    static func serve(at path: String, handle: @escaping @Sendable (String) async -> String) async throws -> Server {
+    static func serve(
+        at path: String, budget: Duration = requestBudget, handle: @escaping @Sendable (String) async -> String
+    ) throws -> ControlServer {
         try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let name = Array(path.utf8)
-        guard name.count < MemoryLayout.size(ofValue: address.sun_path) else { throw POSIXError(.ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: name)
-            raw[name.count] = 0
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        unlink(path)  // a socket file left by a process that died
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, Glibc.listen(fd, 8) == 0 else {
-            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
-            close(fd)
-            throw POSIXError(code)
-        }
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: .global())
-        source.setEventHandler {
-            while case let connection = accept(fd, nil, nil), connection >= 0 {
-                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-                DispatchQueue.global().async { answer(connection, handle: handle) }
-            }
-        }
-        source.setCancelHandler { close(fd) }
-        source.resume()
-        return Server(source: source, path: path)
+        let (fd, identity) = try ListeningSocket.bind(path)
+        return ControlServer(listener: fd, path: path, identity: identity, budget: budget, handle: handle)
     }
-
-    /// Reads one request line on an accepted connection (a request split over several reads is put back together),
-    /// answers it through `handle`, closes. More than `RequestLineBuffer.maxRequest` bytes without a newline is
-    /// refused; a peer that sends nothing for `ControlSocket.readTimeout` is dropped.
-    private static func answer(_ fd: Int32, handle: @escaping @Sendable (String) async -> String) {
-        var timeout = timeval(tv_sec: Int(readTimeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var request = RequestLineBuffer()
-        var chunk = [UInt8](repeating: 0, count: 512)
-        var outcome = RequestLineBuffer.Outcome.needMore
-        while outcome == .needMore {
-            let count = read(fd, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                close(fd)  // closed, timed out or failed before a whole request
-                return
-            }
-            outcome = request.append(Array(chunk[..<count]))
-        }
-        @Sendable func reply(_ text: String) {
-            let bytes = Array((text + "\n").utf8)
-            var sent = 0
-            while sent < bytes.count {
-                let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                sent += count
-            }
-            close(fd)
-        }
-        switch outcome {
-        case .line(let line): Task { reply(await handle(line)) }
-        case .tooLong, .needMore: reply("error: request too long")
-        }
-    }
-
-    /// Seconds an accepted connection may stay silent before its request is complete.
-    static let readTimeout = 5
 
     // MARK: The holder's side
 
     /// Every process that holds a terminal listens on its device's control socket, so that `ucube cancel` reaches it,
-    /// whatever the command (`Connection.open` calls this). A `cancel` request is answered by the route `ucube pay`
-    /// sets (its cancel rule: only before the card is read); without one, by interrupting this process as Ctrl-C would
-    /// (mdm-update stops after the current block, the shell stops its running command, others end).
+    /// whatever the command (`Connection.open` calls this). A `cancel` request is answered by the route the command
+    /// set (`pay`: its cancel rule, only before the card is read; `cancel` itself: no payment runs); without one, by
+    /// interrupting this process as Ctrl-C would (mdm-update stops after the current block, the shell stops its
+    /// running command, others end).
     static func listen(forDevice device: String) async {
         let path = path(forDevice: device)
         guard holder.claim(path) else { return }
-        if let server = try? await serve(at: path, handle: { line in await answer(line) }) {
-            holder.store(server, for: path)
-        } else {
+        do {
+            holder.store(try serve(at: path, handle: { line in await answer(line) }), for: path)
+        } catch {
             holder.release(path)
+            Logger(layer: .connection).notice("\(device): not listening on the control socket \(path): \(error)")
         }
     }
 
@@ -113,7 +69,9 @@ enum ControlSocket {
     private static let holder = Holder()
 
     private static func answer(_ line: String) async -> String {
-        guard ControlRequest(line: line) == .cancel else { return "error: unknown request '\(line)'" }
+        guard ControlRequest(line: line) == .cancel else {
+            return CancelAnswer(.error, "unknown request '\(line)'").line
+        }
         if let route = holder.route() { return await route().line }
         Task {
             // After the answer has gone out.
@@ -121,13 +79,13 @@ enum ControlSocket {
             kill(getpid(), SIGINT)
         }
         let command = CommandLine.arguments.dropFirst().joined(separator: " ")
-        return CancelAnswer(accepted: true, message: "interrupting `ucube \(command)` (pid \(getpid())), as Ctrl-C would").line
+        return CancelAnswer(.accepted, "interrupting `ucube \(command)` (pid \(getpid())), as Ctrl-C would").line
     }
 
     /// The servers this process runs and its cancel route, behind one lock (used from any thread).
     private final class Holder: @unchecked Sendable {
         private let lock = NSLock()
-        private var servers: [String: Server?] = [:]
+        private var servers: [String: ControlServer?] = [:]
         private var cancelRoute: (@Sendable () async -> CancelAnswer)?
 
         func claim(_ path: String) -> Bool {
@@ -137,60 +95,420 @@ enum ControlSocket {
                 return true
             }
         }
-        func store(_ server: Server, for path: String) { lock.withLock { servers[path] = server } }
+        func store(_ server: ControlServer, for path: String) { lock.withLock { servers[path] = server } }
         func release(_ path: String) { lock.withLock { _ = servers.removeValue(forKey: path) } }
-        func take(_ path: String) -> Server? { lock.withLock { servers.removeValue(forKey: path) ?? nil } }
+        func take(_ path: String) -> ControlServer? { lock.withLock { servers.removeValue(forKey: path) ?? nil } }
         func setRoute(_ route: (@Sendable () async -> CancelAnswer)?) { lock.withLock { cancelRoute = route } }
         func route() -> (@Sendable () async -> CancelAnswer)? { lock.withLock { cancelRoute } }
     }
 
-    /// A listening control socket; `close` stops it and removes the socket file.
-    struct Server: @unchecked Sendable {
-        // @unchecked: a Dispatch source is safe to cancel from any thread.
-        let source: any DispatchSourceRead
-        let path: String
+    // MARK: The asker's side
 
-        func close() async {
-            source.cancel()
-            unlink(path)
+    /// How long `ucube cancel` keeps trying to hand its request over (a full queue, a holder starting or ending).
+    static let reachBudget: Duration = .seconds(5)
+
+    /// How long `ucube cancel` waits for the answer once its request is sent.
+    static let answerTimeout: Duration = .seconds(30)
+
+    /// Sends one request line to whoever listens at `path` and returns what came of it. Never removes anything: a
+    /// socket file is removed only by the process that will bind it, once it has proved that nobody listens.
+    static func request(_ line: String, at path: String, timeout: Duration = answerTimeout) async -> ControlReach {
+        await withCheckedContinuation { continuation in
+            // A thread of its own: the wait for the answer is a blocking poll.
+            Thread { continuation.resume(returning: ControlClient.exchange(line, at: path, timeout: timeout)) }.start()
+        }
+    }
+}
+
+/// What trying to reach the holder of a control socket gave (`ControlSocket.request`).
+enum ControlReach: Equatable, Sendable {
+    /// The holder's answer line.
+    case answered(String)
+    /// Nobody listens: no socket file (ENOENT), or one that nobody accepts on (ECONNREFUSED, a stale file).
+    case nobodyListens
+    /// The socket or its directory belongs to another user (EACCES, EPERM): the errno.
+    case notYours(Int32)
+    /// The holder could not take the request now: its backlog is full (EAGAIN), it answered nothing in time, or it
+    /// closed without answering (it is stopping). Trying again may work.
+    case busy(String)
+
+    /// What a failed `connect` means (the unit seam for errors a test cannot provoke, such as EACCES as root).
+    static func connectFailed(errno code: Int32) -> ControlReach {
+        switch code {
+        case ENOENT, ECONNREFUSED, ENOTDIR, ENOTSOCK, ENAMETOOLONG:
+            // ENAMETOOLONG: no holder can bind such a path either.
+            .nobodyListens
+        case EACCES, EPERM:
+            .notYours(code)
+        case EAGAIN, EINTR, ETIMEDOUT:
+            .busy("its control socket's queue is full")
+        default:
+            .busy(String(cString: strerror(code)))
+        }
+    }
+}
+
+/// The blocking client `ucube cancel` uses (on a thread of its own).
+private enum ControlClient {
+    /// Answers longer than this are cut (a holder's answer is one short line).
+    static let maxAnswer = 4096
+
+    static func exchange(_ line: String, at path: String, timeout: Duration) -> ControlReach {
+        guard var address = UnixAddress(path) else { return .nobodyListens }
+        let fd = UnixAddress.newSocket()
+        guard fd >= 0 else { return .busy(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        // A Unix stream socket connects at once or fails at once: there is no EINPROGRESS to wait for.
+        guard address.connect(fd) == 0 else { return ControlReach.connectFailed(errno: errno) }
+        let request = Array((line + "\n").utf8)
+        let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.count else { return .busy("it took no request") }
+        let deadline = ContinuousClock.now + timeout
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 512)
+        while !answer.contains(0x0A) && answer.count < maxAnswer {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return .busy("no answer within \(timeout.components.seconds) s") }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(left.timeInterval * 1000 + 1, 1000))
+            let polled = poll(&ready, 1, milliseconds)
+            if polled < 0 && errno != EINTR { return .busy(String(cString: strerror(errno))) }
+            if polled <= 0 { continue }
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count > 0 else { break }  // closed (or reset)
+            answer += chunk[..<count]
+        }
+        guard !answer.isEmpty else { return .busy("it closed the connection without answering (it is stopping)") }
+        let text = answer.firstIndex(of: 0x0A).map { answer[..<$0] } ?? answer[...]
+        return .answered(String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
+/// A `sockaddr_un` for a path, or nil when the path does not fit.
+private struct UnixAddress {
+    private var address = sockaddr_un()
+
+    init?(_ path: String) {
+        address.sun_family = sa_family_t(AF_UNIX)
+        let name = Array(path.utf8)
+        guard !name.contains(0), name.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: name)
+            raw[name.count] = 0
         }
     }
 
-    /// Sends one request line and returns the answer, or nil when nobody listens at `path`.
-    static func request(_ line: String, at path: String, timeout: Duration = .seconds(30)) async throws -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
-        let channel: any Channel
-        do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(AnswerHandler(continuation: continuation))
-                    }
+    /// A non-blocking stream socket, closed on exec (-1 when none can be made).
+    static func newSocket() -> Int32 {
+        socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    }
+
+    mutating func connect(_ fd: Int32) -> Int32 {
+        let size = socklen_t(MemoryLayout<sockaddr_un>.size)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, size) }
+        }
+    }
+
+    mutating func bind(_ fd: Int32) -> Int32 {
+        let size = socklen_t(MemoryLayout<sockaddr_un>.size)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, size) }
+        }
+    }
+}
+
+/// Why the control socket could not be set up.
+struct ControlSocketError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Binding the listening socket, and the one rule for removing a socket file that is already there.
+enum ListeningSocket {
+    /// The file a server bound (device and inode), so that it removes that file and never another one.
+    struct Identity: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+        let isSocket: Bool
+
+        /// The file at `path` itself (a link is not followed), or nil when there is none.
+        init?(path: String) {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
+                let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
+            else { return nil }
+            self.device = device
+            self.inode = inode
+            isSocket = attributes[.type] as? FileAttributeType == .typeSocket
+        }
+    }
+
+    /// A non-blocking listening socket at `path`. A socket file already there is removed only when a connect to it
+    /// is refused (ECONNREFUSED: the process that bound it died); one somebody accepts on, or anything that is not a
+    /// socket, is left alone and the bind is refused. The caller holds the device lock, so no other ucube process of
+    /// this device binds between the check and the bind.
+    static func bind(_ path: String) throws -> (Int32, Identity) {
+        guard var address = UnixAddress(path) else {
+            throw ControlSocketError(description: "the path \(path) is too long for a socket")
+        }
+        if let existing = Identity(path: path) {
+            guard existing.isSocket else {
+                throw ControlSocketError(description: "\(path) exists and is not a socket: left alone")
+            }
+            // Connected (nil), or refused for another reason than "nobody listens" (a full queue, another user's).
+            guard let refused = ControlClient.connectError(path),
+                ControlReach.connectFailed(errno: refused) == .nobodyListens
+            else {
+                throw ControlSocketError(description: "another process listens on \(path): left alone")
+            }
+            unlink(path)
+        }
+        let fd = UnixAddress.newSocket()
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard address.bind(fd) == 0, Glibc.listen(fd, ControlSocket.backlog) == 0, let identity = Identity(path: path)
+        else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            close(fd)
+            throw POSIXError(code)
+        }
+        return (fd, identity)
+    }
+}
+
+extension ControlClient {
+    /// Why a connect to `path` fails, or nil when somebody accepts there. Nothing is sent: a server drops a
+    /// connection closed before its request without an answer.
+    static func connectError(_ path: String) -> Int32? {
+        guard var address = UnixAddress(path) else { return ENAMETOOLONG }
+        let fd = UnixAddress.newSocket()
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        return address.connect(fd) == 0 ? nil : errno
+    }
+}
+
+/// A listening control socket and its connections. Every mutable field is touched only on `queue`, a serial queue
+/// of its own; no handler on it blocks (non-blocking sockets, and the request's answer is computed in a task).
+final class ControlServer: @unchecked Sendable {
+    // @unchecked: the state below is confined to `queue`.
+    let path: String
+    private let identity: ListeningSocket.Identity
+    private let handle: @Sendable (String) async -> String
+    /// The time each connection has for its whole request.
+    private let budget: Duration
+    private let queue = DispatchQueue(label: "ucube.control-socket")
+    private let listener: Int32
+    private var acceptSource: (any DispatchSourceRead)?
+    /// The accept source is paused after running out of descriptors (a suspended source must be resumed before it
+    /// goes).
+    private var acceptPaused = false
+    private var peers: [Int: Peer] = [:]
+    private var nextPeer = 0
+    private var closing = false
+    private var drained: CheckedContinuation<Void, Never>?
+
+    /// One accepted connection.
+    private final class Peer {
+        let fd: Int32
+        var request = RequestLineBuffer()
+        /// Watches the socket for the request's bytes; nil once cancelled (the request is complete or given up).
+        var source: (any DispatchSourceRead)?
+        /// The source's cancel handler has run: the descriptor may be closed.
+        var sourceGone = false
+        /// What to send before closing: nil while the answer is being prepared.
+        var reply: Reply?
+
+        enum Reply {
+            case line(String)
+            case nothing
+        }
+
+        init(fd: Int32) { self.fd = fd }
+    }
+
+    fileprivate init(
+        listener: Int32, path: String, identity: ListeningSocket.Identity, budget: Duration,
+        handle: @escaping @Sendable (String) async -> String
+    ) {
+        self.listener = listener
+        self.budget = budget
+        self.path = path
+        self.identity = identity
+        self.handle = handle
+        let source = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
+        source.setEventHandler { [weak self] in self?.acceptAll() }
+        source.setCancelHandler { Glibc.close(listener) }
+        acceptSource = source
+        source.resume()
+    }
+
+    /// Stops listening and removes the socket file (if it is still the one bound here). Answers already being prepared
+    /// go out first, for at most `ControlSocket.drainBudget`; connections still sending their request are closed.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                guard !closing else { return continuation.resume() }
+                closing = true
+                acceptSource?.cancel()
+                if acceptPaused { acceptSource?.resume() }
+                acceptSource = nil
+                if ListeningSocket.Identity(path: path) == identity { unlink(path) }
+                for (id, peer) in peers where peer.source != nil { finish(id, .nothing) }
+                if peers.isEmpty { return continuation.resume() }
+                drained = continuation
+                queue.asyncAfter(deadline: .now() + ControlSocket.drainBudget.timeInterval) { [self] in
+                    for id in peers.keys { finish(id, .nothing) }
                 }
-                .connect(unixDomainSocketPath: path)
-                .get()
-        } catch {
-            // A socket file left by a process that died: nobody listens.
-            try? FileManager.default.removeItem(atPath: path)
-            return nil
-        }
-        try await channel.writeAndFlush(channel.allocator.buffer(string: line + "\n"))
-        let answer = try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                for try await answer in stream { return answer }
-                return nil
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
-        try? await channel.close()
-        return answer
+    }
+
+    // MARK: On `queue`
+
+    private func acceptAll() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    // Out of descriptors: the pending connection stays queued; look again shortly, not in a loop.
+                    guard !acceptPaused else { return }
+                    acceptPaused = true
+                    acceptSource?.suspend()
+                    queue.asyncAfter(deadline: .now() + 0.1) { [weak self] in self?.resumeAccepting() }
+                }
+                return
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            if let refusal = refusal(fd) {
+                let bytes = Array((refusal.line + "\n").utf8)
+                _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                Glibc.close(fd)
+                continue
+            }
+            let id = nextPeer
+            nextPeer += 1
+            let peer = Peer(fd: fd)
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [weak self] in self?.readable(id) }
+            source.setCancelHandler { [weak self] in self?.sourceGone(id) }
+            peer.source = source
+            peers[id] = peer
+            source.resume()
+            queue.asyncAfter(deadline: .now() + budget.timeInterval) { [weak self] in
+                self?.expire(id)
+            }
+        }
+    }
+
+    private func resumeAccepting() {
+        guard acceptPaused else { return }
+        acceptPaused = false
+        acceptSource?.resume()
+    }
+
+    /// Why a new connection is answered at once and closed, if it is.
+    private func refusal(_ fd: Int32) -> CancelAnswer? {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (socket(7), SO_PEERCRED); Glibc does not export it.
+        var credentials: [UInt32] = [0, 0, 0]
+        var size = socklen_t(MemoryLayout<UInt32>.size * 3)
+        if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0,
+            size == socklen_t(MemoryLayout<UInt32>.size * 3), credentials[1] != geteuid(), credentials[1] != 0
+        {
+            return CancelAnswer(.denied, "this payment belongs to another user")
+        }
+        if closing { return CancelAnswer(.busy, "the process is stopping; try again") }
+        if peers.count >= ControlSocket.maxConnections {
+            return CancelAnswer(.busy, "\(ControlSocket.maxConnections) connections are being served; try again")
+        }
+        return nil
+    }
+
+    private func readable(_ id: Int) {
+        guard let peer = peers[id], peer.source != nil else { return }
+        var chunk = [UInt8](repeating: 0, count: 512)
+        while true {
+            let count = read(peer.fd, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            guard count > 0 else { return finish(id, .nothing) }  // closed or failed before a whole request
+            switch peer.request.append(Array(chunk[..<count])) {
+            case .needMore:
+                continue
+            case .tooLong:
+                return finish(id, .line(CancelAnswer(.error, "request too long").line))
+            case .line(let line):
+                stopReading(peer)
+                let handle = handle
+                Task { [weak self] in
+                    let answer = await handle(line)
+                    guard let server = self else { return }
+                    server.queue.async { server.answered(id, answer) }
+                }
+                return
+            }
+        }
+    }
+
+    private func expire(_ id: Int) {
+        guard let peer = peers[id], peer.source != nil else { return }  // answered, or being answered
+        finish(id, .line(CancelAnswer(.busy, "no complete request within \(budget.shortText)").line))
+    }
+
+    private func answered(_ id: Int, _ answer: String) {
+        guard peers[id] != nil else { return }  // closed meanwhile
+        finish(id, .line(answer))
+    }
+
+    /// Decides what the connection gets; it is sent and the descriptor closed once the read source is gone.
+    private func finish(_ id: Int, _ reply: Peer.Reply) {
+        guard let peer = peers[id], peer.reply == nil else { return }
+        peer.reply = reply
+        stopReading(peer)
+        closeIfDone(id)
+    }
+
+    private func stopReading(_ peer: Peer) {
+        peer.source?.cancel()
+        peer.source = nil
+    }
+
+    private func sourceGone(_ id: Int) {
+        guard let peer = peers[id] else { return }
+        peer.sourceGone = true
+        closeIfDone(id)
+    }
+
+    private func closeIfDone(_ id: Int) {
+        guard let peer = peers[id], peer.sourceGone, let reply = peer.reply else { return }
+        if case .line(let text) = reply {
+            // One short line into an empty socket buffer: it fits, so a non-blocking send is whole or fails.
+            let bytes = Array((text + "\n").utf8)
+            _ = bytes.withUnsafeBytes { send(peer.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        Glibc.close(peer.fd)
+        peers[id] = nil
+        resumeIfDrained()
+    }
+
+    private func resumeIfDrained() {
+        guard closing, peers.isEmpty, let drained else { return }
+        self.drained = nil
+        drained.resume()
+    }
+}
+
+extension Duration {
+    /// Seconds as a `TimeInterval`, for Dispatch.
+    fileprivate var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// "2 s", or "300 ms" for less than a whole second.
+    var shortText: String {
+        components.attoseconds == 0 ? "\(components.seconds) s" : "\(Int((timeInterval * 1000).rounded())) ms"
     }
 }
 
@@ -204,7 +522,7 @@ enum ControlRequest: Equatable {
     }
 }
 
-/// One request line put back together from the reads it arrives in (pure: `LineHandler` feeds it).
+/// One request line put back together from the reads it arrives in (pure: the server feeds it).
 struct RequestLineBuffer {
     static let maxRequest = 256
 
@@ -225,30 +543,5 @@ struct RequestLineBuffer {
             return pending.count > Self.maxRequest ? .tooLong : .needMore
         }
         return .line(String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-}
-
-/// Collects the answer line, however its bytes arrive.
-private final class AnswerHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    let continuation: AsyncThrowingStream<String, any Error>.Continuation
-    private var pending: [UInt8] = []
-
-    init(continuation: AsyncThrowingStream<String, any Error>.Continuation) { self.continuation = continuation }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        pending += buffer.readBytes(length: buffer.readableBytes) ?? []
-        guard let newline = pending.firstIndex(of: 0x0A) else { return }
-        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        pending.removeAll()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if !pending.isEmpty {
-            continuation.yield(String(decoding: pending, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        continuation.finish()
-        context.fireChannelInactive()
     }
 }

@@ -58,6 +58,13 @@ enum ExitCodes {
         code: 15, name: "replay-diverged",
         meaning: "--device replay:FILE: the command sent a frame the recording does not have (both are printed)")
 
+    static let notYours = Entry(
+        code: 20, name: "not-yours",
+        meaning: "cancel: the device's control socket belongs to another user (EACCES, EPERM): a payment may be running there, and the terminal was left alone")
+    static let tryAgain = Entry(
+        code: 21, name: "try-again",
+        meaning: "cancel: the process holding the device did not take the request within \(ControlSocket.reachBudget.components.seconds) s (its queue full, or it was starting or ending); nothing was cancelled, try again")
+
     static let diagnoseBlocking = Entry(
         code: 16, name: "blocking",
         meaning: "diagnose: at least one finding blocks a payment (each says what to do; warnings alone exit 0)")
@@ -76,7 +83,7 @@ enum ExitCodes {
 
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
-        replayDiverged, diagnoseBlocking, testFailed, fleetFailed, journalFailed,
+        replayDiverged, diagnoseBlocking, testFailed, fleetFailed, journalFailed, notYours, tryAgain,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
 

@@ -68,7 +68,7 @@ import UCubeProtocol
 
     // MARK: The control socket
 
-    /// A request arriving in the pieces `cuts` gives (offsets into `bytes`), as the holder's `LineHandler` reads
+    /// A request arriving in the pieces `cuts` gives (offsets into `bytes`), as the holder's server reads
     /// it; then the answer line, as `ucube cancel` reads it back. Checks what the socket promises: a line is taken up
     /// to its first newline whatever the cuts, and more than `RequestLineBuffer.maxRequest` bytes without one is refused.
     public static func controlRequest(_ bytes: [UInt8], cuts: [Int]) {
@@ -91,7 +91,7 @@ import UCubeProtocol
             precondition(outcome == expected)
         }
         let answer = CancelAnswer(line: String(decoding: bytes, as: UTF8.self))
-        precondition(CancelAnswer(line: answer.line).accepted == answer.accepted)
+        precondition(CancelAnswer(line: answer.line) == answer)
     }
 
     // MARK: Text typed on the command line or in the shell

@@ -88,12 +88,15 @@ final class CancelSlot: Sendable {
         if already { cancel() }
     }
 
-    func cancel() {
-        let call = state.withLock { state in
-            state.cancelled = true
-            return state.cancel
+    /// Cancels the task (now, or as soon as it is held); false when an earlier call already did.
+    @discardableResult
+    func cancel() -> Bool {
+        let (call, first) = state.withLock { state in
+            defer { state.cancelled = true }
+            return (state.cancel, !state.cancelled)
         }
-        call?()
+        if first { call?() }
+        return first
     }
 }
 

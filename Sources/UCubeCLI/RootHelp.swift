@@ -55,6 +55,11 @@ those
 the payment was cancelled if it still could be, completed otherwise; stderr
 says its status, amount and request id, and APPROVED there means the card was
 charged
+  20  cancel: the device's control socket belongs to another user (EACCES,
+EPERM): a payment may be running there, and the terminal was left alone
+  21  cancel: the process holding the device did not take the request within 5
+s (its queue full, or it was starting or ending); nothing was cancelled, try
+again
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
@@ -104,6 +109,8 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   17  test-failed
   18  fleet-failed
   19  journal
+  20  not-yours
+  21  try-again
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
   65  bad-suite, data

@@ -141,11 +141,17 @@ public enum PaymentAction: Hashable, Sendable {
     case finish(PaymentOutcome)
 }
 
-/// The answer to a cancel request (spec §8.1 "Cancel rules").
+/// The answer to a cancel request (spec §8.1 "Cancel rules"). Each request gets exactly one, however many come and
+/// in whatever order: the first one the rule allows is `accepted`, every later one learns that the payment already
+/// ends CANCELLED, and one that comes after the card was read is refused.
 public enum CancelDecision: Hashable, Sendable {
-    /// The payment will end CANCELLED; perform the action (`.cancelPendingCommand` while a card wait is pending).
+    /// This request decided it: the payment will end CANCELLED; perform the action (`.cancelPendingCommand` while a
+    /// card wait is pending).
     case accepted(PaymentAction)
-    /// Too late: the payment runs to its end.
+    /// Nothing to do: the payment already ends (or has ended) CANCELLED, because an earlier request was accepted or
+    /// the terminal itself answered −32.
+    case alreadyCancelled
+    /// Too late: the payment runs to its end (or has ended with another status).
     case refused(String)
 
     /// The refusal after the card has been read.

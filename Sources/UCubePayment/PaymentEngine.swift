@@ -213,6 +213,7 @@ public actor PaymentEngine {
     /// CancelAll so that command answers −32 and the payment ends CANCELLED; otherwise the payment runs on.
     public func cancel() async -> CancelDecision {
         guard machine != nil else {
+            if cancelledBeforeRun { return .alreadyCancelled }
             cancelledBeforeRun = true
             return .accepted(.none)
         }

@@ -151,18 +151,22 @@ public struct PaymentStateMachine: Sendable {
         }
     }
 
-    /// A cancel request (Ctrl-C, `ucube cancel`). Accepted only before the card is read (`PaymentState.cancelWindow`).
+    /// A cancel request (Ctrl-C, `ucube cancel`). Accepted only before the card is read (`PaymentState.cancelWindow`);
+    /// once a cancel is accepted, or the status is CANCELLED, every later request is told so, never "too late".
     public mutating func cancelRequested() -> CancelDecision {
         switch state {
-        case .finished:
-            return .refused("the payment has already ended")
+        case .finished(let outcome):
+            if outcome.status == .cancelled { return .alreadyCancelled }
+            return .refused("the payment has already ended \(outcome.status)")
         case .idle:
+            if cancelAccepted { return .alreadyCancelled }
             cancelAccepted = true
             return .accepted(.none)
-        case .closing:
+        case .closing(let closing):
+            if closing.outcome.status == .cancelled { return .alreadyCancelled }
             return .refused(context.activatedReader != nil ? CancelDecision.tooLate : "the payment is already ending")
         case .step(let step):
-            if cancelAccepted { return .accepted(.none) }
+            if cancelAccepted { return .alreadyCancelled }
             switch step.cancelWindow {
             case .open(let longCommandPending):
                 cancelAccepted = true

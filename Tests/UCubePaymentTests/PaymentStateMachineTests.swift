@@ -93,7 +93,7 @@ import UCubeProtocol
         #expect(m.linkLost().isNone)
         #expect(m.commandFailed("late").isNone)
         #expect(m.start().isNone)
-        #expect(m.cancelRequested() == .refused("the payment has already ended"))
+        #expect(m.cancelRequested() == .refused("the payment has already ended APPROVED"))
         #expect(m.outcome == PaymentOutcome(.approved))
     }
 
@@ -531,11 +531,21 @@ import UCubeProtocol
         #expect(action.command == .nfcStartTransaction)
         // A card wait is pending: the engine must send CancelAll.
         #expect(m.cancelRequested() == .accepted(.cancelPendingCommand))
-        // A second request changes nothing.
-        #expect(m.cancelRequested() == .accepted(.none))
+        // A second request changes nothing, and is told the payment already ends CANCELLED (issue 23).
+        #expect(m.cancelRequested() == .alreadyCancelled)
         // The pending StartNFC answers −32.
         #expect(m.responseReceived(.status(NFCStartTransaction.self, .cancelled)) == .send(.exitSecureSession(ExitSecureSession())))
+        // While the ending steps run, and after the end, a request is never "too late" for a cancelled payment.
+        #expect(m.cancelRequested() == .alreadyCancelled)
         #expect(m.responseReceived(Fixture.exitOK) == .finish(PaymentOutcome(.cancelled, reason: "cancelled by request")))
+        #expect(m.cancelRequested() == .alreadyCancelled)
+    }
+
+    /// The terminal's own −32 (its cancel key) ends the payment CANCELLED: a request then is told so, not refused.
+    @Test func aCancelDuringTheTerminalsOwnCancelIsAlreadyCancelled() {
+        var (m, _) = replay(Fixture.request(), startingFeeds)
+        #expect(m.responseReceived(.status(NFCStartTransaction.self, .cancelled)).command == .exitSecureSession)
+        #expect(m.cancelRequested() == .alreadyCancelled)
     }
 
     @Test func cancelAcceptedDuringTheStartingSteps() {
@@ -551,6 +561,7 @@ import UCubeProtocol
     @Test func cancelBeforeStart() {
         var m = PaymentStateMachine(request: Fixture.request())
         #expect(m.cancelRequested() == .accepted(.none))
+        #expect(m.cancelRequested() == .alreadyCancelled)
         #expect(m.start().finished == .cancelled)
         #expect(m.transitions.isEmpty)
     }

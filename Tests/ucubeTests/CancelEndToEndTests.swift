@@ -129,4 +129,120 @@ import UCubeProtocol
         let idle = try await sandbox.run(["--device", device, "cancel"])
         #expect(idle.status == 0 && idle.stdout.contains("no payment was running"), "\(idle.stdout)\(idle.stderr)")
     }
+
+    // MARK: Repeated, concurrent and foreign cancels (issue 23)
+
+    /// Repro 5: twelve cancels 30 ms apart, or twenty at once, during a card wait. Each gets a truthful answer and
+    /// exits 0: exactly one cancelled the payment, the others learn that it already ends CANCELLED, or (once the
+    /// payment process has gone) that no payment runs. None is "too late" (14), killed by a signal, or exits 1.
+    /// Before the fix, 3 or 4 of twelve exited 14, one was killed by SIGINT (a cancel that was resetting the terminal
+    /// listened on the socket and was interrupted "as Ctrl-C would" by the next one), and twenty at once gave exit 1
+    /// "I/O on closed channel".
+    @Test(arguments: [(12, 30), (20, 0)])
+    func repeatedCancelsAreEachAnsweredTruthfully(count: Int, gapMilliseconds: Int) async throws {
+        let sandbox = try UCubeSandbox()
+        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        defer { kill(pay.process.processIdentifier, SIGKILL) }
+        _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
+        let runs = try await withThrowingTaskGroup(of: UCubeRun.self) { group in
+            for i in 0..<count {
+                if i > 0 && gapMilliseconds > 0 { try await Task.sleep(for: .milliseconds(gapMilliseconds)) }
+                group.addTask { try await sandbox.run(["--device", "sim", "--json", "cancel"]) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        var results: [String] = []
+        for run in runs {
+            #expect(run.status == 0, "exit \(run.status): \(run.stdout)\(run.stderr)")
+            let object = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+            results.append(object?["result"] as? String ?? "no result: \(run.stdout)")
+        }
+        #expect(results.filter { $0 == "cancelled" }.count == 1, "\(results)")
+        #expect(results.allSatisfy { ["cancelled", "already-cancelled", "no-payment", "reset"].contains($0) }, "\(results)")
+        #expect(await pay.process.ended() == ChildExit(status: 11, signalled: false), "the payment ends CANCELLED")
+        let history = try await sandbox.run("history --json")
+        #expect(history.stdout.contains("CANCELLED"), "\(history.stdout)")
+    }
+
+    /// Repro 6: a cancel that cannot reach the socket because it belongs to another user (EACCES) says so (exit 20)
+    /// and leaves the terminal alone; the payment runs on and its own user can still cancel it. Before the fix it
+    /// said "no payment was running; terminal reset" (exit 0) and reset the terminal under the payment.
+    ///
+    /// What this covers: a real EACCES from the kernel. As root (where a chmod cannot refuse anything) the cancel runs
+    /// as the user nobody through setpriv, a second local user, and then also meets the server's own check of the
+    /// peer's user; otherwise the runtime directory is made unreadable (and the server's check is not reached). The
+    /// mapping of EPERM, which neither way produces, is covered by `ControlSocketUnitTests`.
+    @Test(.enabled(if: geteuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func anotherUsersCancelIsToldItIsNotTheirs() async throws {
+        let sandbox = try UCubeSandbox()
+        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        defer { kill(pay.process.processIdentifier, SIGKILL) }
+        _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
+        let runDirectory = sandbox.directory.appendingPathComponent("run/ucube").path
+        let foreign: UCubeRun
+        let home = sandbox.directory.appendingPathComponent("nobody")
+        var foreignEnvironment = sandbox.environment
+        foreignEnvironment["XDG_STATE_HOME"] = home.path
+        foreignEnvironment["HOME"] = home.path
+        if geteuid() == 0 {
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            chown(home.path, 65534, 65534)
+            foreign = try await Self.run(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim", "cancel"],
+                environment: foreignEnvironment)
+        } else {
+            chmod(runDirectory, 0)
+            foreign = try await sandbox.run("--device sim cancel")
+            chmod(runDirectory, 0o700)
+        }
+        #expect(foreign.status == 20, "exit \(foreign.status): \(foreign.stdout)\(foreign.stderr)")
+        #expect(foreign.stderr.contains("another user"), "\(foreign.stderr)")
+        #expect(!foreign.stdout.contains("reset"), "\(foreign.stdout)")
+        if geteuid() == 0 {
+            // The second lock: with the directory and the socket opened to everyone, the payment's process itself
+            // tells the other user's connection (SO_PEERCRED) that it is not theirs.
+            let socketPath = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: runDirectory).first { $0.hasPrefix("control-") })
+            let parent = (runDirectory as NSString).deletingLastPathComponent
+            for directory in [sandbox.directory.path, parent, runDirectory] { chmod(directory, 0o755) }
+            chmod(runDirectory + "/" + socketPath, 0o777)
+            let denied = try await Self.run(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim", "cancel"],
+                environment: foreignEnvironment)
+            for directory in [parent, runDirectory] { chmod(directory, 0o700) }
+            #expect(denied.status == 20, "exit \(denied.status): \(denied.stdout)\(denied.stderr)")
+            #expect(denied.stderr.contains("held by another user's process"), "\(denied.stderr)")
+        }
+        // The payment still waits for its card, and its own user cancels it.
+        let mine = try await sandbox.run("--device sim --json cancel")
+        #expect(mine.status == 0 && mine.stdout.contains(#""result": "cancelled""#), "\(mine.stdout)\(mine.stderr)")
+        #expect(await pay.process.ended() == ChildExit(status: 11, signalled: false))
+    }
+
+    /// Runs `executable ARGS…` to its end with stdout and stderr captured.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> UCubeRun {
+        try await blocking {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.environment = environment
+            let out = Pipe.cloexec(), err = Pipe.cloexec()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            nonisolated(unsafe) var outData = Data()
+            let outRead = DispatchSemaphore(value: 0)
+            Thread {
+                outData = out.fileHandleForReading.readDataToEndOfFile()
+                outRead.signal()
+            }.start()
+            let errData = err.fileHandleForReading.readDataToEndOfFile()
+            let end = process.waitForEnd()
+            outRead.wait()
+            return UCubeRun(status: end.status, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        }
+    }
 }

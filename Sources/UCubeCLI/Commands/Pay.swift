@@ -308,40 +308,12 @@ enum PaymentRunner {
             interrupts.cancel()
         }
         scheduledCancel?.cancel()
-        ControlSocket.route(nil)
+        // A process that ends with this payment keeps answering from it until it exits: a cancel then learns that the
+        // payment is already cancelled or over, rather than being taken as a Ctrl-C that would kill the process before
+        // it prints the outcome. The shell goes on to other commands, which `ucube cancel` interrupts as Ctrl-C would.
+        if session != nil { ControlSocket.route(nil) }
         return context
     }
-}
-
-/// What a cancel request got, for the control socket and the Ctrl-C message.
-struct CancelAnswer: Sendable {
-    let accepted: Bool
-    let message: String
-
-    init(accepted: Bool, message: String) {
-        self.accepted = accepted
-        self.message = message
-    }
-
-    init(_ decision: CancelDecision) {
-        switch decision {
-        case .accepted:
-            accepted = true
-            message = "cancelling the payment"
-        case .refused(let reason):
-            accepted = false
-            message = reason == CancelDecision.tooLate
-                ? "too late — card already read; the payment runs to its end" : "cannot cancel: \(reason)"
-        }
-    }
-
-    init(line: String) {
-        accepted = line.hasPrefix("accepted")
-        message = String(line.drop { $0 != ":" }.dropFirst().drop { $0 == " " })
-    }
-
-    /// "accepted: …" or "refused: …" on the control socket.
-    var line: String { (accepted ? "accepted: " : "refused: ") + message }
 }
 
 /// The human summary of a payment.

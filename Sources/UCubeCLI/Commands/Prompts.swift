@@ -13,7 +13,8 @@ enum Interruptible {
         let stop = CancelSlot()
         ControlSocket.route {
             stop.cancel()
-            return CancelAnswer(accepted: true, message: "cancelling `ucube \(what)`")
+                ? CancelAnswer(.accepted, "cancelling `ucube \(what)`")
+                : CancelAnswer(.already, "`ucube \(what)` is already being cancelled")
         }
         defer { ControlSocket.route(nil) }
         do {
