@@ -143,3 +143,11 @@ private enum SignalPipe {
         for signal in Interrupts.signals { sigaction(signal, &action, nil) }
     }
 }
+
+/// A request to stop (a signal, `ucube cancel`) noted from any thread, for work that looks at it when it can: a suite
+/// run between its cases, a payment not started yet.
+final class StopRequest: Sendable {
+    private let requested = Mutex(false)
+    func request() { requested.withLock { $0 = true } }
+    var isRequested: Bool { requested.withLock { $0 } }
+}

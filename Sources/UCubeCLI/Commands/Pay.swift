@@ -146,6 +146,11 @@ extension UCube {
         func run() async throws {
             // From here to the process's last word (its error, if any), stderr is JSON lines.
             if events { StandardError.setEventLines(true) }
+            // A Ctrl-C, SIGTERM, SIGHUP or `ucube cancel` while the link opens is not lost: the payment it was meant for
+            // ends CANCELLED before its first command.
+            let early = StopRequest()
+            let earlyInterrupts = ShellSession.current == nil ? Interrupts.onInterrupt { early.request() } : nil
+            defer { earlyInterrupts?.cancel() }
             let request = try request()
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
             // No payment starts without its journal, nor without the place its receipt was asked to go.
@@ -166,7 +171,8 @@ extension UCube {
                 let authorization = try authorizationTask()
                 return await PaymentRunner.run(
                     on: connection, request: request, selection: selection, authorization: authorization,
-                    journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step)
+                    journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step,
+                    early: early)
             }
             let receipt = Receipt(JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
             // Once the terminal has decided, the outcome is never lost to a broken output: where the journal, stdout or
@@ -255,7 +261,7 @@ enum PaymentRunner {
         on connection: Connection, request: PaymentRequest, selection: any ApplicationSelectionTask,
         authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
         stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil,
-        onStop: (@Sendable () -> Void)? = nil
+        onStop: (@Sendable () -> Void)? = nil, early: StopRequest? = nil
     ) async -> PaymentContext {
         let session = ShellSession.current
         let engine = PaymentEngine(
@@ -304,6 +310,8 @@ enum PaymentRunner {
             session.setStepping(false)
         } else {
             let interrupts = Interrupts.onInterrupt(cancelOnInterrupt)
+            // An interrupt before this handler took over was noted: the engine cancels before its first command.
+            if early?.isRequested == true { _ = await engine.cancel() }
             context = await runPayment()
             interrupts.cancel()
         }

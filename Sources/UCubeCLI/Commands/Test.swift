@@ -216,10 +216,3 @@ enum OperatorWait {
         }
     }
 }
-
-/// A request to stop a whole run (a signal, `ucube cancel`), from any thread.
-final class StopRequest: Sendable {
-    private let requested = Mutex(false)
-    func request() { requested.withLock { $0 = true } }
-    var isRequested: Bool { requested.withLock { $0 } }
-}
