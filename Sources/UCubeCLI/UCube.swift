@@ -171,8 +171,12 @@ struct UCube: AsyncParsableCommand {
                     failure = unknown
                 } else {
                     let command = (["ucube"] + CommandLineScan.commandPath(arguments)).joined(separator: " ")
-                    failure = CLIFailure(ExitCodes.usage, message(for: error), hint: "`\(command) --help` shows the usage")
-                    text = fullMessage(for: error)
+                    // Card data typed where an amount goes (`ucube pay 4761…`) is masked like any other output, and
+                    // the first line reads `ucube: error:` as every other failure does.
+                    failure = CLIFailure(
+                        ExitCodes.usage, LogScrubber.scrub(message(for: error)), hint: "`\(command) --help` shows the usage")
+                    let full = fullMessage(for: error)
+                    text = LogScrubber.scrub(full.hasPrefix("Error: ") ? "ucube: error: " + full.dropFirst(7) : full)
                 }
             default:
                 failure = CLIFailure(reporting: error)

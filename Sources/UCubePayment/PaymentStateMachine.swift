@@ -503,7 +503,7 @@ public struct PaymentStateMachine: Sendable {
             // status list says ("no card / StartNFC failed", spec §8.1), not the legacy service's CANCELLED (§8.2):
             // CANCELLED stays the answer to a cancel (−32, −28, handled before this point), so a script can tell a
             // customer who never tapped from an operator who cancelled. NFC module errors → NFC_MPOS_ERROR.
-            if response.status == .timeout { return end(.cardWaitFailed, "no card within the card wait timeout (−2)") }
+            if response.status == .timeout { return end(.cardWaitFailed, "no card within the card wait timeout (-2)") }
             if response.status.isNFCModuleError {
                 return end(.nfcMPOSError, "NFCStartTransaction answered \(response.status)")
             }
@@ -571,7 +571,7 @@ public struct PaymentStateMachine: Sendable {
     }
 
     private mutating func candidatesAnswered(_ response: TerminalResponse) -> Action {
-        if response.status == .emvNotSupported { return end(.unsupportedCard, "no common application (−300)") }
+        if response.status == .emvNotSupported { return end(.unsupportedCard, "no common application (-300)") }
         // A terminal of the 2020 dialect that refuses the current form (spec §5.2 0x5510: the 2020 SDK sent an empty
         // payload) gets the 2020 form, once; its refusal of that one ends the payment.
         if !response.status.isSuccess && !legacyCandidateListSent {
@@ -644,7 +644,7 @@ public struct PaymentStateMachine: Sendable {
     }
 
     private mutating func processAnswered(_ response: TerminalResponse) -> Action {
-        if response.status == .emvNotAccepted { return end(.refusedCard, "the card refused the transaction (−301)") }
+        if response.status == .emvNotAccepted { return end(.refusedCard, "the card refused the transaction (-301)") }
         guard response.status.isSuccess else { return failed(.smcProcessTransaction, response) }
         guard let answer = try? TLVResponse(status: response.status, data: response.data) else {
             return end(.error, "TransactionProcess answered bad TLVs")

@@ -227,7 +227,7 @@ public enum CardCatalogue {
         ),
         CardScenario(
             name: "no-common-app",
-            summary: "chip card with no application the terminal supports: BuildCandidateList −300",
+            summary: "chip card with no application the terminal supports: BuildCandidateList -300",
             script: script(
                 CardProfile(
                     name: "no-common-app",
@@ -243,13 +243,13 @@ public enum CardCatalogue {
         ),
         CardScenario(
             name: "card-refused",
-            summary: "Visa chip refuses the transaction: TransactionProcess −301",
+            summary: "Visa chip refuses the transaction: TransactionProcess -301",
             script: script(visa("card-refused", [.contact], refuses: true)),
             expectedStatus: "REFUSED_CARD"
         ),
         CardScenario(
             name: "card-removed",
-            summary: "Visa chip pulled out at TransactionProcess: it answers −35 NO_CARD",
+            summary: "Visa chip pulled out at TransactionProcess: it answers -35 NO_CARD",
             script: script(
                 visa("card-removed", [.contact]), faults: SimulatorFaults(cardRemovedAt: .transactionProcess)
             ),
@@ -257,7 +257,7 @@ public enum CardCatalogue {
         ),
         CardScenario(
             name: "card-timeout",
-            summary: "no card comes: WaitCard / StartNFC answer −2 when the card-wait timeout expires",
+            summary: "no card comes: WaitCard / StartNFC answer -2 when the card-wait timeout expires",
             script: script(nil),
             expectedStatus: "CARD_WAIT_FAILED"
         ),

@@ -293,3 +293,29 @@ import UCubeProtocol
         #expect(CLIErrorCode.catalogue.allSatisfy { documented.contains($0.exit.code) })
     }
 }
+
+/// Usage errors read as every other failure, and never echo card data (issue 25's smaller findings).
+@Suite struct UsageErrorTests {
+    @Test func aPANTypedAsTheAmountIsMaskedAndTheErrorIsOurs() async throws {
+        let sandbox = try UCubeSandbox()
+        let run = try await sandbox.run(["pay", "4761739001010010"])
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("ucube: error: "), "\(run.stderr)")
+        #expect(!run.stderr.contains("4761739001010010"), "\(run.stderr)")
+        #expect(run.stderr.contains("476173******0010"), "\(run.stderr)")
+        let json = try await sandbox.run(["--json", "pay", "4761739001010010"])
+        #expect(!json.stdout.contains("4761739001010010") && !json.stderr.contains("4761739001010010"))
+    }
+}
+
+/// Statuses print with ASCII hyphen-minus, so `grep -- -2` finds them (U+2212 is for the docs' prose only).
+@Suite struct ASCIIStatusTests {
+    @Test func aCardWaitTimeoutPrintsAnASCIIMinus() async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
+        let run = try await sandbox.run(["--device", "sim", "pay", "5", "--card", "card-timeout", "--card-timeout", "1"])
+        #expect(run.status == 12, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("(-2)"), "\(run.stdout)")
+        #expect(!(run.stdout + run.stderr).contains("\u{2212}"))
+    }
+}

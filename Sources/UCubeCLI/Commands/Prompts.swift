@@ -223,7 +223,7 @@ extension UCube {
             case .success: break
             case .cancelled: throw CLIFailure.cancelled("choose")
             case .aborted:
-                throw CLIFailure(ExitCodes.cancelled, "the list was aborted on the terminal (ECMD_ABORTED, −114)")
+                throw CLIFailure(ExitCodes.cancelled, "the list was aborted on the terminal (ECMD_ABORTED, -114)")
             case .timeout: throw CLIFailure.noAnswer("no item was chosen within \(timeout) s")
             default: throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "DisplayListBox"))
             }

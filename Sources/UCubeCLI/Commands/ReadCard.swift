@@ -149,7 +149,7 @@ struct CardReading: Encodable, Sendable {
             insertedICC()
             let list = try await client.send(BuildCandidateList())
             if list.status == .emvNotSupported {
-                throw CLIFailure(ExitCodes.card, "the card has no application in common with the terminal (EMV_NOT_SUPPORT, −300)")
+                throw CLIFailure(ExitCodes.card, "the card has no application in common with the terminal (EMV_NOT_SUPPORT, -300)")
             }
             try check(list.status, "BuildCandidateList", cancelled: "read-card", cardProblem: true)
             let candidates = list.response?.candidates ?? []
