@@ -63,6 +63,13 @@ enum Environment {
         }
     }
 
+    /// The umask ucube was started with (it runs with 077 for its own files): a report or receipt the user asked for
+    /// is created with the mode the user's umask gives (`outputMode`), as any other tool's output would be.
+    nonisolated(unsafe) static var userUmask: mode_t = 0o022
+
+    /// 0666 under the user's umask: the mode of a file created at the user's request (a receipt, a report).
+    static var outputMode: mode_t { 0o666 & ~userUmask }
+
     /// An output file can be written once the work is done: its directory exists and is writable, and the file is no
     /// symbolic link (73 otherwise, before any work).
     static func checkOutputFile(_ path: String, option: String) throws(CLIFailure) {

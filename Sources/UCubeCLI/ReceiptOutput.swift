@@ -24,7 +24,7 @@ struct ReceiptOptions: ParsableArguments {
         guard let receiptFile else { return }
         let text = json ? try JSONOutput.encode(receipt) + "\n" : receipt.lines().joined(separator: "\n") + "\n"
         do throws(PrivateFileError) {
-            try PrivateFile.write(Array(text.utf8), to: receiptFile, mode: 0o644, kind: .output)
+            try PrivateFile.write(Array(text.utf8), to: receiptFile, mode: Environment.outputMode, kind: .output)
         } catch {
             if error.isRefusal { throw CLIFailure.unsafePath(error) }
             throw CLIFailure(

@@ -84,7 +84,7 @@ struct UCube: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         // Every file ucube creates (logs, journal, bundles, identities, recordings) is for its user alone: 0600, and
         // 0700 for directories, whatever the library that creates it asks for.
-        umask(0o077)
+        Environment.userUmask = umask(0o077)
         var arguments = Array(CommandLine.arguments.dropFirst())
         // ArgumentParser accepts --version only alone, and prints just the version. Answering it here skips building
         // the command tree (most of the parse's cost): scripts call `ucube --version` to check what is installed.

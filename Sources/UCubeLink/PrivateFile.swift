@@ -67,10 +67,14 @@ public enum PrivateFile {
         }
     }
 
-    /// Writes `bytes` to `path` (created or truncated; see `open`), whole or not at all said.
+    /// Writes `bytes` to `path` (created or truncated; see `open`), whole or not at all said. A file created now gets
+    /// `mode` exactly, whatever the process's umask (an existing one keeps its own).
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, kind: Kind) throws(PrivateFileError) {
+        var existing = stat()
+        let created = lstat(path, &existing) != 0
         let fd = try open(path, flags: O_TRUNC, mode: mode, kind: kind)
         defer { close(fd) }
+        if created { _ = fchmod(fd, mode) }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

@@ -64,3 +64,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 }
+
+/// ucube runs with umask 077 for its own files, but what the user asks for (a receipt, a suite report) gets the mode
+/// the user's umask gives, as any other tool's output (issue 25: "written 0600 whatever the umask").
+@Suite struct OutputModeTests {
+    @Test(arguments: [("022", 0o644), ("027", 0o640)] as [(String, Int)])
+    func aReceiptFollowsTheUsersUmask(umask: String, mode: Int) async throws {
+        let sandbox = try UCubeSandbox()
+        let receipt = sandbox.directory.appendingPathComponent("receipt-\(umask).txt").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", "umask \(umask) && exec \"$0\" \"$@\"", UCubeSandbox.binary.path,
+            "--device", "sim", "pay", "5", "--authorize", "approve", "--receipt-file", receipt,
+        ]
+        process.environment = sandbox.environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        #expect(await process.exit() == 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: receipt)
+        #expect((attributes[.posixPermissions] as? Int) == mode)
+        // ucube's own files stay private.
+        let journal = try FileManager.default.attributesOfItem(
+            atPath: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl").path)
+        #expect((journal[.posixPermissions] as? Int) == 0o600)
+    }
+}

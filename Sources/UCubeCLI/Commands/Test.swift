@@ -110,7 +110,7 @@ extension UCube {
                     : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
                 if let output {
                     do throws(PrivateFileError) {
-                        try PrivateFile.write(Array(report.utf8), to: output, mode: 0o644, kind: .output)
+                        try PrivateFile.write(Array(report.utf8), to: output, mode: Environment.outputMode, kind: .output)
                     } catch {
                         if error.isRefusal { throw CLIFailure.unsafePath(error) }
                         throw CLIFailure(

@@ -68,6 +68,8 @@ struct FleetRun: Sendable {
             let xml = JUnitReport.xml(command: command, verdicts: verdicts, timestamp: started, seconds: seconds)
             do {
                 try Data(xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
+                // Written (renamed into place) under ucube's own umask 077: given the user's mode, as a report is.
+                try FileManager.default.setAttributes([.posixPermissions: Int(Environment.outputMode)], ofItemAtPath: junit)
             } catch {
                 throw CLIFailure(ExitCodes.cannotCreate, "cannot write the JUnit report \(junit): \(error.localizedDescription)", code: .cannotCreateOutput)
             }
