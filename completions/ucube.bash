@@ -1925,9 +1925,9 @@ _ucube_decode() {
 
 _ucube_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --list-cards --print-env --version -h --help)
+    non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
     repeating_options=(--device --fleet-fault)
-    non_repeating_options=(--record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1945,6 +1945,9 @@ _ucube_simulate() {
         return
         ;;
     '--listen')
+        return
+        ;;
+    '--min-answer-delay')
         return
         ;;
     '--tms')
