@@ -96,12 +96,13 @@ flow_options() {
         pay-declined) echo "--card declined-aac" ;;
         pay-app-choice) echo "--card mc-two-apps --choices 2" ;;
         pay-online-pin) echo "--card mc-contactless-online-pin" ;;
-        cancel) echo "--card card-timeout" ;;
+        cancel | card-wait-recovery) echo "--card card-timeout" ;;
         *) echo "" ;;
     esac
 }
 
-all_flows="getinfo getinfo-50 pay-contact pay-contactless pay-declined pay-app-choice pay-online-pin cancel reconnect
+all_flows="getinfo getinfo-50 pay-contact pay-contactless pay-declined pay-app-choice pay-online-pin card-wait-recovery
+cancel reconnect
 mdm-register mdm-config mdm-check-update mdm-update mdm-send-logs"
 flows="${UCUBE_HARNESS_FLOWS:-$all_flows}"
 wanted_versions="${UCUBE_HARNESS_VERSIONS:-3.5.13 1.3.8.19}"

@@ -116,6 +116,7 @@ public final class VendorSdkHarness {
             case "pay-declined": return pay("DECLINED", false);
             case "pay-app-choice": return pay("APPROVED", false);
             case "pay-online-pin": return pay("APPROVED", false);
+            case "card-wait-recovery": return cardWaitWithRecovery();
             case "cancel": return cancelDuringCardWait();
             case "reconnect": return reconnect();
             case "mdm-register": return mdmRegister();
@@ -266,6 +267,24 @@ public final class VendorSdkHarness {
         String line = describe(context);
         if (context.paymentStatus == null || !context.paymentStatus.name().equals(expected)) {
             throw new FlowFailure(line + ", expected " + expected + "; states " + run.steps());
+        }
+        return line;
+    }
+
+    /**
+     * A card that never comes, with the SDK's recovery mechanism asked for (it is on only in 1.3.8.19): after 9 s
+     * without an answer the SDK asks GetStatus, hears "busy" and waits again, until the card wait's own timeout
+     * answers -2 (docs/protocol.md §2.9). A wrong GetStatus answer would fail the StartNFC instead.
+     */
+    private String cardWaitWithRecovery() throws Exception {
+        UCubeAPI.enableRecoveryMechanism(true);
+        PaymentRun run = new PaymentRun();
+        UCubeAPI.pay(request().setCardWaitTimeout(25), run);
+        PaymentContext context = await(run.finished, "payment (states so far " + run.steps() + ")");
+        String line = "recovery mechanism " + (UCubeAPI.isRecoveryMechanismEnabled() ? "on" : "off") + ", "
+            + describe(context);
+        if (context.paymentStatus == null || !context.paymentStatus.name().equals("CARD_WAIT_TIMEOUT")) {
+            throw new FlowFailure(line + ", expected CARD_WAIT_TIMEOUT; states " + run.steps());
         }
         return line;
     }
