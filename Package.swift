@@ -122,7 +122,7 @@ let package = Package(
             name: "UCubeFuzzTargets",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeBluetooth", "UCubePayment", "UCubeTMS", "UCubeCLI",
-                "UCubeSimulator",
+                "UCubeSimulator", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
@@ -143,6 +143,8 @@ let package = Package(
             dependencies: [
                 "UCubeProtocol", "UCubeLink", "CLibCrypto", asyncHTTPClient,
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + httpsStack,
             swiftSettings: strict
         ),
@@ -150,7 +152,10 @@ let package = Package(
             name: "UCubeTMSTests",
             dependencies: [
                 "UCubeTMS", "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubeCrypto", "CLibCrypto", asyncHTTPClient,
+                "UCubeTMSSimulator",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + httpsStack + pki,
             swiftSettings: strict
         ),
@@ -159,6 +164,7 @@ let package = Package(
             name: "UCubeTMSSimulator",
             dependencies: [
                 "UCubeProtocol", "UCubeSimulator", "CLibCrypto",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + httpsStack + pki,
             swiftSettings: strict
         ),
@@ -174,6 +180,7 @@ let package = Package(
             name: "UCubeTMSSimulatorTests",
             dependencies: [
                 "UCubeTMSSimulator", "UCubeProtocol", "UCubeSimulator", asyncHTTPClient,
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + httpsStack + pki,
             swiftSettings: strict
         ),

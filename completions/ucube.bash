@@ -1927,7 +1927,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
     repeating_options=(--device --fleet-fault)
-    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --fleet --devices-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --tms-dialect --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1996,6 +1996,10 @@ _ucube_simulate() {
         ;;
     '--tms-certificate')
         __ucube_add_completions -W 'valid'$'\n''expired'$'\n''foreign'
+        return
+        ;;
+    '--tms-dialect')
+        __ucube_add_completions -W 'both'$'\n''2020'$'\n''current'
         return
         ;;
     '--fleet')

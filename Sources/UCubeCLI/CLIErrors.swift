@@ -28,13 +28,15 @@ enum CLIErrorCode: String, CaseIterable {
     case cannotListen
     /// `test`, `simulate --suite`: the suite file is not valid JSON or not a valid suite (the message names the field).
     case badSuite
+    /// A file or directory ucube writes is a symbolic link, another user's, or writable by other users: refused.
+    case unsafePath
 
     var name: String { kebabCaseCodeName(rawValue) }
 
     var exit: ExitCodes.Entry {
         switch self {
         case .unknownCommand: ExitCodes.usage
-        case .stateDirectoryUnusable, .cannotCreateOutput: ExitCodes.cannotCreate
+        case .stateDirectoryUnusable, .cannotCreateOutput, .unsafePath: ExitCodes.cannotCreate
         case .stdoutWriteFailed, .stdoutClosed: ExitCodes.ioError
         case .addressInUse, .cannotListen: ExitCodes.unavailable
         case .badSuite: ExitCodes.dataError
@@ -167,6 +169,13 @@ extension CLIFailure {
     }
 
     /// The state directory cannot be created or written (73), naming it and how to move it.
+    /// A file or directory refused for the user's safety (`PrivateFile`): a planted link, another user's directory.
+    static func unsafePath(_ error: PrivateFileError) -> CLIFailure {
+        CLIFailure(
+            ExitCodes.cannotCreate, error.description, code: .unsafePath,
+            hint: "ucube writes only into directories of yours that no one else can write, and follows no link to a file")
+    }
+
     static func stateDirectoryUnusable(cause: String, detail: String? = nil) -> CLIFailure {
         CLIFailure(
             ExitCodes.cannotCreate, "the state directory \(Environment.stateDirectory) cannot be used: \(cause)",
@@ -193,9 +202,10 @@ extension Environment {
     /// and checks it is writable; otherwise throws 73 naming it.
     static func requireStateDirectory() throws(CLIFailure) {
         let directory = stateDirectory
-        do {
+        do throws(PrivateFileError) {
             try ensureDirectory(directory)
         } catch {
+            if error.isRefusal { throw CLIFailure.unsafePath(error) }
             throw CLIFailure.stateDirectoryUnusable(cause: posixCause(error), detail: "\(error)")
         }
         guard access(directory, W_OK | X_OK) == 0 else {
@@ -208,7 +218,12 @@ extension Environment {
         // The usual case, a directory that is there and writable, costs one stat and one access check.
         var info = stat()
         if stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(directory, W_OK | X_OK) == 0 {
-            return nil
+            do {
+                try PrivateFile.checkDirectory(directory)
+                return nil
+            } catch {
+                return error.description
+            }
         }
         do {
             try ensureDirectory(directory)
@@ -227,6 +242,9 @@ extension Environment {
 
     /// The POSIX cause of a Foundation file error in a few words ("not a directory"), else the error's text.
     static func posixCause(_ error: any Error) -> String {
+        if let error = error as? PrivateFileError, !error.isRefusal, case .system(let code) = error.problem {
+            return String(cString: strerror(code)).lowercased()
+        }
         if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
             return String(cString: strerror(posix.code.rawValue)).lowercased()
         }

@@ -67,6 +67,11 @@ struct Connection {
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
         let address = try resolve(given, globals)
+        if given == nil, globals.namedDevice == nil {
+            // Never a simulator by surprise: a fresh user, `sudo` or another HOME has no terminal configured.
+            StandardError.write(
+                "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated")
+        }
         try DeviceLock.acquire(key: fileKey(address), device: address.description)
         await ControlSocket.listen(forDevice: address.description)
         let sessionFile = Self.sessionPath(for: address)
@@ -311,8 +316,8 @@ struct SessionRecord: Equatable {
             try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
             let bytes = Array(line.utf8)
             let temporary = path + ".\(getpid()).tmp"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            unlink(temporary)
+            let fd = try PrivateFile.open(temporary, flags: O_EXCL)
             let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             close(fd)
             guard written == bytes.count, rename(temporary, path) == 0 else {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import UCubeLink
 
 /// One process at a time owns a terminal: an exclusive `flock` on `$XDG_RUNTIME_DIR/ucube/lock-<device>`, taken
 /// before the link opens and held until the process ends. The kernel releases it when the process dies, however it
@@ -10,13 +11,20 @@ enum DeviceLock {
     private static let held = Mutex<[String: Int32]>([:])
 
     /// Takes the lock of the device whose file key is `key`, or throws exit 7 naming the process that holds it.
-    /// A runtime directory that cannot be written is no reason to refuse a command: the lock is then skipped.
+    /// A runtime directory that cannot be written is no reason to refuse a command: the lock is then skipped. A
+    /// directory or lock file that is not safe to use (another user's, a planted link) is: exit 73.
     static func acquire(key: String, device: String) throws(CLIFailure) {
         let path = Environment.runtimeDirectory + "/lock-" + key
         if held.withLock({ $0[path] != nil }) { return }
-        guard (try? Environment.ensureDirectory(Environment.runtimeDirectory)) != nil else { return }
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
+        let fd: Int32
+        do throws(PrivateFileError) {
+            try Environment.ensureDirectory(Environment.runtimeDirectory)
+            // Never truncate what a link points to: the pid is written into this file only.
+            fd = try PrivateFile.open(path, read: true)
+        } catch {
+            if error.isRefusal { throw CLIFailure.unsafePath(error) }
+            return
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = owner(fd)
             close(fd)
@@ -28,6 +36,20 @@ enum DeviceLock {
         _ = ftruncate(fd, 0)
         _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
         held.withLock { $0[path] = fd }
+    }
+
+    /// The pid of the process that holds the lock of the device whose file key is `key` now, if one does: the lock
+    /// is held (a shared lock cannot be had) and the file names its holder. Read-only; no link is followed.
+    static func holder(key: String) -> Int32? {
+        let fd = open(Environment.runtimeDirectory + "/lock-" + key, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(fd, LOCK_UN)
+            return nil
+        }
+        guard errno == EWOULDBLOCK else { return nil }
+        return owner(fd)
     }
 
     /// The pid written by the holder, if the file says one.

@@ -1,5 +1,6 @@
 import Foundation
 import UCubeBluetooth
+import UCubeLink
 import UCubeLog
 import UCubeTMS
 import UCubeTMSSimulator
@@ -38,7 +39,6 @@ enum Environment {
     /// $UCUBE_TMS_SIM_HOME, else $XDG_STATE_HOME/ucube/tms-simulator.
     static var tmsSimulatorDirectory: String { value("UCUBE_TMS_SIM_HOME") ?? stateDirectory + "/tms-simulator" }
 
-    /// Creates a directory (and parents) with owner-only permissions.
     /// An output file's directory must exist and be writable (73 otherwise, before any work): `--output`,
     /// `--receipt-file`.
     static func checkOutputDirectory(of path: String, option: String) throws(CLIFailure) {
@@ -61,9 +61,21 @@ enum Environment {
         }
     }
 
-    static func ensureDirectory(_ path: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    /// An output file can be written once the work is done: its directory exists and is writable, and the file is no
+    /// symbolic link (73 otherwise, before any work).
+    static func checkOutputFile(_ path: String, option: String) throws(CLIFailure) {
+        try checkOutputDirectory(of: path, option: option)
+        do throws(PrivateFileError) {
+            try PrivateFile.checkNotALink(path)
+        } catch {
+            throw CLIFailure.unsafePath(error)
+        }
+    }
+
+    /// Creates a directory ucube keeps state in (0700, with parents), and refuses one that another user owns or that
+    /// others can write (`PrivateFile.ensureDirectory`).
+    static func ensureDirectory(_ path: String) throws(PrivateFileError) {
+        try PrivateFile.ensureDirectory(path)
     }
 }
 

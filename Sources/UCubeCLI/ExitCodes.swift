@@ -38,7 +38,7 @@ enum ExitCodes {
         code: 69, name: "unavailable", meaning: "simulate: the address to listen on is already in use or cannot be bound")
     static let cannotCreate = Entry(
         code: 73, name: "cannot-create",
-        meaning: "a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory")
+        meaning: "a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write")
     static let ioError = Entry(
         code: 74, name: "io-error", meaning: "a write failed: stdout is full or closed, a file could not be read or written")
 
@@ -70,9 +70,13 @@ enum ExitCodes {
         code: 18, name: "fleet-failed",
         meaning: "a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those")
 
+    static let journalFailed = Entry(
+        code: 19, name: "journal",
+        meaning: "pay: a journal record of the payment could not be written (a full disk): the payment was cancelled if it still could be, completed otherwise; stderr says its status, amount and request id, and APPROVED there means the card was charged")
+
     static let all: [Entry] = [
         ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
-        replayDiverged, diagnoseBlocking, testFailed, fleetFailed,
+        replayDiverged, diagnoseBlocking, testFailed, fleetFailed, journalFailed,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
 

@@ -75,9 +75,12 @@ struct GlobalOptions: ParsableArguments {
 
     /// The device string, from the option, then the shell's `set device`, then `$UCUBE_DEVICE`, then the default
     /// device remembered by `ucube connect`, then the simulator.
-    var deviceAddress: String {
+    var deviceAddress: String { namedDevice ?? "sim" }
+
+    /// The device named by the option, the shell, `$UCUBE_DEVICE` or `ucube connect`; nil: none, and the built-in
+    /// simulator stands in (`Connection.open` says so on stderr, every time).
+    var namedDevice: String? {
         device ?? ShellSession.current?.settings.device ?? Environment.value("UCUBE_DEVICE") ?? RememberedDevices.defaultAddress
-            ?? "sim"
     }
 
     var timeout: Duration {

@@ -1,4 +1,5 @@
 import UCubePayment
+import UCubeProtocol
 
 extension ExitCodes {
     /// The exit code of a payment's final status (one place: README and man page list the same table).
@@ -15,5 +16,15 @@ extension ExitCodes {
             .errorWrongCryptogramValue, .errorWrongNFCOutcome, .nfcMPOSError:
             paymentError
         }
+    }
+}
+
+/// A payment's fate in one line, for stderr when the usual places (the journal, stdout, the receipt file) could not
+/// take it: "payment APPROVED: 10.00 EUR, request id 5F0C…". A script that sees a non-zero exit reads it before
+/// retrying: APPROVED means the card was charged.
+enum PaymentFate {
+    static func line(_ context: PaymentContext) -> String {
+        let amount = context.amount.map { context.request.currency.format(minorUnits: $0) } ?? "no amount"
+        return "payment \(context.status?.name ?? "unknown"): \(amount), request id \(context.request.requestID)"
     }
 }

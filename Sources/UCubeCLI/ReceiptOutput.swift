@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UCubeLink
 import UCubePayment
 
 /// `--receipt` and `--receipt-file FILE` (`pay`, `history show`): the receipt on stdout, in a file, or both; text 40
@@ -15,16 +16,17 @@ struct ReceiptOptions: ParsableArguments {
 
     /// Checked before any work: a payment is not taken when its receipt could not be kept.
     func checkFile() throws(CLIFailure) {
-        if let receiptFile { try Environment.checkOutputDirectory(of: receiptFile, option: "--receipt-file") }
+        if let receiptFile { try Environment.checkOutputFile(receiptFile, option: "--receipt-file") }
     }
 
     /// Writes the receipt file, when asked for.
     func write(_ receipt: Receipt, json: Bool) throws {
         guard let receiptFile else { return }
         let text = json ? try JSONOutput.encode(receipt) + "\n" : receipt.lines().joined(separator: "\n") + "\n"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: receiptFile))
+        do throws(PrivateFileError) {
+            try PrivateFile.write(Array(text.utf8), to: receiptFile, mode: 0o644, kind: .output)
         } catch {
+            if error.isRefusal { throw CLIFailure.unsafePath(error) }
             throw CLIFailure(
                 ExitCodes.cannotCreate, "cannot write the receipt to \(receiptFile): \(Environment.posixCause(error))",
                 code: .cannotCreateOutput)

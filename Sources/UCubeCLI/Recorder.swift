@@ -26,11 +26,13 @@ final class SessionRecorder: Sendable {
     static func start(path: String, arguments: [String]) throws(CLIFailure) {
         try current.withLock { (recorder: inout SessionRecorder?) throws(CLIFailure) in
             guard recorder == nil else { return }
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
+            let descriptor: Int32
+            do throws(PrivateFileError) {
+                descriptor = try PrivateFile.open(path, flags: O_TRUNC, kind: .output)
+            } catch {
+                if error.isRefusal { throw CLIFailure.unsafePath(error) }
                 throw CLIFailure(
-                    ExitCodes.cannotCreate,
-                    "cannot write the recording \(path): \(String(cString: strerror(errno)).lowercased())",
+                    ExitCodes.cannotCreate, "cannot write the recording \(Environment.posixCause(error))",
                     hint: "give --record a path in a directory you can write to")
             }
             let started = SessionRecorder(path: path, descriptor: descriptor)

@@ -49,6 +49,10 @@ failure says which, expected against got)
 or was not started (--max-failures); each terminal's verdict is in the JSON
 lines, the summary and --junit, and the same command run again retries only
 those
+  19  pay: a journal record of the payment could not be written (a full disk):
+the payment was cancelled if it still could be, completed otherwise; stderr
+says its status, amount and request id, and APPROVED there means the card was
+charged
   64  bad command line: unknown command or option, odd-length hex, a payload
 too long for a frame, a value out of range, no TMS configured
   65  input data could not be decoded (ucube decode: malformed frame, TLV or
@@ -57,7 +61,9 @@ usable recording, or over 64 MiB; test, simulate --suite: not a valid suite
 file)
   69  simulate: the address to listen on is already in use or cannot be bound
   73  a directory or file cannot be created: the state directory
-($XDG_STATE_HOME/ucube), an --output file or its directory
+($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a
+symbolic link where ucube writes a file, a state or runtime directory another
+user owns or others can write
   74  a write failed: stdout is full or closed, a file could not be read or
 written
 
@@ -95,11 +101,13 @@ tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
   16  blocking
   17  test-failed
   18  fleet-failed
+  19  journal
   64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured,
 unknown-command, usage
   65  bad-suite, data
   69  address-in-use, cannot-listen, unavailable
-  73  cannot-create, cannot-create-output, state-directory-unusable
+  73  cannot-create, cannot-create-output, state-directory-unusable,
+unsafe-path
   74  io-error, stdout-closed, stdout-write-failed, tms-file
 
 Environment:

@@ -79,6 +79,9 @@ struct UCube: AsyncParsableCommand {
         // A reader that goes away (`ucube … | head`) must not kill the process mid-work (a firmware update): with
         // SIGPIPE ignored the write fails with EPIPE instead, `Console` notes it and the exit code reports it.
         signal(SIGPIPE, SIG_IGN)
+        // A file over the size limit (`ulimit -f`) must not kill a payment between its answer and its journal record:
+        // the write fails with EFBIG, and the journal's failure is handled (exit 19, the outcome on stderr).
+        signal(SIGXFSZ, SIG_IGN)
         // Every file ucube creates (logs, journal, bundles, identities, recordings) is for its user alone: 0600, and
         // 0700 for directories, whatever the library that creates it asks for.
         umask(0o077)

@@ -6,6 +6,7 @@ import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
 @_spi(Fuzz) import UCubeTMS
+import ZIPFoundation
 
 /// Every input ucube takes from outside the process, as a libFuzzer target (Fuzz/README.md). `run` feeds one input
 /// to the same code the driver runs on such bytes. A thrown error is the expected answer to bad input; a trap, a
@@ -14,7 +15,8 @@ import UCubeSimulator
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Frames (both layouts), the BLE de-stuffer and reassembler, BER-TLV (both rule sets) and its formatter.
     case frames
-    /// A TMS binary download (docs/protocol.md §10.5), plain and ciphered, every block read back.
+    /// A TMS binary download (docs/protocol.md §10.5), plain and ciphered, every block read back; the same bytes as
+    /// the current SDK's zip answer, each of its packages scanned.
     case tmsPackage = "tms-package"
     /// The TMS configuration reply (§10.4) and the update plan made from it; a config.json read back from disk.
     case tmsConfig = "tms-config"
@@ -53,6 +55,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     offset = next
                 }
                 precondition(total == layout.totalBytes, "the blocks read back do not add up to the scanned total")
+                if let zip = try? TMSZipPackage.read(bytes: bytes, ciphered: ciphered, url: "https://tms.invalid/v3") {
+                    for binary in zip.binaries { _ = try? BinaryPackageLayout.scan(MemoryByteSource(binary.package), ciphered: ciphered) }
+                }
             }
         case .tmsConfig:
             if let items = try? TMSConfigReply.parse(bytes, url: "https://tms.invalid/config") {
@@ -101,7 +106,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let image = FuzzFixtures.image
             guard let signature = try? CodeSigning.sign(image) else { return [] }
             return [[UInt8(signature.count >> 8), UInt8(signature.count & 0xFF)] + signature + image]
-        case .tmsPackage: return [FuzzFixtures.package]
+        case .tmsPackage: return [FuzzFixtures.package, FuzzFixtures.zipAnswer]
         default: return []
         }
     }
@@ -116,6 +121,23 @@ enum FuzzFixtures {
     /// A small firmware image (a few local blocks), as the simulator makes them.
     static let image: [UInt8] = SimulatedFirmware.makeImage(
         type: .iccConfig, version: FirmwareVersion("1.0.0.9")!, payloadSize: 2_400, seed: 42)
+
+    /// `package` as the current SDK's zip answer (§10.5): key, manifest.json, NAME.sig, NAME.bin.
+    static let zipAnswer: [UInt8] = {
+        let signatureLength = Int(package[0]) << 8 | Int(package[1])
+        let entries: [(String, [UInt8])] = [
+            ("key", []), ("manifest.json", Array(#"{"binary_list":["icc"]}"#.utf8)),
+            ("icc-1.0.0.9.sig", Array(package[2..<(2 + signatureLength)])), ("icc-1.0.0.9.bin", Array(package[(2 + signatureLength)...])),
+        ]
+        guard let archive = try? Archive(data: Data(), accessMode: .create, pathEncoding: nil) else { return [] }
+        for (name, bytes) in entries {
+            let data = Data(bytes)
+            try? archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) {
+                position, size in data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return archive.data.map(Array.init) ?? []
+    }()
 
     /// `image` as a §10.5 download: its signature, then 1000-byte blocks, then the 00 00 terminator.
     static let package: [UInt8] = {

@@ -18,28 +18,22 @@ public struct AppendOnlyFile: Sendable {
     /// Appends `line` (its newline added here); durable on return. Throws a sentence naming the path and the cause.
     public func append(_ line: [UInt8]) throws(AppendError) {
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw AppendError("cannot create \(directory): \(error.localizedDescription)")
-            }
+        let fd: Int32
+        do throws(PrivateFileError) {
+            // The directory is this user's alone, and the file is no link to another (`PrivateFile`).
+            if !directory.isEmpty { try PrivateFile.ensureDirectory(directory) }
+            fd = try PrivateFile.open(path, flags: O_APPEND, read: true)
+        } catch {
+            throw AppendError(error.isRefusal ? error.description : "cannot open \(error.description)")
         }
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AppendError("cannot open \(path): \(Self.errnoText())") }
         defer { close(fd) }
         // A file created by someone else's umask still ends up private.
         _ = fchmod(fd, 0o600)
         var payload = line + [0x0A]
         var info = stat()
         if fstat(fd, &info) == 0, info.st_size > 0 {
-            let reader = open(path, O_RDONLY | O_CLOEXEC)
-            if reader >= 0 {
-                var last: UInt8 = 0
-                if pread(reader, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { payload.insert(0x0A, at: 0) }
-                close(reader)
-            }
+            var last: UInt8 = 0
+            if pread(fd, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { payload.insert(0x0A, at: 0) }
         }
         var offset = 0
         while offset < payload.count {

@@ -92,6 +92,14 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A simulator or a recording, not a terminal: what it answers is never a real payment.
+    public var isSimulated: Bool {
+        switch self {
+        case .simulator, .replay: true
+        case .tcp, .serial, .ble, .rfcomm, .remembered: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .simulator: "sim"

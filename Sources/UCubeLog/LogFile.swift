@@ -88,7 +88,7 @@ public final class LogFile: @unchecked Sendable {
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         if lockFD < 0 {
-            lockFD = open(directory + "/" + LogChoices.lockFileName, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            lockFD = open(directory + "/" + LogChoices.lockFileName, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
         reopen()
         return fd >= 0
@@ -96,7 +96,7 @@ public final class LogFile: @unchecked Sendable {
 
     private func reopen() {
         if fd >= 0 { close(fd) }
-        fd = open(currentPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        fd = open(currentPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         var info = stat()
         if fd >= 0, fstat(fd, &info) == 0 {
             openedIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))

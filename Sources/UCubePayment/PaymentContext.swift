@@ -79,6 +79,13 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
     public var timings: PaymentTimings?
     /// Problems met on the way, in order: failed steps, including those after the status was decided.
     public var errors: [PaymentError] = []
+    /// Why the journal does not hold this payment whole (a step or the outcome could not be written), if it does
+    /// not: the journal is then not the truth about this payment, and the caller must say the outcome elsewhere.
+    public var journalFailure: String?
+    /// The device the payment ran on, as the caller named it (`sim`, `tcp://…`, `replay:FILE`).
+    public var device: String?
+    /// The device is a simulator or a recording: the outcome is simulated, not a real payment.
+    public var simulated = false
 
     public init(request: PaymentRequest) { self.request = request }
 
@@ -175,7 +182,7 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
         case cryptogramType, cryptogram, atc, authorizationResponseCode, authorization, sredKSN, pinKSN
         case onlinePINBlock, authorizationSecuredData, authorizationPlainTags, finalizationSecuredData
         case finalizationPlainTags, nfcOutcome, nfcFinalOutcome, finalisationApproved, msrAction, firmwareVersion
-        case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, timings, errors
+        case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, timings, errors, journalFailure, device, simulated
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -221,6 +228,9 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
         try c.encode(roundTrips, forKey: .roundTrips)
         try c.encodeIfPresent(timings, forKey: .timings)
         try c.encode(errors, forKey: .errors)
+        try c.encodeIfPresent(journalFailure, forKey: .journalFailure)
+        try c.encodeIfPresent(device, forKey: .device)
+        try c.encode(simulated, forKey: .simulated)
     }
 }
 

@@ -8,12 +8,15 @@ import UCubeProtocol
 public enum PaymentEvent: Sendable, Encodable {
     case stateChanged(PaymentState)
     case taskRequested(TaskRequest)
+    /// A journal record that decides the payment's fate could not be written (a full disk, say): reported at once,
+    /// and the payment is being taken to a safe end (cancelled while the cancel rule allows, completed otherwise).
+    case journalFailed(String)
     case finished(PaymentContext)
 
-    private enum CodingKeys: String, CodingKey { case event, state, task, candidates, status, context }
+    private enum CodingKeys: String, CodingKey { case event, state, task, candidates, status, context, reason }
 
     /// `{"event":"state","state":"SMC_BUILD_CANDIDATE_LIST"}`, `{"event":"task","task":"authorize"}`,
-    /// `{"event":"finished","status":"APPROVED","context":{…}}`.
+    /// `{"event":"journal-failed","reason":"…"}`, `{"event":"finished","status":"APPROVED","context":{…}}`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
@@ -29,6 +32,9 @@ public enum PaymentEvent: Sendable, Encodable {
             case .riskManagement: try c.encode("risk-management", forKey: .task)
             case .authorize: try c.encode("authorize", forKey: .task)
             }
+        case .journalFailed(let reason):
+            try c.encode("journal-failed", forKey: .event)
+            try c.encode(reason, forKey: .reason)
         case .finished(let context):
             try c.encode("finished", forKey: .event)
             try c.encodeIfPresent(context.status, forKey: .status)
@@ -62,6 +68,8 @@ public actor PaymentEngine {
     private let authorization: any AuthorizationTask
     private let journal: PaymentJournal?
     private let deviceName: String?
+    /// The device is a simulator or a recording: every context says its outcome is simulated.
+    private let simulated: Bool
     private let stepper: PaymentStepper?
     /// The payment layer's log: each state entered (debug) and the final status (info). nil: no logging.
     private let logger: Logger?
@@ -72,8 +80,11 @@ public actor PaymentEngine {
     /// When the payment started, and when each of its states was entered (for `PaymentTimings`).
     private var clockStart = ContinuousClock.now
     private var stateTimes: [(PaymentState, Double)] = []
-    /// A journal step could not be written: said once in the context's errors.
-    private var stepJournalFailed = false
+    /// The first journal record of this payment that could not be written (after its start record): said once in
+    /// the context's errors and in `PaymentContext.journalFailure`.
+    private var journalFailure: String?
+    /// Where this payment's events go (a journal failure is reported the moment it happens).
+    private var emit: @Sendable (PaymentEvent) -> Void = { _ in }
     /// A card-wait command (StartNFC / WaitCard) has been handed to the client and has not answered yet.
     private var longCommandInFlight = false
     /// The stepper is pausing the payment before its next action.
@@ -91,9 +102,11 @@ public actor PaymentEngine {
         authorization: any AuthorizationTask,
         journal: PaymentJournal? = nil,
         deviceName: String? = nil,
+        simulated: Bool = false,
         stepper: PaymentStepper? = nil,
         logger: Logger? = nil
     ) {
+        self.simulated = simulated
         self.stepper = stepper
         self.logger = logger
         self.client = client
@@ -125,7 +138,8 @@ public actor PaymentEngine {
         roundTrips = 0
         clockStart = ContinuousClock.now
         stateTimes = []
-        stepJournalFailed = false
+        journalFailure = nil
+        emit = events
         longCommandInFlight = false
         cancelWhenSent = false
         startedAt = Self.timestamp()
@@ -133,11 +147,12 @@ public actor PaymentEngine {
 
         if let journal {
             do {
-                try journal.recordStart(request, deviceName: deviceName, time: startedAt ?? Self.timestamp())
+                try journal.recordStart(request, deviceName: deviceName, simulated: simulated, time: startedAt ?? Self.timestamp())
             } catch {
-                var context = PaymentContext(request: request)
+                var context = withEngineFields(PaymentContext(request: request))
                 context.status = .error
                 context.statusReason = "the journal could not be written, so no payment was started: \(error.reason)"
+                context.journalFailure = "the start record could not be written, so no command was sent: \(error.reason)"
                 context.startedAt = startedAt
                 context.finishedAt = Self.timestamp()
                 machine = nil
@@ -180,7 +195,10 @@ public actor PaymentEngine {
                     do {
                         try journal.recordOutcome(context, time: context.finishedAt ?? Self.timestamp())
                     } catch {
+                        logger?.error("journal: the outcome could not be recorded: \(error.reason)")
                         context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
+                        if journalFailure == nil { events(.journalFailed(error.reason)) }
+                        context.journalFailure = context.journalFailure ?? "the outcome could not be recorded: \(error.reason)"
                     }
                 }
                 logger?.info(
@@ -287,8 +305,9 @@ public actor PaymentEngine {
         if long { longCommandInFlight = false }
         switch result {
         case .success(let response):
-            journalStep(C.id, status: response.status)
+            let journalled = journalStep(C.id, status: response.status)
             let next = machine!.responseReceived(response)
+            if !journalled { cancelForJournal() }
             if case .send(.buildCandidateList) = next, C.id == .buildCandidateList {
                 logger?.notice(
                     "BuildCandidateList in the current SDK's form answered \(response.status): sending the 2020 form (spec §5.2 0x5510)")
@@ -337,6 +356,8 @@ public actor PaymentEngine {
         var context = context
         context.roundTrips = roundTrips
         context.startedAt = startedAt
+        context.device = deviceName
+        context.simulated = simulated
         return context
     }
 
@@ -348,8 +369,9 @@ public actor PaymentEngine {
             for state in states[stateTimes.count...] { stateTimes.append((state, elapsed)) }
         }
         context.timings = PaymentTimings(states: stateTimes, end: elapsed)
-        if stepJournalFailed {
-            context.errors.append(PaymentError(state: nil, reason: "journal: a command's result could not be recorded"))
+        if let journalFailure {
+            context.errors.append(PaymentError(state: nil, reason: "journal: \(journalFailure)"))
+            context.journalFailure = journalFailure
         }
         return context
     }
@@ -361,17 +383,29 @@ public actor PaymentEngine {
     }
 
     /// A command's result, journalled before the payment acts on it: if the process dies now, the journal says how
-    /// far the payment got (`history --unresolved`).
-    private func journalStep(_ command: CommandID, status: Status) {
-        guard let journal, let machine else { return }
+    /// far the payment got (`history --unresolved`). false: the record could not be written (said once, at once).
+    private func journalStep(_ command: CommandID, status: Status) -> Bool {
+        guard let journal, let machine else { return true }
         do {
             try journal.recordStep(
                 requestID: machine.context.request.requestID, command: command, status: status,
                 state: machine.currentState, time: Self.timestamp())
+            return true
         } catch {
-            stepJournalFailed = true
             logger?.error("journal: \(error.reason)")
+            if journalFailure == nil {
+                journalFailure = "a command's result could not be recorded: \(error.reason)"
+                emit(.journalFailed(error.reason))
+            }
+            return false
         }
+    }
+
+    /// The journal can no longer say how far the payment got: it must not go on as if it could. Cancelled while the
+    /// cancel rule allows (a card wait about to be sent is cancelled once it is); past that point, completed.
+    private func cancelForJournal() {
+        guard let machine, !machine.isFinished else { return }
+        if case .accepted(.cancelPendingCommand) = self.machine!.cancelRequested() { cancelWhenSent = true }
     }
 
     /// ISO 8601, UTC, milliseconds: "2025-01-01T12:00:00.000Z".

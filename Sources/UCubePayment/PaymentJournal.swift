@@ -30,6 +30,10 @@ public struct PaymentJournal: Sendable {
         public var currency: String?
         public var type: String?
         public var device: String?
+        /// A start: the device is a simulator or a recording, so the payment is not a real one (absent: a terminal).
+        public var simulated: Bool?
+        /// A start: the process that runs the payment, so that a reader can tell "running" from "the process died".
+        public var pid: Int32?
         public var status: String?
         public var reason: String?
         public var maskedPAN: String?
@@ -61,17 +65,21 @@ public struct PaymentJournal: Sendable {
     }
 
     /// Appends the `start` record of a payment about to begin.
-    public func recordStart(_ request: PaymentRequest, deviceName: String?, time: String) throws(JournalError) {
-        try append(Self.start(request, deviceName: deviceName, time: time))
+    public func recordStart(
+        _ request: PaymentRequest, deviceName: String?, simulated: Bool = false, time: String
+    ) throws(JournalError) {
+        try append(Self.start(request, deviceName: deviceName, simulated: simulated, time: time))
     }
 
     /// The `start` record of a payment.
-    static func start(_ request: PaymentRequest, deviceName: String?, time: String) -> Record {
+    static func start(_ request: PaymentRequest, deviceName: String?, simulated: Bool = false, time: String) -> Record {
         var record = Record(kind: "start", requestID: request.requestID, time: time)
         record.amount = request.amount
         record.currency = request.currency.alpha
         record.type = request.transactionType.name
         record.device = deviceName
+        record.simulated = simulated ? true : nil
+        record.pid = ProcessInfo.processInfo.processIdentifier
         return record
     }
 
@@ -208,6 +216,13 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
     public var currency: String?
     public var type: String?
     public var device: String?
+    /// Taken on a simulator or a recording: not a real payment (`Receipt` prints it as a test).
+    public var simulated = false
+    /// The process that ran (or runs) the payment, from its start record.
+    public var pid: Int32?
+    /// Set by a reader that found the payment's process alive and holding its terminal: the payment is running, not
+    /// unknown (`ucube history`, `diagnose`).
+    public var runningPID: Int32?
     /// The final status, or "unknown" when no outcome was recorded (the process died before the end).
     public var status: String
     public var reason: String?
@@ -243,8 +258,8 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
 
     public var isUnknown: Bool { finishedAt == nil }
 
-    /// Unknown, and no operator has resolved it.
-    public var isUnresolved: Bool { isUnknown && resolution == nil }
+    /// Unknown, not running, and no operator has resolved it.
+    public var isUnresolved: Bool { isUnknown && resolution == nil && runningPID == nil }
 
     init(start: PaymentJournal.Record) {
         self.init(start: start, requestID: start.requestID, time: start.time)
@@ -257,6 +272,8 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
         currency = start?.currency
         type = start?.type
         device = start?.device
+        simulated = start?.simulated ?? false
+        pid = start?.pid
         status = Self.unknownStatus
     }
 
@@ -290,7 +307,9 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
 
     /// A finished payment as the journal will read it back: its start and its outcome record.
     public init(_ context: PaymentContext, startedAt: String?, finishedAt: String) {
-        self.init(start: PaymentJournal.start(context.request, deviceName: nil, time: startedAt ?? finishedAt))
+        self.init(
+            start: PaymentJournal.start(
+                context.request, deviceName: context.device, simulated: context.simulated, time: startedAt ?? finishedAt))
         apply(outcome: PaymentJournal.outcome(context, time: finishedAt))
     }
 }

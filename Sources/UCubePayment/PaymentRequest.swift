@@ -10,6 +10,9 @@ public struct PaymentRequest: Sendable, Hashable, Encodable {
     public var cashback: UInt64?
     /// Enabled readers; ICC and NFC by default.
     public var readers: [CardReader]
+    /// The readers are the terminal's own, as the SDKs choose them from GetInfo (`TerminalReaders`), rather than
+    /// `readers`, which then applies only when GetInfo does not say which product the terminal is.
+    public var readersFromTerminal = false
     /// Seconds, 1…255 (spec §8.1: default 30, max 255).
     public var cardWaitTimeout: Int
     /// ISO 639-1 codes, 1…6 ("en", "fr").
@@ -58,8 +61,10 @@ public struct PaymentRequest: Sendable, Hashable, Encodable {
         skipCardRemoval: Bool = false,
         retrieveL2Logs: Bool = false,
         selectApplicationOnTerminal: Bool = false,
+        readersFromTerminal: Bool = false,
         requestID: String
     ) {
+        self.readersFromTerminal = readersFromTerminal
         self.amount = amount
         self.currency = currency
         self.transactionType = transactionType

@@ -355,6 +355,11 @@ public struct PaymentStateMachine: Sendable {
             if !response.ciphered, let info = try? DeviceInfo(status: response.status, data: response.data) {
                 context.firmwareVersion = info.firmwareVersion?.description
                 context.nfcModuleState = info.nfcModuleState.flatMap { UInt8(exactly: $0) }
+                if request.readersFromTerminal,
+                    let readers = TerminalReaders.readers(firmware: info.firmwareVersion, nfcModuleState: info.nfcModuleState)
+                {
+                    context.request.readers = readers
+                }
             }
             return enterSecureSession()
         case .enterSecureSession:

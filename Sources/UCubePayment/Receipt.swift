@@ -33,8 +33,14 @@ public struct Receipt: Encodable, Hashable, Sendable {
     public var cryptogram: String?
     public var tvr: String?
     public var tsi: String?
+    /// Taken on a simulator or a recording: the receipt says, twice, that it is no valid transaction.
+    public var simulated: Bool
+
+    /// What a simulated payment's receipt says, at its top and its foot.
+    public static let testBanner = "*** TEST – NOT A VALID TRANSACTION ***"
 
     public init(_ entry: JournalEntry) {
+        simulated = entry.simulated
         requestID = entry.requestID
         time = entry.finishedAt ?? entry.startedAt
         type = entry.type
@@ -85,6 +91,7 @@ public struct Receipt: Encodable, Hashable, Sendable {
         }
         let rule = String(repeating: "-", count: width)
         centred((type ?? "payment").uppercased())
+        if simulated { centred(Self.testBanner) }
         out.append(rule)
         field("Date", time.map(Self.readableTime))
         field("Amount", amountText ?? amount.map(String.init))
@@ -107,6 +114,10 @@ public struct Receipt: Encodable, Hashable, Sendable {
             out.append("")
             out.append(String(repeating: "_", count: width))
             centred("Cardholder signature")
+        }
+        if simulated {
+            out.append(rule)
+            centred(Self.testBanner)
         }
         return out
     }

@@ -3,6 +3,8 @@ import Foundation
 /// The catalogue directory the simulator serves (shared contract): `catalogue.json` =
 /// `{"items":[{"type":0,"label":"SVPP firmware","version":"6.0.1.0","min_version":"6.0.1.0","ciphered":false,
 /// "image":"svpp-6.0.1.0.bin","signature":"svpp-6.0.1.0.sig"}]}`, with the image and the raw signature bytes beside it.
+/// An item may add `"answer":"zip"`: a current (v3) binary request for it is answered `application/zip` (spec §10.5,
+/// `TMSSimulatorChoices`); `"octet-stream"` is the default.
 public struct TMSCatalogue: Sendable, Hashable {
     public struct Item: Sendable, Hashable {
         /// §10.4 type (0 SVPP firmware, 3 NFC firmware, 4 ICC config, 5 NFC config, 6 misc, 8 files).
@@ -16,6 +18,15 @@ public struct TMSCatalogue: Sendable, Hashable {
         public let imagePath: String
         /// The signature file's bytes (§10.5 `LL LL` + signature).
         public let signature: [UInt8]
+        /// Whether a v3 binary request is answered with a zip rather than the block stream.
+        public var answersZip: Bool = false
+
+        /// The zip's binary name: the image file's name without its extension.
+        var zipName: String {
+            let file = imagePath.split(separator: "/").last.map(String.init) ?? imagePath
+            guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+            return String(file[..<dot])
+        }
     }
 
     public let items: [Item]
@@ -31,6 +42,7 @@ public struct TMSCatalogue: Sendable, Hashable {
             let ciphered: Bool?
             let image: String
             let signature: String
+            let answer: String?
         }
         let items: [Entry]
     }
@@ -67,6 +79,9 @@ public struct TMSCatalogue: Sendable, Hashable {
                 throw TMSSimulatorError(
                     .invalidCatalogue, "\(what) is ciphered; the simulator serves plain binaries only (no session key)")
             }
+            guard [nil, "octet-stream", "zip"].contains(entry.answer) else {
+                throw TMSSimulatorError(.invalidCatalogue, "\(what): answer must be \"octet-stream\" or \"zip\"")
+            }
             for name in [entry.image, entry.signature] where name.isEmpty || name.contains("/") {
                 throw TMSSimulatorError(.invalidCatalogue, "\(what): \"\(name)\" must be a file name beside the index")
             }
@@ -87,7 +102,7 @@ public struct TMSCatalogue: Sendable, Hashable {
                 Item(
                     type: entry.type, label: entry.label ?? "", version: entry.version,
                     minimumVersion: entry.min_version, ciphered: false, imagePath: imageURL.path,
-                    signature: Array(signature)))
+                    signature: Array(signature), answersZip: entry.answer == "zip"))
         }
         return Self(items: items)
     }

@@ -102,7 +102,7 @@ struct TMSCertificateAuthority: Sendable {
         }
     }
 
-    /// The HTTPS server certificate: IP SANs 127.0.0.1 and ::1, DNS SAN localhost, serverAuth.
+    /// The HTTPS server certificate: IP SANs 127.0.0.1 and ::1, DNS SANs localhost and api.localhost, serverAuth.
     func issueServerIdentity(now: Date = Date()) throws(TMSSimulatorError) -> Identity {
         var names: [GeneralName] = TMSSimulatorChoices.serverDNSNames.map { .dnsName($0) }
         names += TMSSimulatorChoices.serverIPAddresses.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) }

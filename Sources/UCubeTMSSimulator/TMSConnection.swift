@@ -19,7 +19,9 @@ struct TMSConnection: Sendable {
                 var parts = inbound.makeAsyncIterator()
                 while let part = try await parts.next() {
                     guard case .head(let head) = part else { throw Close() }
-                    let route = TMSRoute.parse(method: head.method.rawValue, uri: head.uri)
+                    let route = TMSRoute.parse(
+                        method: head.method.rawValue, uri: head.uri, deviceID: head.headers.first(name: "x-device-id"),
+                        idType: head.headers.first(name: "x-id-type"))
                     let limit = (try? route.get())?.bodyLimit ?? TMSSimulatorChoices.maximumSmallBody
                     var body: [UInt8] = []
                     var tooLarge = false
@@ -84,7 +86,20 @@ struct TMSConnection: Sendable {
             return false
         case .drop:
             return false
-        case .binary(let signature, let path, let dropAfterBlocks, let corruptOffset):
+        case .binary(let signature, let path, let dropAfterBlocks, let corruptOffset, let zipName?):
+            let zip: [UInt8]
+            do {
+                zip = try await TMSZipAnswer.build(
+                    signature: signature, imagePath: path, name: zipName, corruptOffset: corruptOffset)
+            } catch {
+                return try await write(
+                    .error(.internalServerError, "cannot build the zip answer: \(error)"), version: version,
+                    keepAlive: false, outbound)
+            }
+            let answer: TMSResponse =
+                dropAfterBlocks == nil ? .full(.ok, TMSZipAnswer.contentType, zip) : .truncated(.ok, TMSZipAnswer.contentType, zip)
+            return try await write(answer, version: version, keepAlive: keepAlive, outbound)
+        case .binary(let signature, let path, let dropAfterBlocks, let corruptOffset, nil):
             return try await streamBinary(
                 signature: signature, imagePath: path, dropAfterBlocks: dropAfterBlocks, corruptOffset: corruptOffset,
                 version: version, keepAlive: keepAlive, outbound)

@@ -10,7 +10,8 @@ import X509
 
 /// A TMS (MDM) server for tests and `ucube simulate --tms` (spec §10): HTTPS with a CA it generates and keeps in the
 /// state directory, register → PKCS#12 client identity, mutual-TLS private endpoints, config and signed binaries from
-/// a catalogue directory, received logs stored on disk, and injectable faults.
+/// a catalogue directory, received logs stored on disk, and injectable faults. It serves the 2020 SDK's and the
+/// current SDK's forms of the API at once (`TMSRoute`), or one dialect only (`start(dialects:)`).
 ///
 /// ```swift
 /// let tms = TMSSimulator()
@@ -26,9 +27,13 @@ public actor TMSSimulator {
         let stateDirectory: URL
         let catalogue: TMSCatalogue
         let authority: TMSCertificateAuthority
+        let dialects: Set<TMSRouteDialect>
     }
 
     private var running: Running?
+    /// Every routed request, in order: which endpoint, in which form, and whether it was served (a dialect this
+    /// server does not speak answers 404).
+    private var served: [TMSServedRequest] = []
     /// Faults by endpoint and, for a fleet, by terminal serial (nil: any terminal).
     private var faults: [FaultKey: (fault: TMSFault, remaining: Int)] = [:]
 
@@ -51,9 +56,10 @@ public actor TMSSimulator {
     /// - Returns: the bound port (pass `port: 0` for an ephemeral one).
     public func start(
         host: String = "127.0.0.1", port: Int = 0, stateDirectory: URL, catalogue catalogueDirectory: URL,
-        serverCertificate: TMSServerCertificate = .valid
+        serverCertificate: TMSServerCertificate = .valid, dialects: Set<TMSRouteDialect> = Set(TMSRouteDialect.allCases)
     ) async throws(TMSSimulatorError) -> Int {
         guard running == nil else { throw TMSSimulatorError(.invalidArgument, "the TMS simulator is already running") }
+        guard !dialects.isEmpty else { throw TMSSimulatorError(.invalidArgument, "the TMS simulator needs a dialect to serve") }
         guard (0...65535).contains(port) else { throw TMSSimulatorError(.invalidArgument, "port \(port) out of range") }
         let prepared: Prepared
         do {
@@ -130,7 +136,8 @@ public actor TMSSimulator {
             }
         }
         running = Running(
-            server: server, task: task, stateDirectory: stateDirectory, catalogue: catalogue, authority: authority)
+            server: server, task: task, stateDirectory: stateDirectory, catalogue: catalogue, authority: authority,
+            dialects: dialects)
         nextLogIndex = logIndex
         return boundPort
     }
@@ -192,8 +199,11 @@ public actor TMSSimulator {
     /// Serials that registered since start.
     public func registeredSerials() -> Set<String> { registered }
 
-    /// The last GetInfo TLV a terminal posted to `infos`.
+    /// The last body a terminal posted to `infos`: GetInfo TLVs (2020) or the JSON state (current).
     public func deviceInfos(serial: String) -> [UInt8]? { infos[serial] }
+
+    /// Every routed request since start, in order.
+    public func servedRequests() -> [TMSServedRequest] { served }
 
     // MARK: Serving (called by TMSConnection)
 
@@ -217,6 +227,11 @@ public actor TMSSimulator {
             return TMSAnswer(.error(.methodNotAllowed, "use \(allowed.rawValue)"))
         case .failure(.badRequest(let reason)): return TMSAnswer(.error(.badRequest, reason))
         }
+        let speaks = route.dialect.map { running?.dialects.contains($0) ?? false } ?? true
+        served.append(TMSServedRequest(endpoint: route.endpoint, dialect: route.dialect, served: speaks))
+        guard speaks else {
+            return TMSAnswer(.error(.notFound, "this TMS does not serve the \(route.dialect?.rawValue ?? "") form of \(route.endpoint.rawValue)"))
+        }
         let fault = takeFault(for: route)
         if case .status(let code) = fault {
             return TMSAnswer(.error(HTTPResponseStatus(statusCode: code), "simulated fault"))
@@ -227,29 +242,33 @@ public actor TMSSimulator {
         case nil, .status: break
         case .delay(let duration): delay = duration
         case .corruptedBinary:
-            if case .binary(let signature, let path, _, _) = response {
+            if case .binary(let signature, let path, _, _, let zip) = response {
                 response = .binary(
                     signature: signature, imagePath: path, dropAfterBlocks: nil,
-                    corruptOffset: TMSSimulatorChoices.binaryBlockSize + 7)
+                    corruptOffset: TMSSimulatorChoices.binaryBlockSize + 7, zipName: zip)
             }
         case .wrongSignature:
-            if case .binary(let signature, let path, _, _) = response {
+            if case .binary(let signature, let path, _, _, let zip) = response {
                 // A signature of the right length that signs nothing: every byte inverted.
-                response = .binary(signature: signature.map { ~$0 }, imagePath: path, dropAfterBlocks: nil)
+                response = .binary(signature: signature.map { ~$0 }, imagePath: path, dropAfterBlocks: nil, zipName: zip)
             }
         case .malformedJSON: response = .full(.ok, "application/json", TMSSimulatorChoices.malformedJSONBody)
         case .truncatedBody:
             switch response {
             case .full(let status, let type, let bytes): response = .truncated(status, type, bytes)
-            case .binary(let signature, let path, _, _):
-                // The full length announced, the stream cut after a few blocks.
-                response = .binary(signature: signature, imagePath: path, dropAfterBlocks: TMSSimulatorChoices.blocksBeforeDrop)
+            case .binary(let signature, let path, _, _, let zip):
+                // The full length announced, the stream cut after a few blocks (a zip: after half its bytes).
+                response = .binary(
+                    signature: signature, imagePath: path, dropAfterBlocks: TMSSimulatorChoices.blocksBeforeDrop,
+                    zipName: zip)
             case .truncated, .drop: break
             }
         case .dropConnection:
             switch response {
-            case .binary(let signature, let path, _, _):
-                response = .binary(signature: signature, imagePath: path, dropAfterBlocks: TMSSimulatorChoices.blocksBeforeDrop)
+            case .binary(let signature, let path, _, _, let zip):
+                response = .binary(
+                    signature: signature, imagePath: path, dropAfterBlocks: TMSSimulatorChoices.blocksBeforeDrop,
+                    zipName: zip)
             case .full, .truncated, .drop: response = .drop
             }
         }
@@ -282,6 +301,12 @@ public actor TMSSimulator {
                 return .error(.internalServerError, error.reason)
             }
         case .infos:
+            if route.dialect == .current {
+                // The current SDK's JSON state (L:mdm.CheckStateJsonTask): {"C3":"<serial>"}.
+                guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
+                    return .error(.badRequest, "the state must be a JSON object")
+                }
+            }
             infos[route.serial] = body
             return .full(.ok, "application/json", Array(#"{"status":"ok"}"#.utf8))
         case .config:
@@ -291,7 +316,9 @@ public actor TMSSimulator {
             guard let type = route.binaryType, let item = running.catalogue.item(type: type) else {
                 return .error(.notFound, "no binary of type \(route.binaryType ?? -1) in the catalogue")
             }
-            return .binary(signature: item.signature, imagePath: item.imagePath, dropAfterBlocks: nil)
+            return .binary(
+                signature: item.signature, imagePath: item.imagePath, dropAfterBlocks: nil,
+                zipName: route.dialect == .current && item.answersZip ? item.zipName : nil)
         case .logs:
             let index = nextLogIndex
             nextLogIndex += 1
@@ -344,8 +371,11 @@ enum TMSResponse: Sendable {
     case full(HTTPResponseStatus, String, [UInt8])
     /// Announce `bytes.count`, send half, close.
     case truncated(HTTPResponseStatus, String, [UInt8])
-    /// §10.5 framing streamed from the image file; `corruptOffset`: that byte of the image is sent inverted.
-    case binary(signature: [UInt8], imagePath: String, dropAfterBlocks: Int?, corruptOffset: Int? = nil)
+    /// §10.5 framing streamed from the image file; `corruptOffset`: that byte of the image is sent inverted. With a
+    /// `zipName`, the same signature and blocks as an `application/zip` answer (`TMSZipAnswer`); `dropAfterBlocks`
+    /// then cuts it after half its bytes.
+    case binary(
+        signature: [UInt8], imagePath: String, dropAfterBlocks: Int?, corruptOffset: Int? = nil, zipName: String? = nil)
     /// Close without answering.
     case drop
 
@@ -382,4 +412,13 @@ private final class CloseOnIdleHandler: ChannelInboundHandler, Sendable {
             context.fireUserInboundEventTriggered(event)
         }
     }
+}
+
+/// One request the simulator routed (`TMSSimulator.servedRequests()`).
+public struct TMSServedRequest: Sendable, Hashable {
+    public let endpoint: TMSEndpoint
+    /// The form the request used; nil for config (one form for both dialects).
+    public let dialect: TMSRouteDialect?
+    /// false when the server does not speak that dialect (it answered 404).
+    public let served: Bool
 }

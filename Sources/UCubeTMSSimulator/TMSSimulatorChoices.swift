@@ -5,8 +5,13 @@ import Foundation
 /// behaves where the sources are silent.
 ///
 /// Behaviour choices (code paths rather than values):
-/// - §10.1/§10.2: one host serves both the public and the private (mutual-TLS) endpoints under `pathPrefix`, with the
-///   old Android (v1/v2) paths. TLS asks for a client certificate but does not require one
+/// - §10.1/§10.2: one host serves both the public and the private (mutual-TLS) endpoints under `pathPrefix`, in both
+///   dialects at once by default (`TMSRoute`): the 2020 SDK's paths and the current SDK's (register `…/RFU`, binary
+///   v3 with `x-device-id`, logs `/public/v3/…`, infos JSON). `start(dialects:)` (`ucube simulate --tms-dialect`)
+///   serves one dialect only: the other's forms answer 404, as a server that does not know them would. Config has
+///   one form and is always served. The listener names no host: a client that asks for `api.<server>` (the current
+///   SDK, spec §10.1) reaches it when that name resolves to the listening address; the certificate carries
+///   `serverDNSNames`. TLS 1.2 and 1.3 are accepted (the current SDK offers TLS 1.2 only). TLS asks for a client certificate but does not require one
 ///   (`.optionalVerification`, the simulator's CA is the only trust root): a certificate from another CA fails the
 ///   handshake; no certificate → the private endpoints answer 403.
 /// - §10.3: a private endpoint answers 403 unless the client certificate's CN equals the `{serial}` of the URL
@@ -17,6 +22,15 @@ import Foundation
 ///   certificate the demonstration KEK of `{serial}` (`SimulatorChoices.demoCAProdCertificate` /
 ///   `demoKEKCertificate(serial:)`), else 403. Trailing bytes (newer firmware's KSNs) are ignored.
 /// - §10.5: a catalogue item marked `ciphered` is refused at startup (the catalogue carries no session key).
+/// - §10.5: a v3 binary request is answered `application/octet-stream` (the v2 block stream), unless the catalogue
+///   item says `"answer": "zip"`: then `application/zip` with the entries `key` (empty: plain binaries), `manifest.json`
+///   `{"binary_list":["<image name>"]}`, `<image name>.sig` (the signature file's bytes) and `<image name>.bin`
+///   (`LL LL` + block …, `00 00`), `<image name>` being the image file's name without its extension. A v2 request is
+///   always answered with the block stream (the 2020 SDK reads nothing else).
+/// - §10.1: in the current forms the terminal is named by `x-device-id`. Binary and infos take it as the serial
+///   whatever `x-id-type` says (the SDK always sends the serial there); logs accept it only when `x-id-type` is absent
+///   or one of `serialIDTypes` (else 400). Register and logs answer 200 in both dialects (the current SDK also
+///   accepts 201).
 /// - §10.7: `?type=zip` is required on logs (other or missing → 400); the body is stored as
 ///   `<state>/received-logs/<serial>-<n>.zip`, n counting from 1 over the files already there.
 /// - Requests on one connection are answered in order, one at a time; NIO's pipelining assistance is off so that
@@ -60,8 +74,9 @@ public enum TMSSimulatorChoices {
     static let caValidity: Double = 10 * 365 * 86400
     static let serverValidity: Double = 365 * 86400
     static let clientValidity: Double = 2 * 365 * 86400
-    /// Server certificate names: IP SAN 127.0.0.1 and ::1, DNS SAN localhost.
-    static let serverDNSNames = ["localhost"]
+    /// Server certificate names: IP SAN 127.0.0.1 and ::1, DNS SAN localhost and api.localhost (the host the current
+    /// SDK asks for when told the server `localhost:PORT`, spec §10.1).
+    static let serverDNSNames = ["localhost", "api.localhost"]
     static let serverIPAddresses: [[UInt8]] = [[127, 0, 0, 1], Array(repeating: 0, count: 15) + [1]]
 
     // MARK: Binary download (§10.5)
@@ -79,6 +94,10 @@ public enum TMSSimulatorChoices {
     public static let maximumSmallBody = 64 * 1024
     /// Log archives.
     public static let maximumLogsBody = 64 * 1024 * 1024
+    /// The `x-id-type` values under which a current logs request's `x-device-id` is the terminal serial.
+    static let serialIDTypes: Set<String> = ["C3", "TERM_SN"]
+    /// The largest image answered as a zip (built in memory); a larger one is answered 500.
+    static let maximumZipImage = 64 << 20
     /// `serial` is at most 20 decimal digits (UInt64), a part number at most 64 characters.
     static let maximumSerialLength = 20
     static let maximumPartNumberLength = 64

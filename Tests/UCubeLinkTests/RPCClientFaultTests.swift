@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 @testable import UCubeLink
@@ -62,6 +63,9 @@ import UCubeProtocol
     }
 
     /// A slow answer that keeps coming, byte after byte, is not cut off: the bound is on silence, not on the frame.
+    /// The whole answer takes longer than the bound (14 bytes, 200 ms apart: 2.6 s against 1.5 s), so a bound on the
+    /// frame would fail it; the bytes are written from a thread of their own, so a loaded test process delays none
+    /// of them by anything near the 1.3 s of slack.
     @Test func aSlowButSteadyAnswerCompletes() async throws {
         let (transport, peer) = InMemoryTransport.pair()
         let task = Task {
@@ -69,17 +73,21 @@ import UCubeProtocol
             for await chunk in peer.input {
                 decoder.append(chunk)
                 while let frame = try? decoder.next() {
-                    for byte in Self.ok(frame, data: [0xC4, 0x01, 0x02]) {
-                        peer.write([byte])
-                        try? await Task.sleep(for: .milliseconds(30))
-                    }
+                    let answer = Self.ok(frame, data: [0xC4, 0x01, 0x02])
+                    Thread {
+                        for byte in answer {
+                            peer.write([byte])
+                            usleep(200_000)
+                        }
+                    }.start()
                 }
             }
         }
-        // 30 ms between bytes, 2 s allowed: a busy machine may delay a byte, not by seconds.
-        let client = RPCClient(transport: transport, defaultTimeout: .seconds(60), frameSilence: .seconds(2))
+        let client = RPCClient(transport: transport, defaultTimeout: .seconds(60), frameSilence: .milliseconds(1500))
+        let started = ContinuousClock.now
         let reply = try await client.send(GetInfo(tags: [0xC4]))
         #expect(reply.response?.state == .ready)
+        #expect(ContinuousClock.now - started > .milliseconds(1500), "the answer did not outlast the silence bound")
         await client.close()
         task.cancel()
     }

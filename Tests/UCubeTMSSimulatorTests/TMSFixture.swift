@@ -21,28 +21,40 @@ struct TMSFixture {
     let image: [UInt8]
     let signature: [UInt8]
 
-    static func start(imageSize: Int = 5000) async throws -> TMSFixture {
+    /// The type of the catalogue item answered as a zip (`zipItem`): NFC EMV configuration 1.0.0.7.
+    static let zipType = 5
+
+    static func start(
+        imageSize: Int = 5000, zipItem: Bool = false, dialects: Set<TMSRouteDialect> = Set(TMSRouteDialect.allCases)
+    ) async throws -> TMSFixture {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tmssim-\(UUID().uuidString)")
         let state = root.appendingPathComponent("state")
         let catalogue = root.appendingPathComponent("catalogue")
         let image = (0..<imageSize).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
         let signature = (0..<256).map { UInt8(255 - $0) }
-        try await writeCatalogue(at: catalogue, image: image, signature: signature)
+        try await writeCatalogue(at: catalogue, image: image, signature: signature, zipItem: zipItem)
         let tms = TMSSimulator()
-        let port = try await tms.start(port: 0, stateDirectory: state, catalogue: catalogue)
+        let port = try await tms.start(port: 0, stateDirectory: state, catalogue: catalogue, dialects: dialects)
         return TMSFixture(
             tms: tms, port: port, root: root, state: state, catalogue: catalogue, image: image, signature: signature)
     }
 
-    static func writeCatalogue(at directory: URL, image: [UInt8], signature: [UInt8]) async throws {
+    /// The catalogue: an SVPP firmware item, and with `zipItem` an NFC EMV configuration (`zipType`) answered as a
+    /// zip, with the same image and signature.
+    static func writeCatalogue(at directory: URL, image: [UInt8], signature: [UInt8], zipItem: Bool = false) async throws {
+        let zip = #"""
+            ,{"type":5,"label":"NFC EMV configuration","version":"1.0.0.7","min_version":"1.0.0.0","answer":"zip",
+            "image":"nfc-1.0.0.7.bin","signature":"svpp-6.0.1.0.sig"}
+            """#
         let index = #"""
             {"items":[{"type":0,"label":"SVPP firmware","version":"6.0.1.0","min_version":"6.0.0.0","ciphered":false,
-            "image":"svpp-6.0.1.0.bin","signature":"svpp-6.0.1.0.sig"}]}
-            """#
+            "image":"svpp-6.0.1.0.bin","signature":"svpp-6.0.1.0.sig"}
+            """# + (zipItem ? zip : "") + "]}"
         try await onPool {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(index.utf8).write(to: directory.appendingPathComponent("catalogue.json"))
             try Data(image).write(to: directory.appendingPathComponent("svpp-6.0.1.0.bin"))
+            if zipItem { try Data(image).write(to: directory.appendingPathComponent("nfc-1.0.0.7.bin")) }
             try Data(signature).write(to: directory.appendingPathComponent("svpp-6.0.1.0.sig"))
         }
     }
@@ -53,8 +65,11 @@ struct TMSFixture {
     }
 
     /// Runs `body` against a fresh simulator, then stops it and removes its directories (on every path).
-    static func with(imageSize: Int = 5000, _ body: (TMSFixture) async throws -> Void) async throws {
-        let fixture = try await start(imageSize: imageSize)
+    static func with(
+        imageSize: Int = 5000, zipItem: Bool = false, dialects: Set<TMSRouteDialect> = Set(TMSRouteDialect.allCases),
+        _ body: (TMSFixture) async throws -> Void
+    ) async throws {
+        let fixture = try await start(imageSize: imageSize, zipItem: zipItem, dialects: dialects)
         do {
             try await body(fixture)
         } catch {

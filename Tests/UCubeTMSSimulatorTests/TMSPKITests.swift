@@ -10,13 +10,15 @@ import X509
 
 @Suite("TMS simulator PKI, PKCS#12 and dongle certificate checks (pure)")
 struct TMSPKITests {
-    @Test("the server certificate names 127.0.0.1, ::1 and localhost and chains to the CA")
+    @Test("the server certificate names 127.0.0.1, ::1, localhost and api.localhost and chains to the CA")
     func serverCertificate() throws {
         let authority = try TMSCertificateAuthority.create()
         let identity = try authority.issueServerIdentity()
         #expect(identity.certificate.issuer == authority.certificate.subject)
         let names = try #require(try identity.certificate.extensions.subjectAlternativeNames)
         #expect(names.contains(.dnsName("localhost")))
+        // spec §10.1: the current SDK told the server localhost:PORT asks for api.localhost:PORT.
+        #expect(names.contains(.dnsName("api.localhost")))
         #expect(names.contains(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))))
         #expect(try authority.certificate.extensions.basicConstraints == .isCertificateAuthority(maxPathLength: 0))
     }

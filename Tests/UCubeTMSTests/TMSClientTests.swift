@@ -175,14 +175,16 @@ struct TMSClientTests {
         let outcome = await withHangGuard {
             await using(c) { c async throws(TMSError) in try await c.downloadBinary(type: 3, terminal: terminal, certificate: certificate, to: path) }
         }
-        let written = try #require(outcome, "hung").get()
-        #expect(written == Int64(size))
+        let download = try #require(outcome, "hung").get()
+        #expect(download.bytes == Int64(size) && download.format == .octetStream && download.dialect == .current)
+        #expect(download.packages.map(\.path) == [path])
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(data.count == size)
         #expect(data.enumerated().allSatisfy { $0.element == TestHTTPServer.patternByte($0.offset) })
         #expect(!FileManager.default.fileExists(atPath: path + ".part"))
         #expect(server.requests.count == 2)
-        #expect(server.requests.last?.uri == "/MDM/jaxrs/v2/dongle/binary/3/123456789/UCUBETOUCH")
+        #expect(server.requests.last?.uri == "/MDM/jaxrs/v3/dongle/binary/3")
+        #expect(server.requests.last?.deviceID == "123456789" && server.requests.last?.idType == "C3")
         #expect(server.requests.last?.body == certificate)
     }
 
@@ -204,8 +206,8 @@ struct TMSClientTests {
         let outcome = await withHangGuard {
             await using(c) { c async throws(TMSError) in try await c.downloadBinary(type: 0, terminal: terminal, certificate: [1], to: path) }
         }
-        let written = try #require(outcome, "hung: the client did not write the first half before the rest arrived").get()
-        #expect(written == Int64(size))
+        let download = try #require(outcome, "hung: the client did not write the first half before the rest arrived").get()
+        #expect(download.bytes == Int64(size))
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(data.count == size)
         #expect(data.enumerated().allSatisfy { $0.element == TestHTTPServer.patternByte($0.offset) })
@@ -231,9 +233,11 @@ struct TMSClientTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        try await using(c) { c async throws(TMSError) in try await c.sendLogs(terminal: terminal, zipFile: path) }.get()
+        let dialect = try await using(c) { c async throws(TMSError) in try await c.sendLogs(terminal: terminal, zipFile: path) }.get()
+        #expect(dialect == .current)
         let r = try #require(server.requests.first)
-        #expect(r.uri == "/MDM/jaxrs/v1/dongle/logs/123456789/UCUBETOUCH?type=zip")
+        #expect(r.uri == "/MDM/jaxrs/public/v3/dongle/logs/?type=zip")
+        #expect(r.deviceID == "123456789" && r.idType == "C3")
         #expect(r.contentType == "application/octet-stream")
         #expect(r.body == bytes)
     }
@@ -254,7 +258,7 @@ struct TMSClientTests {
         let c = try client(server)
         let error = await using(c) { c async throws(TMSError) in try await c.register(terminal: terminal, certificate: [1, 2, 3]) }.error
         #expect(error?.code == .malformedReply)
-        #expect(error?.reason.contains("/MDM/jaxrs/public/v1/dongle/register/123456789/UCUBETOUCH") == true)
+        #expect(error?.reason.contains("/MDM/jaxrs/public/v1/dongle/register/123456789/RFU") == true)
         #expect(server.requests.first?.body == [1, 2, 3])
     }
 }

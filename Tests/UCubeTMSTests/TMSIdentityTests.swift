@@ -98,9 +98,10 @@ struct TMSIdentityTests {
         defer { Task { await server.stop() } }
         let c = try TMSClient(settings: TMSSettings(baseURL: server.baseURL))
         let terminal = self.terminal
-        let identity = try await using(c) { c async throws(TMSError) in try await c.register(terminal: terminal, certificate: [0, 1, 7, 0, 1, 8]) }.get()
-        #expect(identity.pkcs12 == p12)
-        #expect(server.requests.first?.uri == "/MDM/jaxrs/public/v1/dongle/register/123456789/UCUBETOUCH")
+        let registration = try await using(c) { c async throws(TMSError) in try await c.register(terminal: terminal, certificate: [0, 1, 7, 0, 1, 8]) }.get()
+        #expect(registration.identity.pkcs12 == p12 && registration.dialect == .current)
+        #expect(server.requests.first?.uri == "/MDM/jaxrs/public/v1/dongle/register/123456789/RFU")
+        #expect(server.requests.first?.deviceID == nil)
         #expect(server.requests.first?.body == [0, 1, 7, 0, 1, 8])
     }
 

@@ -112,3 +112,21 @@ struct TMSSettingsTests {
         #expect(throws: TMSError(.configuration, "")) { try TerminalIdentity(serial: "12", partNumber: "A/B") }
     }
 }
+
+@Suite("TMS host: a bare server name gets the current SDK's api. prefix first (spec §10.1)")
+struct TMSHostFormTests {
+    @Test func bareNamesAndURLs() throws {
+        let bare = try TMSSettings(baseURL: "mdm.example.com")
+        #expect(bare.hostForm == .server)
+        #expect(bare.serviceRoots == ["https://api.mdm.example.com/MDM/jaxrs", "https://mdm.example.com/MDM/jaxrs"])
+        let withPort = try TMSSettings(baseURL: "localhost:8443")
+        #expect(withPort.serviceRoots == ["https://api.localhost:8443/MDM/jaxrs", "https://localhost:8443/MDM/jaxrs"])
+        // A URL names its host as is: what `ucube simulate --tms` prints and every earlier ucube documented.
+        let url = try TMSSettings(baseURL: "https://mdm.example.com")
+        #expect(url.hostForm == .url && url.serviceRoots == ["https://mdm.example.com/MDM/jaxrs"])
+        // No prefix for an address, or for a name that has it already.
+        for raw in ["127.0.0.1:8443", "[::1]:8443", "api.mdm.example.com"] {
+            #expect(try TMSSettings(baseURL: raw).serviceRoots.count == 1, "\(raw)")
+        }
+    }
+}

@@ -10,13 +10,19 @@ struct RecordedRequest: Sendable {
     var uri: String
     var contentType: String?
     var body: [UInt8]
+    /// The `x-device-id` and `x-id-type` headers (spec §10.1, current SDK).
+    var deviceID: String? = nil
+    var idType: String? = nil
 }
 
 /// What the test server does with a request.
 enum TestReply: Sendable {
     /// A status with a body (Content-Length set).
     case status(Int, [UInt8])
-    /// 200 with `count` bytes of `TestHTTPServer.patternByte(i)`, with or without Content-Length (else chunked).
+    /// A status with a Content-Type and a body.
+    case typed(Int, String, [UInt8])
+    /// 200 `application/octet-stream` with `count` bytes of `TestHTTPServer.patternByte(i)`, with or without
+    /// Content-Length (else chunked).
     case pattern(Int, declareLength: Bool)
     /// Never answers (the connection stays open).
     case silent
@@ -99,7 +105,9 @@ final class TestHTTPServer: Sendable {
                 body += b.readableBytesView
             case .end:
                 guard let head else { return }
-                let request = RecordedRequest(method: head.method.rawValue, uri: head.uri, contentType: head.headers.first(name: "Content-Type"), body: body)
+                let request = RecordedRequest(
+                    method: head.method.rawValue, uri: head.uri, contentType: head.headers.first(name: "Content-Type"), body: body,
+                    deviceID: head.headers.first(name: "x-device-id"), idType: head.headers.first(name: "x-id-type"))
                 let index = server.record(request)
                 reply(server.respond(request, index), context: context)
             }
@@ -110,13 +118,16 @@ final class TestHTTPServer: Sendable {
             case .silent:
                 return
             case .status(let code, let bytes):
+                self.reply(.typed(code, "", bytes), context: context)
+            case .typed(let code, let type, let bytes):
                 var headers = HTTPHeaders()
+                if !type.isEmpty { headers.add(name: "Content-Type", value: type) }
                 headers.add(name: "Content-Length", value: String(bytes.count))
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: code), headers: headers))), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             case .pattern(let count, let declareLength):
-                var headers = HTTPHeaders()
+                var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
                 if declareLength { headers.add(name: "Content-Length", value: String(count)) }
                 // The head goes out before the body is built: a 64 MB body takes seconds to build in a debug build, and
                 // under load the client's read timeout fired before a header it should refuse at once had arrived.
@@ -125,7 +136,9 @@ final class TestHTTPServer: Sendable {
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             case .gatedPattern(let count, let proceed):
                 let half = (count / 2) & ~0xFFFF
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: [:]))), promise: nil)
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Type": "application/octet-stream"]))),
+                    promise: nil)
                 writePattern(0..<half, context: context)
                 context.flush()
                 let loop = context.eventLoop

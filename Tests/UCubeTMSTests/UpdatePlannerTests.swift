@@ -159,3 +159,47 @@ struct TMSConfigReplyTests {
         #expect(throws: TMSError(.malformedReply, "")) { try TMSConfigReply.parse(body, url: url) }
     }
 }
+
+/// A config list is checked whole before anything is planned (issue: the SVPP firmware listed three times gave three
+/// downloads and "2 of 3 items not installed" on an up-to-date terminal; nine thousand items, nine thousand requests).
+@Suite struct ConfigListCheckTests {
+    @Test func aTerminalsConfigurationPasses() throws {
+        try ConfigListProblem.check([item(0), item(3), item(4), item(5), item(6), item(8)])
+        try ConfigListProblem.check([])
+    }
+
+    @Test func aRepeatedTypeIsRefusedNamingBothItems() {
+        #expect(throws: ConfigListProblem.repeatedType(type: 0, positions: [0, 2])) {
+            try ConfigListProblem.check([item(0), item(4), item(0), item(0)])
+        }
+        // The description names the item type.
+        let problem = ConfigListProblem.repeatedType(type: 0, positions: [0, 2])
+        #expect(problem.description.contains(TMSItemType.name(0)))
+    }
+
+    @Test func tooManyItemsAreRefusedBeforeAnyIsLookedAt() {
+        let many = (0..<9000).map { item($0 % 200) }
+        #expect(throws: ConfigListProblem.tooManyItems(count: 9000)) { try ConfigListProblem.check(many) }
+        let atLimit = (0..<TMSChoices.maximumConfigItems).map { item($0) }
+        #expect(throws: Never.self) { try ConfigListProblem.check(atLimit) }
+    }
+
+    @Test func implausibleItemsAreRefused() {
+        #expect(throws: ConfigListProblem.typeOutOfRange(type: 300, position: 1)) { try ConfigListProblem.check([item(0), item(300)]) }
+        #expect(throws: ConfigListProblem.minimumAboveCurrent(type: 4, position: 0)) {
+            try ConfigListProblem.check([item(4, min: "3.0.0.0", current: "2.0.0.0")])
+        }
+    }
+
+    /// Through the reply parser: a TMS that sends a repeated item gets `.malformedReply`, and nothing is planned.
+    @Test func theReplyParserRefusesARepeatedItem() {
+        let entry = #"{"type":0,"ciphered":true,"label":"SVPP","min_version":"1.0.0.0","current_version":"6.0.0.54"}"#
+        let body = #"{"status":"ok","data":{"config":["# + [entry, entry, entry].joined(separator: ",") + "]}}"
+        #expect {
+            _ = try TMSConfigReply.parse(Array(body.utf8), url: "https://tms/config")
+        } throws: { error in
+            guard let error = error as? TMSError else { return false }
+            return error.code == .malformedReply && error.reason.contains("more than once")
+        }
+    }
+}

@@ -51,11 +51,19 @@ final class UCubeSandbox: @unchecked Sendable {
         try await run(line.split(separator: " ").map(String.init), timeout: timeout)
     }
 
-    /// Launches `ucube ARGS…` in this sandbox's environment with stdin closed.
-    private func launch(_ arguments: [String], stdout: Any, stderr: Any, stdin: Any = FileHandle.nullDevice) throws -> Process {
+    /// Launches `ucube ARGS…` in this sandbox's environment with stdin closed. `fileSizeLimit`: under
+    /// `ulimit -f KiB` (bash's unit), as a full disk is met.
+    private func launch(
+        _ arguments: [String], stdout: Any, stderr: Any, stdin: Any = FileHandle.nullDevice, fileSizeLimit: Int? = nil
+    ) throws -> Process {
         let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
+        if let fileSizeLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "ulimit -f \(fileSizeLimit) && exec \"$0\" \"$@\"", Self.binary.path] + arguments
+        } else {
+            process.executableURL = Self.binary
+            process.arguments = arguments
+        }
         process.environment = environment
         process.standardOutput = stdout
         process.standardError = stderr
@@ -69,9 +77,16 @@ final class UCubeSandbox: @unchecked Sendable {
         try await blocking { try self.runBlocking(arguments, timeout: timeout, stdin: FileHandle(forReadingFrom: stdinFile)) }
     }
 
-    private func runBlocking(_ arguments: [String], timeout: Duration, stdin: Any = FileHandle.nullDevice) throws -> UCubeRun {
+    /// `run` under `ulimit -f KiB`: files written past that size fail with EFBIG, as on a full disk.
+    func run(_ arguments: [String], fileSizeLimit: Int, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+        try await blocking { try self.runBlocking(arguments, timeout: timeout, fileSizeLimit: fileSizeLimit) }
+    }
+
+    private func runBlocking(
+        _ arguments: [String], timeout: Duration, stdin: Any = FileHandle.nullDevice, fileSizeLimit: Int? = nil
+    ) throws -> UCubeRun {
         let out = Pipe.cloexec(), err = Pipe.cloexec()
-        let process = try launch(arguments, stdout: out, stderr: err, stdin: stdin)
+        let process = try launch(arguments, stdout: out, stderr: err, stdin: stdin, fileSizeLimit: fileSizeLimit)
         // Read both pipes while the process runs, so a large output cannot block it.
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()

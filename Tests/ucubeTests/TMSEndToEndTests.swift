@@ -30,6 +30,38 @@ import ZIPFoundation
         _ = await process.exit()
     }
 
+    /// spec §10.2: against `simulate --tms-dialect 2020` (a TMS that knows only the 2020 SDK's paths), register,
+    /// update and send-logs each take the current form once, get 404, and go on in the 2020 form, saying so in the log;
+    /// register then sends the state, as the 2020 SDK did. The default TMS takes the current forms.
+    @Test(arguments: ["2020", "both"])
+    func theDialectsEndToEnd(_ dialect: String) async throws {
+        let sandbox = try UCubeSandbox()
+        let tms = try await Self.startTMS(sandbox, extra: ["--tms-dialect", dialect])
+        defer { tms.process.terminate() }
+        sandbox.environment["UCUBE_TMS_URL"] = tms.url
+        sandbox.environment["UCUBE_TMS_CA"] = tms.ca
+        let register = try await sandbox.run("--device sim --json mdm-register")
+        #expect(register.status == 0, "\(register.stderr)")
+        let output = try JSONSerialization.jsonObject(with: Data(register.stdout.utf8)) as? [String: Any]
+        #expect(output?["api"] as? String == (dialect == "2020" ? "2020" : "current"), "\(register.stdout)")
+        let update = try await sandbox.run("--device sim mdm-update")
+        #expect(update.status == 0, "\(update.stderr)")
+        #expect(update.stdout.contains("SVPP firmware 6.0.0.54 → 6.0.1.0: installed"), "\(update.stdout)")
+        // Read before send-logs, which deletes the local logs once the TMS has them.
+        let log = sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log")
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let fallbacks = text.split(separator: "\n").filter { $0.contains("NOTICE") && $0.contains("using the 2020 form") }
+        // One per request kind and process: register in mdm-register, binary in mdm-update (config has one form).
+        #expect(fallbacks.count == (dialect == "2020" ? 2 : 0), "\(fallbacks)")
+        #expect(fallbacks.allSatisfy { $0.contains("HTTP 404") })
+        // A 2020-only TMS answers the current logs form 404: the logs reach it only through the fallback.
+        let send = try await sandbox.run("--device sim send-logs")
+        #expect(send.status == 0, "\(send.stderr)")
+        let received = sandbox.directory.appendingPathComponent("tms-sim/received-logs")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: received.path).filter { $0.hasSuffix(".zip") }.count == 1)
+        await Self.stop(tms.process)
+    }
+
     @Test func registerPlanUpdateAndSendLogs() async throws {
         let sandbox = try UCubeSandbox()
         let tms = try await Self.startTMS(sandbox)

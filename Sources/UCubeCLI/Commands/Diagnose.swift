@@ -650,12 +650,20 @@ extension UCube {
         private static func checkJournal(into report: inout DiagnoseReport) {
             let entries: [JournalEntry]
             do {
-                entries = try PaymentJournal.history(journalPath)
+                entries = RunningPayments.marked(try PaymentJournal.history(journalPath))
             } catch {
                 report.add(
                     .journal, "unresolved", .warning, DiagnoseCode.journalUnreadable.name,
                     "the journal cannot be read: \(error.reason)", hint: "check \(journalPath) and its permissions")
                 return
+            }
+            let running = entries.compactMap { e in e.runningPID.map { "\(e.requestID) (pid \($0))" } }
+            if !running.isEmpty {
+                report.ok(
+                    .journal, "running",
+                    "\(running.count) payment\(running.count == 1 ? "" : "s") running now: \(running.joined(separator: ", "))",
+                    details: ["running": .array(entries.compactMap { e in e.runningPID.map { pid in
+                        .object(["requestID": .string(e.requestID), "pid": .int(Int(pid))]) } })])
             }
             let unresolved = entries.filter(\.isUnresolved)
             guard !unresolved.isEmpty else {

@@ -24,7 +24,7 @@ extension UCube {
         static func entries() throws -> [JournalEntry] {
             try Environment.requireStateDirectory()
             do {
-                return try PaymentJournal.history(journalPath)
+                return RunningPayments.marked(try PaymentJournal.history(journalPath))
             } catch {
                 throw CLIFailure(ExitCodes.dataError, "cannot read the journal: \(error.reason)")
             }
@@ -73,7 +73,8 @@ extension UCube.History {
                 let amount =
                     e.amount.flatMap { amount in e.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) } }
                     ?? e.amount.map(String.init) ?? "-"
-                let status = e.resolution.map { "\(e.status) (resolved \($0.status))" } ?? e.status
+                let status = (e.runningPID.map { "running (pid \($0))" } ?? e.resolution.map { "\(e.status) (resolved \($0.status))" }
+                    ?? e.status) + (e.simulated ? " (simulated)" : "")
                 var fields = [e.startedAt ?? "-", status, amount, e.type ?? "", e.entryMode ?? "", e.maskedPAN ?? "", e.aid ?? "", e.requestID]
                 if unresolved {
                     fields.append("last: " + (e.lastCommand.map { "\($0) (status \(e.lastResult ?? 0))" } ?? "no command answered"))
@@ -110,7 +111,9 @@ extension UCube.History {
                 let fields: [(String, String?)] = [
                     ("request id", entry.requestID), ("started", entry.startedAt), ("finished", entry.finishedAt),
                     ("status", entry.status + (entry.reason.map { " (\($0))" } ?? "")), ("amount", amount),
-                    ("type", entry.type), ("device", entry.device), ("entry mode", entry.entryMode),
+                    ("type", entry.type),
+                    ("device", entry.device.map { $0 + (entry.simulated ? " (simulated: not a real payment)" : "") }),
+                    ("entry mode", entry.entryMode),
                     ("card", entry.maskedPAN), ("application", [entry.aid, entry.applicationLabel].compactMap { $0 }.joined(separator: " ")),
                     ("last command", entry.lastCommand.map { "\($0) (status \(entry.lastResult ?? 0), in \(entry.lastState ?? "?"))" }),
                     ("resolved", entry.resolution.map { "\($0.status) at \($0.time)" + ($0.note.map { ": \($0)" } ?? "") }),
@@ -152,6 +155,11 @@ extension UCube.History {
 
         func run() async throws {
             let entry = try UCube.History.entry(id, in: try UCube.History.entries())
+            if let pid = entry.runningPID {
+                throw CLIFailure(
+                    ExitCodes.busy, "payment \(entry.requestID) is still running (pid \(pid)): its outcome is not known yet",
+                    hint: "wait for it to end, or stop it with `ucube cancel`; only a payment whose process ended can be resolved")
+            }
             guard entry.isUnknown else {
                 throw CLIFailure(
                     ExitCodes.usage, "payment \(entry.requestID) has an outcome: \(entry.status)",

@@ -153,8 +153,10 @@ extension UCube {
             discussion: """
                 Reads the terminal's serial and part number (GetInfo), sends its certificate (InstallForLoadKey) to \
                 the TMS register endpoint, stores the PKCS#12 client identity it answers as \
-                $XDG_CONFIG_HOME/ucube/tms/SERIAL.p12 (mode 0600), then sends the terminal's state with that identity \
-                (spec §10.3). Registering again replaces the identity. With several terminals (--device repeated, \
+                $XDG_CONFIG_HOME/ucube/tms/SERIAL.p12 (mode 0600) (spec §10.3). The request takes the current SDK's \
+                form (…/register/SERIAL/RFU); a TMS that answers it 404 or 405 gets the 2020 form \
+                (…/register/SERIAL/PN), and then the terminal's state, sent with the new identity, as the 2020 SDK \
+                did. Registering again replaces the identity. With several terminals (--device repeated, \
                 --devices FILE), a fleet run: see `ucube help mdm-update`.
                 """)
 
@@ -178,6 +180,8 @@ extension UCube {
             let registered: Bool
             let identity: String?
             var server: String? = nil
+            /// The API form the TMS took: "current" or "2020" (spec §10.2).
+            var api: TMSDialect? = nil
         }
 
         func run() async throws {
@@ -217,17 +221,23 @@ extension UCube {
                 }
                 let settings = try tms.settings()
                 let certificate = try await TerminalFacts.certificate(connection.client)
-                let identity = try await TMSContext.with(settings, identity: nil) { client in
+                let registration = try await TMSContext.with(settings, identity: nil) { client in
                     try await client.register(terminal: facts.identity, certificate: certificate)
                 }
-                try tmsChecked { () throws(TMSError) in try store.save(identity, serial: serial) }
-                Logger(layer: .mdm).info("terminal \(serial) registered with \(settings.baseURL)")
-                // Spec §10.3 step 4: the state goes to the private (mutual TLS) API with the new identity.
-                try await TMSContext.with(settings, identity: identity) { client in
-                    try await client.sendState(terminal: facts.identity, getInfo: facts.info.encodeData())
+                try tmsChecked { () throws(TMSError) in try store.save(registration.identity, serial: serial) }
+                Logger(layer: .mdm).info(
+                    "terminal \(serial) registered with \(settings.baseURL) (\(registration.dialect.rawValue) API)")
+                if registration.dialect == .v2020 {
+                    // Spec §10.3 step 4 (2020 SDK): the state goes to the private (mutual TLS) API with the new
+                    // identity. The current SDK sends none.
+                    try await TMSContext.with(settings, identity: registration.identity) { client in
+                        try await client.sendState(terminal: facts.identity, getInfo: facts.info.encodeData())
+                    }
                 }
                 try emit(
-                    Output(serial: serial, partNumber: pn, registered: true, identity: path, server: settings.baseURL),
+                    Output(
+                        serial: serial, partNumber: pn, registered: true, identity: path, server: settings.baseURL,
+                        api: registration.dialect),
                     text: "terminal \(serial) (\(pn)) registered with \(settings.baseURL)\nclient identity stored at \(path)")
             }
         }

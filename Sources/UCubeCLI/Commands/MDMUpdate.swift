@@ -184,7 +184,8 @@ private struct UpdateJob: Sendable {
         let from: FirmwareVersion?
         let to: String?
         let target: FirmwareVersion?
-        let binary: @Sendable () async throws -> any LoadableBinary
+        /// The binaries that install the item, in order: one, except a TMS zip answer listing several (spec §10.5).
+        let binaries: @Sendable () async throws -> [any LoadableBinary]
         var reboots: Bool {
             type.flatMap { UInt8(exactly: $0) }.flatMap(FirmwareItemType.init(rawValue:))?.rebootsTerminal ?? false
         }
@@ -211,7 +212,7 @@ private struct UpdateJob: Sendable {
                 label: header.map { $0.type.description } ?? localImage.name, type: header.map { Int($0.type.rawValue) },
                 from: header.flatMap { facts.versions.version(forType: Int($0.type.rawValue)) },
                 to: header.map { $0.version.description }, target: header?.version,
-                binary: { localImage })
+                binaries: { [localImage] })
             try await install([item], link: link)
             return
         }
@@ -248,15 +249,21 @@ private struct UpdateJob: Sendable {
                     label: label, type: config.type,
                     from: update.deviceVersion, to: config.currentVersion.description,
                     target: DeviceVersions.reportsVersion(forType: config.type) ? config.currentVersion : nil,
-                    binary: {
+                    binaries: {
                         if !globals.json { StandardError.write("downloading \(label) \(config.currentVersion) from the TMS…") }
-                        _ = try await client.downloadBinary(
-                            type: config.type, terminal: facts.identity, certificate: certificate, to: path)
-                        return TMSBinaryPackage(path: path, ciphered: config.ciphered)
+                        let download = try await client.downloadBinary(
+                            type: config.type, terminal: facts.identity, certificate: certificate,
+                            ciphered: config.ciphered, to: path)
+                        // A zip answer may hold several binaries: they replace the item, in manifest order (§10.5).
+                        return download.packages.map { TMSBinaryPackage(path: $0.path, ciphered: config.ciphered) }
                     })
             }
             defer {
-                for update in chosen { try? FileManager.default.removeItem(atPath: Self.downloadPath(update.item, terminal: facts.identity)) }
+                for update in chosen {
+                    for file in TMSDownload.files(at: Self.downloadPath(update.item, terminal: facts.identity)) {
+                        try? FileManager.default.removeItem(atPath: file)
+                    }
+                }
             }
             try await install(plannedItems, link: link)
         }
@@ -304,15 +311,19 @@ private struct UpdateJob: Sendable {
             }
             let started = ContinuousClock.now
             do {
-                let binary = try await item.binary()
+                let binaries = try await item.binaries()
                 let display = ProgressSink(json: globals.json)
                 // JSON progress names the item as its verdict does; the bar adds the version.
                 let label = globals.json ? item.label : item.title
-                let result = try await BinaryLoader(client: await link.client).load(binary) { progress in
-                    display.update(label: label, progress: progress, elapsed: ContinuousClock.now - started)
+                var bytes = 0
+                for binary in binaries {
+                    let result = try await BinaryLoader(client: await link.client).load(binary) { progress in
+                        display.update(label: label, progress: progress, elapsed: ContinuousClock.now - started)
+                    }
+                    bytes += result.totalBytes
+                    log.info("loaded \(item.title) (\(binary.name)): \(result.totalBytes) bytes in \(result.blockCount) blocks")
                 }
-                verdict.bytes = result.totalBytes
-                log.info("loaded \(item.title): \(result.totalBytes) bytes in \(result.blockCount) blocks")
+                verdict.bytes = bytes
                 var client = await link.client
                 if item.reboots {
                     if !globals.json { StandardError.write("waiting for the terminal to reboot…") }

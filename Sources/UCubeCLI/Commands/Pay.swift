@@ -95,7 +95,7 @@ extension UCube {
             completion: .list(CardCatalogue.names))
         var card: String?
 
-        @Flag(help: "Stream one JSON object per state change on stderr.")
+        @Flag(help: "Stream the payment's events on stderr, one JSON object a line: each state entered, each task, a journal failure (`journal-failed`), the end.")
         var events = false
 
         @Option(help: ArgumentHelp("A request id for the journal (default: a new UUID).", valueName: "id"))
@@ -128,7 +128,9 @@ extension UCube {
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
                 authorizationPlainTags: authorizationTags, authorizationSecuredTags: authorizationSecuredTags,
                 finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
-                retrieveL2Logs: debugLogs, requestID: requestID ?? UUID().uuidString)
+                retrieveL2Logs: debugLogs,
+                readersFromTerminal: cardWait.readers == nil && scenarioReaders == nil,
+                requestID: requestID ?? UUID().uuidString)
             do {
                 try request.validate()
             } catch {
@@ -148,6 +150,11 @@ extension UCube {
             try Environment.requireStateDirectory()
             try receiptOptions.checkFile()
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
+            do throws(PrivateFileError) {
+                try PrivateFile.checkNotALink(journal.path)
+            } catch {
+                throw CLIFailure.unsafePath(error)
+            }
             let session = ShellSession.current
             let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
             var stepper: PaymentStepper? = nil
@@ -160,6 +167,12 @@ extension UCube {
                     journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step)
             }
             let receipt = Receipt(JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
+            // Once the terminal has decided, the outcome is never lost to a broken output: where the journal, stdout or
+            // the receipt file cannot take it, stderr says it (spec: README, "Exit codes").
+            let fate = PaymentFate.line(context)
+            if let failure = context.journalFailure {
+                StandardError.write("ucube: \(fate); the journal does not hold it (\(failure)): keep this line")
+            }
             if globals.json {
                 try JSONOutput.print(PaymentContextJSON(context: context, receipt: receiptOptions.receipt ? receipt : nil))
             } else {
@@ -169,7 +182,18 @@ extension UCube {
                     for line in receipt.lines() { print(line) }
                 }
             }
-            try receiptOptions.write(receipt, json: globals.json)
+            if let error = Console.stdoutError {
+                StandardError.write("ucube: \(fate); its result could not be written to stdout (\(String(cString: strerror(error))))")
+            }
+            do {
+                try receiptOptions.write(receipt, json: globals.json)
+            } catch {
+                StandardError.write("ucube: \(fate); its receipt could not be written")
+                throw error
+            }
+            if let failure = context.journalFailure {
+                throw CLIFailure(ExitCodes.journalFailed, "\(fate); the journal could not record it: \(failure)")
+            }
             let status = context.status ?? .error
             let exit = ExitCodes.code(for: status)
             if exit.code != 0 {
@@ -233,7 +257,8 @@ enum PaymentRunner {
         let session = ShellSession.current
         let engine = PaymentEngine(
             client: connection.client, selection: selection, authorization: authorization,
-            journal: journal, deviceName: connection.address.description, stepper: stepper,
+            journal: journal, deviceName: connection.address.description, simulated: connection.address.isSimulated,
+            stepper: stepper,
             logger: Logger(layer: .payment))
         stepping?.attach(engine)
         ControlSocket.route { CancelAnswer(await engine.cancel()) }
@@ -254,6 +279,10 @@ enum PaymentRunner {
         let runPayment: @Sendable () async -> PaymentContext = {
             let context = await engine.run(request) { event in
                 progress?.show(event)
+                if case .journalFailed(let reason) = event {
+                    StandardError.write(
+                        "ucube: the journal cannot be written (\(reason)): the payment is cancelled if it still can be, completed otherwise; its outcome follows")
+                }
                 if events, let line = try? JSONOutput.encode(event, pretty: false) { StandardError.write(line) }
             }
             progress?.finish()
@@ -314,6 +343,7 @@ enum PaymentSummary {
         func add(_ label: String, _ value: String?) { if let value, !value.isEmpty { out.append("\(label): \(value)") } }
         add("status", (c.status?.name ?? "unknown") + (c.statusReason.map { " (\($0))" } ?? ""))
         add("amount", c.amount.map { c.request.currency.format(minorUnits: $0) + " (\(c.request.transactionType.name))" })
+        add("device", c.device.map { $0 + (c.simulated ? " (simulated: not a real payment)" : "") })
         add("entry mode", c.entryMode?.rawValue)
         if let aid = c.selectedAID { add("application", Hex.encode(aid) + (c.applicationLabel.map { " " + $0 } ?? "")) }
         add("card", c.maskedPAN.map { pan in
@@ -403,7 +433,7 @@ struct PromptSelection: ApplicationSelectionTask {
 /// `--readers` and `--card-timeout`: which readers wait for a card, and for how long (`pay`, `read-card`).
 struct CardWaitOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (default: icc,nfc).", valueName: "readers"),
+        help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (pay: default the terminal's own, from GetInfo: icc,nfc on a uCube Touch, msr,icc on a uCube, and nfc once its NFC module is ready; read-card: default icc,nfc).", valueName: "readers"),
         transform: { try Parse.names($0) as [CardReader] })
     var readers: [CardReader]?
 

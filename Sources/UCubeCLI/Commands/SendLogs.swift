@@ -14,7 +14,7 @@ extension UCube {
                 The logs are $XDG_STATE_HOME/ucube/logs/messages.log and up to five older files (messages.1.log \
                 … messages.5.log, rotated at 2 MB). The bundle is a zip with one entry logs/<file> per log file; \
                 every PAN and track data in it is masked, even in a file another tool dropped there. After the TMS \
-                answers HTTP 200 the local logs are deleted; with --output they are kept.
+                answers HTTP 200 or 201 the local logs are deleted; with --output they are kept.
                 """)
 
         @OptionGroup var globals: GlobalOptions
@@ -90,12 +90,13 @@ extension UCube {
             let entries: [String]
         }
 
-        /// Sends a log bundle to the TMS (spec §10.7: POST `?type=zip`, application/octet-stream, success = HTTP 200)
-        /// under the connected terminal's serial and part number; the logs endpoint is public, but a stored client
-        /// identity is presented when there is one. Returns only after HTTP 200.
+        /// Sends a log bundle to the TMS (spec §10.7: POST `/public/v3/dongle/logs/?type=zip` with `x-device-id`, or
+        /// the 2020 form under the serial and part number for a TMS that refuses it; application/octet-stream;
+        /// success = HTTP 200 or 201); the logs endpoint is public, but a stored client identity is presented when
+        /// there is one. Returns only after the TMS took it.
         private func upload(_ path: String, terminal: TerminalIdentity, settings: TMSSettings) async throws {
             let identity: TMSIdentity? = try tmsChecked { () throws(TMSError) in try TMSContext.identities.load(serial: terminal.serial) }
-            try await TMSContext.with(settings, identity: identity) { client in
+            _ = try await TMSContext.with(settings, identity: identity) { client in
                 try await client.sendLogs(terminal: terminal, zipFile: path)
             }
         }

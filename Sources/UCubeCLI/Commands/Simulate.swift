@@ -118,6 +118,13 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
+                "With --tms: the API forms to serve (spec §10.2): both (default: the 2020 SDK's and the current SDK's), 2020 or current; the other forms answer 404.",
+                valueName: "dialect"),
+            completion: .list(TMSRouteDialect.servedChoices))
+        var tmsDialect: String?
+
+        @Option(
+            help: ArgumentHelp(
                 "Serve N simulated terminals (1…256), each with its own serial number (202401001 and up), state directory (STATE-DIR/fleet/I) and port (--listen's port and up; 0: any free port each), and print their addresses, one a line: a devices file.",
                 valueName: "n"))
         var fleet: Int?
@@ -196,6 +203,10 @@ extension UCube {
                 guard TMSServerCertificate(rawValue: tmsCertificate) != nil else {
                     throw ValidationError("--tms-certificate must be valid, expired or foreign")
                 }
+            }
+            if let tmsDialect {
+                guard tms != nil else { throw ValidationError("--tms-dialect is the TMS simulator's: add --tms HOST:PORT") }
+                guard TMSRouteDialect.served(tmsDialect) != nil else { throw ValidationError("--tms-dialect must be both, 2020 or current") }
             }
             if let tmsFault {
                 guard tms != nil else { throw ValidationError("--tms-fault is the TMS simulator's: add --tms HOST:PORT") }
@@ -405,7 +416,8 @@ extension UCube {
                 bound = try await server.start(
                     host: host, port: port, stateDirectory: URL(fileURLWithPath: state),
                     catalogue: URL(fileURLWithPath: catalogueDirectory),
-                    serverCertificate: tmsCertificate.flatMap(TMSServerCertificate.init(rawValue:)) ?? .valid)
+                    serverCertificate: tmsCertificate.flatMap(TMSServerCertificate.init(rawValue:)) ?? .valid,
+                    dialects: tmsDialect.flatMap(TMSRouteDialect.served) ?? Set(TMSRouteDialect.allCases))
             } catch {
                 throw CLIFailure(tmsSimulator: error)
             }

@@ -59,7 +59,7 @@ extension UCube {
             let address = try Connection.resolve(nil, globals)
             let simulated = address == .simulator
             try Environment.requireStateDirectory()
-            if let output { try Self.checkWritable(output) }
+            if let output { try Environment.checkOutputFile(output, option: "--output") }
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
             let timestamp = Date()
             var results: [SuiteResult] = []
@@ -120,9 +120,10 @@ extension UCube {
                     Console.out(report)
                     return try Self.verdict(results)
                 }
-                do {
-                    try Data(report.utf8).write(to: URL(fileURLWithPath: output))
+                do throws(PrivateFileError) {
+                    try PrivateFile.write(Array(report.utf8), to: output, mode: 0o644, kind: .output)
                 } catch {
+                    if error.isRefusal { throw CLIFailure.unsafePath(error) }
                     throw CLIFailure(
                         ExitCodes.cannotCreate, "cannot write \(output): \(Environment.posixCause(error))", code: .cannotCreateOutput)
                 }
@@ -141,14 +142,6 @@ extension UCube {
         }
 
         /// The report's file can be created, checked before any payment runs.
-        private static func checkWritable(_ path: String) throws {
-            let directory = (path as NSString).deletingLastPathComponent
-            guard access(directory.isEmpty ? "." : directory, W_OK) == 0 else {
-                throw CLIFailure(
-                    ExitCodes.cannotCreate, "cannot write \(path): its directory is missing or not writable",
-                    code: .cannotCreateOutput)
-            }
-        }
     }
 }
 

@@ -48,7 +48,9 @@ enum FileIO {
     /// Writes to a temporary file with `mode`, syncs it, then renames it over `path`.
     static func writeAtomically(_ bytes: [UInt8], to path: String, mode: UInt16) throws(TMSError) {
         let tmp = path + ".tmp-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
+        // A leftover of a dead process with this pid is removed; a link planted there is never followed.
+        unlink(tmp)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
         guard fd >= 0 else { throw TMSError(.file, "cannot create \(tmp): \(errorText())") }
         var failure: String?
         bytes.withUnsafeBytes { raw in failure = writeAll(fd, raw) }
@@ -96,7 +98,7 @@ final class FileSink: @unchecked Sendable {
 
     static func create(_ path: String, mode: UInt16) async throws(TMSError) -> FileSink {
         let result: Result<Int32, TMSError> = await onPool {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
             return fd >= 0 ? .success(fd) : .failure(TMSError(.file, "cannot create \(path): \(FileIO.errorText())"))
         }
         return FileSink(path: path, fd: try result.get())

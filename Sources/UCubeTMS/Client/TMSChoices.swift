@@ -24,6 +24,9 @@ public enum TMSChoices {
 
     /// PROJECT CHOICE: the largest config JSON accepted (spec §10.4 replies are a few hundred bytes).
     public static let maximumConfigReply = 1 << 20
+    /// PROJECT CHOICE: the most items a config may list. A terminal has one item per type, and the SDKs know 14 types
+    /// (spec §10.4): a list longer than this is not a terminal's configuration, and each item costs a download.
+    public static let maximumConfigItems = 32
     /// PROJECT CHOICE: the largest register reply (a PKCS#12 keystore is a few kilobytes).
     public static let maximumIdentityReply = 1 << 20
     /// PROJECT CHOICE: the largest binary downloaded (spec §10.5 images are about 1–8 MB).
@@ -47,18 +50,71 @@ public enum TMSChoices {
     public static let configFileName = "config.json"
     public static let urlConfigKey = "tms_url"
     public static let caConfigKey = "tms_ca"
-    /// PROJECT CHOICE: a base URL without a scheme ("mdm.example.com") means https (spec §10.1: `https://` + server).
+    /// PROJECT CHOICE: a base URL without a scheme ("mdm.example.com") means https (spec §10.1: `https://` + server),
+    /// and is a server name as the SDK takes it: requests go to `api.` + it first (`apiHostPrefix`).
     public static let defaultScheme = "https"
 
-    /// PROJECT CHOICE: the endpoint paths are the old Android ones (spec §10.2), the only ones whose suffixes and
-    /// bodies the sources show.
+    /// spec §10.1 (L:mdm.MDMManager.initRequest): the current SDK asks for `https://api.` + server. Applied to a TMS
+    /// named as a bare server (`TMSSettings.HostForm.server`), never to a URL with a scheme or to an IP address.
+    public static let apiHostPrefix = "api."
+
+    /// spec §10.1 (L:mdm.MDMManager): the identity headers of the current forms. ucube names terminals by serial.
+    public static let deviceIDHeader = "x-device-id"
+    public static let idTypeHeader = "x-id-type"
+    /// spec §10.1: the SDK's default `TerminalIdType`, C3 = the serial.
+    public static let idType = "C3"
+
+    /// spec §10.2: the service paths of each request kind, in the current SDK's form (tried first) and the 2020 SDK's
+    /// (the fallback for a server that answers 404 or 405 to the current one, `TMSClient`). Config has one form.
     public enum Path {
-        public static func register(_ t: TerminalIdentity) -> String { "/public/v1/dongle/register/\(t.serial)/\(t.pathPartNumber)" }
+        /// L:mdm.RegisterTask: the literal `RFU` where 2020 had the part number.
+        public static let registerPlaceholder = "RFU"
+
+        public static func register(_ t: TerminalIdentity, _ dialect: TMSDialect) -> String {
+            switch dialect {
+            case .current: "/public/v1/dongle/register/\(t.serial)/\(registerPlaceholder)"
+            case .v2020: "/public/v1/dongle/register/\(t.serial)/\(t.pathPartNumber)"
+            }
+        }
+        /// A-MDM:SendStateTask. The current SDK sends no state (spec §10.2); only the 2020 form exists.
         public static func state(_ t: TerminalIdentity) -> String { "/v2/dongle/infos/\(t.serial)/\(t.pathPartNumber)" }
+        /// The same in both (L:mdm.GetConfigTask, A-MDM:GetConfigTask).
         public static func config(_ t: TerminalIdentity) -> String { "/v2/dongle/config/\(t.serial)/\(t.pathPartNumber)" }
-        public static func binary(_ type: Int, _ t: TerminalIdentity) -> String { "/v2/dongle/binary/\(type)/\(t.serial)/\(t.pathPartNumber)" }
-        public static func logs(_ t: TerminalIdentity) -> String { "/v1/dongle/logs/\(t.serial)/\(t.pathPartNumber)?type=zip" }
+        public static func binary(_ type: Int, _ t: TerminalIdentity, _ dialect: TMSDialect) -> String {
+            switch dialect {
+            case .current: "/v3/dongle/binary/\(type)"
+            case .v2020: "/v2/dongle/binary/\(type)/\(t.serial)/\(t.pathPartNumber)"
+            }
+        }
+        public static func logs(_ t: TerminalIdentity, _ dialect: TMSDialect) -> String {
+            switch dialect {
+            case .current: "/public/v3/dongle/logs/?type=zip"
+            case .v2020: "/v1/dongle/logs/\(t.serial)/\(t.pathPartNumber)?type=zip"
+            }
+        }
     }
+
+    /// PROJECT CHOICE: the HTTP statuses that make the current form fall back to the 2020 one, once per request kind
+    /// and service root, remembered for the rest of the process (`TMSDialectMemory`).
+    public static let fallbackStatuses: Set<Int> = [404, 405]
+
+    /// spec §10.3/§10.7: register and logs succeed on 200 or 201 (L:mdm.RegisterTask, L:mdm.SendLogsTask; the 2020
+    /// SDK wanted 200, a 201 from a 2020 server is taken too); the other requests on 200 only.
+    public static let createdAccepted: Set<Int> = [200, 201]
+
+    /// spec §10.5 (L:mdm.DownloadBinaryTask): the binary answer's Content-Types. The SDK compares the whole header
+    /// as a string; PROJECT CHOICE: ucube compares the media type (before any `;`) without case.
+    public static let binaryStreamType = "application/octet-stream"
+    public static let binaryZipType = "application/zip"
+
+    /// PROJECT CHOICE: the bounds of a zip binary answer (spec §10.5): entries in the archive, binaries in its
+    /// manifest, the manifest's and the key's size. Each entry and their sum are bounded by `maximumBinary`. Entries
+    /// are read into memory and never written under their own names; a name that is absolute, holds a `..`
+    /// component, a backslash or a control character fails the whole answer, as do symbolic links.
+    public static let maximumZipEntries = 64
+    public static let maximumZipBinaries = 16
+    public static let maximumZipManifest = 64 << 10
+    public static let maximumZipKey = 4 << 10
 
     /// PROJECT CHOICE (spec §10.4 is silent): an NFC EMV config added because the NFC firmware is updated is
     /// mandatory when that firmware update is (besides its own min_version rule).

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import AsyncHTTPClient
 import Logging
 import NIOCore
@@ -7,22 +14,33 @@ import NIOSSL
 import UCubeLink
 
 /// The TMS (MDM) client of spec §10: one `HTTPClient`, the server's settings and, once the terminal is registered,
-/// its TLS client identity. Every endpoint succeeds on HTTP 200 only; 5xx, network errors and timeouts are retried
-/// with exponential backoff; every failure is a `TMSError` whose reason names the URL. Call `shutdown()` when done.
+/// its TLS client identity. It speaks the current SDK's dialect first (spec §10.2: register `…/RFU`, binary v3 and
+/// logs v3 with `x-device-id` / `x-id-type`, zip binaries) and, for a server that answers 404 or 405 to a current
+/// form, the 2020 form of that request kind: once, logged at notice level, remembered for the rest of the process
+/// per service root (`TMSDialectMemory`). A bare server name is reached as `api.` + name first (spec §10.1,
+/// `TMSSettings.HostForm`). 5xx, network errors and timeouts are retried with exponential backoff; every failure is a
+/// `TMSError` whose reason names the URL. Call `shutdown()` when done.
 public final class TMSClient: Sendable {
     public let settings: TMSSettings
     /// Whether requests carry a client certificate.
     public let hasIdentity: Bool
     private let http: HTTPClient
     private let logger: Logger?
+    private let memory: TMSDialectMemory
 
     /// Reads the extra CA file and loads the identity (throws `.configuration` / `.tls`); no connection is made.
-    /// `logger` receives AsyncHTTPClient's request logs (none by default; it never sees bodies).
-    public init(settings: TMSSettings, identity: TMSIdentity? = nil, logger: Logger? = nil) throws(TMSError) {
+    /// `logger` receives AsyncHTTPClient's request logs (none by default; it never sees bodies) and the dialect and
+    /// host fallbacks (notice). `memory` is the process's by default.
+    public init(
+        settings: TMSSettings, identity: TMSIdentity? = nil, logger: Logger? = nil, memory: TMSDialectMemory = .shared
+    ) throws(TMSError) {
         self.settings = settings
         self.logger = logger
+        self.memory = memory
         self.hasIdentity = identity != nil
         var tls = TLSConfiguration.makeClientConfiguration()
+        // spec §10.1: the current SDK speaks TLS 1.2 only; ucube takes 1.2 or 1.3, never older.
+        tls.minimumTLSVersion = .tlsv12
         if let caFile = settings.trustedCAFile {
             let certificates: [NIOSSLCertificate]
             do {
@@ -55,81 +73,175 @@ public final class TMSClient: Sendable {
         try? await http.shutdown()
     }
 
-    // MARK: Endpoints (spec §10.2, old Android paths)
+    // MARK: Endpoints (spec §10.2)
 
-    /// POST /public/v1/dongle/register/{serial}/{pn} with the InstallForLoadKey response data; the 200 body is the
-    /// terminal's PKCS#12 client identity (spec §10.3), validated.
-    public func register(terminal: TerminalIdentity, certificate: [UInt8]) async throws(TMSError) -> TMSIdentity {
-        let url = settings.url(TMSChoices.Path.register(terminal))
-        return try await exchange(url: url, method: .POST, body: { .bytes(ByteBuffer(bytes: certificate)) }) { response throws(TMSError) in
+    /// What a register gave: the client identity, and the form the server took (the 2020 form is followed by a
+    /// send-state, spec §10.3; the current SDK sends none).
+    public struct Registration: Sendable {
+        public let identity: TMSIdentity
+        public let dialect: TMSDialect
+    }
+
+    /// POST /public/v1/dongle/register/{serial}/RFU (2020: …/{serial}/{pn}) with the InstallForLoadKey response
+    /// data; the 200 or 201 body is the terminal's PKCS#12 client identity (spec §10.3), validated.
+    public func register(terminal: TerminalIdentity, certificate: [UInt8]) async throws(TMSError) -> Registration {
+        try await exchange(
+            kind: .register, method: .POST, path: { TMSChoices.Path.register(terminal, $0) }, identityHeaders: { _ in false },
+            accepted: TMSChoices.createdAccepted, body: { .bytes(ByteBuffer(bytes: certificate)) }
+        ) { response, url, dialect throws(TMSError) in
             let body = try await Self.collect(response, limit: TMSChoices.maximumIdentityReply, url: url, what: "register reply")
-            return try TMSIdentity(pkcs12: body, source: url)
+            return Registration(identity: try TMSIdentity(pkcs12: body, source: url), dialect: dialect)
         }
     }
 
-    /// POST /v2/dongle/infos/{serial}/{pn} with the raw GetInfo TLV of the terminal.
+    /// POST /v2/dongle/infos/{serial}/{pn} with the raw GetInfo TLV of the terminal: the 2020 SDK's send-state after
+    /// register (A-MDM:RegisterService). The current SDK sends no state (spec §10.2).
     public func sendState(terminal: TerminalIdentity, getInfo: [UInt8]) async throws(TMSError) {
-        let url = settings.url(TMSChoices.Path.state(terminal))
-        try await exchange(url: url, method: .POST, body: { .bytes(ByteBuffer(bytes: getInfo)) }) { response throws(TMSError) in
+        try await exchange(
+            kind: nil, method: .POST, path: { _ in TMSChoices.Path.state(terminal) }, identityHeaders: { _ in false },
+            accepted: [200], body: { .bytes(ByteBuffer(bytes: getInfo)) }
+        ) { response, _, _ throws(TMSError) in
             await Self.drain(response)
         }
     }
 
-    /// GET /v2/dongle/config/{serial}/{pn}: the items the TMS offers (spec §10.4).
+    /// GET /v2/dongle/config/{serial}/{pn} with `x-device-id` / `x-id-type`: the items the TMS offers (spec §10.4).
     public func config(terminal: TerminalIdentity) async throws(TMSError) -> [TMSConfigItem] {
-        let url = settings.url(TMSChoices.Path.config(terminal))
-        return try await exchange(url: url, method: .GET, body: { nil }) { response throws(TMSError) in
+        try await exchange(
+            kind: nil, method: .GET, path: { _ in TMSChoices.Path.config(terminal) }, identityHeaders: { _ in true },
+            accepted: [200], serial: terminal.serial, body: { nil }
+        ) { response, url, _ throws(TMSError) in
             let body = try await Self.collect(response, limit: TMSChoices.maximumConfigReply, url: url, what: "config reply")
             return try TMSConfigReply.parse(body, url: url)
         }
     }
 
-    /// POST /v2/dongle/binary/{type}/{serial}/{pn} with the InstallForLoadKey data; streams the 200 body to `path`
-    /// (through `path.part`, renamed at the end; at most `TMSChoices.maximumBinary` bytes) and returns its size.
-    public func downloadBinary(type: Int, terminal: TerminalIdentity, certificate: [UInt8], to path: String) async throws(TMSError) -> Int64 {
-        let url = settings.url(TMSChoices.Path.binary(type, terminal))
-        return try await exchange(url: url, method: .POST, body: { .bytes(ByteBuffer(bytes: certificate)) }) { response throws(TMSError) in
-            let limit = TMSChoices.maximumBinary
-            if let declared = Self.contentLength(response), declared > limit {
-                throw TMSError(.malformedReply, "\(url): binary of \(declared) bytes is larger than \(limit) bytes")
-            }
-            let sink = try await FileSink.create(path + ".part", mode: 0o600)
-            do {
-                var total: Int64 = 0
-                for try await chunk in response.body {
-                    total += Int64(chunk.readableBytes)
-                    guard total <= limit else {
-                        throw TMSError(.malformedReply, "\(url): binary larger than \(limit) bytes")
-                    }
-                    try await sink.write(chunk)
+    /// POST /v3/dongle/binary/{type} with `x-device-id` / `x-id-type` (2020: /v2/dongle/binary/{type}/{serial}/{pn})
+    /// and the InstallForLoadKey data. The 200 body is streamed to `path` (through `path.part`, at most
+    /// `TMSChoices.maximumBinary` bytes). A current answer must be `application/octet-stream` (the block stream,
+    /// kept as is) or `application/zip` (spec §10.5: each binary of the zip written as a package at
+    /// `TMSDownload.packagePath(path, index:)`, its key included when `ciphered`). A 2020 answer is the block stream.
+    public func downloadBinary(
+        type: Int, terminal: TerminalIdentity, certificate: [UInt8], ciphered: Bool = false, to path: String
+    ) async throws(TMSError) -> TMSDownload {
+        let logger = logger
+        return try await exchange(
+            kind: .binary, method: .POST, path: { TMSChoices.Path.binary(type, terminal, $0) },
+            identityHeaders: { $0 == .current }, accepted: [200], serial: terminal.serial,
+            body: { .bytes(ByteBuffer(bytes: certificate)) }
+        ) { response, url, dialect throws(TMSError) in
+            var format = TMSDownload.Format.octetStream
+            if dialect == .current {
+                let type = response.headers.first(name: "Content-Type") ?? ""
+                guard let given = TMSDownload.Format(contentType: type) else {
+                    throw TMSError(
+                        .malformedReply,
+                        "\(url): the binary answer's Content-Type is \"\(type.prefix(80))\"; expected \(TMSChoices.binaryStreamType) or \(TMSChoices.binaryZipType)")
                 }
-                try await sink.finish(renamingTo: path)
-                return total
-            } catch {
-                sink.discard()
-                throw Self.classify(error, url: url)
+                format = given
             }
+            let target = format == .zip ? path + ".zip" : path
+            let total = try await Self.stream(response, to: target, url: url)
+            guard format == .zip else {
+                let name = path.split(separator: "/").last.map(String.init) ?? path
+                return TMSDownload(
+                    format: .octetStream, dialect: dialect, bytes: total, packages: [TMSDownloadedPackage(name: name, path: path)])
+            }
+            defer { unlink(target) }
+            let (binaries, skipped) = try await Self.onPool { () throws(TMSError) in
+                try TMSZipPackage.read(zipPath: target, ciphered: ciphered, url: url)
+            }
+            for name in skipped {
+                logger?.warning("\(url): the zip answer lists \(name) without both its .sig and .bin entries; skipped")
+            }
+            var packages: [TMSDownloadedPackage] = []
+            for (index, binary) in binaries.enumerated() {
+                let packagePath = TMSDownload.packagePath(path, index: index)
+                try await Self.onPool { () throws(TMSError) in
+                    try FileIO.writeAtomically(binary.package, to: packagePath, mode: 0o600)
+                }
+                packages.append(TMSDownloadedPackage(name: binary.name, path: packagePath))
+            }
+            return TMSDownload(format: .zip, dialect: dialect, bytes: total, packages: packages)
         }
     }
 
-    /// POST /v1/dongle/logs/{serial}/{pn}?type=zip with the zip file streamed as octet-stream (spec §10.7).
-    public func sendLogs(terminal: TerminalIdentity, zipFile: String) async throws(TMSError) {
-        let url = settings.url(TMSChoices.Path.logs(terminal))
+    /// POST /public/v3/dongle/logs/?type=zip with `x-device-id` / `x-id-type` (2020: /v1/dongle/logs/{serial}/{pn}
+    /// ?type=zip), the zip file streamed as octet-stream (spec §10.7); 200 or 201 is success.
+    @discardableResult
+    public func sendLogs(terminal: TerminalIdentity, zipFile: String) async throws(TMSError) -> TMSDialect {
         let size = try FileIO.fileSize(zipFile)
-        try await exchange(
-            url: url, method: .POST,
+        return try await exchange(
+            kind: .logs, method: .POST, path: { TMSChoices.Path.logs(terminal, $0) }, identityHeaders: { $0 == .current },
+            accepted: TMSChoices.createdAccepted, serial: terminal.serial,
             body: { .stream(FileChunks(path: zipFile, chunkSize: TMSChoices.uploadChunk), length: .known(size)) }
-        ) { response throws(TMSError) in
+        ) { response, _, dialect throws(TMSError) in
             await Self.drain(response)
+            return dialect
+        }
+    }
+
+    // MARK: Dialect and host
+
+    /// One request, in the dialect and on the service root the memory says, with the fallbacks of spec §10.1/§10.2:
+    /// a bare server name whose `api.` host does not resolve is retried on the name itself; a current form answered
+    /// 404 or 405 (`kind` set) is retried once in its 2020 form. Both are logged at notice level and remembered.
+    private func exchange<T: Sendable>(
+        kind: TMSRequestKind?, method: HTTPMethod, path: (TMSDialect) -> String, identityHeaders: (TMSDialect) -> Bool,
+        accepted: Set<Int>, serial: String? = nil, body: () -> HTTPClientRequest.Body?,
+        handle: (HTTPClientResponse, String, TMSDialect) async throws(TMSError) -> T
+    ) async throws(TMSError) -> T {
+        let roots = settings.serviceRoots
+        var root = memory.root(for: settings.baseURL) ?? roots[0]
+        var dialect = kind.map { memory.dialect(for: $0, root: root) } ?? .current
+        var fellBack = false
+        while true {
+            let url = root + path(dialect)
+            var headers: [(String, String)] = []
+            if identityHeaders(dialect), let serial {
+                headers = [(TMSChoices.deviceIDHeader, serial), (TMSChoices.idTypeHeader, TMSChoices.idType)]
+            }
+            let canChangeHost = memory.root(for: settings.baseURL) == nil && root == roots[0] && roots.count > 1
+            do {
+                let result = try await send(
+                    url: url, method: method, headers: headers, accepted: accepted, stopOnUnknownHost: canChangeHost,
+                    body: body
+                ) { response throws(TMSError) in try await handle(response, url, dialect) }
+                if memory.root(for: settings.baseURL) == nil { memory.rememberRoot(root, for: settings.baseURL) }
+                if fellBack, let kind { memory.rememberLegacy(kind, root: root) }
+                return result
+            } catch {
+                if error.unresolvedHost, canChangeHost {
+                    let next = roots[1]
+                    logger?.notice(
+                        "TMS host of \(root) does not resolve; using \(next) (the 2020 host) for the rest of this run")
+                    memory.rememberRoot(next, for: settings.baseURL)
+                    root = next
+                    dialect = kind.map { memory.dialect(for: $0, root: root) } ?? .current
+                    continue
+                }
+                if let kind, dialect == .current, let status = error.status, TMSChoices.fallbackStatuses.contains(status) {
+                    logger?.notice(
+                        "TMS \(root) answered HTTP \(status) to the current \(kind.rawValue) form (\(path(.current))); using the 2020 form (\(path(.v2020))) for the rest of this run")
+                    dialect = .v2020
+                    fellBack = true
+                    continue
+                }
+                if fellBack, let kind, let status = error.status, !TMSChoices.fallbackStatuses.contains(status) {
+                    // The server knows the 2020 form even though this request failed: keep to it.
+                    memory.rememberLegacy(kind, root: root)
+                }
+                throw error
+            }
         }
     }
 
     // MARK: Exchange, retries, errors
 
-    /// Sends one request with retries; `handle` reads a 200 reply.
-    private func exchange<T: Sendable>(
-        url: String, method: HTTPMethod, body: () -> HTTPClientRequest.Body?,
-        handle: (HTTPClientResponse) async throws(TMSError) -> T
+    /// Sends one request with retries; `handle` reads an accepted reply.
+    private func send<T: Sendable>(
+        url: String, method: HTTPMethod, headers: [(String, String)], accepted: Set<Int>, stopOnUnknownHost: Bool,
+        body: () -> HTTPClientRequest.Body?, handle: (HTTPClientResponse) async throws(TMSError) -> T
     ) async throws(TMSError) -> T {
         let policy = settings.retry
         var attempt = 0
@@ -141,11 +253,16 @@ public final class TMSClient: Sendable {
                 request.method = method
                 request.body = body()
                 if request.body != nil { request.headers.add(name: "Content-Type", value: "application/octet-stream") }
+                for (name, value) in headers { request.headers.add(name: name, value: value) }
                 let response = try await http.execute(request, deadline: .now() + TimeAmount(settings.attemptDeadline), logger: logger)
-                guard response.status == .ok else { throw await Self.statusError(response, url: url) }
+                guard accepted.contains(Int(response.status.code)) else { throw await Self.statusError(response, url: url) }
                 return try await handle(response)
             } catch {
-                let failure = Self.classify(error, url: url)
+                var failure = Self.classify(error, url: url)
+                if stopOnUnknownHost, SocketFailure(error) == .hostNotFound {
+                    failure.unresolvedHost = true
+                    throw failure.with(attempts: attempt)
+                }
                 guard failure.isRetryable, attempt < policy.attempts else { throw failure.with(attempts: attempt) }
                 do {
                     try await Task.sleep(for: policy.backoff(after: attempt))
@@ -154,6 +271,38 @@ public final class TMSClient: Sendable {
                 }
             }
         }
+    }
+
+    /// Streams a 200 body to `path` through `path.part` (at most `TMSChoices.maximumBinary` bytes); its size.
+    private static func stream(_ response: HTTPClientResponse, to path: String, url: String) async throws(TMSError) -> Int64 {
+        let limit = TMSChoices.maximumBinary
+        if let declared = contentLength(response), declared > limit {
+            throw TMSError(.malformedReply, "\(url): binary of \(declared) bytes is larger than \(limit) bytes")
+        }
+        let sink = try await FileSink.create(path + ".part", mode: 0o600)
+        do {
+            var total: Int64 = 0
+            for try await chunk in response.body {
+                total += Int64(chunk.readableBytes)
+                guard total <= limit else {
+                    throw TMSError(.malformedReply, "\(url): binary larger than \(limit) bytes")
+                }
+                try await sink.write(chunk)
+            }
+            try await sink.finish(renamingTo: path)
+            return total
+        } catch {
+            sink.discard()
+            throw classify(error, url: url)
+        }
+    }
+
+    /// Runs blocking file work on NIO's thread pool; errors come back typed.
+    private static func onPool<T: Sendable>(_ body: @escaping @Sendable () throws(TMSError) -> T) async throws(TMSError) -> T {
+        let result = await FileSink.onPool { () -> Result<T, TMSError> in
+            do throws(TMSError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     private static func statusError(_ response: HTTPClientResponse, url: String) async -> TMSError {

@@ -49,6 +49,8 @@ public struct TMSError: CodedError {
     public let hint: String?
     /// The HTTP, NIO or BoringSSL library's own text (`--log-level debug`, the log).
     public let detail: String?
+    /// The host name did not resolve (the client then tries a bare server name without its `api.` prefix).
+    var unresolvedHost = false
 
     public init(
         _ code: Code, _ reason: String, status: Int? = nil, attempts: Int = 0, hint: String? = nil, detail: String? = nil
@@ -74,6 +76,8 @@ public struct TMSError: CodedError {
 
     func with(attempts: Int) -> TMSError {
         let suffix = attempts > 1 ? " (after \(attempts) attempts)" : ""
-        return TMSError(code, reason + suffix, status: status, attempts: attempts, hint: hint, detail: detail)
+        var error = TMSError(code, reason + suffix, status: status, attempts: attempts, hint: hint, detail: detail)
+        error.unresolvedHost = unresolvedHost
+        return error
     }
 }

@@ -34,8 +34,20 @@ public struct RetryPolicy: Hashable, Sendable {
 /// Where the TMS is and how to talk to it. Build it with `resolve` (explicit value, environment, config file) or
 /// `init(baseURL:)`; both check the URL (HTTPS, or plain http to loopback only).
 public struct TMSSettings: Hashable, Sendable {
+    /// How the TMS was named, which decides its host (spec §10.1, PROJECT CHOICE).
+    public enum HostForm: String, Sendable, Hashable {
+        /// A URL with a scheme (`https://host[:port][/path]`): that host, as is. What `ucube simulate --tms` prints
+        /// and what every earlier ucube documented.
+        case url
+        /// A bare server name (`host[:port]`), as the SDK's `MDMServices.changeServerUrl` takes it: the current SDK's
+        /// host `api.` + name is tried first, and the name itself when `api.` + name does not resolve. An IP address,
+        /// or a name already starting with `api.`, is used as is.
+        case server
+    }
+
     /// The server as given, normalised: scheme, host, optional port and path, no trailing '/'. Without `/MDM/jaxrs`.
     public let baseURL: String
+    public let hostForm: HostForm
     /// A PEM file of extra CA certificates trusted besides the system store.
     public var trustedCAFile: String?
     public var connectTimeout: Duration
@@ -52,6 +64,7 @@ public struct TMSSettings: Hashable, Sendable {
         retry: RetryPolicy = RetryPolicy()
     ) throws(TMSError) {
         self.baseURL = try TMSSettings.checkedBaseURL(baseURL)
+        self.hostForm = baseURL.contains("://") ? .url : .server
         self.trustedCAFile = trustedCAFile
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
@@ -59,12 +72,30 @@ public struct TMSSettings: Hashable, Sendable {
         self.retry = retry
     }
 
-    /// The full URL of a service path (spec §10.1: base + `/MDM/jaxrs` + path).
+    /// The full URL of a service path under the preferred root (spec §10.1: base + `/MDM/jaxrs` + path).
     public func url(_ path: String) -> String { serviceRoot + path }
 
-    /// base + `/MDM/jaxrs` (kept once if the base already ends with it).
-    public var serviceRoot: String {
-        baseURL.hasSuffix(TMSChoices.pathPrefix) ? baseURL : baseURL + TMSChoices.pathPrefix
+    /// The preferred service root.
+    public var serviceRoot: String { serviceRoots[0] }
+
+    /// The service roots to try, best first: base + `/MDM/jaxrs` (kept once if the base already ends with it); for a
+    /// bare server name, `https://api.` + name + `/MDM/jaxrs` first (spec §10.1, L:mdm.MDMManager.initRequest).
+    public var serviceRoots: [String] {
+        let plain = baseURL.hasSuffix(TMSChoices.pathPrefix) ? baseURL : baseURL + TMSChoices.pathPrefix
+        guard hostForm == .server, let prefixed = Self.apiPrefixed(plain) else { return [plain] }
+        return [prefixed, plain]
+    }
+
+    /// `https://api.HOST…` for `https://HOST…`, or nil when HOST is an IP address or already starts with `api.`.
+    static func apiPrefixed(_ url: String) -> String? {
+        guard let start = url.firstRange(of: "://")?.upperBound,
+            let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        let isIPv4 = host.split(separator: ".").count == 4 && host.allSatisfy { $0 == "." || $0.isNumber }
+        guard !host.contains(":"), !host.hasPrefix("["), !isIPv4, !host.hasPrefix(TMSChoices.apiHostPrefix) else {
+            return nil
+        }
+        return String(url[..<start]) + TMSChoices.apiHostPrefix + url[start...]
     }
 
     /// Whether requests go over TLS.

@@ -68,6 +68,11 @@ public enum TMSConfigReply {
         guard let data = reply.data else {
             throw TMSError(.malformedReply, "\(url): config reply has no \"data\" object")
         }
+        do throws(ConfigListProblem) {
+            try ConfigListProblem.check(data.config)
+        } catch {
+            throw TMSError(.malformedReply, "\(url): config reply refused: \(error.description)")
+        }
         return data.config
     }
 
@@ -83,5 +88,44 @@ public enum TMSConfigReply {
 
     private static func path(_ keys: [any CodingKey]) -> String {
         keys.isEmpty ? "top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+    }
+}
+
+/// Why a config list is refused before anything is planned or downloaded: a terminal has at most one item of each
+/// type (the binary is fetched by type, spec §10.5), so a repeated type would download and load the same binary again,
+/// and a list longer than `TMSChoices.maximumConfigItems` is not a terminal's configuration. Pure.
+public enum ConfigListProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    case tooManyItems(count: Int)
+    case repeatedType(type: Int, positions: [Int])
+    case typeOutOfRange(type: Int, position: Int)
+    case minimumAboveCurrent(type: Int, position: Int)
+
+    /// Throws the first problem of `items`, in this order: the count, then each item in the server's order.
+    public static func check(_ items: [TMSConfigItem]) throws(ConfigListProblem) {
+        guard items.count <= TMSChoices.maximumConfigItems else { throw .tooManyItems(count: items.count) }
+        var seen: [Int: Int] = [:]
+        for (position, item) in items.enumerated() {
+            guard (0...255).contains(item.type) else { throw .typeOutOfRange(type: item.type, position: position) }
+            if let first = seen[item.type] {
+                throw .repeatedType(type: item.type, positions: [first, position])
+            }
+            seen[item.type] = position
+            guard item.minVersion <= item.currentVersion else {
+                throw .minimumAboveCurrent(type: item.type, position: position)
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .tooManyItems(let count):
+            "\(count) items, more than the \(TMSChoices.maximumConfigItems) a terminal's configuration can have"
+        case .repeatedType(let type, let positions):
+            "\(TMSItemType.name(type)) is listed more than once (items \(positions.map(String.init).joined(separator: " and ")), from 0)"
+        case .typeOutOfRange(let type, let position):
+            "item \(position) has type \(type), outside 0...255"
+        case .minimumAboveCurrent(let type, let position):
+            "item \(position) (\(TMSItemType.name(type))) has a min_version above its current_version"
+        }
     }
 }
