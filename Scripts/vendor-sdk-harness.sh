@@ -156,7 +156,7 @@ while read -r label commit libapp secure; do
         || missing "cannot extract classes.jar from the $label aars"
     classpath="$dir/libApp.jar:$dir/secure.jar:$work/stubs:$thirdparty"
     if ! javac -nowarn -d "$dir/classes" -cp "$classpath" \
-        "$here/Harness/vendor-sdk/driver/ucube/harness/VendorSdkHarness.java" 2> "$dir/javac.err"; then
+        "$here"/Harness/vendor-sdk/driver/ucube/harness/*.java 2> "$dir/javac.err"; then
         cat "$dir/javac.err" >&2
         for flow in $flows; do echo "FAIL $flow $label: the harness driver does not compile against this version"; done
         failures=$((failures + 1))

@@ -128,11 +128,25 @@ public final class VendorSdkHarness {
         }
     }
 
+    /** The SDK's log on standard error, exceptions included (UCUBE_HARNESS_VERBOSE=1). */
+    static final class StandardErrorLogger implements com.youTransactor.uCube.log.ILogger {
+        @Override public void d(String tag, String message) { System.err.println("[sdk D] " + tag + ": " + message); }
+        @Override public void w(String tag, String message) { System.err.println("[sdk W] " + tag + ": " + message); }
+        @Override public void e(String tag, String message, Exception error) {
+            System.err.println("[sdk E] " + tag + ": " + message);
+            if (error != null) error.printStackTrace(System.err);
+        }
+    }
+
     // MARK: Set-up, as the sample app does it
 
     private void setUp() {
         UCubeAPI.init(context);
         UCubeAPI.enableLogs(true);
+        if ("1".equals(System.getenv("UCUBE_HARNESS_VERBOSE"))) {
+            UCubeAPI.setLogLevel(com.youTransactor.uCube.log.LogManager.LogLevel.SYSTEM);  // every layer's log
+            UCubeAPI.setupLogger(new StandardErrorLogger());
+        }
         UCubeAPI.setYTmPOSProduct(YTMPOSProduct.uCube_touch);
         UCubeAPI.setConnexionManagerType(ConnectionService.ConnectionManagerType.SOCKET);
         UCubeAPI.getConnexionManager().setDevice(new UCubeDevice("uCubeTouch", address));
@@ -336,7 +350,8 @@ public final class VendorSdkHarness {
         synchronized String steps() { return states.toString(); }
     }
 
-    private void mdmSetUp() {
+    private void mdmSetUp() throws Exception {
+        AndroidPlatform.install();
         UCubeAPI.mdmSetup(context);
         MDMServices.changeServerUrl(context, tmsServer);
     }
@@ -391,7 +406,8 @@ public final class VendorSdkHarness {
         Object[] outcome = await(run.finished, "mdmUpdate (states " + run.steps() + ")");
         String line = check.summary + "; update " + outcome[0];
         if (!Boolean.TRUE.equals(outcome[0])) throw new FlowFailure(line + "; states " + run.steps());
-        return line;
+        // The terminal rebooted into the new firmware and the SDK connected again: what does it read now?
+        return line + "; then " + getInfo(new int[] {0xC2, 0xC3, 0xD1});
     }
 
     private String mdmSendLogs() throws Exception {
