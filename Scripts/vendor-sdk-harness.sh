@@ -142,6 +142,7 @@ start_tms() {
 }
 
 failures=0
+passes=0
 while read -r label commit libapp secure; do
     case " $wanted_versions " in *" $label "*) ;; *) continue ;; esac
     dir="$work/$label"
@@ -191,7 +192,7 @@ while read -r label commit libapp secure; do
         kill "$sim_pid" 2> /dev/null; wait "$sim_pid" 2> /dev/null; sim_pid=""
         [ "${UCUBE_HARNESS_VERBOSE:-0}" = 1 ] && { cat "$dir/$flow.jvm.err" "$dir/$flow.sim.err" >&2; }
         case "$result" in
-            "RESULT PASS "*) echo "PASS $flow $label: ${result#RESULT PASS }" ;;
+            "RESULT PASS "*) echo "PASS $flow $label: ${result#RESULT PASS }"; passes=$((passes + 1)) ;;
             "RESULT FAIL "*) echo "FAIL $flow $label: ${result#RESULT FAIL }"; failures=$((failures + 1)) ;;
             *) echo "FAIL $flow $label: no result from the JVM: $(grep -m1 -E 'Exception|Error' "$dir/$flow.jvm.err")"
                failures=$((failures + 1)) ;;
@@ -199,4 +200,5 @@ while read -r label commit libapp secure; do
     done
 done <<< "$versions_table"
 
+echo "vendor-sdk harness: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -111,11 +111,11 @@ public final class VendorSdkHarness {
         switch (flow) {
             case "getinfo": return getInfo(sampleTags());
             case "getinfo-50": return getInfoInARow(50);
-            case "pay-contact": return pay("APPROVED", false);
-            case "pay-contactless": return pay("APPROVED", false);
-            case "pay-declined": return pay("DECLINED", false);
-            case "pay-app-choice": return pay("APPROVED", false);
-            case "pay-online-pin": return pay("APPROVED", false);
+            case "pay-contact": return pay("APPROVED", null);
+            case "pay-contactless": return pay("APPROVED", null);
+            case "pay-declined": return pay("DECLINED", null);
+            case "pay-app-choice": return pay("APPROVED", null);
+            case "pay-online-pin": return pay("APPROVED", "PIN");
             case "card-wait-recovery": return cardWaitWithRecovery();
             case "cancel": return cancelDuringCardWait();
             case "reconnect": return reconnect();
@@ -263,6 +263,19 @@ public final class VendorSdkHarness {
         @Override public void onFinish(PaymentContext context) { finished.complete(context); }
 
         synchronized String steps() { return states.toString(); }
+
+        /** The steps a reader of the result wants to see: the cardholder's choice, PIN entry, authorisation. */
+        synchronized String notableSteps() {
+            List<String> notable = new ArrayList<>();
+            for (PaymentState state : states) {
+                String name = state.name();
+                if ((name.contains("PIN") || name.equals("SMC_USER_SELECT_APPLICATION") || name.equals("AUTHORIZATION"))
+                    && !notable.contains(name)) {
+                    notable.add(name);
+                }
+            }
+            return notable.isEmpty() ? "" : ", steps " + String.join(" ", notable);
+        }
     }
 
     private static String describe(PaymentContext context) {
@@ -274,13 +287,17 @@ public final class VendorSdkHarness {
         return line.toString();
     }
 
-    private String pay(String expected, boolean unused) throws Exception {
+    /** A payment that must end `expected`, after a step whose name contains `requiredStep` when one is given. */
+    private String pay(String expected, String requiredStep) throws Exception {
         PaymentRun run = new PaymentRun();
         UCubeAPI.pay(request(), run);
         PaymentContext context = await(run.finished, "payment (states so far " + run.steps() + ")");
-        String line = describe(context);
+        String line = describe(context) + run.notableSteps();
         if (context.paymentStatus == null || !context.paymentStatus.name().equals(expected)) {
             throw new FlowFailure(line + ", expected " + expected + "; states " + run.steps());
+        }
+        if (requiredStep != null && !run.notableSteps().contains(requiredStep)) {
+            throw new FlowFailure(line + ", but no " + requiredStep + " step; states " + run.steps());
         }
         return line;
     }
