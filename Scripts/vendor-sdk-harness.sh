@@ -97,6 +97,14 @@ flow_options() {
         pay-app-choice) echo "--card mc-two-apps --choices 2" ;;
         pay-online-pin) echo "--card mc-contactless-online-pin" ;;
         cancel | card-wait-recovery) echo "--card card-timeout" ;;
+        pay-contactless-offline) echo "--card visa-contactless" ;;
+        pay-contactless-declined) echo "--card visa-contactless-declined" ;;
+        pay-offline-pin) echo "--card visa-offline-pin" ;;
+        pay-contact-online-pin) echo "--card mc-online-pin" ;;
+        pay-unsupported-card) echo "--card no-common-app" ;;
+        pay-refused-card) echo "--card card-refused" ;;
+        pay-card-removed) echo "--card card-removed" ;;
+        pay-try-other-interface) echo "--card contactless-try-other" ;;
         *) echo "" ;;
     esac
 }
@@ -104,8 +112,14 @@ flow_options() {
 all_flows="getinfo getinfo-50 pay-contact pay-contactless pay-declined pay-app-choice pay-online-pin card-wait-recovery
 cancel reconnect
 mdm-register mdm-config mdm-check-update mdm-update mdm-send-logs"
-flows="${UCUBE_HARNESS_FLOWS:-$all_flows}"
+
 wanted_versions="${UCUBE_HARNESS_VERSIONS:-3.5.13 1.3.8.19}"
+
+# More cards of docs/vendor-apps.md, each with the status the SDK should report (not among the issue's flows).
+more_flows="pay-contactless-offline pay-contactless-declined pay-offline-pin pay-contact-online-pin pay-unsupported-card
+pay-refused-card pay-card-removed pay-try-other-interface"
+
+flows="${UCUBE_HARNESS_FLOWS:-$all_flows $more_flows}"
 
 # wait_for_line FILE PATTERN: the first line of FILE matching PATTERN, within 30 s.
 wait_for_line() {

@@ -116,6 +116,14 @@ public final class VendorSdkHarness {
             case "pay-declined": return pay("DECLINED", null);
             case "pay-app-choice": return pay("APPROVED", null);
             case "pay-online-pin": return pay("APPROVED", "PIN");
+            case "pay-contactless-offline": return pay("APPROVED", null);
+            case "pay-contactless-declined": return pay("DECLINED", null);
+            case "pay-offline-pin": return pay("APPROVED", null);
+            case "pay-contact-online-pin": return pay("APPROVED", null);
+            case "pay-unsupported-card": return pay("UNSUPPORTED_CARD", null);
+            case "pay-refused-card": return pay("REFUSED_CARD", null);
+            case "pay-card-removed": return pay("ERROR", null);
+            case "pay-try-other-interface": return pay("NFC_OUTCOME_TRY_OTHER_INTERFACE", null);
             case "card-wait-recovery": return cardWaitWithRecovery();
             case "cancel": return cancelDuringCardWait();
             case "reconnect": return reconnect();
