@@ -47,7 +47,7 @@ struct CurrentSDKDialectTests {
     @Test("RepeatLastMessage sends nothing while a command is pending; that command's answer, when it comes, repeats")
     func repeatLastMessageWhilePendingAndAfter() async throws {
         let script = SimulatorScript(cardPresentationDelay: .seconds(1))
-        let link = try SimulatorHarness(SimulatorConfiguration(script: script, timeScale: 0.3))
+        let link = try SimulatorHarness(SimulatorConfiguration(script: script, timeScale: 1))
         defer { Task { await link.close() } }
         try link.send(.waitCard, try WaitCard(readers: [.icc], timeoutSeconds: 30).encodePayload(), seq: 4)
         // spec §2.9 example frame (SEQ 6); it asks for the pending WaitCard's answer, which is not there yet.
