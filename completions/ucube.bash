@@ -662,13 +662,13 @@ _ucube_rpc() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|raw|cancel-all|rtc-get|rtc-set|get-info|set-info-prod|set-info-field|wait-card|wait-card-removal|card-send-apdu|card-power-off|magstripe-read|get-secured-tag|get-plain-tag|display-message|display-list-box|display-message-ki|display-message-ki-custom|power-off|enter-secure-session|exit-secure-session|get-key-info|export-public-key|import-public-key-cert|import-public-key-perso-cert|install-for-load-key|load-key|install-for-load|load|online-pin|simplified-online-pin|bank-parameters-download|bank-parameters-get|build-candidate-list|transaction-init|transaction-process|transaction-finalisation|nfc-start|nfc-complete)
+    list|raw|cancel-all|rtc-get|rtc-set|repeat-last-message|get-status|get-info|set-info-prod|set-info-field|wait-card|wait-card-removal|card-send-apdu|card-power-off|magstripe-read|get-secured-tag|get-plain-tag|display-message|display-list-box|display-message-ki|display-message-ki-custom|power-off|enter-secure-session|exit-secure-session|get-key-info|export-public-key|import-public-key-cert|import-public-key-perso-cert|install-for-load-key|load-key|install-for-load|load|online-pin|simplified-online-pin|bank-parameters-download|bank-parameters-get|build-candidate-list|transaction-init|transaction-process|transaction-finalisation|nfc-start|nfc-complete)
         # Offer subcommand argument completions
         "_ucube_rpc_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list raw cancel-all rtc-get rtc-set get-info set-info-prod set-info-field wait-card wait-card-removal card-send-apdu card-power-off magstripe-read get-secured-tag get-plain-tag display-message display-list-box display-message-ki display-message-ki-custom power-off enter-secure-session exit-secure-session get-key-info export-public-key import-public-key-cert import-public-key-perso-cert install-for-load-key load-key install-for-load load online-pin simplified-online-pin bank-parameters-download bank-parameters-get build-candidate-list transaction-init transaction-process transaction-finalisation nfc-start nfc-complete' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list raw cancel-all rtc-get rtc-set repeat-last-message get-status get-info set-info-prod set-info-field wait-card wait-card-removal card-send-apdu card-power-off magstripe-read get-secured-tag get-plain-tag display-message display-list-box display-message-ki display-message-ki-custom power-off enter-secure-session exit-secure-session get-key-info export-public-key import-public-key-cert import-public-key-perso-cert install-for-load-key load-key install-for-load load online-pin simplified-online-pin bank-parameters-download bank-parameters-get build-candidate-list transaction-init transaction-process transaction-finalisation nfc-start nfc-complete' -- "${cur}"))
         ;;
     esac
 }
@@ -783,6 +783,54 @@ _ucube_rpc_rtc-set() {
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_repeat-last-message() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    esac
+}
+
+_ucube_rpc_get-status() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
+    __ucube_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
@@ -1877,9 +1925,9 @@ _ucube_decode() {
 
 _ucube_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --list-cards --print-env --version -h --help)
+    non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
     repeating_options=(--device --fleet-fault)
-    non_repeating_options=(--record --rpc-timeout --log-level --listen --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --tms-dialect --fleet --devices-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --tms-dialect --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1897,6 +1945,9 @@ _ucube_simulate() {
         return
         ;;
     '--listen')
+        return
+        ;;
+    '--min-answer-delay')
         return
         ;;
     '--tms')

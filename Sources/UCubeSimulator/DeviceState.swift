@@ -225,6 +225,9 @@ extension DeviceState: Codable {
         }
         serialNumber = try value(.serialNumber, serialNumber)
         partNumber = try value(.partNumber, partNumber)
+        if SimulatorChoices.DefaultDevice.legacyPartNumbers.contains(partNumber) {
+            partNumber = SimulatorChoices.DefaultDevice.partNumber  // the current SDK would swap the old default
+        }
         atmelSerial = try hex(.atmelSerial, atmelSerial)
         firmwareVersion = try value(.firmwareVersion, firmwareVersion)
         nfcFirmwareVersion = try value(.nfcFirmwareVersion, nfcFirmwareVersion)

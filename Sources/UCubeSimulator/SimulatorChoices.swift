@@ -16,10 +16,18 @@ import UCubeProtocol
 ///   A secured answer's crypto header is a seeded byte; its MAC is present only when DATA is non-empty.
 /// - §3.4: `SimulatorServer` serves one TCP connection at a time. A second client is accepted by the kernel and
 ///   waits, unread, until the first disconnects (nothing is refused). The device state survives connections.
-/// - §9: long-running commands (catalogue `isLongRunning`) do not block reading. While one is pending only CancelAll
-///   is served; anything else is answered `busyStatus` at once and the pending command keeps waiting. CancelAll ends
-///   it: the pending command's −32 answer is written first, then CancelAll's 0. When the connection ends, a pending
-///   command is dropped without an answer.
+/// - §9: long-running commands (catalogue `isLongRunning`) do not block reading. While one is pending only CancelAll,
+///   GetStatus and RepeatLastMessage are served (`servedWhilePending`); anything else is answered `busyStatus` at once
+///   and the pending command keeps waiting. CancelAll ends it: CancelAll's 0 is written first, then the pending
+///   command's −32 (§2.8). When the connection ends, a pending command is dropped without an answer.
+/// - §2.9: GetStatus answers 0 and one byte, `busyProcessState` while a command is pending, else 00. RepeatLastMessage
+///   sends again, byte for byte, the last answer of this connection to anything but GetStatus and RepeatLastMessage;
+///   while a command is pending it sends nothing (that command's answer is still to come, with its SEQ and id); with
+///   no answer yet on the connection it is answered 0 under its own id.
+/// - §2.8: every answer leaves no sooner than `SimulatorConfiguration.minimumAnswerDelay` after the last command frame
+///   arrived (0 by default, `vendorAppMinimumAnswerDelay` for `ucube simulate --vendor-app`).
+/// - §2.2: command frames up to 2560 bytes are read; §2.3: any crypto header byte is accepted; a wrapped command with
+///   an empty payload (LEN = 5) is read as empty.
 /// - §5.2 0x5101: READY → SECURED advances the data DUKPT counter to the next valid X9.24 value and answers the SRED
 ///   KSN (a fresh terminal answers FFFF9876543210E00001). PERSO → READY and PRE_PERSO → PERSO answer no data (there is
 ///   no session, so no KSN). Entering or leaving a session forgets the transaction data.
@@ -95,6 +103,24 @@ public enum SimulatorChoices {
 
     /// §3.4: raw RPC frames (no BLE stuffing) over TCP, default port 5000.
     public static let defaultTCPPort = 5000
+
+    /// §3.4: the current SDK's `SOCKET` connection type connects to port 21350 by default (`ucube simulate
+    /// --vendor-app` listens there, on the loopback interface).
+    public static let vendorSDKSocketPort = 21350
+
+    /// §2.8 PROJECT CHOICE: in vendor-app mode an answer leaves no sooner than 50 ms after the command's last byte.
+    public static let vendorAppMinimumAnswerDelay: Duration = .milliseconds(50)
+
+    /// §2.2: command frames up to the current SDK's 2560-byte `MAX_RPC_PACKET_SIZE` are read (the answers the
+    /// simulator writes stay within 2068 bytes, the 2020 SDK's limit).
+    static let maxCommandFrameSize = FrameLimits.currentSDKMaxFrameSize
+
+    /// §2.8, §2.9: what is served while a long-running command is pending; anything else answers `busyStatus`.
+    static let servedWhilePending: Set<CommandID> = [.cancelAll, .getStatus, .repeatLastMessage]
+
+    /// §2.9: GetStatus's process state while a long-running command is pending (card waits, displays and PIN entry
+    /// run in the secure firmware): 01. Idle: 00.
+    static let busyProcessState = GetStatus.Response.secureFirmwareBusy
 
     // MARK: Statuses the sources do not name (simulator range −900…−999)
 
@@ -269,9 +295,13 @@ public enum SimulatorChoices {
     public enum DefaultDevice {
         /// §4: printed 202401001; C3 carries 202401001 × 4 = 809604004 = 00 30 41 93 A4.
         public static let serialNumber: UInt64 = 202_401_001
-        /// §4 / §13: the old SDK's A-DevInfos swaps C2 and C3 unless the part number contains "UCUBE"; a part
-        /// number that contains it is read right by the old SDK and by a correct client alike.
-        public static let partNumber = "UCUBE-TOUCH-EU"
+        /// §4 / §13: the 2020 SDK swaps C2 and C3 unless the part number contains "UCUBE"; the current SDK unless it
+        /// starts with "uCubeT" (vendor SDK's DeviceInfos). "uCubeTouchUCUBE" (15 bytes, the C2 length) satisfies
+        /// both, so every SDK, and ucube, reads serial and part number the right way round.
+        public static let partNumber = "uCubeTouchUCUBE"
+        /// The part number of simulators before the current SDK was known; a saved `device.json` that holds it is
+        /// read with `partNumber` instead (the current SDK would swap it).
+        public static let legacyPartNumbers: Set<String> = ["UCUBE-TOUCH-EU"]
         public static let atmelSerial: [UInt8] = [0x5A, 0x17, 0x00, 0x20, 0x24, 0x01, 0x00, 0x01]
         /// §3.1: 6.0.0.54 is the first firmware with the FC speed mode.
         public static let firmwareVersion = FirmwareVersion([6, 0, 0, 54])

@@ -20,6 +20,10 @@ public struct SimulatorConfiguration: Sendable {
     public var timeScale: Double
     /// The clock timeouts and link delays sleep on (`ContinuousClock` in production; tests may inject their own).
     public var clock: any Clock<Duration>
+    /// No answer is written sooner than this after the last command frame arrived (not scaled by `timeScale`).
+    /// Zero by default; an app built on the current SDK needs about 50 ms, or it loses answers that come before its
+    /// writer thread has queued the command (spec §2.8; `ucube simulate --vendor-app`).
+    public var minimumAnswerDelay: Duration = .zero
     /// The serial number of a new terminal (no saved state); `nil`: `SimulatorChoices.DefaultDevice.serialNumber`.
     /// A simulated fleet gives each of its terminals its own.
     public var serialNumber: UInt64? = nil

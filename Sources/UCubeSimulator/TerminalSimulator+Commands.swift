@@ -270,12 +270,15 @@ extension TerminalSimulator {
 
     // MARK: - Downloads (0x5130, 0x5160, 0x5161)
 
-    /// spec §5.2 0x5130: `LL LL` CA certificate `LL LL` KEK certificate (demonstration bytes, SimulatorChoices).
+    /// spec §5.2 0x5130: `LL LL` CA certificate `LL LL` KEK certificate (demonstration bytes, SimulatorChoices), then
+    /// the initial KSNs of the data and PIN DUKPT keys, as current firmware answers (the 2020 SDK ignores them).
     func installForLoadKey() -> Reply {
         let response = Self.crypto {
             try InstallForLoadKey.Response(
                 caCertificate: SimulatorChoices.demoCAProdCertificate,
-                kekCertificate: SimulatorChoices.demoKEKCertificate(serial: device.serialNumber)
+                kekCertificate: SimulatorChoices.demoKEKCertificate(serial: device.serialNumber),
+                initialDataKSN: CryptoChoices.initialKSNBytes,
+                initialPINKSN: CryptoChoices.initialKSNBytes
             )
         }
         return .ok(response.encodeData())

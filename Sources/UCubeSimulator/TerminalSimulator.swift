@@ -38,6 +38,10 @@ public actor TerminalSimulator {
     private var connection: Connection?
     private var connectionWaiters: [CheckedContinuation<Void, Never>] = []
     private var pending: PendingCommand?
+    /// The last answer written on this connection to anything but a recovery command (RepeatLastMessage, spec §2.9).
+    private var lastAnswer: [UInt8]?
+    /// `elapsed()` when the last command frame of this connection was read (`minimumAnswerDelay` counts from it).
+    private var lastArrival: Duration = .zero
     private var nextPendingID: UInt64 = 0
     private var sessionKeyCache: SessionKeys?
     /// Told each time an injected fault fires (`ucube simulate` prints it, so a test or a person sees when).
@@ -126,19 +130,25 @@ public actor TerminalSimulator {
                 await waitForReboot()
             }
         }
-        let (outbox, outboxContinuation) = AsyncStream.makeStream(of: [UInt8].self)
+        let (outbox, outboxContinuation) = AsyncStream.makeStream(of: Outgoing.self)
         connection = Connection(outbox: outboxContinuation)
 
         let link = configuration.linkModel
         let clock = configuration.clock
+        let elapsed = elapsed
         let writer = Task {
-            for await frame in outbox {
-                if let link { try? await Self.sleep(on: clock, for: link.transferTime(forFrame: frame)) }
-                await output(frame)
+            for await outgoing in outbox {
+                // SimulatorConfiguration.minimumAnswerDelay: the current SDK drops an answer that comes before its
+                // writer thread has queued the command (spec §2.8).
+                let early = outgoing.notBefore - elapsed()
+                if early > .zero { try? await Self.sleep(on: clock, for: early) }
+                if let link { try? await Self.sleep(on: clock, for: link.transferTime(forFrame: outgoing.frame)) }
+                await output(outgoing.frame)
             }
         }
 
-        var decoder = FrameDecoder()
+        // spec §2.2: the current SDK may send frames up to 2560 bytes.
+        var decoder = FrameDecoder(maxFrameSize: SimulatorChoices.maxCommandFrameSize)
         var end = ConnectionEnd.inputFinished
         var silent = false
         reading: for await chunk in input {
@@ -154,6 +164,7 @@ public actor TerminalSimulator {
                 if let link, let bytes = try? frame.encoded() {
                     try? await Self.sleep(on: clock, for: link.transferTime(forFrame: bytes))
                 }
+                lastArrival = elapsed()
                 if disconnectFires(frame.command) {
                     end = .disconnected(frame.command)
                     break reading
@@ -174,8 +185,10 @@ public actor TerminalSimulator {
             }
         }
 
-        // The link is gone: a partial download is discarded (the next one starts with InstallForLoad).
+        // The link is gone: a partial download is discarded (the next one starts with InstallForLoad), and there is
+        // no last answer to repeat on the next connection.
         runtime.download = nil
+        lastAnswer = nil
         if case .rebooted = end { startReboot() }
         dropPending()
         outboxContinuation.finish()
@@ -263,8 +276,14 @@ public actor TerminalSimulator {
         return true
     }
 
+    /// Queues an answer, no sooner than `minimumAnswerDelay` after the last command frame arrived; it becomes the
+    /// answer RepeatLastMessage sends again, unless it answers a recovery command itself (spec §2.9).
     private func send(_ bytes: [UInt8]) {
-        connection?.outbox.yield(bytes)
+        if bytes.count > 5 {
+            let command = CommandID(UInt16(bytes[4]) << 8 | UInt16(bytes[5]))
+            if !SimulatorChoices.servedWhilePending.contains(command) { lastAnswer = bytes }
+        }
+        connection?.outbox.yield(Outgoing(frame: bytes, notBefore: lastArrival + configuration.minimumAnswerDelay))
     }
 
     // MARK: - One command
@@ -288,9 +307,21 @@ public actor TerminalSimulator {
             ciphered: securedAnswer && descriptor.outputMode == .signedCiphered
         )
 
-        if pending != nil && raw.command != .cancelAll {
+        if pending != nil && !SimulatorChoices.servedWhilePending.contains(raw.command) {
             send(encode(Reply(SimulatorChoices.busyStatus), answer))
             return
+        }
+        switch raw.command {
+        case .getStatus where raw.body.isEmpty:
+            // spec §2.9: status 0 and the process-state byte; a pending long command is the secure firmware's.
+            let state = pending == nil ? GetStatus.Response.idle : SimulatorChoices.busyProcessState
+            send(encode(.ok(GetStatus.Response(processState: state).encodeData()), answer))
+            return
+        case .repeatLastMessage where raw.body.isEmpty:
+            repeatLastAnswer(answer)
+            return
+        default:
+            break
         }
         guard descriptor.allowedStates.contains(state) else {
             send(encode(Reply(.badTerminalState), answer))
@@ -345,6 +376,20 @@ public actor TerminalSimulator {
     private func macVerifies(_ frame: CommandFrame) -> Bool {
         guard let mac = frame.envelope?.mac else { return false }
         return Self.crypto { try RetailMAC.verify(mac: mac, key: sessionKeys.macRequest, data: frame.macInput) }
+    }
+
+    // MARK: - Recovery (spec §2.9)
+
+    /// RepeatLastMessage: while a command is pending its answer is still to come, with its own SEQ and CMD ID, so
+    /// nothing is sent now; otherwise the last answer of this connection is sent again byte for byte. With no answer
+    /// yet, RepeatLastMessage is answered 0 under its own id (SimulatorChoices).
+    private func repeatLastAnswer(_ answer: AnswerFormat) {
+        guard pending == nil else { return }
+        guard let lastAnswer else {
+            send(encode(.ok(), answer))
+            return
+        }
+        connection?.outbox.yield(Outgoing(frame: lastAnswer, notBefore: lastArrival + configuration.minimumAnswerDelay))
     }
 
     // MARK: - Long-running commands
@@ -505,7 +550,13 @@ public actor TerminalSimulator {
 
 /// The connection being served: where its answers go, in order.
 private struct Connection {
-    let outbox: AsyncStream<[UInt8]>.Continuation
+    let outbox: AsyncStream<Outgoing>.Continuation
+}
+
+/// An answer on its way out: written no sooner than `notBefore` (on the `elapsed()` scale).
+private struct Outgoing: Sendable {
+    let frame: [UInt8]
+    let notBefore: Duration
 }
 
 /// A long-running command waiting for its event or timeout (spec §9); `reply` is sent when the wait ends.

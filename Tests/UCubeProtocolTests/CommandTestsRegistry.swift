@@ -51,7 +51,8 @@ private typealias Tag = UCubeProtocol.Tag
 
     /// One representative request per command, for checks that run over the whole table.
     static let samples: [any RPCCommand] = [
-        CancelAll(), RTCGet(), RTCSet(day: 1, month: 1, year: 2025, hour: 0, minute: 0, second: 0), GetInfo(),
+        CancelAll(), RTCGet(), RTCSet(day: 1, month: 1, year: 2025, hour: 0, minute: 0, second: 0),
+        RepeatLastMessage(), GetStatus(), GetInfo(),
         SetInfoProd(payload: [0x01]), SetInfoField.speedMode(.quick), WaitCard(readers: [.icc], timeoutSeconds: 30),
         WaitCardRemoval(), CardSendAPDU(payload: T.bytes("00 B2 01 0C")), CardPowerOff(), MagstripeRead(),
         GetSecuredTag(tags: [Tag(0x5A)]), GetPlainTag(tags: [Tag(0x9F27)]), DisplayMessage(text: "Hi"),

@@ -23,7 +23,7 @@ struct TerminalSimulatorTests {
         let info = try DeviceInfo(status: full.status, data: full.data)
         #expect(info.serialNumber == "202401001")
         #expect(info.tlvs[Tag(0xC3)] == [0x00, 0x30, 0x41, 0x93, 0xA4])
-        #expect(info.partNumber == "UCUBE-TOUCH-EU")
+        #expect(info.partNumber == "uCubeTouchUCUBE")
         #expect(info.tlvs[Tag(0xC2)]?.count == 15)
         #expect(info.state == .ready)
         #expect(info.firmwareVersion?.description == "6.0.0.54")

@@ -9,7 +9,7 @@ import UCubeProtocol
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run("--device sim info")
         #expect(run.status == 0, "\(run.stderr)")
-        for label in ["serial number: 202401001", "part number: UCUBE-TOUCH-EU", "firmware (SVPP): 6.0.0.54", "state: READY", "battery: "] {
+        for label in ["serial number: 202401001", "part number: uCubeTouchUCUBE", "firmware (SVPP): 6.0.0.54", "state: READY", "battery: "] {
             #expect(run.stdout.contains(label), "missing \(label) in \(run.stdout)")
         }
         let json = try await sandbox.run("--device sim rpc get-info --json")
@@ -17,7 +17,7 @@ import UCubeProtocol
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let response = object?["response"] as? [String: Any]
         #expect(response?["serialNumber"] as? String == "202401001")
-        #expect(response?["partNumber"] as? String == "UCUBE-TOUCH-EU")
+        #expect(response?["partNumber"] as? String == "uCubeTouchUCUBE")
         #expect(response?["state"] as? String == "READY")
         #expect(response?["firmwareVersion"] as? String == "6.0.0.54")
         #expect(response?["batteryPercent"] as? Int != nil)

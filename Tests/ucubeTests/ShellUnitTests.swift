@@ -54,14 +54,14 @@ import UCubeSimulator
 
     @Test func rpcCommandsFollowTheTerminalState() {
         #expect(ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: secured)
-            == ["get-info", "get-secured-tag", "get-plain-tag", "get-key-info"].sorted { a, b in
+            == ["get-status", "get-info", "get-secured-tag", "get-plain-tag", "get-key-info"].sorted { a, b in
                 CommandCatalogue.all.firstIndex { $0.cliName == a }! < CommandCatalogue.all.firstIndex { $0.cliName == b }!
             })
         let inReady = ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: ready)
-        #expect(Set(inReady) == ["get-info", "get-key-info"])
+        #expect(Set(inReady) == ["get-status", "get-info", "get-key-info"])
         // Before any link is open, every command is offered.
         #expect(Set(ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: CompletionState()))
-            == ["get-info", "get-key-info", "get-plain-tag", "get-secured-tag"])
+            == ["get-status", "get-info", "get-key-info", "get-plain-tag", "get-secured-tag"])
     }
 
     @Test func optionsComeFromTheCommandType() {

@@ -9,6 +9,8 @@ enum RPCSubcommands {
         NoArguments<CancelAll>.self,
         NoArguments<RTCGet>.self,
         RTCSetSubcommand.self,
+        NoArguments<RepeatLastMessage>.self,
+        NoArguments<GetStatus>.self,
         GetInfoSubcommand.self,
         OpaquePayload<SetInfoProd>.self,
         SetInfoFieldSubcommand.self,

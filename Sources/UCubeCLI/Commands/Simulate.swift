@@ -26,6 +26,8 @@ extension UCube {
                 endpoints require, and serves the config and signed binaries of --catalogue DIR (default: a \
                 catalogue it writes on first start: SVPP firmware 6.0.1.0, ICC and NFC EMV configurations). Logs \
                 the terminal sends land in received-logs/. Without --listen only the TMS is served.
+
+                --vendor-app serves an app built on the vendor's Android or iOS SDK, through its SOCKET connection                 type (docs/vendor-apps.md): it listens on 127.0.0.1:21350, the SDK's default port (an Android                 emulator reaches it as 10.0.2.2:21350), and answers no sooner than --min-answer-delay (default 50 ms                 in this mode) after a command, since the SDK loses an answer that comes before it has queued the                 command. The connection stays open until the app closes it; only a simulated reboot (or a drop@N                 fault) closes it. A --listen address other than a loopback one is reachable by anyone on that                 network: ucube warns about it.
                 """)
 
         enum LinkModelName: String, ExpressibleByArgument, CaseIterable {
@@ -34,8 +36,14 @@ extension UCube {
 
         @OptionGroup var globals: GlobalOptions
 
-        @Option(help: ArgumentHelp("Address to serve the terminal on (default 127.0.0.1:5000; none with --tms alone).", valueName: "host:port"))
+        @Option(help: ArgumentHelp("Address to serve the terminal on (default 127.0.0.1:5000, or 127.0.0.1:21350 with --vendor-app; none with --tms alone).", valueName: "host:port"))
         var listen: String?
+
+        @Flag(help: "Serve an app built on the vendor SDK (its SOCKET connection): 127.0.0.1:21350 and a 50 ms minimum answer delay unless --listen or --min-answer-delay say otherwise.")
+        var vendorApp = false
+
+        @Option(help: ArgumentHelp("Answer no sooner than this many milliseconds after a command arrives, 0…10000 (default 0, or 50 with --vendor-app).", valueName: "ms"))
+        var minAnswerDelay: Int?
 
         @Option(help: ArgumentHelp("Also serve a TMS simulator over HTTPS on this address.", valueName: "host:port"))
         var tms: String?
@@ -136,8 +144,30 @@ extension UCube {
         @Flag(help: "With --tms: print the `export UCUBE_TMS_URL=… UCUBE_TMS_CA=…` line for a shell to eval, and exit.")
         var printEnv = false
 
-        /// The terminal's address: --listen, else the default unless only the TMS is asked for.
-        var terminalListen: String? { listen ?? (tms == nil ? "127.0.0.1:5000" : nil) }
+        /// The terminal's address: --listen, else the default (the vendor SDK's with --vendor-app) unless only the
+        /// TMS is asked for.
+        var terminalListen: String? {
+            if let listen { return listen }
+            if vendorApp { return "127.0.0.1:\(SimulatorChoices.vendorSDKSocketPort)" }
+            return tms == nil ? "127.0.0.1:\(SimulatorChoices.defaultTCPPort)" : nil
+        }
+
+        /// --min-answer-delay, else the vendor-app default, else none.
+        var answerDelay: Duration {
+            if let minAnswerDelay { return .milliseconds(minAnswerDelay) }
+            return vendorApp ? SimulatorChoices.vendorAppMinimumAnswerDelay : .zero
+        }
+
+        /// The largest --min-answer-delay: longer would make the SDK's own timeouts (6 s and more) the bound.
+        static let maximumAnswerDelayMilliseconds = 10_000
+
+        /// True for a host only this machine reaches: `localhost`, 127.0.0.0/8 and ::1.
+        static func isLoopback(_ host: String) -> Bool {
+            let lower = host.lowercased()
+            if lower == "localhost" || lower == "::1" || lower == "0:0:0:0:0:0:0:1" { return true }
+            let parts = lower.split(separator: ".", omittingEmptySubsequences: false)
+            return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        }
 
         static func parse(_ address: String, option: String) throws -> (String, Int) {
             guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
@@ -153,6 +183,13 @@ extension UCube {
 
         func validate() throws {
             if let listen { _ = try Self.parse(listen, option: "--listen") }
+            if let minAnswerDelay, !(0...Self.maximumAnswerDelayMilliseconds).contains(minAnswerDelay) {
+                throw ValidationError("--min-answer-delay must be 0 to \(Self.maximumAnswerDelayMilliseconds) ms")
+            }
+            if vendorApp && codec == .ble {
+                throw ValidationError("--vendor-app serves the SDK's SOCKET connection, which carries raw frames: drop --codec ble")
+            }
+            if vendorApp && fleet != nil { throw ValidationError("--vendor-app serves one terminal: drop --fleet") }
             if let tms { _ = try Self.parse(tms, option: "--tms") }
             if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
@@ -227,6 +264,10 @@ extension UCube {
                 return
             }
             let (host, port) = try Self.parse(listen, option: "--listen")
+            if !Self.isLoopback(host) {
+                StandardError.write(
+                    "ucube: warning: the simulator listens on \(host), not a loopback address: anyone who can reach this machine on that network can drive it")
+            }
             let model: LinkModel? = switch linkModel {
             case .none: nil
             case .ble: .ble
@@ -241,8 +282,10 @@ extension UCube {
                 linkModel: model, scenario: try presentedCard(), stateDirectory: stateDir,
                 faults: fault, keys: keys, choices: choices)
             if let seed { configuration.seed = seed }
+            configuration.minimumAnswerDelay = answerDelay
             let simulator = try TerminalSimulator(configuration: configuration)
             await simulator.observeFaults { StandardError.write("simulator \($0)") }
+            let vendorApp = vendorApp
             do {
                 try await SimulatorServer.listen(
                     host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
@@ -250,10 +293,21 @@ extension UCube {
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let line = "listening on tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n"
                     RawOutput.stdout(line)
+                    if vendorApp {
+                        StandardError.write(Self.vendorAppHint(host: host, port: bound))
+                    }
                 }
             } catch let error as SimulatorError {
                 throw CLIFailure(simulator: error)
             }
+        }
+
+        /// What an app's SOCKET connection should be given (docs/vendor-apps.md).
+        static func vendorAppHint(host: String, port: Int) -> String {
+            let shown = host.contains(":") ? "[\(host)]" : host
+            var hint = "vendor app: give the SDK's SOCKET connection the address \(shown):\(port)"
+            if isLoopback(host) { hint += " (from an Android emulator: 10.0.2.2:\(port))" }
+            return hint
         }
 
         /// The card the terminal presents: --card, or --suite-card of --suite (a card image, or a case's card and
@@ -294,6 +348,7 @@ extension UCube {
                     linkModel: model, scenario: try presentedCard(),
                     stateDirectory: base + "/\(index)", faults: faults[index] ?? fault, keys: keys, choices: choices)
                 if let seed { configuration.seed = seed &+ UInt64(index - 1) }
+                configuration.minimumAnswerDelay = answerDelay
                 configuration.serialNumber = SimulatorChoices.DefaultDevice.serialNumber + UInt64(index - 1)
                 let simulator = try TerminalSimulator(configuration: configuration)
                 let serial = configuration.serialNumber!

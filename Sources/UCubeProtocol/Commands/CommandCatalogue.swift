@@ -1,4 +1,5 @@
-/// The one table of commands (spec §5.1 ids and names, §2.3 security modes, §9 long-running commands).
+/// The one table of commands (spec §5.1 ids and names, §2.3 security modes, §9 long-running commands, §2.9 the
+/// current SDK's recovery commands).
 ///
 /// The CLI's `rpc` words, the shell's completion, the simulator's dispatch, the man page and the decoders all read
 /// this table. The allowed-state column is a PROJECT CHOICE (spec §2.7: "Commands valid only in another terminal
@@ -25,6 +26,10 @@ public enum CommandCatalogue {
               "cancel all asynchronous processing; a pending command ends with -32"),
         entry(.rtcGet, "RTCGet", "rtc-get", .none, .none, operational, "read the terminal's real-time clock"),
         entry(.rtcSet, "RTCSet", "rtc-set", .none, .none, operational, "set the terminal's real-time clock"),
+        entry(.repeatLastMessage, "RepeatLastMessage", "repeat-last-message", .none, .none, any,
+              "ask the terminal to send its last answer again (with that answer's SEQ and command id)"),
+        entry(.getStatus, "GetStatus", "get-status", .none, .none, any,
+              "ask whether the terminal is busy with a process (served while a long command waits)"),
         entry(.getInfo, "GetInfo", "get-info", .signedNotChecked, .signedCiphered, any,
               "read terminal information tags (versions, serial, state, battery, ...)"),
         entry(.setInfoProd, "SetInfoProd", "set-info-prod", .none, .none, perso, "factory-only production info"),

@@ -16,6 +16,8 @@ public struct CommandID: RawRepresentable, Hashable, Sendable, Comparable, Custo
     public static let cancelAll = CommandID(0x0202)
     public static let rtcGet = CommandID(0x0301)
     public static let rtcSet = CommandID(0x0302)
+    public static let repeatLastMessage = CommandID(0x0330)
+    public static let getStatus = CommandID(0x0331)
     public static let getInfo = CommandID(0x5001)
     public static let setInfoProd = CommandID(0x5002)
     public static let setInfoField = CommandID(0x5003)

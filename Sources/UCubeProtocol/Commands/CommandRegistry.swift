@@ -7,6 +7,8 @@ public enum CommandRegistry {
         CancelAll.self,
         RTCGet.self,
         RTCSet.self,
+        RepeatLastMessage.self,
+        GetStatus.self,
         GetInfo.self,
         SetInfoProd.self,
         SetInfoField.self,

@@ -3,29 +3,64 @@ public struct InstallForLoadKey: EmptyPayloadCommand {
     public static let id = CommandID.installForLoadKey
     public init() {}
 
-    /// `LL LL ‖ CA-prod certificate ‖ LL LL ‖ K_KEK certificate` (2-byte BE lengths, old parser). `raw` is the whole
-    /// data — the "dongle certificate" sent to the TMS — including any trailing bytes newer firmware adds (the newer
-    /// SDK's initial KSNs, layout not in sources). The SDK's bug of copying the KEK into the CA buffer is not copied.
+    /// `LL LL ‖ CA-prod certificate ‖ LL LL ‖ K_KEK certificate ‖ [iKSN data (10) ‖ [iKSN PIN (10)]]` (2-byte BE
+    /// lengths; the KSNs are read by the current SDK when at least 10 bytes remain for each, spec §5.2 0x5130).
+    /// `raw` is the whole data — the "dongle certificate" sent to the TMS. The 2020 SDK's bug of copying the KEK
+    /// into the CA buffer is not copied.
     public struct Response: RPCResponse, Hashable {
+        /// The length of each initial KSN (spec §5.2 0x5130, L:InstallForLoadKeyCommand.parseResponse).
+        public static let initialKSNLength = 10
+
         public let caCertificate: [UInt8]
         public let kekCertificate: [UInt8]
+        /// The initial KSN of the data (SRED) DUKPT key, when the answer carries one (current firmware).
+        public let initialDataKSN: [UInt8]?
+        /// The initial KSN of the PIN DUKPT key, when the answer carries one after the data KSN.
+        public let initialPINKSN: [UInt8]?
         public let raw: [UInt8]
 
-        /// Builds the data from the two certificates and optional trailing bytes.
-        public init(caCertificate: [UInt8], kekCertificate: [UInt8], trailing: [UInt8] = []) throws(CommandError) {
+        /// Builds the data from the two certificates and, for the current dialect, the initial KSNs (a PIN KSN only
+        /// after a data KSN, each 10 bytes).
+        public init(
+            caCertificate: [UInt8],
+            kekCertificate: [UInt8],
+            initialDataKSN: [UInt8]? = nil,
+            initialPINKSN: [UInt8]? = nil
+        ) throws(CommandError) {
             for (name, cert) in [("CA certificate", caCertificate), ("KEK certificate", kekCertificate)]
             where cert.count > 0xFFFF {
                 throw CommandError(.invalidArgument, "\(name) of \(cert.count) bytes does not fit a 2-byte length")
             }
+            for ksn in [initialDataKSN, initialPINKSN].compactMap(\.self) where ksn.count != Self.initialKSNLength {
+                throw CommandError(.invalidArgument, "an initial KSN is \(Self.initialKSNLength) bytes, got \(ksn.count)")
+            }
+            if initialPINKSN != nil && initialDataKSN == nil {
+                throw CommandError(.invalidArgument, "the PIN KSN follows the data KSN: give both")
+            }
             self.caCertificate = caCertificate
             self.kekCertificate = kekCertificate
-            self.raw = Self.prefixed(caCertificate) + Self.prefixed(kekCertificate) + trailing
+            self.initialDataKSN = initialDataKSN
+            self.initialPINKSN = initialPINKSN
+            self.raw =
+                Self.prefixed(caCertificate) + Self.prefixed(kekCertificate) + (initialDataKSN ?? [])
+                + (initialPINKSN ?? [])
+        }
+
+        /// Builds the data from the two certificates and `trailing` bytes as they are (read back as KSNs when they
+        /// are long enough).
+        public init(caCertificate: [UInt8], kekCertificate: [UInt8], trailing: [UInt8]) throws(CommandError) {
+            let chain = try Self(caCertificate: caCertificate, kekCertificate: kekCertificate)
+            try self.init(status: .success, data: chain.raw + trailing)
         }
 
         public init(status: Status, data: [UInt8]) throws(CommandError) {
             var reader = ByteReader(data, what: "InstallForLoadKey response")
             caCertificate = try reader.take(Int(try reader.u16("CA certificate length")), "CA certificate")
             kekCertificate = try reader.take(Int(try reader.u16("KEK certificate length")), "KEK certificate")
+            initialDataKSN =
+                reader.remaining >= Self.initialKSNLength ? try reader.take(Self.initialKSNLength, "iKSN data") : nil
+            initialPINKSN =
+                reader.remaining >= Self.initialKSNLength ? try reader.take(Self.initialKSNLength, "iKSN PIN") : nil
             raw = data
         }
 
@@ -39,16 +74,19 @@ public struct InstallForLoadKey: EmptyPayloadCommand {
             [
                 "CA certificate: \(caCertificate.count) bytes",
                 "KEK certificate: \(kekCertificate.count) bytes",
-                "dongle certificate: \(Hex.encode(raw))",
-            ]
+            ] + (initialDataKSN.map { ["initial data KSN: \(Hex.encode($0))"] } ?? [])
+                + (initialPINKSN.map { ["initial PIN KSN: \(Hex.encode($0))"] } ?? [])
+                + ["dongle certificate: \(Hex.encode(raw))"]
         }
 
-        private enum CodingKeys: String, CodingKey { case caCertificate, kekCertificate, raw }
+        private enum CodingKeys: String, CodingKey { case caCertificate, kekCertificate, initialDataKSN, initialPINKSN, raw }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeHex(caCertificate, forKey: .caCertificate)
             try container.encodeHex(kekCertificate, forKey: .kekCertificate)
+            if let initialDataKSN { try container.encodeHex(initialDataKSN, forKey: .initialDataKSN) }
+            if let initialPINKSN { try container.encodeHex(initialPINKSN, forKey: .initialPINKSN) }
             try container.encodeHex(raw, forKey: .raw)
         }
     }

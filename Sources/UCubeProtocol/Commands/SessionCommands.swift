@@ -72,9 +72,55 @@ public struct ExitSecureSession: EmptyPayloadCommand {
 }
 
 /// 0x5101 EnterSecuredSession: READY → SECURED (PERSO → READY, PRE-PERSO → PERSO); answers the SRED KSN (spec §5.2).
+///
+/// Empty (2020, and the current SDK by default), or the current SDK's "SDSE mode" `01 01 mm 02 01 oo`: tag 01 the
+/// data-encryption mechanism, tag 02 its option (`FF` from a payment, which never sets it).
 public struct EnterSecureSession: EmptyPayloadCommand {
     public static let id = CommandID.enterSecureSession
-    public init() {}
+
+    /// The current SDK's data-encryption choice (`UCubePaymentRequest.setDataEncryptionMechanism`, spec §5.2 0x5101).
+    public struct DataEncryption: Sendable, Hashable, Encodable {
+        /// 0 SRED, 1 RFU, 2 VOLTAGE (the sample's default).
+        public var mechanism: UInt8
+        /// `FF` when the app set none (a payment never does).
+        public var option: UInt8
+
+        public init(mechanism: UInt8, option: UInt8 = 0xFF) {
+            self.mechanism = mechanism
+            self.option = option
+        }
+    }
+
+    /// `nil`: the empty request.
+    public var dataEncryption: DataEncryption?
+
+    public init() { dataEncryption = nil }
+
+    public init(dataEncryption: DataEncryption?) { self.dataEncryption = dataEncryption }
+
+    public func encodePayload() throws(CommandError) -> [UInt8] {
+        guard let dataEncryption else { return [] }
+        return [0x01, 0x01, dataEncryption.mechanism, 0x02, 0x01, dataEncryption.option]
+    }
+
+    public init(payload: [UInt8]) throws(CommandError) {
+        switch payload.count {
+        case 0:
+            dataEncryption = nil
+        case 6 where payload[0] == 0x01 && payload[1] == 0x01 && payload[3] == 0x02 && payload[4] == 0x01:
+            dataEncryption = DataEncryption(mechanism: payload[2], option: payload[5])
+        default:
+            throw CommandError(
+                .malformed, "EnterSecureSession takes no payload or 01 01 mm 02 01 oo, got \(Hex.encode(payload))")
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case dataEncryption }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if let dataEncryption { try container.encode(dataEncryption, forKey: .dataEncryption) }
+    }
 
     /// The 10-byte SRED KSN of the new session (iOS `ksnLength` = 10, MP `sredKsn[10]`).
     public struct Response: RPCResponse, Hashable {

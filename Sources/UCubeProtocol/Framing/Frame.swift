@@ -12,6 +12,8 @@ public enum FrameLimits {
     public static let maxFrameSize = 2068
     /// The largest LEN that fits the limit.
     public static let maxBodySize = maxFrameSize - overhead
+    /// The current SDK's `MAX_RPC_PACKET_SIZE` (spec §2.2, L:rpc.Constants): what a terminal serving it must read.
+    public static let currentSDKMaxFrameSize = 2560
     /// `RPC_SRED_MAC_SIZE` (spec §2.3).
     public static let macSize = 4
     /// `RPC_SECURED_HEADER_CRYPTO_RND_LEN` (spec §2.3).
@@ -186,7 +188,7 @@ public struct ResponseFrame: Hashable, Sendable {
 /// Why bytes were not a frame. `code` is stable; `reason` is for people.
 public struct FrameError: CodedError {
     public enum Code: String, Sendable, Hashable {
-        /// The announced LEN + 9 exceeds 2068 bytes (spec §2.2).
+        /// The announced LEN + 9 exceeds the decoder's limit (2068 bytes, or 2560 for the current SDK; spec §2.2).
         case oversize
         /// The byte at LEN + 8 is not ETX.
         case missingETX

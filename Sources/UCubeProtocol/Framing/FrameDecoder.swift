@@ -12,8 +12,14 @@ public struct FrameDecoder: Sendable {
     private var start = 0
     /// Garbage bytes dropped while looking for STX, and bytes of rejected frames.
     public private(set) var discardedBytes = 0
+    /// The largest frame accepted (spec §2.2): `FrameLimits.maxFrameSize` (2068, the 2020 SDK's and ucube's), or
+    /// `FrameLimits.currentSDKMaxFrameSize` (2560) for a peer that must read what the current SDK may send.
+    public let maxFrameSize: Int
 
-    public init() {}
+    public init(maxFrameSize: Int = FrameLimits.maxFrameSize) {
+        precondition(maxFrameSize >= FrameLimits.overhead, "a frame limit below the 9 framing bytes")
+        self.maxFrameSize = maxFrameSize
+    }
 
     /// Bytes received but not yet returned as frames.
     public var bufferedCount: Int { buffer.count - start }
@@ -40,9 +46,9 @@ public struct FrameDecoder: Sendable {
         guard available >= 3 else { return nil }
         let len = Int(buffer[start + 1]) << 8 | Int(buffer[start + 2])
         let size = len + FrameLimits.overhead
-        guard size <= FrameLimits.maxFrameSize else {
+        guard size <= maxFrameSize else {
             dropOne()
-            throw FrameError(.oversize, "announced frame of \(size) bytes (LEN \(len)) exceeds the \(FrameLimits.maxFrameSize)-byte limit")
+            throw FrameError(.oversize, "announced frame of \(size) bytes (LEN \(len)) exceeds the \(maxFrameSize)-byte limit")
         }
         guard available >= size else { return nil }
         let end = start + size
