@@ -138,11 +138,19 @@ import FoundationXML
             #expect(log.contains("device=\(device)"), "\(log.suffix(2000))")
         }
 
-        // Without the limit, and with --restart: every terminal is tried; the text summary names each.
-        let all = try await sandbox.run(["--rpc-timeout", "1", "info", "--devices", fleet.file, "--restart"], timeout: .seconds(60))
-        #expect(all.status == 18)
-        for device in fleet.devices[2...] { #expect(all.stdout.contains("\(device)  ok"), "\(all.stdout)") }
-        #expect(all.stdout.contains("4 ok, 2 failed, 0 not started of 6 terminals"), "\(all.stdout)")
+        // Without the limit: every terminal is tried; the text summary names each. `info` is read-only, so it keeps
+        // no run file and asks every terminal each time (an earlier answer would be stale): the same command twice
+        // starts all six both times.
+        for _ in 0..<2 {
+            let all = try await sandbox.run(["--rpc-timeout", "1", "info", "--devices", fleet.file], timeout: .seconds(60))
+            #expect(all.status == 18)
+            for device in fleet.devices[2...] { #expect(all.stdout.contains("\(device)  ok"), "\(all.stdout)") }
+            #expect(all.stdout.contains("4 ok, 2 failed, 0 not started of 6 terminals"), "\(all.stdout)")
+        }
+        let runs = sandbox.directory.appendingPathComponent("state/ucube/runs").path
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? []).allSatisfy { !$0.hasPrefix("info") })
+        let refused = try await sandbox.run(["info", "--devices", fleet.file, "--restart"])
+        #expect(refused.status == 64, "\(refused.stderr)")
     }
 
     /// A fleet update killed halfway (SIGKILL: no chance to tidy up): run again, it finishes only the terminals

@@ -14,7 +14,7 @@ extension UCube {
         @OptionGroup var fleet: FleetOptions
 
         func run() async throws {
-            if let run = try FleetRun(command: "info", globals: globals, options: fleet) {
+            if let run = try FleetRun(command: "info", globals: globals, options: fleet, resumes: false) {
                 try await run.run { device in
                     var one = self
                     one.globals = globals.single(device, json: true)

@@ -17,12 +17,22 @@ struct FleetRun: Sendable {
     let junit: String?
     let runFile: FleetRunFile
     let restart: Bool
+    /// The command changes terminals (an update, a registration, a script), so a run resumes from its run file. A
+    /// read-only one (`info`) asks every terminal every time: an earlier run's answers would be stale.
+    let resumes: Bool
 
     /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option.
-    init?(command: String, globals: GlobalOptions, options: FleetOptions, arguments: [String] = Array(CommandLine.arguments.dropFirst()))
-        throws(CLIFailure)
-    {
+    init?(
+        command: String, globals: GlobalOptions, options: FleetOptions, resumes: Bool = true,
+        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) throws(CLIFailure) {
         guard globals.devices.count > 1 || options.asked else { return nil }
+        if !resumes && (options.runFile != nil || options.restart) {
+            throw CLIFailure(
+                ExitCodes.usage,
+                "\(command) asks every terminal every time: --run-file and --restart are for commands that change terminals")
+        }
+        self.resumes = resumes
         if ShellSession.current != nil {
             throw CLIFailure(ExitCodes.usage, "a fleet run (several terminals, --devices, --junit…) is for the command line, not inside `ucube shell`")
         }
@@ -49,7 +59,7 @@ struct FleetRun: Sendable {
     func run(_ work: @escaping @Sendable (String) async throws -> Void) async throws {
         let started = Date()
         let clock = ContinuousClock.now
-        let earlier = restart ? [:] : try runFile.load()
+        let earlier = restart || !resumes ? [:] : try runFile.load()
         let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
         let todo = devices.filter { earlier[$0]?.result != .ok }
         let reporter = FleetReporter(command: command, json: json, total: devices.count)
@@ -77,18 +87,22 @@ struct FleetRun: Sendable {
         let failed = verdicts.filter { $0.result == .failed }.count
         let notStarted = verdicts.filter { $0.result == .notStarted }.count
         if failed == 0 && notStarted == 0 {
-            runFile.remove()
+            if resumes { runFile.remove() }
             return
         }
+        let again = resumes
+            ? "run the same command again to retry only the terminals not yet done (run file \(runFile.path); --restart runs them all)"
+            : "run the same command again: it asks every terminal"
+
         if stopping.isSet {
             throw CLIFailure(
                 ExitCodes.cancelled, "fleet run interrupted: \(failed) terminal\(failed == 1 ? "" : "s") failed, \(notStarted) not started",
-                hint: "run the same command again to finish the terminals not yet done (run file \(runFile.path))")
+                hint: resumes ? "run the same command again to finish the terminals not yet done (run file \(runFile.path))" : again)
         }
         throw CLIFailure(
             ExitCodes.fleetFailed,
             "\(failed) of \(verdicts.count) terminal\(verdicts.count == 1 ? "" : "s") failed\(notStarted > 0 ? ", \(notStarted) not started (--max-failures)" : "")",
-            hint: "run the same command again to retry only the terminals not yet done (run file \(runFile.path); --restart runs them all)")
+            hint: again)
     }
 
     /// Starts terminals up to `parallel` at a time until all have run, `--max-failures` is reached or the run is
@@ -113,10 +127,12 @@ struct FleetRun: Sendable {
                 verdicts.append(verdict)
                 // Durable first, then announced: whoever sees a terminal's `end` (a script, a test, an operator who
                 // then kills the run) can count on a re-run knowing it too.
-                do {
-                    try runFile.append(verdict)
-                } catch {
-                    reporter.warn((error as? CLIFailure)?.message ?? "\(error)")
+                if resumes {
+                    do {
+                        try runFile.append(verdict)
+                    } catch {
+                        reporter.warn((error as? CLIFailure)?.message ?? "\(error)")
+                    }
                 }
                 reporter.ended(verdict)
                 if verdict.result == .failed { failures += 1 }
