@@ -259,7 +259,25 @@ private final class RawListener {
         (try? RawListener(path))?.closeWithoutUnlinking()
     }
 
-    func closeWithoutUnlinking() { Glibc.close(fd) }
+    /// Closes the listener and leaves its file, and returns once a connect to it is refused: until then a process
+    /// that another test is spawning may still hold a copy of the socket (between its fork and its exec, before
+    /// close-on-exec acts), and the socket would still be listening.
+    func closeWithoutUnlinking() {
+        Glibc.close(fd)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var address = unixAddress(path)
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            let code = errno
+            Glibc.close(probe)
+            if result != 0 && code == ECONNREFUSED { return }
+            usleep(10_000)
+        }
+        Issue.record("the closed listener at \(path) still accepts connections after 10 s")
+    }
 
     func close() {
         for filler in fillers { Glibc.close(filler) }

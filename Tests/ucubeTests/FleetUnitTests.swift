@@ -114,3 +114,22 @@ struct FleetUnitTests {
         #expect(JSONOutput.Value.parse(#"{"a":[1,2.5,true,null,"x"]}"#)?.line == #"{"a":[1,2.5,true,null,"x"]}"#)
     }
 }
+
+/// A devices file or a shell script saved with CRLF line ends is read line by line (issue 25: "read as one line"):
+/// in Swift "\r\n" is a single Character, which splitting on "\n" never finds.
+struct CRLFTests {
+    @Test func aCRLFDevicesFileListsEachTerminal() throws {
+        let devices = try FleetDevices.list(
+            given: [], file: "devices.txt", text: "tcp://127.0.0.1:7000\r\n# comment\r\ntcp://127.0.0.1:7001\r\n")
+        #expect(devices == ["tcp://127.0.0.1:7000", "tcp://127.0.0.1:7001"])
+    }
+
+    @Test func aCRLFShellScriptRunsLineByLine() async throws {
+        let sandbox = try UCubeSandbox()
+        let script = sandbox.directory.appendingPathComponent("crlf.ucube")
+        try "set json on\r\ninfo\r\n".write(to: script, atomically: true, encoding: .utf8)
+        let run = try await sandbox.run(["shell", "--script", script.path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("\"state\""), "\(run.stdout)")
+    }
+}

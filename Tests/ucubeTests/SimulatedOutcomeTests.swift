@@ -51,3 +51,30 @@ import Testing
         #expect(!info.stderr.contains(Self.warning))
     }
 }
+
+/// `simulate --json` says what it serves as JSON lines (issue 25, item 4): the terminal's address, a fleet's
+/// addresses, the TMS's URL and CA path.
+@Suite struct SimulateJSONTests {
+    static func firstLine(_ sandbox: UCubeSandbox, _ arguments: [String]) async throws -> [String: Any] {
+        let (process, out, _) = try sandbox.startCapturing(arguments)
+        defer { process.terminate() }
+        let text = await UCubeSandbox.readUntil(out, contains: "\n")
+        let line = try #require(text.split(separator: "\n").first.map(String.init), "no line")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+    }
+
+    @Test func aTerminalAFleetAndTheTMSAnnounceThemselvesAsJSON() async throws {
+        let sandbox = try UCubeSandbox()
+        let one = try await Self.firstLine(sandbox, ["--json", "simulate", "--listen", "127.0.0.1:0"])
+        #expect(one["event"] as? String == "listening")
+        #expect((one["device"] as? String)?.hasPrefix("tcp://127.0.0.1:") == true, "\(one)")
+
+        let fleet = try await Self.firstLine(sandbox, ["--json", "simulate", "--fleet", "3", "--listen", "127.0.0.1:0"])
+        #expect((fleet["devices"] as? [String])?.count == 3, "\(fleet)")
+
+        let tms = try await Self.firstLine(sandbox, ["--json", "simulate", "--tms", "127.0.0.1:0"])
+        #expect(tms["event"] as? String == "tms-listening")
+        #expect((tms["url"] as? String)?.hasPrefix("https://") == true, "\(tms)")
+        #expect((tms["ca"] as? String).map { FileManager.default.fileExists(atPath: $0) } == true, "\(tms)")
+    }
+}

@@ -286,13 +286,18 @@ extension UCube {
             let simulator = try TerminalSimulator(configuration: configuration)
             await simulator.observeFaults { StandardError.write("simulator \($0)") }
             let vendorApp = vendorApp
+            let json = globals.json
             do {
                 try await SimulatorServer.listen(
                     host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
                 ) { bound in
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
-                    let line = "listening on tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n"
-                    RawOutput.stdout(line)
+                    let device = "tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)"
+                    if json {
+                        Self.announce(["event": "listening", "device": device])
+                    } else {
+                        RawOutput.stdout("listening on \(device)\n")
+                    }
                     if vendorApp {
                         StandardError.write(Self.vendorAppHint(host: host, port: bound))
                     }
@@ -300,6 +305,20 @@ extension UCube {
             } catch let error as SimulatorError {
                 throw CLIFailure(simulator: error)
             }
+        }
+
+        /// `--json`: what the simulator serves, one JSON object a line on stdout, as soon as it listens:
+        /// `{"event":"listening","device":"tcp://127.0.0.1:5000"}`, `{"event":"listening","devices":[…]}` for a
+        /// fleet, `{"event":"tms-listening","url":"https://…","ca":"/…/ca.pem"}`.
+        static func announce(_ fields: [String: any Sendable]) {
+            var object: [(String, JSONOutput.Value)] = []
+            for (key, value) in fields {
+                if let text = value as? String { object.append((key, .string(text))) }
+                if let list = value as? [String] { object.append((key, .array(list.map { .string($0) }))) }
+            }
+            var line = ""
+            JSONOutput.write(.object(object), into: &line, pretty: false, indent: 0)
+            RawOutput.stdout(line + "\n")
         }
 
         /// What an app's SOCKET connection should be given (docs/vendor-apps.md).
@@ -341,6 +360,7 @@ extension UCube {
         /// are printed (and written to --devices-file) once all listen, in order.
         private func serveFleet(_ count: Int, host: String, port: Int, model: LinkModel?) async throws {
             let faults = try fleetFaults()
+            let json = globals.json
             let base = (stateDir ?? Environment.simulatorDirectory) + "/fleet"
             var simulators: [TerminalSimulator] = []
             for index in 1...count {
@@ -375,7 +395,11 @@ extension UCube {
                                         StandardError.write("ucube: warning: cannot write \(devicesFile): \(Environment.posixCause(error))")
                                     }
                                 }
-                                RawOutput.stdout(text)
+                                if json {
+                                    Self.announce(["event": "listening", "devices": all])
+                                } else {
+                                    RawOutput.stdout(text)
+                                }
                             }
                         }
                     }
@@ -422,7 +446,11 @@ extension UCube {
                 throw CLIFailure(tmsSimulator: error)
             }
             let url = Self.tmsURL(host: host, port: bound)
-            RawOutput.stdout("tms listening on \(url)\ntms ca \(Self.tmsCAPath)\n\(Self.exportLine(url: url, ca: Self.tmsCAPath))\n")
+            if globals.json {
+                Self.announce(["event": "tms-listening", "url": url, "ca": Self.tmsCAPath])
+            } else {
+                RawOutput.stdout("tms listening on \(url)\ntms ca \(Self.tmsCAPath)\n\(Self.exportLine(url: url, ca: Self.tmsCAPath))\n")
+            }
             return server
         }
 

@@ -75,7 +75,9 @@ enum FleetDevices {
     static func list(given: [String], file: String?, text: String?) throws(CLIFailure) -> [String] {
         var entries = given.map { ($0, "--device") }
         if let text {
-            for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            // `\.isNewline`: in Swift "\r\n" is one Character, which `split(separator: "\n")` never matches, so a CRLF
+            // file was one line.
+            for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespaces.union(["\r"]))
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 entries.append((line, "\(file ?? "devices"):\(index + 1)"))

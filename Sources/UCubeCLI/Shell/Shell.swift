@@ -102,7 +102,8 @@ extension UCube {
             guard let text = String(data: data, encoding: .utf8) else {
                 throw CLIFailure(ExitCodes.usage, "cannot read the script \(script): not UTF-8")
             }
-            return text.components(separatedBy: "\n")
+            // LF or CRLF line ends alike (a script saved on Windows).
+            return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
         }
 
         /// Runs the prompt loop to its end. readline() blocks its thread: the loop gets a thread of its own, never the
