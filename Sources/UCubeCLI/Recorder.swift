@@ -13,31 +13,33 @@ final class SessionRecorder: Sendable {
     private static let current = Mutex<SessionRecorder?>(nil)
 
     private let path: String
-    private let descriptor: Int32
+    /// The command line's header, written when the first link opens.
+    private let header: String
+    /// The file, opened (created or truncated) when the first link opens: a command that never reaches a terminal
+    /// (a failed connect) leaves an earlier recording at `path` as it was. `refused`: it could not be opened (said).
+    private struct File {
+        var fd: Int32?
+        var refused = false
+    }
+    private let file = Mutex(File())
     private let failed = Mutex(false)
 
-    private init(path: String, descriptor: Int32) {
+    private init(path: String, header: String) {
         self.path = path
-        self.descriptor = descriptor
+        self.header = header
     }
 
-    /// Starts recording this process into `path` (created or truncated, 0600). A second call in the same process
-    /// (a shell line with `--record`) keeps the first file.
+    deinit { file.withLock { if let fd = $0.fd { close(fd) } } }
+
+    /// Starts recording this process into `path` (0600, created or truncated once a link opens; its directory and
+    /// its not being a link are checked now). A second call in the same process (a shell line with `--record`) keeps
+    /// the first file.
     static func start(path: String, arguments: [String]) throws(CLIFailure) {
-        try current.withLock { (recorder: inout SessionRecorder?) throws(CLIFailure) in
+        try Environment.checkOutputFile(path, option: "--record")
+        current.withLock { (recorder: inout SessionRecorder?) in
             guard recorder == nil else { return }
-            let descriptor: Int32
-            do throws(PrivateFileError) {
-                descriptor = try PrivateFile.open(path, flags: O_TRUNC, kind: .output)
-            } catch {
-                if error.isRefusal { throw CLIFailure.unsafePath(error) }
-                throw CLIFailure(
-                    ExitCodes.cannotCreate, "cannot write the recording \(Environment.posixCause(error))",
-                    hint: "give --record a path in a directory you can write to")
-            }
-            let started = SessionRecorder(path: path, descriptor: descriptor)
-            started.append(Recording.header(command: LogScrubber.scrub((["ucube"] + arguments).joined(separator: " "))))
-            recorder = started
+            recorder = SessionRecorder(
+                path: path, header: Recording.header(command: LogScrubber.scrub((["ucube"] + arguments).joined(separator: " "))))
         }
     }
 
@@ -46,12 +48,25 @@ final class SessionRecorder: Sendable {
 
     /// Starts a link's records; its events go through the returned recorder.
     func link(device: String, session: Recording.Session) -> LinkRecorder {
+        let fresh = file.withLock { (file: inout File) -> Bool in
+            guard file.fd == nil, !file.refused else { return false }
+            do throws(PrivateFileError) {
+                file.fd = try PrivateFile.open(path, flags: O_TRUNC, kind: .output)
+                return true
+            } catch {
+                file.refused = true
+                StandardError.write("ucube: warning: the recording is not kept: \(error.description)")
+                return false
+            }
+        }
+        if fresh { append(header) }
         append(Recording.line(device: device, session: session))
         return LinkRecorder(recorder: self)
     }
 
     fileprivate func append(_ line: String) {
-        guard StandardStream.write(Array(line.utf8), to: descriptor) != nil else { return }
+        guard let fd = file.withLock({ $0.fd }) else { return }
+        guard StandardStream.write(Array(line.utf8), to: fd) != nil else { return }
         // A full disk or a vanished file loses the rest of the recording, not the command: said once.
         if failed.withLock({ (already: inout Bool) in defer { already = true }; return !already }) {
             StandardError.write("ucube: warning: the recording \(path) could not be written: \(String(cString: strerror(errno)))")

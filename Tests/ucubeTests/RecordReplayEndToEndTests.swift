@@ -146,3 +146,25 @@ import UCubeSimulator
         #expect(decoded.stdout.contains("CancelAll"), "the start-up resynchronisation is in it too: \(decoded.stdout)")
     }
 }
+
+/// `--record FILE` replaces an earlier recording only once the new command reaches a terminal (issue 25's smaller
+/// findings: a command that failed to connect wiped the recording it was given).
+@Suite struct RecordKeepsTheOldFileTests {
+    @Test func aFailedConnectLeavesTheEarlierRecording() async throws {
+        let sandbox = try UCubeSandbox()
+        let file = sandbox.directory.appendingPathComponent("session.rec").path
+        let good = try await sandbox.run(["--device", "sim", "--record", file, "info"])
+        #expect(good.status == 0, "\(good.stderr)")
+        let before = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(!before.isEmpty)
+        let (listener, port) = try FakeTerminal.listenOnLoopback()
+        close(listener)  // nobody listens there now: the connect is refused
+        let failed = try await sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "--record", file, "info"])
+        #expect(failed.status == 5, "\(failed.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == before)
+        // A link that opens does replace it.
+        let again = try await sandbox.run(["--device", "sim", "--record", file, "rpc", "get-info"])
+        #expect(again.status == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) != before)
+    }
+}
