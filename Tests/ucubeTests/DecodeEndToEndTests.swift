@@ -126,3 +126,22 @@ import UCubeProtocol
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
     }
 }
+
+/// `decode FILE` reads a recording or a `--trace` dump as `decode < FILE` does, and `-` is standard input (issue 25's
+/// smaller findings).
+@Suite struct DecodeFileArgumentTests {
+    @Test func aRecordingFileAndDashAreRead() async throws {
+        let sandbox = try UCubeSandbox()
+        let recording = sandbox.directory.appendingPathComponent("info.rec")
+        #expect(try await sandbox.run(["--device", "sim", "--record", recording.path, "info"]).status == 0)
+        let fromFile = try await sandbox.run(["decode", recording.path])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        #expect(fromFile.stdout.contains("CMD 0x5001 GetInfo"), "\(fromFile.stdout)")
+        let fromStdin = try await sandbox.run(["decode", "-"], stdinFile: recording)
+        #expect(fromStdin.status == 0)
+        #expect(fromStdin.stdout == fromFile.stdout)
+        // Hex that happens to name no file is still hex.
+        let status = try await sandbox.run(["decode", "FFFE"])
+        #expect(status.stdout.contains("TIMEOUT"), "\(status.stdout)")
+    }
+}

@@ -58,7 +58,7 @@ extension UCube {
 
         @Argument(
             help: ArgumentHelp(
-                "Hex bytes (spaces allowed inside quotes), lines of a --trace dump, or a btsnoop capture file; standard input when absent.",
+                "Hex bytes (spaces allowed inside quotes), or a file: a recording, a --trace dump or a btsnoop capture; standard input when absent or `-`.",
                 valueName: "hex"))
         var hex: [String] = []
 
@@ -133,11 +133,34 @@ extension UCube {
         /// The arguments, one a line, or standard input when there are none (not in the shell: its input is the
         /// shell's).
         private func input() throws -> String {
-            if !hex.isEmpty { return hex.joined(separator: "\n") }
-            guard isatty(0) == 0, ShellSession.current == nil else {
+            // `-` is standard input, as for any Unix tool.
+            let stdin = hex.isEmpty || hex == ["-"]
+            // One argument naming a file that is not hex itself: a recording or a --trace dump saved to a file.
+            if hex.count == 1, let path = hex.first, path != "-", Self.namesATextFile(path) {
+                do {
+                    return String(decoding: try BoundedFile.read(path, limit: Self.maxTextSize), as: UTF8.self)
+                } catch {
+                    switch error {
+                    case .unreadable(let why): throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
+                    case .tooLarge:
+                        throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(Self.maxTextSize >> 20) MiB")
+                    }
+                }
+            }
+            if !stdin { return hex.joined(separator: "\n") }
+            guard hex == ["-"] || isatty(0) == 0, ShellSession.current == nil else {
                 throw CLIFailure(ExitCodes.usage, "give the hex to decode, or pipe it (or a --trace dump) on standard input")
             }
             return String(decoding: try Self.readStandardInput(limit: Self.maxTextSize, what: "the text"), as: UTF8.self)
+        }
+
+        /// Whether `argument` is read as a file: it names an existing regular file and is not itself hex (a file named
+        /// "9000" beside a status to decode is not taken for it).
+        static func namesATextFile(_ argument: String) -> Bool {
+            let hexDigits = Set("0123456789abcdefABCDEF \t")
+            if argument.allSatisfy({ hexDigits.contains($0) }) { return false }
+            var info = stat()
+            return stat(argument, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         }
 
         /// The largest text read from standard input: a recording's own limit, which a --trace dump never nears.

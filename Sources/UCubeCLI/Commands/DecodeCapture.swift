@@ -15,8 +15,8 @@ extension UCube.Decode {
             guard hex.count <= 1 else {
                 throw CLIFailure(ExitCodes.usage, "--as btsnoop reads one capture file, got \(hex.count) arguments")
             }
-            if let path = hex.first { return (try Self.readCapture(path), path) }
-            guard isatty(0) == 0, ShellSession.current == nil else {
+            if let path = hex.first, path != "-" { return (try Self.readCapture(path), path) }
+            guard hex == ["-"] || isatty(0) == 0, ShellSession.current == nil else {
                 throw CLIFailure(ExitCodes.usage, "give the capture file (ucube decode --as btsnoop FILE), or pipe it on standard input")
             }
             let data = try Self.readStandardInput(limit: Self.maxCaptureSize, what: "the capture")
