@@ -8,7 +8,7 @@ import UCubeProtocol
 /// Nothing when stderr is not a terminal, so piped output gets nothing extra.
 final class PaymentProgress: Sendable {
     private let request: PaymentRequest
-    private let ticker = Mutex<Task<Void, Never>?>(nil)
+    private let countdown = Countdown()
 
     /// A display for `request`, or nil when stderr is not a terminal or `quiet` (`--events`, `--step`).
     static func make(_ request: PaymentRequest, quiet: Bool) -> PaymentProgress? {
@@ -20,7 +20,7 @@ final class PaymentProgress: Sendable {
 
     /// A payment event: a state that asks the cardholder for something shows it; any other clears the line.
     func show(_ event: PaymentEvent) {
-        stopTicker()
+        countdown.stop()
         guard case .stateChanged(let state) = event, let message = Self.message(for: state, readers: request.readers)
         else {
             StatusLine.clear()
@@ -30,28 +30,13 @@ final class PaymentProgress: Sendable {
             StatusLine.draw(message)
             return
         }
-        let deadline = ContinuousClock.now + .seconds(request.cardWaitTimeout)
-        let task = Task {
-            while !Task.isCancelled {
-                let left = max(0, Int((deadline - .now).components.seconds))
-                StatusLine.draw("\(message) (\(left) s left)")
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
-        ticker.withLock { $0 = task }
+        countdown.start(message, seconds: request.cardWaitTimeout)
     }
 
     /// The payment ended: the prompt no longer applies.
     func finish() {
-        stopTicker()
+        countdown.stop()
         StatusLine.clear()
-    }
-
-    private func stopTicker() {
-        ticker.withLock {
-            $0?.cancel()
-            $0 = nil
-        }
     }
 
     static func waitsForCard(_ state: PaymentState) -> Bool { state == .startTransaction || state == .waitingCard }
@@ -77,5 +62,42 @@ final class PaymentProgress: Sendable {
         case .smcRemoveCard: return "Remove the card"
         default: return nil
         }
+    }
+}
+
+/// "MESSAGE (27 s left)" on a terminal's stderr (`StatusLine`), redrawn each second while something waits for the
+/// cardholder: a payment's or `read-card`'s card wait, `display --wait-key`'s key. Nothing when stderr is not a
+/// terminal (`onTerminal`), so piped output gets nothing extra.
+final class Countdown: Sendable {
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+
+    /// A countdown for a command's wait, or nil when stderr is not a terminal or the output is JSON.
+    static func onTerminal(json: Bool) -> Countdown? { !json && isatty(STDERR_FILENO) == 1 ? Countdown() : nil }
+
+    func start(_ message: String, seconds: Int) {
+        stop()
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let task = Task {
+            while !Task.isCancelled {
+                let left = max(0, Int((deadline - .now).components.seconds))
+                StatusLine.draw("\(message) (\(left) s left)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        ticker.withLock { $0 = task }
+    }
+
+    /// Stops redrawing; the line stays until cleared (`finish`) or ended by another message.
+    func stop() {
+        ticker.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
+    }
+
+    /// Stops and erases the line.
+    func finish() {
+        stop()
+        StatusLine.clear()
     }
 }

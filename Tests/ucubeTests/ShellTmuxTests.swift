@@ -140,4 +140,25 @@ import Testing
         try await screen.keys("C-d")
         try await screen.waitForExit()
     }
+
+    /// On a terminal, `read-card` and `display --wait-key` say what they wait for, with the seconds left (issue 25:
+    /// they showed nothing while they waited); Ctrl-C ends each cleanly.
+    @Test func readCardAndDisplayShowWhatTheyWaitFor() async throws {
+        let tmux = try Self.requireTmux()
+        let sandbox = try UCubeSandbox()
+        let screen = Screen(sandbox: sandbox, tmux: tmux)
+        defer { screen.stop() }
+        try await blocking { try screen.start(["--device", "sim", "read-card", "--card", "card-timeout", "--card-timeout", "60"], hold: true) }
+        _ = try await screen.waitFor("a card (", "s left)")
+        try await screen.keys("C-c")
+        _ = try await screen.waitFor("[exit 11]")
+
+        let other = try UCubeSandbox()  // a tmux server of its own
+        let display = Screen(sandbox: other, tmux: tmux)
+        defer { display.stop() }
+        try await blocking { try display.start(["--device", "sim", "display", "hello", "--wait-key", "--timeout", "60"], hold: true) }
+        _ = try await display.waitFor("Waiting for a key on the terminal (", "s left)")
+        try await display.keys("C-c")
+        _ = try await display.waitFor("[exit 11]")
+    }
 }

@@ -140,6 +140,9 @@ extension UCube {
         }
 
         func run() async throws {
+            let countdown = waitKey ? Countdown.onTerminal(json: globals.json) : nil
+            countdown?.start("Waiting for a key on the terminal", seconds: seconds)
+            defer { countdown?.finish() }
             let reply = try await Interruptible.send(request(), "display", globals: globals)
             switch reply.status {
             case .success: break

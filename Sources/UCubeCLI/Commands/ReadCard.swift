@@ -65,11 +65,15 @@ extension UCube {
                 try await Connection.resynchronise(client)
                 let inserted = InsertedFlag()
                 let result: Result<CardReading, any Error>
+                let countdown = Countdown.onTerminal(json: globals.json)
+                countdown?.start(PaymentProgress.message(for: .waitingCard, readers: readers) ?? "Present a card", seconds: Int(timeout))
+                defer { countdown?.finish() }
                 do {
                     result = .success(
                         try await Interruptible.run("read-card") {
                             try await CardReading.read(client, readers: readers, timeout: timeout) {
                                 inserted.set()
+                                countdown?.finish()
                             }
                         })
                 } catch {
