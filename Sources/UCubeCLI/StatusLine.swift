@@ -9,12 +9,27 @@ enum StatusLine {
     /// Whether a partial (not newline-terminated) status line is on stderr now.
     private static let partial = Mutex(false)
 
-    /// Redraws the status line with `text` (no newline): the cursor stays at its end.
+    /// Redraws the status line with `text` (no newline): the cursor stays at its end. Cut to the terminal's width:
+    /// a line that wrapped would leave a copy of itself on every redraw.
     static func draw(_ text: String) {
+        let fitted = fit(text, columns: columns())
         partial.withLock { shown in
-            StandardStream.write(Array(("\r\u{1B}[2K" + text).utf8), to: STDERR_FILENO)
+            StandardStream.write(Array(("\r\u{1B}[2K" + fitted).utf8), to: STDERR_FILENO)
             shown = true
         }
+    }
+
+    /// `text` cut to `columns - 1` characters (the last column left free, so no terminal wraps), with "…" when cut.
+    static func fit(_ text: String, columns: Int?) -> String {
+        guard let columns, columns > 1, text.count > columns - 1 else { return text }
+        return String(text.prefix(max(0, columns - 2))) + "…"
+    }
+
+    /// The width of the terminal on stderr, nil when it does not say.
+    private static func columns() -> Int? {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// Keeps the status line as it is and moves below it (a finished bar, or before another message).

@@ -125,3 +125,16 @@ import UCubeSimulator
         #expect(ProgressFormat.duration(seconds: 3725) == "1:02:05")
     }
 }
+
+/// The status line never wraps (issue 25: the progress bar flooded a terminal narrower than the bar): cut to the
+/// terminal's width less one column, with an ellipsis.
+@Suite struct StatusLineFitTests {
+    @Test func aLongLineIsCutToTheWidth() {
+        let bar = "SVPP firmware [########----------------]  37% 1.2 MB of 3.3 MB 12.5 kB/s 3 min left"
+        let fitted = StatusLine.fit(bar, columns: 40)
+        #expect(fitted.count == 39)
+        #expect(fitted.hasSuffix("…"))
+        #expect(StatusLine.fit("short", columns: 40) == "short")
+        #expect(StatusLine.fit(bar, columns: nil) == bar)
+    }
+}
