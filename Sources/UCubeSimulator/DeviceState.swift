@@ -63,8 +63,11 @@ public struct DeviceState: Sendable, Hashable {
     public var pinCounter: UInt32
     /// Opaque EMV bank parameters stored by 0x5501 and returned by 0x5503 (PROJECT CHOICE, spec §5.2).
     public var bankParameters: [UInt8]
-    /// The terminal clock as last set by RTCSet (or the default), in seconds since 2000-01-01 00:00:00.
+    /// The terminal clock as last set by RTCSet (or when the terminal was made), in seconds since 2000-01-01 00:00:00.
     public var clockSeconds: Int64
+    /// The host's clock at that moment, same unit: the terminal's clock runs on with the host's from there, across
+    /// processes (nil: a state saved before this was kept; its clock runs only while a simulator runs).
+    public var clockSetAtHost: Int64?
     /// Versions of installed items GetInfo has no tag for (spec §10.4 types 6 and 8), keyed by the type in decimal.
     public var itemVersions: [String: FirmwareVersion]
 
@@ -100,7 +103,10 @@ public struct DeviceState: Sendable, Hashable {
         dataCounter = 0
         pinCounter = 0
         bankParameters = []
-        clockSeconds = D.clockSeconds
+        // A new terminal's clock is the host's (a real one is set at the factory): `diagnose` finds no drift.
+        let now = CivilTime.hostSecondsSince2000()
+        clockSeconds = now
+        clockSetAtHost = now
         itemVersions = [:]
     }
 
@@ -206,7 +212,7 @@ extension DeviceState: Codable {
         case nfcEMVL2Version, nfcFirmwareState, pciPEDVersion, emvL1Version, emvL2Version, bootLoaderVersion
         case osVersion, nonSecureFirmwareVersion, iccConfigVersion, nfcConfigVersion, batteryPercent, charging
         case speedMode, powerOffTimeout, locale, supportedLocales, nfcModuleState, kslID, terminalState
-        case dataCounter, pinCounter, bankParameters, clockSeconds, itemVersions
+        case dataCounter, pinCounter, bankParameters, clockSeconds, clockSetAtHost, itemVersions
     }
 
     public init(from decoder: any Decoder) throws {
@@ -263,7 +269,15 @@ extension DeviceState: Codable {
         dataCounter = try value(.dataCounter, dataCounter)
         pinCounter = try value(.pinCounter, pinCounter)
         bankParameters = try hex(.bankParameters, bankParameters)
-        clockSeconds = try value(.clockSeconds, clockSeconds)
+        if let saved = try c.decodeIfPresent(Int64.self, forKey: .clockSeconds) {
+            let setAt = try c.decodeIfPresent(Int64.self, forKey: .clockSetAtHost)
+            // A state saved before the clock followed the host, at the old fixed default (2025-01-01): it follows the
+            // host now; a clock an RTCSet put elsewhere stays where it was put.
+            if setAt != nil || saved != SimulatorChoices.DefaultDevice.clockSeconds {
+                clockSeconds = saved
+                clockSetAtHost = setAt
+            }
+        }
         itemVersions = try value(.itemVersions, itemVersions)
     }
 
@@ -298,6 +312,7 @@ extension DeviceState: Codable {
         try c.encode(pinCounter, forKey: .pinCounter)
         try c.encode(Hex.encode(bankParameters), forKey: .bankParameters)
         try c.encode(clockSeconds, forKey: .clockSeconds)
+        try c.encodeIfPresent(clockSetAtHost, forKey: .clockSetAtHost)
         try c.encode(itemVersions, forKey: .itemVersions)
     }
 }

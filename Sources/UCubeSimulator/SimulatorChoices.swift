@@ -84,8 +84,9 @@ import UCubeProtocol
 ///   connection is answered), and `rebootAtFrame` reboots the terminal on it (unanswered). Each fault fires once.
 /// - §9: PowerOff answers 0, ends any secure session (SECURED → READY: session keys live in RAM) and takes the card
 ///   away; the simulated terminal stays reachable, as a BLE connection powers the Touch on.
-/// - §5.2 0x0301/0x0302: the clock starts at `DefaultDevice.clockSeconds` and runs on the configured clock (not scaled
-///   by `timeScale`) from the start of the simulator or the last RTCSet; only the value set by RTCSet is persisted.
+/// - §5.2 0x0301/0x0302: a new terminal's clock is the host's; RTCSet moves it, and it runs on with the host's clock
+///   from there, across processes (the value set and the host's time then are persisted). A state saved by an older
+///   simulator at the fixed default `DefaultDevice.clockSeconds` follows the host too.
 /// - §7.2: a new terminal is `initialState`; the state is persisted after every change (SECURED too: a real terminal
 ///   outlives the host process).
 public enum SimulatorChoices {

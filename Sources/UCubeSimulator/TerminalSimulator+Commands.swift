@@ -1,3 +1,4 @@
+import Foundation
 import UCubeCrypto
 import UCubeProtocol
 
@@ -199,15 +200,21 @@ extension TerminalSimulator {
 
     // MARK: - Clock (0x0301, 0x0302)
 
-    /// The terminal clock: the persisted setting plus the time since it was set (SimulatorChoices clock).
+    /// The terminal clock: the persisted setting plus the host's time since it was set (SimulatorChoices clock).
     func rtcGet() -> Reply {
+        .ok(RTCGet.Response(dateTime: CivilTime.dateTime(secondsSince2000: terminalClock())).encodeData())
+    }
+
+    /// Seconds since 2000 on the terminal's clock now.
+    func terminalClock() -> Int64 {
+        if let setAt = device.clockSetAtHost { return device.clockSeconds + (CivilTime.hostSecondsSince2000() - setAt) }
         let running = elapsed() - runtime.clockSetAt
-        let seconds = device.clockSeconds + running.components.seconds
-        return .ok(RTCGet.Response(dateTime: CivilTime.dateTime(secondsSince2000: seconds)).encodeData())
+        return device.clockSeconds + running.components.seconds
     }
 
     func rtcSet(_ command: RTCSet) -> Reply {
         device.clockSeconds = CivilTime.secondsSince2000(command.dateTime)
+        device.clockSetAtHost = CivilTime.hostSecondsSince2000()
         runtime.clockSetAt = elapsed()
         persist()
         return .ok()
@@ -331,6 +338,9 @@ extension TerminalSimulator {
 enum CivilTime {
     /// Days from 1970-01-01 to 2000-01-01.
     private static let daysTo2000: Int64 = 10_957
+
+    /// The host's clock, in seconds since 2000-01-01 00:00:00 UTC.
+    static func hostSecondsSince2000() -> Int64 { Int64(Date().timeIntervalSince1970) - 946_684_800 }
 
     static func secondsSince2000(_ time: RTCDateTime) -> Int64 {
         let days = daysFromCivil(year: Int64(time.year), month: Int64(time.month), day: Int64(time.day)) - daysTo2000

@@ -121,8 +121,7 @@ extension TerminalSimulator {
 
     /// The RTC date and time as 9A YYMMDD and 9F21 HHMMSS BCD.
     private func today() -> (date: [UInt8], time: [UInt8]) {
-        let running = elapsed() - runtime.clockSetAt
-        let now = CivilTime.dateTime(secondsSince2000: device.clockSeconds + running.components.seconds)
+        let now = CivilTime.dateTime(secondsSince2000: terminalClock())
         func bcd(_ value: Int) -> UInt8 { UInt8(value / 10 % 10) << 4 | UInt8(value % 10) }
         return (
             [bcd(now.year % 100), bcd(now.month), bcd(now.day)], [bcd(now.hour), bcd(now.minute), bcd(now.second)]

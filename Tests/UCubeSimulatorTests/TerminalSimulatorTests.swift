@@ -388,3 +388,31 @@ struct TerminalSimulatorTests {
         #expect(await link.simulator.lastInstalled == nil)
     }
 }
+
+/// A new simulated terminal's clock is the host's (issue 25: fixed at 2025-01-01, a newcomer's first `diagnose` warned
+/// of 693 days of drift), and it keeps following the host's clock across simulator processes.
+@Suite struct SimulatorClockTests {
+    @Test func aNewTerminalsClockIsTheHostsAndRunsOnAcrossProcesses() throws {
+        var state = DeviceState()
+        let host = CivilTime.hostSecondsSince2000()
+        #expect(abs(state.clockSeconds - host) <= 2)
+        // Set an hour ahead a day ago (by the host's clock): it is an hour ahead now.
+        state.clockSeconds = host - 86_400 + 3_600
+        state.clockSetAtHost = host - 86_400
+        let data = try JSONEncoder().encode(state)
+        let loaded = try JSONDecoder().decode(DeviceState.self, from: data)
+        #expect(loaded.clockSetAtHost == host - 86_400)
+        let now = loaded.clockSeconds + (CivilTime.hostSecondsSince2000() - loaded.clockSetAtHost!)
+        #expect(abs(now - (host + 3_600)) <= 2)
+    }
+
+    /// A state saved by an older simulator at the old fixed default follows the host once loaded.
+    @Test func anOldDefaultClockFollowsTheHost() throws {
+        var old = DeviceState()
+        old.clockSeconds = SimulatorChoices.DefaultDevice.clockSeconds
+        old.clockSetAtHost = nil
+        let loaded = try JSONDecoder().decode(DeviceState.self, from: try JSONEncoder().encode(old))
+        #expect(abs(loaded.clockSeconds - CivilTime.hostSecondsSince2000()) <= 2)
+        #expect(loaded.clockSetAtHost != nil)
+    }
+}

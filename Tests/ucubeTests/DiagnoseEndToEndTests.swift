@@ -84,9 +84,14 @@ extension UCubeSandbox {
         #expect(text.stdout.contains("hint: "), "the skipped TMS check has its hint: \(text.stdout)")
     }
 
-    /// A fresh simulated terminal's clock is years behind: a warning naming `rpc rtc-set`; after it, within a minute.
+    /// A fresh simulated terminal's clock is the host's: no drift. Set a year behind, it is a warning naming
+    /// `rpc rtc-set`; after that command, within a minute again.
     @Test func clockDrift() async throws {
         let sandbox = try UCubeSandbox()
+        let fresh = try await sandbox.diagnose()
+        #expect(fresh.severity("terminal", "clock") == "ok", "\(fresh.finding("terminal", "clock") ?? [:])")
+
+        #expect(try await sandbox.run(["rpc", "rtc-set", "2025-11-01T00:00:00"]).status == 0)
         let before = try await sandbox.diagnose()
         #expect(before.run.status == 0, "warnings do not block: \(before.run.stderr)")
         #expect(before.code("terminal", "clock") == "clock-drift", "\(before.finding("terminal", "clock") ?? [:])")
