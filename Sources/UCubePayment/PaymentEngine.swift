@@ -369,7 +369,10 @@ public actor PaymentEngine {
         if let states = machine?.transitions, states.count > stateTimes.count {
             for state in states[stateTimes.count...] { stateTimes.append((state, elapsed)) }
         }
-        context.timings = PaymentTimings(states: stateTimes, end: elapsed)
+        let cvm = (context.finalizationPlainTags + context.authorizationPlainTags).first { $0.tag == Tag(0x9F34) }?.value
+        context.timings = PaymentTimings(
+            states: stateTimes, end: elapsed,
+            pinInProcess: context.entryMode == .icc && PaymentTimings.pinEntered(cvmResults: cvm))
         if let journalFailure {
             context.errors.append(PaymentError(state: nil, reason: "journal: \(journalFailure)"))
             context.journalFailure = journalFailure

@@ -190,11 +190,23 @@ public struct PaymentTimings: Hashable, Sendable, Encodable {
 
     /// From the states entered and when (seconds since the payment started), and the time it ended: each state
     /// lasts until the next one is entered.
-    public init(states: [(PaymentState, Double)], end: Double) {
+    /// `pinInProcess`: a contact card's PIN (offline, or online enciphered) was entered during TransactionProcess,
+    /// which has no state of its own for it: that state's time counts as the PIN phase (the cardholder typing is
+    /// what it waits for), not as reading the card.
+    public init(states: [(PaymentState, Double)], end: Double, pinInProcess: Bool = false) {
         for (index, (state, entered)) in states.enumerated() {
             let left = index + 1 < states.count ? states[index + 1].1 : end
-            seconds[state.phase, default: 0] += max(0, left - entered)
+            let phase = pinInProcess && state == .smcProcessTransaction ? .pin : state.phase
+            seconds[phase, default: 0] += max(0, left - entered)
         }
+    }
+
+    /// Whether CVM results (9F34, EMV Book 3 Annex C3) say a PIN was entered: the method (byte 1, bits 6–1) is a
+    /// plaintext or enciphered offline PIN or an enciphered online PIN (01–05), and the result (byte 3) is not
+    /// "failed" (01).
+    public static func pinEntered(cvmResults: [UInt8]?) -> Bool {
+        guard let cvm = cvmResults, cvm.count == 3 else { return false }
+        return (1...5).contains(cvm[0] & 0x3F) && cvm[2] != 0x01
     }
 
     /// The phases present, in order.

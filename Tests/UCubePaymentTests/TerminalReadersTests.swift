@@ -51,3 +51,28 @@ import UCubeProtocol
         #expect(m.responseReceived(Fixture.enterOK) == .send(.waitCard(WaitCard(readers: [.icc], timeoutSeconds: 30))))
     }
 }
+
+/// A contact card's PIN is entered inside TransactionProcess (no state of its own): when 9F34 says a PIN was entered,
+/// that time is the `pin` phase (issue 25: "pay's timings have no PIN phase, even for an online-PIN card").
+/// CVM codes from EMV Book 3 Annex C3 (Table 39): 01 plaintext offline PIN, 02 enciphered online PIN, 1E signature,
+/// 1F no CVM; result byte 02 successful, 00 unknown, 01 failed.
+@Suite struct PINPhaseTests {
+    @Test(arguments: [
+        ([0x42, 0x03, 0x00], true),  // online PIN (apply next if unsuccessful), result unknown
+        ([0x01, 0x03, 0x02], true),  // plaintext offline PIN, successful
+        ([0x01, 0x03, 0x01], false),  // offline PIN failed
+        ([0x1E, 0x03, 0x00], false),  // signature
+        ([0x1F, 0x03, 0x02], false),  // no CVM
+    ] as [([UInt8], Bool)])
+    func pinEnteredFromCVMResults(cvm: [UInt8], expected: Bool) {
+        #expect(PaymentTimings.pinEntered(cvmResults: cvm) == expected)
+    }
+
+    @Test func transactionProcessCountsAsPINWhenAPINWasEntered() {
+        let states: [(PaymentState, Double)] = [(.smcInitTransaction, 0), (.smcProcessTransaction, 1), (.authorization, 6)]
+        let withPIN = PaymentTimings(states: states, end: 7, pinInProcess: true)
+        #expect(withPIN.seconds[.pin] == 5 && withPIN.seconds[.cardRead] == 1)
+        let without = PaymentTimings(states: states, end: 7)
+        #expect(without.seconds[.pin] == nil && without.seconds[.cardRead] == 6)
+    }
+}
