@@ -90,3 +90,25 @@ extension UCubeSandbox {
         #expect(run.stderr.contains("--step works only inside `ucube shell`"))
     }
 }
+
+/// SIGTERM and SIGHUP reach a payment in `ucube shell` as Ctrl-C does (issue 25, item 2: "in every command that drives
+/// a terminal"): the payment is cancelled and journalled CANCELLED, then the shell ends with exit 11.
+@Suite struct ShellTerminationTests {
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aTerminatingSignalCancelsThePaymentThenEndsTheShell(signal: Int32) async throws {
+        let sandbox = try UCubeSandbox()
+        let input = Pipe.cloexec()
+        let shell = try sandbox.startCapturing(["--device", "sim", "shell"], stdin: input)
+        defer { kill(shell.process.processIdentifier, SIGKILL) }
+        input.fileHandleForWriting.write(
+            Data("pay 10 --card card-timeout --card-timeout 120 --events --request-id shell-term\n".utf8))
+        let seen = await UCubeSandbox.readUntil(shell.stderr, contains: "START_TRANSACTION")
+        #expect(seen.contains("START_TRANSACTION"))
+        kill(shell.process.processIdentifier, signal)
+        #expect(await shell.process.exit() == 11)
+        let out = await UCubeSandbox.readToEnd(shell.stdout)
+        #expect(out.contains("status: CANCELLED"), "\(out)")
+        let history = try await sandbox.run(["--json", "history", "show", "shell-term"])
+        #expect(history.stdout.contains("\"status\" : \"CANCELLED\"") || history.stdout.contains("\"status\": \"CANCELLED\""), "\(history.stdout)")
+    }
+}

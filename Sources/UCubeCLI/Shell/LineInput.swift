@@ -15,17 +15,23 @@ protocol LineSource: AnyObject {
 /// Set by the SIGINT handler; whoever is waiting (readline's getc, the shell waiting for a command) takes it.
 let shellInterrupt = Atomic<Bool>(false)
 
+/// Set by SIGTERM and SIGHUP (with `shellInterrupt`): the running command is cancelled as Ctrl-C would, then the
+/// shell ends (`timeout`, a CI job's cancel, a closed terminal window).
+let shellTerminate = Atomic<Bool>(false)
+
 private func shellSIGINT(_ signal: Int32) {
+    if signal != SIGINT { shellTerminate.store(true, ordering: .sequentiallyConsistent) }
     shellInterrupt.store(true, ordering: .sequentiallyConsistent)
 }
 
-/// SIGINT sets a flag and nothing else, without SA_RESTART, so a blocked read sees EINTR (PLATFORM.md).
+/// SIGINT, SIGTERM and SIGHUP set flags and nothing else, without SA_RESTART, so a blocked read sees EINTR
+/// (PLATFORM.md).
 func installShellInterruptHandler() {
     var action = sigaction()
     action.__sigaction_handler.sa_handler = shellSIGINT
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0
-    sigaction(SIGINT, &action, nil)
+    for signal in Interrupts.signals { sigaction(signal, &action, nil) }
 }
 
 // MARK: - Scripts and pipes

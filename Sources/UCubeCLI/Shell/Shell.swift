@@ -155,6 +155,10 @@ final class ShellRunner: @unchecked Sendable {
     private func loop() -> Int32 {
         var failure: Int32 = 0
         loop: while true {
+            if shellTerminate.load(ordering: .sequentiallyConsistent) {
+                failure = failure == 0 ? ExitCodes.cancelled.code : failure
+                break loop
+            }
             if stopped.load(ordering: .sequentiallyConsistent) {
                 failure = failure == 0 ? ExitCodes.cancelled.code : failure
                 break loop
@@ -183,6 +187,11 @@ final class ShellRunner: @unchecked Sendable {
                 if interactive { source.remember(line) }
                 let outcome = execute(words)
                 ucube_flush_stdout()
+                if shellTerminate.load(ordering: .sequentiallyConsistent), case .status(let code) = outcome {
+                    // A SIGTERM or SIGHUP cancelled the command as Ctrl-C would: the shell ends with its code.
+                    failure = code == 0 ? ExitCodes.cancelled.code : code
+                    break loop
+                }
                 switch outcome {
                 case .exit:
                     break loop
