@@ -161,4 +161,19 @@ import Testing
         try await display.keys("C-c")
         _ = try await display.waitFor("[exit 11]")
     }
+
+    /// A key typed right after Ctrl-C at the prompt starts the next line (issue 25: `exit` became `xit`).
+    @Test func theFirstKeyAfterCtrlCIsKept() async throws {
+        let tmux = try Self.requireTmux()
+        let sandbox = try UCubeSandbox()
+        let screen = Screen(sandbox: sandbox, tmux: tmux)
+        defer { screen.stop() }
+        try await blocking { try screen.start(["--device", "sim", "shell"]) }
+        _ = try await screen.waitFor("ucube>")
+        try await screen.keys("abc", "C-c", "exit")
+        let shown = try await screen.waitFor("ucube> exit")
+        #expect(!shown.contains("ucube> xit"), "\(shown)")
+        try await screen.keys("Enter")
+        try await screen.waitForExit()
+    }
 }

@@ -100,10 +100,20 @@ private func shellCompletionGenerator(_ text: UnsafePointer<CChar>?, _ state: In
     return strdup(completionMatches[completionIndex])
 }
 
+/// A byte read as a Ctrl-C came in, kept for the next line (-1: none).
+private let pendingByte = Atomic<Int32>(-1)
+
 /// Reads a byte, polling so that Ctrl-C is seen whichever thread the signal landed on: it clears the line and
 /// ends it, so `readline()` returns at once (`rl_signal_event_hook` alone would wait for the next key).
 private func shellGetc(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
     let fd = stream.map { fileno($0) } ?? 0
+    // A key that came in with a Ctrl-C was typed after it: it belongs to the next line, not to the one the Ctrl-C
+    // clears (else `exit` typed right after a Ctrl-C became `xit`).
+    if !readInterrupted {
+        let pending = pendingByte.exchange(-1, ordering: .sequentiallyConsistent)
+        if pending >= 0 { return pending }
+    }
+    var waited = false
     while true {
         if shellInterrupt.exchange(false, ordering: .sequentiallyConsistent) {
             readInterrupted = true
@@ -111,15 +121,30 @@ private func shellGetc(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
             return 10
         }
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pfd, 1, 100)
+        let ready = poll(&pfd, 1, waited ? 100 : 0)
         if ready < 0 {
             if errno == EINTR { continue }
             return EOF
         }
-        if ready == 0 { continue }
+        if ready == 0 {
+            waited = true
+            continue
+        }
         var byte: UInt8 = 0
         let n = read(fd, &byte, 1)
-        if n == 1 { return Int32(byte) }
+        if n == 1 {
+            // The terminal raises SIGINT as it reads the ^C, but the handler may run on another thread a moment
+            // after the next key is readable here: a key that ends a wait is held 3 ms for a Ctrl-C to show. Keys
+            // already waiting (typed fast, pasted) pass at once.
+            if waited { usleep(3_000) }
+            if shellInterrupt.exchange(false, ordering: .sequentiallyConsistent) {
+                pendingByte.store(Int32(byte), ordering: .sequentiallyConsistent)
+                readInterrupted = true
+                ucube_rl_clear_line()
+                return 10
+            }
+            return Int32(byte)
+        }
         if n < 0 && errno == EINTR { continue }
         return EOF
     }
