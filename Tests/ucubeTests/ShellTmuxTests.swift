@@ -176,4 +176,24 @@ import Testing
         try await screen.keys("Enter")
         try await screen.waitForExit()
     }
+
+    /// On a terminal, a case whose operator never presses Enter still gets its TAP line (issue 25: an operator
+    /// timeout wrote no `not ok` line, so the plan was broken).
+    @Test func anOperatorTimeoutIsANotOkLine() async throws {
+        let tmux = try Self.requireTmux()
+        let sandbox = try UCubeSandbox()
+        let (server, port) = try await sandbox.startSimulator()
+        defer { server.terminate() }
+        let suite = sandbox.directory.appendingPathComponent("one.json")
+        try Data(#"{"name":"one","cases":[{"name":"waits for the operator","card":"visa-contact","request":{"amount":"1.00"},"expect":{"status":"APPROVED"}}]}"#.utf8)
+            .write(to: suite)
+        let screen = Screen(sandbox: sandbox, tmux: tmux)
+        defer { screen.stop() }
+        try await blocking {
+            try screen.start(["--device", "tcp://127.0.0.1:\(port)", "test", suite.path, "--operator-timeout", "1"], hold: true)
+        }
+        let shown = try await screen.waitFor("not ok 1 - waits for the operator", "[exit 17]")
+        #expect(shown.contains("1..1"), "\(shown)")
+        #expect(shown.contains("the operator did not answer within 1 s"), "\(shown)")
+    }
 }
