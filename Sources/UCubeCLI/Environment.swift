@@ -81,6 +81,18 @@ enum Environment {
         }
     }
 
+    /// Writes a file the user asked for (a receipt, a report): never through a link, with the user's umask
+    /// (`outputMode`); 73 naming `what` when it cannot be written.
+    static func writeOutput(_ text: String, to path: String, what: String) throws(CLIFailure) {
+        do throws(PrivateFileError) {
+            try PrivateFile.write(Array(text.utf8), to: path, mode: outputMode, kind: .output)
+        } catch {
+            if error.isRefusal { throw CLIFailure.unsafePath(error) }
+            throw CLIFailure(
+                ExitCodes.cannotCreate, "cannot write \(what) \(path): \(posixCause(error))", code: .cannotCreateOutput)
+        }
+    }
+
     /// Creates a directory ucube keeps state in (0700, with parents), and refuses one that another user owns or that
     /// others can write (`PrivateFile.ensureDirectory`).
     static func ensureDirectory(_ path: String) throws(PrivateFileError) {

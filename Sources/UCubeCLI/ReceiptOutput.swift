@@ -23,13 +23,6 @@ struct ReceiptOptions: ParsableArguments {
     func write(_ receipt: Receipt, json: Bool) throws {
         guard let receiptFile else { return }
         let text = json ? try JSONOutput.encode(receipt) + "\n" : receipt.lines().joined(separator: "\n") + "\n"
-        do throws(PrivateFileError) {
-            try PrivateFile.write(Array(text.utf8), to: receiptFile, mode: Environment.outputMode, kind: .output)
-        } catch {
-            if error.isRefusal { throw CLIFailure.unsafePath(error) }
-            throw CLIFailure(
-                ExitCodes.cannotCreate, "cannot write the receipt to \(receiptFile): \(Environment.posixCause(error))",
-                code: .cannotCreateOutput)
-        }
+        try Environment.writeOutput(text, to: receiptFile, what: "the receipt to")
     }
 }

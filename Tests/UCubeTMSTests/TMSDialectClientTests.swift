@@ -111,15 +111,29 @@ struct SimulatedTMS {
 struct TMSDialectClientTests {
     let terminal = SimulatedTMS.terminal
 
+    /// Registers `terminal` with a fresh client of `tms` that logs into `log` and remembers into `memory`.
+    static func register(
+        _ tms: SimulatedTMS, terminal: TerminalIdentity, log: CapturedLog, memory: TMSDialectMemory
+    ) async throws -> TMSClient.Registration {
+        try await using(try tms.client(log: log, memory: memory)) { c async throws(TMSError) in
+            try await c.register(terminal: terminal, certificate: SimulatedTMS.certificate)
+        }.get()
+    }
+
+    /// An empty zip archive (its end-of-central-directory record alone) in a temporary file: a logs upload's body.
+    static func emptyZip() -> String {
+        let zip = tempPath("logs.zip")
+        try? Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)).write(to: URL(fileURLWithPath: zip))
+        return zip
+    }
+
     @Test("against a TMS that serves both, every request takes the current form and nothing falls back")
     func currentFormsByDefault() async throws {
         try await SimulatedTMS.with { tms in
             let log = CapturedLog()
             let memory = TMSDialectMemory()
             let terminal = self.terminal
-            let registration = try await using(try tms.client(log: log, memory: memory)) { c async throws(TMSError) in
-                try await c.register(terminal: terminal, certificate: SimulatedTMS.certificate)
-            }.get()
+            let registration = try await Self.register(tms, terminal: terminal, log: log, memory: memory)
             #expect(registration.dialect == .current)
             let path = tempPath("svpp.bin")
             defer { for file in TMSDownload.files(at: path) { try? FileManager.default.removeItem(atPath: file) } }
@@ -127,8 +141,7 @@ struct TMSDialectClientTests {
             let (items, download, logs) = try await using(client) { c async throws(TMSError) in
                 let items = try await c.config(terminal: terminal)
                 let download = try await c.downloadBinary(type: 0, terminal: terminal, certificate: SimulatedTMS.certificate, to: path)
-                let zip = tempPath("logs.zip")
-                try? Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)).write(to: URL(fileURLWithPath: zip))
+                let zip = Self.emptyZip()
                 defer { try? FileManager.default.removeItem(atPath: zip) }
                 return (items, download, try await c.sendLogs(terminal: terminal, zipFile: zip))
             }.get()
@@ -149,9 +162,7 @@ struct TMSDialectClientTests {
             let log = CapturedLog()
             let memory = TMSDialectMemory()
             let terminal = self.terminal
-            let registration = try await using(try tms.client(log: log, memory: memory)) { c async throws(TMSError) in
-                try await c.register(terminal: terminal, certificate: SimulatedTMS.certificate)
-            }.get()
+            let registration = try await Self.register(tms, terminal: terminal, log: log, memory: memory)
             #expect(registration.dialect == .v2020)
             let path = tempPath("svpp.bin")
             defer { for file in TMSDownload.files(at: path) { try? FileManager.default.removeItem(atPath: file) } }
@@ -161,8 +172,7 @@ struct TMSDialectClientTests {
                 let first = try await c.downloadBinary(type: 0, terminal: terminal, certificate: SimulatedTMS.certificate, to: path)
                 let second = try await c.downloadBinary(type: 5, terminal: terminal, certificate: SimulatedTMS.certificate, to: path + "-5")
                 let again = try await c.register(terminal: terminal, certificate: SimulatedTMS.certificate)
-                let zip = tempPath("logs.zip")
-                try? Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)).write(to: URL(fileURLWithPath: zip))
+                let zip = Self.emptyZip()
                 defer { try? FileManager.default.removeItem(atPath: zip) }
                 return (first, second, again, try await c.sendLogs(terminal: terminal, zipFile: zip))
             }.get()
@@ -192,9 +202,7 @@ struct TMSDialectClientTests {
             let log = CapturedLog()
             let memory = TMSDialectMemory()
             let terminal = self.terminal
-            let registration = try await using(try tms.client(log: log, memory: memory)) { c async throws(TMSError) in
-                try await c.register(terminal: terminal, certificate: SimulatedTMS.certificate)
-            }.get()
+            let registration = try await Self.register(tms, terminal: terminal, log: log, memory: memory)
             let path = tempPath("nfc.bin")
             defer { for file in TMSDownload.files(at: path) { try? FileManager.default.removeItem(atPath: file) } }
             let client = try tms.client(identity: registration.identity, log: log, memory: memory)

@@ -109,14 +109,7 @@ extension UCube {
                     ? SuiteReport.tap(results, suite: loaded.name)
                     : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
                 if let output {
-                    do throws(PrivateFileError) {
-                        try PrivateFile.write(Array(report.utf8), to: output, mode: Environment.outputMode, kind: .output)
-                    } catch {
-                        if error.isRefusal { throw CLIFailure.unsafePath(error) }
-                        throw CLIFailure(
-                            ExitCodes.cannotCreate, "cannot write \(output): \(Environment.posixCause(error))",
-                            code: .cannotCreateOutput)
-                    }
+                    try Environment.writeOutput(report, to: output, what: "the report")
                 } else {
                     Console.out(report)
                 }
