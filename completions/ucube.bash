@@ -189,13 +189,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|send-logs|diagnose|help)
+    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|fleet-merge|send-logs|diagnose|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update send-logs diagnose help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update fleet-merge send-logs diagnose help' -- "${cur}"))
         ;;
     esac
 }
@@ -204,7 +204,7 @@ _ucube_info() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -237,6 +237,12 @@ _ucube_info() {
         ;;
     '--run-file')
         __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     esac
@@ -2063,7 +2069,7 @@ _ucube_shell() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --keep-going --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --script)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --script)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2096,6 +2102,12 @@ _ucube_shell() {
         ;;
     '--run-file')
         __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     '--script')
@@ -2171,7 +2183,7 @@ _ucube_mdm-register() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --status --unregister --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2214,6 +2226,12 @@ _ucube_mdm-register() {
         ;;
     '--run-file')
         __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     esac
@@ -2223,7 +2241,7 @@ _ucube_mdm-update() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --plan --all --force --firmware-only --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --file --signature)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --file --signature)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2268,11 +2286,53 @@ _ucube_mdm-update() {
         __ucube_add_completions -f
         return
         ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
+        return
+        ;;
     '--file')
         __ucube_add_completions -f
         return
         ;;
     '--signature')
+        __ucube_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_ucube_fleet-merge() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --junit)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
         __ucube_add_completions -f
         return
         ;;

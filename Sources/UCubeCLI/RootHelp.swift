@@ -237,6 +237,8 @@ SUBCOMMANDS:
                           client certificate (or show / remove it).
   mdm-update              Update the terminal's firmware and EMV configuration
                           from the TMS (or from a local image).
+  fleet-merge             Merge the shards of a fleet run (--shard I/N) into
+                          one summary, one JUnit report and one exit code.
   send-logs               Zip the logs and send them to the TMS, or write the
                           bundle to a file (--output).
   diagnose                Check everything a payment depends on: the link, the

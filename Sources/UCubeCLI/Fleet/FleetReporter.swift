@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import UCubeLog
+import UCubePayment
 
 /// A fleet run's output, one line at a time from any terminal's task. With `--json`: every event a JSON line on stdout
 /// with the terminal's `device` (`start`, the command's own events, `end`, and a last `summary`). Otherwise: the
@@ -19,13 +20,16 @@ final class FleetReporter: Sendable {
     let command: String
     let json: Bool
     let total: Int
+    /// `--shard`: named in the JSON summary, so that `ucube fleet-merge` knows which part it has and which are missing.
+    let shard: FleetShard?
     private let showsStatus: Bool
     private let counts = Mutex(Counts())
 
-    init(command: String, json: Bool, total: Int, stderrIsTTY: Bool = isatty(2) == 1) {
+    init(command: String, json: Bool, total: Int, shard: FleetShard? = nil, stderrIsTTY: Bool = isatty(2) == 1) {
         self.command = command
         self.json = json
         self.total = total
+        self.shard = shard
         showsStatus = stderrIsTTY
     }
 
@@ -95,6 +99,7 @@ final class FleetReporter: Sendable {
 
     // MARK: The summary
 
+    /// The table and count, or the JSON `summary`, of `verdicts` (in the order given: `FleetVerdict.reportOrder`).
     func summary(_ verdicts: [FleetVerdict], seconds: Double) {
         let ok = verdicts.filter { $0.result == .ok }.count
         let failed = verdicts.filter { $0.result == .failed }.count
@@ -103,12 +108,13 @@ final class FleetReporter: Sendable {
         counts.withLock { $0.finished = true }
         if showsStatus { StatusLine.clear() }
         if json {
-            emit(
-                object: [
-                    ("event", .string("summary")), ("command", .string(command)), ("devices", .number("\(verdicts.count)")),
-                    ("succeeded", .number("\(ok)")), ("failed", .number("\(failed)")), ("notStarted", .number("\(notStarted)")),
-                    ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
-                ], device: nil)
+            var fields: [(String, JSONOutput.Value)] = [
+                ("event", .string("summary")), ("command", .string(command)), ("devices", .number("\(verdicts.count)")),
+                ("succeeded", .number("\(ok)")), ("failed", .number("\(failed)")), ("notStarted", .number("\(notStarted)")),
+                ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
+            ]
+            if let shard { fields.append(("shard", .string(shard.description))) }
+            emit(object: fields, device: nil)
             return
         }
         emit(line: "\n" + Self.table(verdicts))
@@ -145,7 +151,7 @@ final class FleetReporter: Sendable {
         verdict.result == .ok ? verdict.detail : (verdict.message.map(LogScrubber.scrub) ?? verdict.detail)
     }
 
-    private static func endFields(_ verdict: FleetVerdict) -> [(String, JSONOutput.Value)] {
+    static func endFields(_ verdict: FleetVerdict) -> [(String, JSONOutput.Value)] {
         var fields: [(String, JSONOutput.Value)] = [
             ("event", .string("end")), ("result", .string(verdict.result.rawValue)), ("exit", .number("\(verdict.exit)")),
             ("exitName", .string(verdict.exitName)), ("earlier", .bool(verdict.earlier)),
@@ -157,7 +163,9 @@ final class FleetReporter: Sendable {
         if !verdict.items.isEmpty {
             fields.append(
                 ("items", .array(verdict.items.map { item in
-                    .object([("item", .string(item.item)), ("result", .string(item.result)), ("error", item.error.map { .string($0) } ?? .null)])
+                    .object(
+                        [("item", .string(item.item)), ("result", .string(item.result)), ("error", item.error.map { .string($0) } ?? .null)]
+                            + (item.seconds.map { [("seconds", JSONOutput.Value.number(String(format: "%.3f", $0)))] } ?? []))
                 })))
         }
         return fields
@@ -168,6 +176,9 @@ final class FleetReporter: Sendable {
     private func emit(object fields: [(String, JSONOutput.Value)], device: String?) {
         var fields = fields.filter { $0.0 != "device" }
         if let device { fields.append(("device", .string(device))) }
+        // When it was printed: lines of terminals running side by side (or of shards on several hosts) can be ordered.
+        // A command's own event that already has a `time` keeps it.
+        if !fields.contains(where: { $0.0 == "time" }) { fields.append(("time", .string(PaymentEngine.timestamp()))) }
         emit(line: JSONOutput.Value.object(fields).line)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeLog
 
 /// JUnit XML, for fleet runs and `ucube test`. A fleet run's verdicts, the format GitLab, Jenkins and most CI systems read: one `testsuite` for
 /// the run, a `testcase` per terminal (classname the device), or per item for mdm-update (classname the device, name
@@ -17,13 +18,18 @@ enum JUnitReport {
         let outcome: Outcome
     }
 
-    /// The test cases of `verdicts`, in their order.
+    /// The test cases of `verdicts`, in their order (`FleetVerdict.reportOrder`). Messages are scrubbed as the `end`
+    /// events' are, so a report merged from those events (`ucube fleet-merge`) is the same.
     static func cases(command: String, verdicts: [FleetVerdict]) -> [Case] {
         verdicts.flatMap { verdict -> [Case] in
             let note = verdict.earlier ? "done in an earlier run of this command (run file)" : nil
             switch verdict.result {
             case .notStarted:
-                return [Case(classname: verdict.device, name: command, seconds: 0, outcome: .skipped(message: "not started: " + (verdict.message ?? "the run ended first")))]
+                return [
+                    Case(
+                        classname: verdict.device, name: command, seconds: 0,
+                        outcome: .skipped(message: "not started: " + (verdict.message.map(LogScrubber.scrub) ?? "the run ended first")))
+                ]
             case .ok, .failed:
                 var cases = verdict.items.map { item in
                     Case(
@@ -37,7 +43,7 @@ enum JUnitReport {
                     cases.append(
                         Case(
                             classname: verdict.device, name: command, seconds: verdict.seconds,
-                            outcome: .failed(type: verdict.code ?? verdict.exitName, message: verdict.message ?? "exit \(verdict.exit)")))
+                            outcome: .failed(type: verdict.code ?? verdict.exitName, message: verdict.message.map(LogScrubber.scrub) ?? "exit \(verdict.exit)")))
                 } else if cases.isEmpty {
                     cases.append(Case(classname: verdict.device, name: command, seconds: verdict.seconds, outcome: .passed(note: note)))
                 }

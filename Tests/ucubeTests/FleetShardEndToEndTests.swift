@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Issue 28 end to end: a simulated fleet of 40 terminals split over N ucube processes with `--shard I/N`, run side by
+/// side as N CI jobs would be, then `ucube fleet-merge`: the merged JUnit report, summary and exit code are those of
+/// one unsharded run. Three terminals never answer (`mute`: the one fault that fires on every run, not once).
+@Suite(.serialized) struct FleetShardEndToEndTests {
+    /// A JUnit report with its times blanked: the only thing allowed to differ between a merged and a one-process run.
+    static func normalised(_ xml: String) -> String {
+        xml.replacingOccurrences(of: #"time="[0-9.]+""#, with: #"time="""#, options: .regularExpression)
+            .replacingOccurrences(of: #"timestamp="[^"]*""#, with: #"timestamp="""#, options: .regularExpression)
+    }
+
+    /// The summary table of a text-mode run, its times blanked.
+    static func table(_ stdout: String) -> String {
+        guard let start = stdout.range(of: "DEVICE ") else { return "" }
+        return String(stdout[start.lowerBound...])
+            .replacingOccurrences(of: #"[0-9]+\.[0-9] s"#, with: "T", options: .regularExpression)
+            .replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+    }
+
+    static func summary(_ stdout: String) -> [String: Any]? {
+        FleetRunEndToEndTests.events(stdout).first { $0["event"] as? String == "summary" }
+    }
+
+    @Test func fortyTerminalsShardedOverOneThreeAndFourJobsMergeAsOneRun() async throws {
+        let sandbox = try UCubeSandbox()
+        let fleet = try await FleetRunEndToEndTests.startFleet(
+            sandbox, count: 40, ["--fleet-fault", "5:mute", "--fleet-fault", "17:mute", "--fleet-fault", "29:mute"])
+        defer { fleet.process.terminate() }
+        let faulty = Set([fleet.devices[4], fleet.devices[16], fleet.devices[28]])
+        let info = ["--rpc-timeout", "1", "info", "--devices", fleet.file]
+        let directory = sandbox.directory.path
+
+        // One process, the whole fleet: the reference.
+        let reference = try await sandbox.run(["--json"] + info + ["--junit", "\(directory)/one.xml"], timeout: .seconds(120))
+        #expect(reference.status == 18, "\(reference.stderr)")
+        let ends = FleetRunEndToEndTests.ends(reference.stdout)
+        #expect(Set(ends.filter { $0.value["result"] as? String == "failed" }.keys) == faulty)
+        let referenceSummary = try #require(Self.summary(reference.stdout))
+        #expect(referenceSummary["succeeded"] as? Int == 37 && referenceSummary["failed"] as? Int == 3, "\(referenceSummary)")
+        #expect(referenceSummary["shard"] == nil)
+        // Every fleet JSON line says when (ISO 8601, UTC, milliseconds); the run's own error object closes stdout.
+        let lines = reference.stdout.split(separator: "\n")
+        #expect(lines.count > 80)
+        for line in lines.dropLast() {
+            #expect(line.range(of: #""time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z""#, options: .regularExpression) != nil, "\(line)")
+        }
+        let oneXML = Self.normalised(try String(contentsOfFile: "\(directory)/one.xml", encoding: .utf8))
+        let referenceText = try await sandbox.run(info, timeout: .seconds(120))
+        #expect(referenceText.status == 18)
+
+        for count in [1, 3, 4] {
+            // The N jobs, side by side.
+            let runs = try await withThrowingTaskGroup(of: (Int, UCubeRun).self) { group in
+                for index in 1...count {
+                    group.addTask {
+                        let run = try await sandbox.run(
+                            ["--json"] + info + ["--shard", "\(index)/\(count)", "--junit", "\(directory)/shard-\(count)-\(index).xml"],
+                            timeout: .seconds(120))
+                        return (index, run)
+                    }
+                }
+                var runs: [Int: UCubeRun] = [:]
+                for try await (index, run) in group { runs[index] = run }
+                return runs
+            }
+            var reports: [String] = []
+            var sizes: [Int] = []
+            var seen: Set<String> = []
+            for index in 1...count {
+                let run = try #require(runs[index])
+                let path = "\(directory)/shard-\(count)-\(index).jsonl"
+                try run.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+                reports.append(path)
+                let shardEnds = FleetRunEndToEndTests.ends(run.stdout)
+                #expect(seen.isDisjoint(with: shardEnds.keys), "a terminal in two shards")
+                seen.formUnion(shardEnds.keys)
+                sizes.append(shardEnds.count)
+                #expect(run.status == (faulty.isDisjoint(with: shardEnds.keys) ? 0 : 18), "\(run.stderr)")
+                #expect(Self.summary(run.stdout)?["shard"] as? String == "\(index)/\(count)")
+                let junit = try FleetRunEndToEndTests.junitCounts("\(directory)/shard-\(count)-\(index).xml")
+                #expect(junit.tests == shardEnds.count)
+            }
+            #expect(seen == Set(fleet.devices), "the shards cover the fleet")
+            #expect(sizes.max()! - sizes.min()! <= 1, "\(sizes)")
+
+            let merged = try await sandbox.run(["--json", "fleet-merge", "--junit", "\(directory)/merged-\(count).xml"] + reports)
+            #expect(merged.status == 18, "\(merged.stderr)")
+            let summary = try #require(Self.summary(merged.stdout))
+            for key in ["command", "devices", "succeeded", "failed", "notStarted", "earlier"] {
+                #expect("\(summary[key] ?? "none")" == "\(referenceSummary[key] ?? "none")", "\(key) with \(count) shards")
+            }
+            #expect(FleetRunEndToEndTests.ends(merged.stdout).count == 40)
+            let mergedXML = Self.normalised(try String(contentsOfFile: "\(directory)/merged-\(count).xml", encoding: .utf8))
+            #expect(mergedXML == oneXML, "\(count) shards")
+            let text = try await sandbox.run(["fleet-merge"] + reports)
+            #expect(text.status == 18)
+            #expect(Self.table(text.stdout) == Self.table(referenceText.stdout), "\(text.stdout)")
+        }
+
+        // One of four jobs left no report: the merge fails it by name, and counts the rest.
+        let partial = (1...3).map { "\(directory)/shard-4-\($0).jsonl" } + ["\(directory)/never-written.jsonl"]
+        let missing = try await sandbox.run(["--json", "fleet-merge", "--junit", "\(directory)/partial.xml"] + partial)
+        #expect(missing.status == 18, "\(missing.stderr)")
+        #expect(missing.stderr.contains("never-written.jsonl"), "\(missing.stderr)")
+        let report = try FleetRunEndToEndTests.junitCounts("\(directory)/partial.xml")
+        let failedNames = report.cases.filter { !$0.elements(forName: "failure").isEmpty }.compactMap { $0.attribute(forName: "classname")?.stringValue }
+        #expect(failedNames.contains("shard 4/4"), "\(failedNames)")
+    }
+
+    @Test(arguments: [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "1/0"], ["--shard", "x"], ["--shard-host", "bench-a"],
+        ["--shard", "1/2", "--shard-host", "bad/name"]])
+    func badShardsAreUsageErrors(arguments: [String]) async throws {
+        let sandbox = try UCubeSandbox()
+        let file = sandbox.directory.appendingPathComponent("devices").path
+        try "tcp://127.0.0.1:9\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try await sandbox.run(["info", "--devices", file] + arguments)
+        #expect(run.status == 64, "\(run.stderr)")
+    }
+
+    @Test func mergeRefusesNothingToMerge() async throws {
+        let sandbox = try UCubeSandbox()
+        #expect(try await sandbox.run(["fleet-merge"]).status == 64)
+        let file = sandbox.directory.appendingPathComponent("empty.jsonl").path
+        try "not a report\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await sandbox.run(["fleet-merge", file]).status == 64)
+    }
+}
