@@ -2379,9 +2379,9 @@ _ucube_send-logs() {
 
 _ucube_diagnose() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast --restart --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2406,6 +2406,30 @@ _ucube_diagnose() {
         return
         ;;
     '--tms-timeout')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     esac

@@ -113,6 +113,28 @@ import FoundationXML
         #expect(failedNames.contains("shard 4/4"), "\(failedNames)")
     }
 
+    /// Issue 28: `diagnose` takes a fleet. Each terminal's report is its `result`; a blocking finding fails the
+    /// terminal (exit 16 in its `end`) and the run (18).
+    @Test func diagnoseOverAFleet() async throws {
+        let sandbox = try UCubeSandbox()
+        let fleet = try await FleetRunEndToEndTests.startFleet(sandbox, count: 3, ["--fleet-fault", "2:mute"])
+        defer { fleet.process.terminate() }
+        let junit = sandbox.directory.appendingPathComponent("diagnose.xml").path
+        let run = try await sandbox.run(
+            ["--json", "--rpc-timeout", "1", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit], timeout: .seconds(60))
+        #expect(run.status == 18, "\(run.stderr)")
+        let ends = FleetRunEndToEndTests.ends(run.stdout)
+        #expect(ends.count == 3)
+        #expect(ends[fleet.devices[1]]?["exit"] as? Int == 16, "\(ends)")
+        #expect((ends[fleet.devices[1]]?["message"] as? String)?.contains("timeout") == true)
+        #expect(ends[fleet.devices[0]]?["result"] as? String == "ok" && ends[fleet.devices[2]]?["result"] as? String == "ok")
+        let results = FleetRunEndToEndTests.events(run.stdout).filter { $0["event"] as? String == "result" }
+        #expect(results.count == 3)
+        #expect(results.allSatisfy { (($0["result"] as? [String: Any])?["findings"] as? [Any])?.isEmpty == false }, "\(results)")
+        let report = try FleetRunEndToEndTests.junitCounts(junit)
+        #expect(report.tests == 3 && report.failures == 1, "\(report)")
+    }
+
     @Test(arguments: [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "1/0"], ["--shard", "x"], ["--shard-host", "bench-a"],
         ["--shard", "1/2", "--shard-host", "bad/name"]])
     func badShardsAreUsageErrors(arguments: [String]) async throws {

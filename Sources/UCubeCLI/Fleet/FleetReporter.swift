@@ -272,6 +272,14 @@ final class DeviceCapture: Sendable {
         if let info = result["response"], let serial = info["serialNumber"]?.text {
             return "serial \(serial)" + (info["firmwareVersion"]?.text.map { ", firmware \($0)" } ?? "")
         }
+        if case .array(let findings)? = result["findings"] {
+            // diagnose: the findings that are not ok, by severity.
+            let count = { (severity: String) in findings.filter { $0["severity"]?.text == severity }.count }
+            let (blocking, warnings) = (count("blocking"), count("warning"))
+            return blocking > 0
+                ? "\(blocking) blocking, \(warnings) warning\(warnings == 1 ? "" : "s")"
+                : "nothing blocks a payment; \(warnings) warning\(warnings == 1 ? "" : "s")"
+        }
         if let serial = result["serial"]?.text, let registered = result["registered"] {
             if case .bool(true) = registered { return "serial \(serial) registered" }
             return "serial \(serial) not registered"
