@@ -107,7 +107,7 @@ import FoundationXML
         let partial = (1...3).map { "\(directory)/shard-4-\($0).jsonl" } + ["\(directory)/never-written.jsonl"]
         let missing = try await sandbox.run(["--json", "fleet-merge", "--junit", "\(directory)/partial.xml"] + partial)
         #expect(missing.status == 18, "\(missing.stderr)")
-        #expect(missing.stderr.contains("never-written.jsonl"), "\(missing.stderr)")
+        #expect(missing.stderr.contains("never-written.jsonl: cannot read it"), "\(missing.stderr)")
         let report = try FleetRunEndToEndTests.junitCounts("\(directory)/partial.xml")
         let failedNames = report.cases.filter { !$0.elements(forName: "failure").isEmpty }.compactMap { $0.attribute(forName: "classname")?.stringValue }
         #expect(failedNames.contains("shard 4/4"), "\(failedNames)")

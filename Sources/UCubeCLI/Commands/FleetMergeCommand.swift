@@ -32,10 +32,20 @@ extension UCube {
         func run() async throws {
             let junit = junit.map { ($0 as NSString).expandingTildeInPath }
             if let junit { try Environment.checkOutputDirectory(of: junit, option: "--junit") }
-            let parsed = reports.map { path in
-                let expanded = (path as NSString).expandingTildeInPath
-                let bytes = (try? BoundedFile.read(expanded, limit: FleetChoices.maximumFileSize)).map { Array($0) } ?? []
-                return FleetMerge.parse(bytes, name: path)
+            var parsed: [FleetMerge.Report] = []
+            for path in reports {
+                do {
+                    let bytes = try BoundedFile.read((path as NSString).expandingTildeInPath, limit: FleetChoices.maximumReportSize)
+                    parsed.append(FleetMerge.parse(Array(bytes), name: path))
+                } catch {
+                    switch error {
+                    case .unreadable(let why):
+                        // A shard's job that died before writing: a missing report, failed by name, not a usage error.
+                        parsed.append(FleetMerge.Report(name: path, problem: "cannot read it: \(why)"))
+                    case .tooLarge:
+                        throw CLIFailure(ExitCodes.usage, "the report \(path) is over \(FleetChoices.maximumReportSize >> 20) MB: not a shard's JSON lines")
+                    }
+                }
             }
             let merged = try FleetMerge.merge(parsed)
             let reporter = FleetReporter(command: merged.command, json: globals.json, total: merged.verdicts.count, stderrIsTTY: false)

@@ -7,6 +7,8 @@ enum FleetMerge {
     struct Report: Equatable {
         /// The file, for messages.
         let name: String
+        /// Why the file could not be read (it is then a missing report).
+        var problem: String? = nil
         var command: String? = nil
         /// The `summary`'s `shard` (`2/4`, `2/4@bench-a`); nil for an unsharded run.
         var shard: String? = nil
@@ -129,7 +131,7 @@ enum FleetMerge {
         }
         let unusable = reports.filter { !$0.complete }
         for report in unusable {
-            let why = report.verdicts.isEmpty && report.command == nil ? "no fleet run in it" : "cut short (no summary)"
+            let why = report.problem ?? (report.verdicts.isEmpty && report.command == nil ? "no fleet run in it" : "cut short (no summary)")
             warnings.append("\(report.name): \(why)")
         }
         if gaps.count < unusable.count {
