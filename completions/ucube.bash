@@ -2341,9 +2341,9 @@ _ucube_fleet-merge() {
 
 _ucube_send-logs() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --force --version -h --help)
+    non_repeating_flags=(--json --trace --fast --restart --force --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --output)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --output)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2368,6 +2368,30 @@ _ucube_send-logs() {
         return
         ;;
     '--tms-timeout')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     '--output')

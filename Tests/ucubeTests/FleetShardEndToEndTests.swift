@@ -135,6 +135,38 @@ import FoundationXML
         #expect(report.tests == 3 && report.failures == 1, "\(report)")
     }
 
+    /// Issue 28: `send-logs` takes a fleet. The host's logs go to the TMS once per terminal; they are deleted only
+    /// once every terminal of the run has them, and a run that failed for one keeps them.
+    @Test func sendLogsOverAFleet() async throws {
+        let sandbox = try UCubeSandbox()
+        let tms = try await TMSEndToEndTests.startTMS(sandbox)
+        defer { tms.process.terminate() }
+        sandbox.environment["UCUBE_TMS_URL"] = tms.url
+        sandbox.environment["UCUBE_TMS_CA"] = tms.ca
+        let fleet = try await FleetRunEndToEndTests.startFleet(sandbox, count: 3, ["--fleet-fault", "3:mute"])
+        defer { fleet.process.terminate() }
+        let received = sandbox.directory.appendingPathComponent("tms-sim/received-logs").path
+        let zips = { ((try? FileManager.default.contentsOfDirectory(atPath: received)) ?? []).filter { $0.hasSuffix(".zip") }.count }
+        let log = sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log").path
+        _ = try await sandbox.run(["--device", fleet.devices[0], "info"])  // something to send
+
+        let failed = try await sandbox.run(
+            ["--json", "--rpc-timeout", "1", "send-logs", "--devices", fleet.file, "--parallel", "3"], timeout: .seconds(60))
+        #expect(failed.status == 18, "\(failed.stderr)")
+        let ends = FleetRunEndToEndTests.ends(failed.stdout)
+        #expect(ends.filter { $0.value["result"] as? String == "ok" }.count == 2, "\(failed.stdout)")
+        #expect(ends[fleet.devices[2]]?["exitName"] as? String == "timeout")
+        #expect(zips() == 2)
+        #expect(FileManager.default.fileExists(atPath: log), "a terminal still lacks the logs: they stay")
+        #expect(try await sandbox.run(["send-logs", "--devices", fleet.file, "--output", "x.zip"]).status == 64)
+
+        let sent = try await sandbox.run(["send-logs", "--device", fleet.devices[0], "--device", fleet.devices[1]], timeout: .seconds(60))
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.stdout.contains("bytes of logs sent"), "\(sent.stdout)")
+        #expect(zips() == 4)
+        #expect(!FileManager.default.fileExists(atPath: log), "every terminal has them: deleted")
+    }
+
     @Test(arguments: [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "1/0"], ["--shard", "x"], ["--shard-host", "bench-a"],
         ["--shard", "1/2", "--shard-host", "bad/name"]])
     func badShardsAreUsageErrors(arguments: [String]) async throws {

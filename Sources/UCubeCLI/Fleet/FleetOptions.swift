@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 
-/// How `info`, `diagnose`, `mdm-register`, `mdm-update` and `shell --script` run over several terminals: the list (with a repeated
+/// How `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs` and `shell --script` run over several terminals: the list (with a repeated
 /// `--device`), how many at once, when to stop, the JUnit report, the run file and the shard (docs/fleet.md).
 struct FleetOptions: ParsableArguments {
     @Option(

@@ -280,6 +280,9 @@ final class DeviceCapture: Sendable {
                 ? "\(blocking) blocking, \(warnings) warning\(warnings == 1 ? "" : "s")"
                 : "nothing blocks a payment; \(warnings) warning\(warnings == 1 ? "" : "s")"
         }
+        if let serial = result["terminal"]?.text, let bytes = result["bytes"]?.text, result["server"] != nil {
+            return "serial \(serial): \(bytes) bytes of logs sent"
+        }
         if let serial = result["serial"]?.text, let registered = result["registered"] {
             if case .bool(true) = registered { return "serial \(serial) registered" }
             return "serial \(serial) not registered"
