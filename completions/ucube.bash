@@ -2022,9 +2022,9 @@ _ucube_simulate() {
 
 _ucube_test() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --unattended --version -h --help)
+    non_repeating_flags=(--json --trace --fast --restart --unattended --version -h --help)
     repeating_options=(--device --case)
-    non_repeating_options=(--record --rpc-timeout --log-level --format --output --operator-timeout)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --format --output --operator-timeout)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -2039,6 +2039,30 @@ _ucube_test() {
         return
         ;;
     '--log-level')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     '--format')

@@ -182,7 +182,7 @@ OPTIONS:
                           replay:FILE (a recording), or a name remembered by
                           `ucube connect`. Default: $UCUBE_DEVICE, else the
                           remembered default, else sim. info, diagnose,
-                          mdm-register, mdm-update, send-logs and shell
+                          mdm-register, mdm-update, send-logs, test and shell
                           --script take it more than once: a fleet run.
   --json                  Print results as JSON on stdout.
   --trace                 Hex-dump every frame sent and received on stderr.

@@ -167,6 +167,50 @@ import FoundationXML
         #expect(!FileManager.default.fileExists(atPath: log), "every terminal has them: deleted")
     }
 
+    /// Issue 28: `test SUITE --devices FILE` runs the suite on every terminal, a JUnit testsuite per terminal. Two
+    /// cases on the served card, one expecting what it gets and one not; the third terminal never answers.
+    @Test func aSuiteOverAFleet() async throws {
+        let sandbox = try TestSuiteEndToEndTests.sandbox()
+        let suite = try TestSuiteEndToEndTests.write(
+            """
+            {"name": "fleet", "cards": {"late-pin": {"interfaces": ["contact"], "pan": "5413330089020094", "expiry": "2711",
+              "applications": [{"aid": "A0000000041010", "label": "MASTERCARD"}], "cvm": "online-pin"}},
+             "cases": [{"name": "approved", "card": "late-pin", "request": {"amount": "5.00"}, "expect": {"status": "APPROVED"},
+               "instruction": "insert test card 7"},
+              {"name": "wrong", "card": "late-pin", "request": {"amount": "5.00"}, "expect": {"status": "DECLINED"},
+               "instruction": "insert test card 7"}]}
+            """, in: sandbox)
+        let fleet = try await FleetRunEndToEndTests.startFleet(
+            sandbox, count: 3, ["--suite", suite, "--suite-card", "late-pin", "--fleet-fault", "3:mute"])
+        defer { fleet.process.terminate() }
+        let junit = sandbox.directory.appendingPathComponent("suite.xml").path
+        let run = try await sandbox.run(
+            ["--json", "--rpc-timeout", "1", "test", suite, "--devices", fleet.file, "--parallel", "3", "--junit", junit],
+            timeout: .seconds(120))
+        #expect(run.status == 18, "\(run.stderr)")
+        let ends = FleetRunEndToEndTests.ends(run.stdout)
+        #expect(ends[fleet.devices[0]]?["exit"] as? Int == 17, "\(ends)")
+        #expect(ends[fleet.devices[1]]?["detail"] as? String == "1 of 2 cases passed", "\(ends)")
+        #expect(ends[fleet.devices[2]]?["exitName"] as? String == "timeout")
+        let cases = FleetRunEndToEndTests.events(run.stdout).filter { $0["event"] as? String == "case" }
+        #expect(cases.count == 4, "\(run.stdout)")
+        #expect(cases.filter { $0["result"] as? String == "passed" }.compactMap { $0["case"] as? String } == ["approved", "approved"])
+
+        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
+        let suites = try document.nodes(forXPath: "/testsuites/testsuite").compactMap { $0 as? XMLElement }
+        #expect(suites.compactMap { $0.attribute(forName: "name")?.stringValue } == fleet.devices.sorted())
+        let byName = Dictionary(uniqueKeysWithValues: suites.map { ($0.attribute(forName: "name")?.stringValue ?? "", $0) })
+        let first = try #require(byName[fleet.devices[0]])
+        #expect(first.attribute(forName: "tests")?.stringValue == "2" && first.attribute(forName: "failures")?.stringValue == "1")
+        #expect(first.elements(forName: "testcase").compactMap { $0.attribute(forName: "name")?.stringValue } == ["approved", "wrong"])
+        let muted = try #require(byName[fleet.devices[2]])
+        #expect(muted.attribute(forName: "tests")?.stringValue == "1" && muted.attribute(forName: "failures")?.stringValue == "1")
+        let root = try #require(document.rootElement())
+        #expect(root.attribute(forName: "tests")?.stringValue == "5" && root.attribute(forName: "failures")?.stringValue == "3")
+
+        #expect(try await sandbox.run(["test", suite, "--devices", fleet.file, "--format", "junit"]).status == 64)
+    }
+
     @Test(arguments: [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "1/0"], ["--shard", "x"], ["--shard-host", "bench-a"],
         ["--shard", "1/2", "--shard-host", "bad/name"]])
     func badShardsAreUsageErrors(arguments: [String]) async throws {

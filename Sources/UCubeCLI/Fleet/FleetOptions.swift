@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 
-/// How `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs` and `shell --script` run over several terminals: the list (with a repeated
+/// How `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` run over several terminals: the list (with a repeated
 /// `--device`), how many at once, when to stop, the JUnit report, the run file and the shard (docs/fleet.md).
 struct FleetOptions: ParsableArguments {
     @Option(
@@ -20,7 +20,7 @@ struct FleetOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Write a JUnit XML report to FILE: a test case per terminal (per item for mdm-update), for GitLab, Jenkins and other CI. A fleet run.",
+            "Write a JUnit XML report to FILE: a test case per terminal (per item for mdm-update; for test, a testsuite per terminal and a test case per case), for GitLab, Jenkins and other CI. A fleet run.",
             valueName: "file"),
         completion: .file())
     var junit: String?

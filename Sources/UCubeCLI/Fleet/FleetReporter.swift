@@ -54,6 +54,10 @@ final class FleetReporter: Sendable {
             let result = value["result"]?.text ?? "?"
             let error = value["error"]?.text.map { ": \($0)" } ?? ""
             emit(line: "\(device): \(change): \(result == "failed" ? "FAILED" : result)\(error)")
+        case "case":
+            let result = value["result"]?.text ?? "?"
+            let error = value["error"]?.text.map { ": \($0)" } ?? ""
+            emit(line: "\(device): \(value["case"]?.text ?? "?"): \(result == "failed" ? "FAILED" : result)\(error)")
         case "output":
             emit(line: "\(device): \(value["text"]?.text ?? "")")
         default:
@@ -246,6 +250,17 @@ final class DeviceCapture: Sendable {
                 state.withLock {
                     $0.items.append(
                         FleetVerdict.Item(item: item, result: result, error: value["error"]?.text, seconds: value["seconds"]?.text.flatMap(Double.init)))
+                }
+            }
+            event = value
+        case "case"?:
+            // test: each case of the suite, a test case of the terminal's testsuite in the JUnit report.
+            if let name = value["case"]?.text, let result = value["result"]?.text {
+                state.withLock {
+                    $0.items.append(
+                        FleetVerdict.Item(item: name, result: result, error: value["error"]?.text, seconds: value["seconds"]?.text.flatMap(Double.init)))
+                    let passed = $0.items.filter(\.succeeded).count
+                    $0.detail = "\(passed) of \($0.items.count) cases passed"
                 }
             }
             event = value

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 
-/// One command over several terminals (docs/fleet.md): `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs` and `shell --script` with a
+/// One command over several terminals (docs/fleet.md): `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` with a
 /// repeated `--device` or `--devices FILE`. The terminals run in this process, up to `--parallel` at a time, each in
 /// its own task with its output bound to a `DeviceOutput` that tags it with the device: with `--json`, every event of
 /// the command becomes a JSON line with a `device` key, and each terminal ends with an `end` event; otherwise a line per

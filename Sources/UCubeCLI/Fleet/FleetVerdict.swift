@@ -13,13 +13,15 @@ struct FleetVerdict: Codable, Sendable, Equatable {
 
     struct Item: Codable, Sendable, Equatable {
         let item: String
-        /// mdm-update's verdict word: installed, loaded, failed, skipped.
+        /// mdm-update's verdict word: installed, loaded, failed, skipped; a test case's: passed, failed, not-run.
         let result: String
         var error: String? = nil
         var seconds: Double? = nil
 
         /// Whether the item is on the terminal now.
-        var succeeded: Bool { result == "installed" || result == "loaded" }
+        var succeeded: Bool { result == "installed" || result == "loaded" || result == "passed" }
+        /// A test case that never ran (the run was stopped): skipped, not failed.
+        var notRun: Bool { result == "not-run" }
     }
 
     let device: String
