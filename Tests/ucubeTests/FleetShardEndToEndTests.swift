@@ -33,7 +33,9 @@ import FoundationXML
             sandbox, count: 40, ["--fleet-fault", "5:mute", "--fleet-fault", "17:mute", "--fleet-fault", "29:mute"])
         defer { fleet.process.terminate() }
         let faulty = Set([fleet.devices[4], fleet.devices[16], fleet.devices[28]])
-        let info = ["--rpc-timeout", "1", "info", "--devices", fleet.file]
+        // The muted terminals cost one --rpc-timeout per run; the others must never reach it, even with 40 at once on a
+        // loaded machine (at 1 s, a full parallel test run timed out three healthy ones).
+        let info = ["--rpc-timeout", "4", "info", "--devices", fleet.file]
         let directory = sandbox.directory.path
 
         // One process, the whole fleet: the reference.
@@ -121,7 +123,7 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let junit = sandbox.directory.appendingPathComponent("diagnose.xml").path
         let run = try await sandbox.run(
-            ["--json", "--rpc-timeout", "1", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit], timeout: .seconds(60))
+            ["--json", "--rpc-timeout", "3", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit], timeout: .seconds(60))
         #expect(run.status == 18, "\(run.stderr)")
         let ends = FleetRunEndToEndTests.ends(run.stdout)
         #expect(ends.count == 3)
@@ -151,7 +153,7 @@ import FoundationXML
         _ = try await sandbox.run(["--device", fleet.devices[0], "info"])  // something to send
 
         let failed = try await sandbox.run(
-            ["--json", "--rpc-timeout", "1", "send-logs", "--devices", fleet.file, "--parallel", "3"], timeout: .seconds(60))
+            ["--json", "--rpc-timeout", "3", "send-logs", "--devices", fleet.file, "--parallel", "3"], timeout: .seconds(60))
         #expect(failed.status == 18, "\(failed.stderr)")
         let ends = FleetRunEndToEndTests.ends(failed.stdout)
         #expect(ends.filter { $0.value["result"] as? String == "ok" }.count == 2, "\(failed.stdout)")
@@ -185,7 +187,7 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let junit = sandbox.directory.appendingPathComponent("suite.xml").path
         let run = try await sandbox.run(
-            ["--json", "--rpc-timeout", "1", "test", suite, "--devices", fleet.file, "--parallel", "3", "--junit", junit],
+            ["--json", "--rpc-timeout", "3", "test", suite, "--devices", fleet.file, "--parallel", "3", "--junit", junit],
             timeout: .seconds(120))
         #expect(run.status == 18, "\(run.stderr)")
         let ends = FleetRunEndToEndTests.ends(run.stdout)
