@@ -189,13 +189,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|send-logs|diagnose|help)
+    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|fleet-merge|send-logs|diagnose|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update send-logs diagnose help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update fleet-merge send-logs diagnose help' -- "${cur}"))
         ;;
     esac
 }
@@ -204,7 +204,7 @@ _ucube_info() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -237,6 +237,12 @@ _ucube_info() {
         ;;
     '--run-file')
         __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     esac
@@ -2016,9 +2022,9 @@ _ucube_simulate() {
 
 _ucube_test() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --unattended --version -h --help)
+    non_repeating_flags=(--json --trace --fast --restart --unattended --version -h --help)
     repeating_options=(--device --case)
-    non_repeating_options=(--record --rpc-timeout --log-level --format --output --operator-timeout)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --format --output --operator-timeout)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -2033,6 +2039,30 @@ _ucube_test() {
         return
         ;;
     '--log-level')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     '--format')
@@ -2063,7 +2093,7 @@ _ucube_shell() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --keep-going --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --script)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --script)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2096,6 +2126,12 @@ _ucube_shell() {
         ;;
     '--run-file')
         __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     '--script')
@@ -2171,7 +2207,7 @@ _ucube_mdm-register() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --status --unregister --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2214,6 +2250,12 @@ _ucube_mdm-register() {
         ;;
     '--run-file')
         __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     esac
@@ -2223,7 +2265,7 @@ _ucube_mdm-update() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --plan --all --force --firmware-only --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --file --signature)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --file --signature)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2266,6 +2308,12 @@ _ucube_mdm-update() {
         ;;
     '--run-file')
         __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     '--file')
@@ -2279,11 +2327,47 @@ _ucube_mdm-update() {
     esac
 }
 
+_ucube_fleet-merge() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --junit)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __ucube_add_completions -f
+        return
+        ;;
+    esac
+}
+
 _ucube_send-logs() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --force --version -h --help)
+    non_repeating_flags=(--json --trace --fast --restart --force --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --output)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --output)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2308,6 +2392,30 @@ _ucube_send-logs() {
         return
         ;;
     '--tms-timeout')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     '--output')
@@ -2319,9 +2427,9 @@ _ucube_send-logs() {
 
 _ucube_diagnose() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast --restart --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2346,6 +2454,30 @@ _ucube_diagnose() {
         return
         ;;
     '--tms-timeout')
+        return
+        ;;
+    '--devices')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--parallel')
+        return
+        ;;
+    '--junit')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--max-failures')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--shard')
+        return
+        ;;
+    '--shard-host')
         return
         ;;
     esac

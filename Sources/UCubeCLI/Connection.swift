@@ -41,7 +41,7 @@ struct Connection {
         if given == nil && globals.devices.count > 1 {
             throw CLIFailure(
                 ExitCodes.usage, "--device is given \(globals.devices.count) times, and this command drives one terminal",
-                hint: "info, mdm-register, mdm-update and shell --script run over several terminals (--device repeated, --devices FILE)")
+                hint: "info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script run over several terminals (--device repeated, --devices FILE)")
         }
         var address: DeviceAddress
         do {

@@ -181,9 +181,9 @@ OPTIONS:
                           ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL],
                           replay:FILE (a recording), or a name remembered by
                           `ucube connect`. Default: $UCUBE_DEVICE, else the
-                          remembered default, else sim. info, mdm-register,
-                          mdm-update and shell --script take it more than once:
-                          a fleet run.
+                          remembered default, else sim. info, diagnose,
+                          mdm-register, mdm-update, send-logs, test and shell
+                          --script take it more than once: a fleet run.
   --json                  Print results as JSON on stdout.
   --trace                 Hex-dump every frame sent and received on stderr.
   --record <file>         Record the session into FILE: the command line and
@@ -237,6 +237,8 @@ SUBCOMMANDS:
                           client certificate (or show / remove it).
   mdm-update              Update the terminal's firmware and EMV configuration
                           from the TMS (or from a local image).
+  fleet-merge             Merge the shards of a fleet run (--shard I/N) into
+                          one summary, one JUnit report and one exit code.
   send-logs               Zip the logs and send them to the TMS, or write the
                           bundle to a file (--output).
   diagnose                Check everything a payment depends on: the link, the

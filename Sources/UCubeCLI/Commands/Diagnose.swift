@@ -239,13 +239,32 @@ extension UCube {
             code, severity, message, hint and details are always there (hint null for ok, details an object, maybe \
             empty). code is "ok" for a passing check, else a stable name from the lists above or an error code of \
             `ucube --help`. Never any card data.
+
+            With several terminals (--device repeated, --devices FILE), a fleet run: each terminal's report is its \
+            `result` event, and a terminal with a blocking finding fails (exit 16 in its `end`); the run exits 18 \
+            when one does. See docs/fleet.md.
             """
         }
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions
+        @OptionGroup var fleet: FleetOptions
 
         func run() async throws {
+            // Several terminals (docs/fleet.md): each one's report is its `result` event; one with a blocking
+            // finding fails (exit 16 in its `end`), naming the blocking codes. Read-only: no run file.
+            if let run = try FleetRun(command: "diagnose", globals: globals, options: fleet, resumes: false) {
+                try await run.run { [globals, tms] device in
+                    let report = await Self.diagnose(globals: globals.single(device, json: true), tms: tms)
+                    try JSONOutput.print(report, pretty: false)
+                    let blocking = report.grouped.filter { $0.severity == .blocking }
+                    if !blocking.isEmpty {
+                        throw CLIFailure(
+                            ExitCodes.diagnoseBlocking, "blocking: \(blocking.map { "\($0.code) (\($0.message))" }.joined(separator: "; "))")
+                    }
+                }
+                return
+            }
             let report = await Self.diagnose(globals: globals, tms: tms)
             if globals.json {
                 try JSONOutput.print(report)

@@ -25,7 +25,7 @@ extension UCube {
                 the update. Exit 0 when every chosen item is installed, 9 when one is not, 11 after Ctrl-C, 8 when \
                 the TMS fails before any item. Needs `ucube mdm-register` first (client certificate).
 
-                Fleet runs (info, mdm-register, mdm-update, shell --script): with --device given more than once, or \
+                Fleet runs (info, diagnose, mdm-register, mdm-update, send-logs, test, shell --script): with --device given more than once, or \
                 --devices FILE (one device name or URL a line), the command runs for every terminal in one process, \
                 up to --parallel at a time (default: all; Bluetooth terminals connect one at a time). --json prints \
                 each event as a JSON line with its "device", each terminal's "end" event (result ok, failed or \

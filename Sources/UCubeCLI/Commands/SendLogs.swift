@@ -14,11 +14,14 @@ extension UCube {
                 The logs are $XDG_STATE_HOME/ucube/logs/messages.log and up to five older files (messages.1.log \
                 … messages.5.log, rotated at 2 MB). The bundle is a zip with one entry logs/<file> per log file; \
                 every PAN and track data in it is masked, even in a file another tool dropped there. After the TMS \
-                answers HTTP 200 or 201 the local logs are deleted; with --output they are kept.
+                answers HTTP 200 or 201 the local logs are deleted; with --output they are kept. With several \
+                terminals (--device repeated, --devices FILE), a fleet run: the bundle goes to the TMS for each \
+                terminal, and the local logs are deleted once every terminal of the run has it (docs/fleet.md).
                 """)
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions
+        @OptionGroup var fleet: FleetOptions
 
         @Option(
             name: .long, help: ArgumentHelp("Write the bundle to FILE instead of sending it.", valueName: "file"),
@@ -37,6 +40,10 @@ extension UCube {
         func run() async throws {
             let logDirectory = Environment.logDirectory
             try Environment.requireStateDirectory()
+            if let run = try FleetRun(command: "send-logs", globals: globals, options: fleet) {
+                try await sendToFleet(run, logDirectory: logDirectory)
+                return
+            }
             if let output {
                 let path = (output as NSString).expandingTildeInPath
                 try Self.checkDirectory(of: path)
@@ -80,6 +87,33 @@ extension UCube {
                 try JSONOutput.print(Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries))
             } else {
                 print("sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(bytes) bytes) for terminal \(terminal.serial) to \(settings.baseURL); local logs deleted")
+            }
+        }
+
+        /// Several terminals (docs/fleet.md): this host's logs, bundled once, go to the TMS for each terminal (its
+        /// identity); each terminal's `result` says what it sent. The local logs are deleted only once every terminal
+        /// of the run has them (a re-run sends only to the others, from the run file).
+        private func sendToFleet(_ run: FleetRun, logDirectory: String) async throws {
+            if output != nil {
+                throw CLIFailure(ExitCodes.usage, "--output writes this host's logs once: a fleet run sends them to the TMS for each terminal")
+            }
+            let settings = try tms.settings()
+            let path = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+                "uCubelib-logs-\(ProcessInfo.processInfo.globallyUniqueString).zip")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let entries = try bundle(from: logDirectory, to: path)
+            let bytes = Self.size(of: path)
+            try await run.run { [self] device in
+                let terminal = try await withConnection(globals.single(device, json: true)) { connection in
+                    try await TerminalFacts.read(connection.client).identity
+                }
+                try await upload(path, terminal: terminal, settings: settings)
+                try JSONOutput.print(Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries), pretty: false)
+            }
+            do {
+                try LogBundle.deleteLogs(in: logDirectory)
+            } catch {
+                throw CLIFailure(ExitCodes.ioError, "the logs were sent but not deleted: \(error.reason)")
             }
         }
 

@@ -23,7 +23,9 @@ extension UCube {
                 --unattended; a terminal served by `ucube simulate --suite FILE --suite-card NAME` needs \
                 --unattended and --case. Results go to stdout (or --output FILE) as TAP 13, or JUnit XML with \
                 --format junit. Exit 0 when every case passes, 17 when one fails, 65 for a suite that is not \
-                valid (the message names the case and field), 64 for an unknown --case.
+                valid (the message names the case and field), 64 for an unknown --case. With several terminals \
+                (--device repeated, --devices FILE), a fleet run, unattended: --junit FILE has a testsuite per \
+                terminal, and the run exits 18 when a case failed on one (docs/fleet.md).
                 """)
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -31,6 +33,7 @@ extension UCube {
         }
 
         @OptionGroup var globals: GlobalOptions
+        @OptionGroup var fleet: FleetOptions
 
         @Argument(help: ArgumentHelp("The suite file (JSON).", valueName: "suite"), completion: .file(extensions: ["json"]))
         var suite: String
@@ -55,6 +58,26 @@ extension UCube {
         }
 
         func run() async throws {
+            // Several terminals (docs/fleet.md): the suite on each, unattended; each case is a `case` event of its
+            // terminal, and --junit has a testsuite per terminal.
+            if let run = try FleetRun(command: "test", globals: globals, options: fleet) {
+                if output != nil || format != .tap {
+                    throw CLIFailure(ExitCodes.usage, "a fleet run reports with --junit FILE (a testsuite per terminal) and --json: not --output or --format")
+                }
+                _ = try PaymentSuite.load(path: suite).select(cases)
+                try await run.run { [self] device in
+                    var one = self
+                    one.globals = globals.single(device, json: true)
+                    try await one.runSuite(inFleet: true)
+                }
+                return
+            }
+            try await runSuite(inFleet: false)
+        }
+
+        /// The suite on the one terminal of `globals`. In a fleet run: unattended, and each case a JSON `case` event
+        /// (`case`, `result` passed/failed/not-run, `error`, `seconds`) instead of the TAP or JUnit report.
+        private func runSuite(inFleet: Bool) async throws {
             let loaded = try PaymentSuite.load(path: suite)
             let selected = try loaded.select(cases)
             let address = try Connection.resolve(nil, globals)
@@ -65,9 +88,9 @@ extension UCube {
             let timestamp = Date()
             var results: [SuiteResult] = []
             // TAP on stdout streams, a line per case as it ends: a run killed or timed out still says how far it got.
-            let streaming = format == .tap && output == nil
+            let streaming = format == .tap && output == nil && !inFleet
             // A report on stdout is the command's result: with --json, no error object is appended to it.
-            if output == nil { Console.noteResult() }
+            if output == nil && !inFleet { Console.noteResult() }
             // Ctrl-C, SIGTERM, SIGHUP or `ucube cancel` stop the whole run, not only the case that runs: it is
             // cancelled as a payment is, reported as interrupted, and the cases after it as not run.
             let stop = StopRequest()
@@ -93,10 +116,19 @@ extension UCube {
                 } else {
                     result = await runCase(
                         suiteCase, index: index, of: selected.count, suite: loaded, simulated: simulated, journal: journal,
-                        stop: stop)
+                        stop: stop, attended: !inFleet)
                 }
                 results.append(result)
-                if streaming {
+                if inFleet {
+                    let verdict = result.notRun != nil ? "not-run" : result.passed ? "passed" : "failed"
+                    let error: JSONOutput.Value =
+                        result.passed ? .null : .string(LogScrubber.scrub(result.notRun ?? SuiteReport.summary(result)))
+                    Console.out(
+                        JSONOutput.Value.object([
+                            ("event", .string("case")), ("case", .string(suiteCase.name)), ("result", .string(verdict)), ("error", error),
+                            ("seconds", .number(String(format: "%.3f", result.seconds))),
+                        ]).line + "\n")
+                } else if streaming {
                     Console.out(SuiteReport.tapEntry(result, number: index + 1))
                 } else if result.notRun == nil {
                     StandardError.write("\(result.passed ? "ok" : "not ok") \(index + 1) - \(suiteCase.name)")
@@ -104,7 +136,7 @@ extension UCube {
             }
             if streaming {
                 Console.out(SuiteReport.tapFooter(results))
-            } else {
+            } else if !inFleet {
                 let report = format == .tap
                     ? SuiteReport.tap(results, suite: loaded.name)
                     : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
@@ -127,12 +159,12 @@ extension UCube {
         /// Runs one case (after the operator, on a real terminal) and compares its outcome with the expected one.
         private func runCase(
             _ suiteCase: SuiteCase, index: Int, of count: Int, suite loaded: PaymentSuite, simulated: Bool,
-            journal: PaymentJournal, stop: StopRequest
+            journal: PaymentJournal, stop: StopRequest, attended: Bool
         ) async -> SuiteResult {
             let scenario = loaded.scenario(for: suiteCase)
             if !simulated {
                 StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
-                if !unattended && Terminal.isInteractive {
+                if attended && !unattended && Terminal.isInteractive {
                     guard await OperatorWait.enter(timeout: .seconds(operatorTimeout)) else {
                         let observation = SuiteObservation(failure: "the operator did not answer within \(operatorTimeout) s")
                         return SuiteResult(

@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 
-/// How `info`, `mdm-register`, `mdm-update` and `shell --script` run over several terminals: the list (with a repeated
-/// `--device`), how many at once, when to stop, the JUnit report and the run file (docs/fleet.md).
+/// How `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` run over several terminals: the list (with a repeated
+/// `--device`), how many at once, when to stop, the JUnit report, the run file and the shard (docs/fleet.md).
 struct FleetOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "A file of terminals, one device name or URL a line (blank lines and `#` comments skipped; `ucube simulate --fleet` writes one): a fleet run. Adds to --device.",
+            "A file of terminals, one device name or URL a line (blank lines and `#` comments skipped; `ucube simulate --fleet` writes one; `DEVICE @NAME` pins a terminal to the shard run with --shard-host NAME): a fleet run. Adds to --device.",
             valueName: "file"),
         completion: .file())
     var devices: String?
@@ -20,7 +20,7 @@ struct FleetOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Write a JUnit XML report to FILE: a test case per terminal (per item for mdm-update), for GitLab, Jenkins and other CI. A fleet run.",
+            "Write a JUnit XML report to FILE: a test case per terminal (per item for mdm-update; for test, a testsuite per terminal and a test case per case), for GitLab, Jenkins and other CI. A fleet run.",
             valueName: "file"),
         completion: .file())
     var junit: String?
@@ -38,15 +38,42 @@ struct FleetOptions: ParsableArguments {
     @Flag(help: "In a fleet run, ignore the run file's verdicts and run every terminal again.")
     var restart = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Run only the I-th of N parts of the terminals (1 ≤ I ≤ N): N CI jobs, one per part, drive the whole fleet; the parts are the same whatever the order of the devices file, and differ in size by at most one. Merge their --json output with `ucube fleet-merge`. A fleet run.",
+            valueName: "i/n"))
+    var shard: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --shard: this runner's name. The terminals pinned to it in the devices file (`DEVICE @NAME`) run here too; terminals pinned to other runners do not.",
+            valueName: "name"))
+    var shardHost: String?
+
     func validate() throws {
         if let parallel, !(1...FleetChoices.maximumParallel).contains(parallel) {
             throw ValidationError("--parallel must be 1 to \(FleetChoices.maximumParallel)")
         }
         if let maxFailures, maxFailures < 1 { throw ValidationError("--max-failures must be at least 1") }
+        if let shard, FleetShard.parse(shard) == nil {
+            throw ValidationError("--shard '\(shard)': expected I/N with 1 ≤ I ≤ N ≤ \(FleetChoices.maximumDevices), e.g. 2/4")
+        }
+        if let shardHost {
+            guard shard != nil else { throw ValidationError("--shard-host names this runner among the shards: give --shard I/N too") }
+            guard FleetShard.isValidHost(shardHost) else {
+                throw ValidationError("--shard-host '\(shardHost)': letters, digits, '.', '_' and '-' only (at most 64)")
+            }
+        }
+    }
+
+    /// The shard `--shard` and `--shard-host` name, once validated.
+    var fleetShard: FleetShard? {
+        guard let shard, let (index, count) = FleetShard.parse(shard) else { return nil }
+        return FleetShard(index: index, count: count, host: shardHost)
     }
 
     /// Whether these options alone make a run a fleet run (a fleet of one, for its report and run file).
-    var asked: Bool { devices != nil || parallel != nil || junit != nil || maxFailures != nil || runFile != nil || restart }
+    var asked: Bool { devices != nil || shard != nil || parallel != nil || junit != nil || maxFailures != nil || runFile != nil || restart }
 }
 
 /// The fleet run's limits, in one place.
@@ -56,6 +83,8 @@ enum FleetChoices {
     static let maximumDevices = 4096
     /// A devices file or a run file is read only up to this size.
     static let maximumFileSize = 4 << 20
+    /// A shard's JSON lines, for `ucube fleet-merge`: every event of up to 4096 terminals (mdm-update's progress too).
+    static let maximumReportSize = 256 << 20
     /// The options that change how a run goes, not what it does: left out of the run file's key, so the same command
     /// with another `--parallel` resumes the same run. The ones that take a value come first.
     static let controlOptionsWithValue: Set<String> = ["--parallel", "--max-failures", "--junit", "--run-file"]
@@ -65,22 +94,34 @@ enum FleetChoices {
 /// The terminals of a run: every `--device`, then every line of `--devices`, each checked before anything starts.
 enum FleetDevices {
     /// The list, or a usage error naming the file and line of a bad entry or a terminal named twice.
-    static func list(given: [String], file: String?) throws(CLIFailure) -> [String] {
+    static func list(given: [String], file: String?) throws(CLIFailure) -> [FleetDevice] {
         var text: String? = nil
         if let file { text = try read(file) }
         return try list(given: given, file: file, text: text)
     }
 
-    /// The list from `--device` values and a devices file's `text` (named `file` in messages): pure.
-    static func list(given: [String], file: String?, text: String?) throws(CLIFailure) -> [String] {
-        var entries = given.map { ($0, "--device") }
+    /// The list from `--device` values and a devices file's `text` (named `file` in messages): pure. A line may end
+    /// with ` @NAME`, the runner it is pinned to (`--shard-host`).
+    static func list(given: [String], file: String?, text: String?) throws(CLIFailure) -> [FleetDevice] {
+        var entries = given.map { ($0, "--device", String?.none) }
         if let text {
             // `\.isNewline`: in Swift "\r\n" is one Character, which `split(separator: "\n")` never matches, so a CRLF
             // file was one line.
             for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespaces.union(["\r"]))
                 if line.isEmpty || line.hasPrefix("#") { continue }
-                entries.append((line, "\(file ?? "devices"):\(index + 1)"))
+                let origin = "\(file ?? "devices"):\(index + 1)"
+                var device = line
+                var host: String? = nil
+                if let space = line.lastIndex(where: \.isWhitespace), line[line.index(after: space)...].hasPrefix("@") {
+                    let name = String(line[line.index(space, offsetBy: 2)...])
+                    guard FleetShard.isValidHost(name) else {
+                        throw CLIFailure(ExitCodes.usage, "\(origin): '@\(name)': a runner's name is letters, digits, '.', '_' and '-' (at most 64)")
+                    }
+                    device = line[..<space].trimmingCharacters(in: .whitespaces)
+                    host = name
+                }
+                entries.append((device, origin, host))
             }
         }
         guard !entries.isEmpty else {
@@ -90,8 +131,8 @@ enum FleetDevices {
             throw CLIFailure(ExitCodes.usage, "\(entries.count) terminals in one run: at most \(FleetChoices.maximumDevices)")
         }
         var seen: [String: String] = [:]
-        var devices: [String] = []
-        for (device, origin) in entries {
+        var devices: [FleetDevice] = []
+        for (device, origin, host) in entries {
             let address: DeviceAddress
             do {
                 address = try DeviceAddress(parsing: device)
@@ -106,7 +147,7 @@ enum FleetDevices {
                 throw CLIFailure(ExitCodes.usage, "\(origin): \(device) is already in the run (\(first))")
             }
             seen[key] = origin
-            devices.append(device)
+            devices.append(FleetDevice(name: device, key: key, host: host))
         }
         return devices
     }

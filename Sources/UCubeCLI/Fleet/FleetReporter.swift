@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import UCubeLog
+import UCubePayment
 
 /// A fleet run's output, one line at a time from any terminal's task. With `--json`: every event a JSON line on stdout
 /// with the terminal's `device` (`start`, the command's own events, `end`, and a last `summary`). Otherwise: the
@@ -19,13 +20,16 @@ final class FleetReporter: Sendable {
     let command: String
     let json: Bool
     let total: Int
+    /// `--shard`: named in the JSON summary, so that `ucube fleet-merge` knows which part it has and which are missing.
+    let shard: FleetShard?
     private let showsStatus: Bool
     private let counts = Mutex(Counts())
 
-    init(command: String, json: Bool, total: Int, stderrIsTTY: Bool = isatty(2) == 1) {
+    init(command: String, json: Bool, total: Int, shard: FleetShard? = nil, stderrIsTTY: Bool = isatty(2) == 1) {
         self.command = command
         self.json = json
         self.total = total
+        self.shard = shard
         showsStatus = stderrIsTTY
     }
 
@@ -50,6 +54,10 @@ final class FleetReporter: Sendable {
             let result = value["result"]?.text ?? "?"
             let error = value["error"]?.text.map { ": \($0)" } ?? ""
             emit(line: "\(device): \(change): \(result == "failed" ? "FAILED" : result)\(error)")
+        case "case":
+            let result = value["result"]?.text ?? "?"
+            let error = value["error"]?.text.map { ": \($0)" } ?? ""
+            emit(line: "\(device): \(value["case"]?.text ?? "?"): \(result == "failed" ? "FAILED" : result)\(error)")
         case "output":
             emit(line: "\(device): \(value["text"]?.text ?? "")")
         default:
@@ -95,6 +103,7 @@ final class FleetReporter: Sendable {
 
     // MARK: The summary
 
+    /// The table and count, or the JSON `summary`, of `verdicts` (in the order given: `FleetVerdict.reportOrder`).
     func summary(_ verdicts: [FleetVerdict], seconds: Double) {
         let ok = verdicts.filter { $0.result == .ok }.count
         let failed = verdicts.filter { $0.result == .failed }.count
@@ -103,12 +112,13 @@ final class FleetReporter: Sendable {
         counts.withLock { $0.finished = true }
         if showsStatus { StatusLine.clear() }
         if json {
-            emit(
-                object: [
-                    ("event", .string("summary")), ("command", .string(command)), ("devices", .number("\(verdicts.count)")),
-                    ("succeeded", .number("\(ok)")), ("failed", .number("\(failed)")), ("notStarted", .number("\(notStarted)")),
-                    ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
-                ], device: nil)
+            var fields: [(String, JSONOutput.Value)] = [
+                ("event", .string("summary")), ("command", .string(command)), ("devices", .number("\(verdicts.count)")),
+                ("succeeded", .number("\(ok)")), ("failed", .number("\(failed)")), ("notStarted", .number("\(notStarted)")),
+                ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
+            ]
+            if let shard { fields.append(("shard", .string(shard.description))) }
+            emit(object: fields, device: nil)
             return
         }
         emit(line: "\n" + Self.table(verdicts))
@@ -145,7 +155,7 @@ final class FleetReporter: Sendable {
         verdict.result == .ok ? verdict.detail : (verdict.message.map(LogScrubber.scrub) ?? verdict.detail)
     }
 
-    private static func endFields(_ verdict: FleetVerdict) -> [(String, JSONOutput.Value)] {
+    static func endFields(_ verdict: FleetVerdict) -> [(String, JSONOutput.Value)] {
         var fields: [(String, JSONOutput.Value)] = [
             ("event", .string("end")), ("result", .string(verdict.result.rawValue)), ("exit", .number("\(verdict.exit)")),
             ("exitName", .string(verdict.exitName)), ("earlier", .bool(verdict.earlier)),
@@ -157,7 +167,9 @@ final class FleetReporter: Sendable {
         if !verdict.items.isEmpty {
             fields.append(
                 ("items", .array(verdict.items.map { item in
-                    .object([("item", .string(item.item)), ("result", .string(item.result)), ("error", item.error.map { .string($0) } ?? .null)])
+                    .object(
+                        [("item", .string(item.item)), ("result", .string(item.result)), ("error", item.error.map { .string($0) } ?? .null)]
+                            + (item.seconds.map { [("seconds", JSONOutput.Value.number(String(format: "%.3f", $0)))] } ?? []))
                 })))
         }
         return fields
@@ -168,6 +180,9 @@ final class FleetReporter: Sendable {
     private func emit(object fields: [(String, JSONOutput.Value)], device: String?) {
         var fields = fields.filter { $0.0 != "device" }
         if let device { fields.append(("device", .string(device))) }
+        // When it was printed: lines of terminals running side by side (or of shards on several hosts) can be ordered.
+        // A command's own event that already has a `time` keeps it.
+        if !fields.contains(where: { $0.0 == "time" }) { fields.append(("time", .string(PaymentEngine.timestamp()))) }
         emit(line: JSONOutput.Value.object(fields).line)
     }
 
@@ -238,6 +253,17 @@ final class DeviceCapture: Sendable {
                 }
             }
             event = value
+        case "case"?:
+            // test: each case of the suite, a test case of the terminal's testsuite in the JUnit report.
+            if let name = value["case"]?.text, let result = value["result"]?.text {
+                state.withLock {
+                    $0.items.append(
+                        FleetVerdict.Item(item: name, result: result, error: value["error"]?.text, seconds: value["seconds"]?.text.flatMap(Double.init)))
+                    let passed = $0.items.filter(\.succeeded).count
+                    $0.detail = "\(passed) of \($0.items.count) cases passed"
+                }
+            }
+            event = value
         case "done"?:
             let installed = value["installed"]?.text ?? "0"
             let failed = value["failed"]?.text ?? "0"
@@ -260,6 +286,17 @@ final class DeviceCapture: Sendable {
     static func detail(of result: JSONOutput.Value) -> String? {
         if let info = result["response"], let serial = info["serialNumber"]?.text {
             return "serial \(serial)" + (info["firmwareVersion"]?.text.map { ", firmware \($0)" } ?? "")
+        }
+        if case .array(let findings)? = result["findings"] {
+            // diagnose: the findings that are not ok, by severity.
+            let count = { (severity: String) in findings.filter { $0["severity"]?.text == severity }.count }
+            let (blocking, warnings) = (count("blocking"), count("warning"))
+            return blocking > 0
+                ? "\(blocking) blocking, \(warnings) warning\(warnings == 1 ? "" : "s")"
+                : "nothing blocks a payment; \(warnings) warning\(warnings == 1 ? "" : "s")"
+        }
+        if let serial = result["terminal"]?.text, let bytes = result["bytes"]?.text, result["server"] != nil {
+            return "serial \(serial): \(bytes) bytes of logs sent"
         }
         if let serial = result["serial"]?.text, let registered = result["registered"] {
             if case .bool(true) = registered { return "serial \(serial) registered" }

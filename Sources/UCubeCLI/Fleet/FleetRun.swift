@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 
-/// One command over several terminals (docs/fleet.md): `info`, `mdm-register`, `mdm-update` and `shell --script` with a
+/// One command over several terminals (docs/fleet.md): `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` with a
 /// repeated `--device` or `--devices FILE`. The terminals run in this process, up to `--parallel` at a time, each in
 /// its own task with its output bound to a `DeviceOutput` that tags it with the device: with `--json`, every event of
 /// the command becomes a JSON line with a `device` key, and each terminal ends with an `end` event; otherwise a line per
@@ -20,6 +20,8 @@ struct FleetRun: Sendable {
     /// The command changes terminals (an update, a registration, a script), so a run resumes from its run file. A
     /// read-only one (`info`) asks every terminal every time: an earlier run's answers would be stale.
     let resumes: Bool
+    /// `--shard`: this process drives one part of the devices (`FleetShard`); its summary says which.
+    let shard: FleetShard?
 
     /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option.
     init?(
@@ -41,7 +43,9 @@ struct FleetRun: Sendable {
         }
         var given = globals.devices
         if given.isEmpty && options.devices == nil { given = [globals.deviceAddress] }
-        devices = try FleetDevices.list(given: given, file: options.devices)
+        let all = try FleetDevices.list(given: given, file: options.devices)
+        shard = options.fleetShard
+        devices = (shard?.select(all) ?? all).map(\.name)
         self.command = command
         json = globals.json
         parallel = options.parallel ?? devices.count
@@ -62,7 +66,7 @@ struct FleetRun: Sendable {
         let earlier = restart || !resumes ? [:] : try runFile.load()
         let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
         let todo = devices.filter { earlier[$0]?.result != .ok }
-        let reporter = FleetReporter(command: command, json: json, total: devices.count)
+        let reporter = FleetReporter(command: command, json: json, total: devices.count, shard: shard)
         if restart { runFile.remove() }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
@@ -71,19 +75,10 @@ struct FleetRun: Sendable {
             StandardError.write("ucube: interrupted: starting no more terminals, stopping the running ones")
         })
         let byDevice = Dictionary((done + ran).map { ($0.device, $0) }, uniquingKeysWith: { _, last in last })
-        let verdicts = devices.compactMap { byDevice[$0] }
+        let verdicts = FleetVerdict.reportOrder(devices.compactMap { byDevice[$0] })
         let seconds = Self.seconds(ContinuousClock.now - clock)
         reporter.summary(verdicts, seconds: seconds)
-        if let junit {
-            let xml = JUnitReport.xml(command: command, verdicts: verdicts, timestamp: started, seconds: seconds)
-            do {
-                try Data(xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
-                // Written (renamed into place) under ucube's own umask 077: given the user's mode, as a report is.
-                try FileManager.default.setAttributes([.posixPermissions: Int(Environment.outputMode)], ofItemAtPath: junit)
-            } catch {
-                throw CLIFailure(ExitCodes.cannotCreate, "cannot write the JUnit report \(junit): \(error.localizedDescription)", code: .cannotCreateOutput)
-            }
-        }
+        if let junit { try Self.writeJUnit(junit, command: command, verdicts: verdicts, timestamp: started, seconds: seconds) }
         let failed = verdicts.filter { $0.result == .failed }.count
         let notStarted = verdicts.filter { $0.result == .notStarted }.count
         if failed == 0 && notStarted == 0 {
@@ -103,6 +98,26 @@ struct FleetRun: Sendable {
             ExitCodes.fleetFailed,
             "\(failed) of \(verdicts.count) terminal\(verdicts.count == 1 ? "" : "s") failed\(notStarted > 0 ? ", \(notStarted) not started (--max-failures)" : "")",
             hint: again)
+    }
+
+    /// Writes the JUnit report of `verdicts` to `path` (a fleet run's `--junit`, `ucube fleet-merge --junit`).
+    static func writeJUnit(_ path: String, command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double) throws(CLIFailure) {
+        let xml = JUnitReport.xml(command: command, verdicts: verdicts, timestamp: timestamp, seconds: seconds)
+        do {
+            try Data(xml.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            // Written (renamed into place) under ucube's own umask 077: given the user's mode, as a report is.
+            try FileManager.default.setAttributes([.posixPermissions: Int(Environment.outputMode)], ofItemAtPath: path)
+        } catch {
+            throw CLIFailure(ExitCodes.cannotCreate, "cannot write the JUnit report \(path): \(error.localizedDescription)", code: .cannotCreateOutput)
+        }
+    }
+
+    /// The failure a run with failed or not-started terminals ends with (exit 18).
+    static func failedRun(failed: Int, notStarted: Int, of total: Int, hint: String) -> CLIFailure {
+        CLIFailure(
+            ExitCodes.fleetFailed,
+            "\(failed) of \(total) terminal\(total == 1 ? "" : "s") failed\(notStarted > 0 ? ", \(notStarted) not started" : "")",
+            hint: hint)
     }
 
     /// Starts terminals up to `parallel` at a time until all have run, `--max-failures` is reached or the run is

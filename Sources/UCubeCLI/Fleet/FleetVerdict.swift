@@ -13,13 +13,15 @@ struct FleetVerdict: Codable, Sendable, Equatable {
 
     struct Item: Codable, Sendable, Equatable {
         let item: String
-        /// mdm-update's verdict word: installed, loaded, failed, skipped.
+        /// mdm-update's verdict word: installed, loaded, failed, skipped; a test case's: passed, failed, not-run.
         let result: String
         var error: String? = nil
         var seconds: Double? = nil
 
         /// Whether the item is on the terminal now.
-        var succeeded: Bool { result == "installed" || result == "loaded" }
+        var succeeded: Bool { result == "installed" || result == "loaded" || result == "passed" }
+        /// A test case that never ran (the run was stopped): skipped, not failed.
+        var notRun: Bool { result == "not-run" }
     }
 
     let device: String
@@ -41,6 +43,40 @@ struct FleetVerdict: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case device, result, exit, exitName, code, message, detail, seconds, items, at
+    }
+
+    init(
+        device: String, result: Result, exit: Int32, exitName: String, code: String? = nil, message: String? = nil, detail: String? = nil,
+        seconds: Double = 0, items: [Item] = [], at: String? = nil, earlier: Bool = false
+    ) {
+        self.device = device
+        self.result = result
+        self.exit = exit
+        self.exitName = exitName
+        self.code = code
+        self.message = message
+        self.detail = detail
+        self.seconds = seconds
+        self.items = items
+        self.at = at
+        self.earlier = earlier
+    }
+
+    /// From a run file's line or an `end` event (`ucube fleet-merge`), which has `items` only when there are some.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            device: try c.decode(String.self, forKey: .device), result: try c.decode(Result.self, forKey: .result),
+            exit: try c.decode(Int32.self, forKey: .exit), exitName: try c.decode(String.self, forKey: .exitName),
+            code: try c.decodeIfPresent(String.self, forKey: .code), message: try c.decodeIfPresent(String.self, forKey: .message),
+            detail: try c.decodeIfPresent(String.self, forKey: .detail), seconds: try c.decodeIfPresent(Double.self, forKey: .seconds) ?? 0,
+            items: try c.decodeIfPresent([Item].self, forKey: .items) ?? [], at: try c.decodeIfPresent(String.self, forKey: .at))
+    }
+
+    /// The order of the summary table and the JUnit report: by device, byte by byte. Not the devices file's order,
+    /// which `ucube fleet-merge` cannot know: a merged report and a one-process run's are then the same.
+    static func reportOrder(_ verdicts: [FleetVerdict]) -> [FleetVerdict] {
+        verdicts.sorted { $0.device.utf8.lexicographicallyPrecedes($1.device.utf8) }
     }
 
     static func ok(_ device: String, seconds: Double) -> FleetVerdict {

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeLog
 
 /// JUnit XML, for fleet runs and `ucube test`. A fleet run's verdicts, the format GitLab, Jenkins and most CI systems read: one `testsuite` for
 /// the run, a `testcase` per terminal (classname the device), or per item for mdm-update (classname the device, name
@@ -17,27 +18,34 @@ enum JUnitReport {
         let outcome: Outcome
     }
 
-    /// The test cases of `verdicts`, in their order.
+    /// The test cases of `verdicts`, in their order (`FleetVerdict.reportOrder`). Messages are scrubbed as the `end`
+    /// events' are, so a report merged from those events (`ucube fleet-merge`) is the same.
     static func cases(command: String, verdicts: [FleetVerdict]) -> [Case] {
         verdicts.flatMap { verdict -> [Case] in
             let note = verdict.earlier ? "done in an earlier run of this command (run file)" : nil
             switch verdict.result {
             case .notStarted:
-                return [Case(classname: verdict.device, name: command, seconds: 0, outcome: .skipped(message: "not started: " + (verdict.message ?? "the run ended first")))]
+                return [
+                    Case(
+                        classname: verdict.device, name: command, seconds: 0,
+                        outcome: .skipped(message: "not started: " + (verdict.message.map(LogScrubber.scrub) ?? "the run ended first")))
+                ]
             case .ok, .failed:
                 var cases = verdict.items.map { item in
                     Case(
                         classname: verdict.device, name: item.item, seconds: item.seconds ?? 0,
                         outcome: item.succeeded
                             ? .passed(note: note)
-                            : .failed(type: item.result, message: item.error ?? "not installed (\(item.result))"))
+                            : item.notRun
+                                ? .skipped(message: item.error ?? "not run")
+                                : .failed(type: item.result, message: item.error ?? "not installed (\(item.result))"))
                 }
                 let itemsExplainFailure = cases.contains { if case .failed = $0.outcome { true } else { false } }
                 if verdict.result == .failed && !itemsExplainFailure {
                     cases.append(
                         Case(
                             classname: verdict.device, name: command, seconds: verdict.seconds,
-                            outcome: .failed(type: verdict.code ?? verdict.exitName, message: verdict.message ?? "exit \(verdict.exit)")))
+                            outcome: .failed(type: verdict.code ?? verdict.exitName, message: verdict.message.map(LogScrubber.scrub) ?? "exit \(verdict.exit)")))
                 } else if cases.isEmpty {
                     cases.append(Case(classname: verdict.device, name: command, seconds: verdict.seconds, outcome: .passed(note: note)))
                 }
@@ -46,21 +54,52 @@ enum JUnitReport {
         }
     }
 
-    /// The XML document of a fleet run.
+    /// The XML document of a fleet run: one testsuite, or for `test` (a suite per terminal) a testsuite per terminal,
+    /// named after it.
     static func xml(command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double) -> String {
-        document(name: "ucube \(command)", cases: cases(command: command, verdicts: verdicts), timestamp: timestamp, seconds: seconds)
+        guard command == "test" else {
+            return document(name: "ucube \(command)", cases: cases(command: command, verdicts: verdicts), timestamp: timestamp, seconds: seconds)
+        }
+        let suites = verdicts.map { verdict in
+            Suite(name: verdict.device, cases: cases(command: command, verdicts: [verdict]), seconds: verdict.seconds)
+        }
+        return document(name: "ucube \(command)", suites: suites, timestamp: timestamp, seconds: seconds)
+    }
+
+    /// One `testsuite`.
+    struct Suite {
+        let name: String
+        let cases: [Case]
+        let seconds: Double
     }
 
     /// A JUnit document: `testsuites` holding one `testsuite` named `name` with `cases` (fleet runs, `ucube test`).
     static func document(name: String, cases: [Case], timestamp: Date, seconds: Double) -> String {
-        let failures = cases.filter { if case .failed = $0.outcome { true } else { false } }.count
-        let skipped = cases.filter { if case .skipped = $0.outcome { true } else { false } }.count
-        let name = escape(name)
-        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time(seconds))\""
+        document(name: name, suites: [Suite(name: name, cases: cases, seconds: seconds)], timestamp: timestamp, seconds: seconds)
+    }
+
+    /// A JUnit document: `testsuites` named `name` holding `suites`.
+    static func document(name: String, suites: [Suite], timestamp: Date, seconds: Double) -> String {
         let stamp = ISO8601DateFormatter().string(from: timestamp)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"\(name)\" \(counts)>\n"
-        out += "  <testsuite name=\"\(name)\" \(counts) timestamp=\"\(stamp)\">\n"
+        out += "<testsuites name=\"\(escape(name))\" \(counts(suites.flatMap(\.cases), seconds: seconds))>\n"
+        for suite in suites {
+            out += "  <testsuite name=\"\(escape(suite.name))\" \(counts(suite.cases, seconds: suite.seconds)) timestamp=\"\(stamp)\">\n"
+            out += testcases(suite.cases)
+            out += "  </testsuite>\n"
+        }
+        out += "</testsuites>\n"
+        return out
+    }
+
+    private static func counts(_ cases: [Case], seconds: Double) -> String {
+        let failures = cases.filter { if case .failed = $0.outcome { true } else { false } }.count
+        let skipped = cases.filter { if case .skipped = $0.outcome { true } else { false } }.count
+        return "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time(seconds))\""
+    }
+
+    private static func testcases(_ cases: [Case]) -> String {
+        var out = ""
         for testCase in cases {
             let open = "    <testcase classname=\"\(escape(testCase.classname))\" name=\"\(escape(testCase.name))\" time=\"\(time(testCase.seconds))\""
             switch testCase.outcome {
@@ -76,7 +115,6 @@ enum JUnitReport {
                 out += open + ">\n      <skipped message=\"\(escape(message))\"/>\n    </testcase>\n"
             }
         }
-        out += "  </testsuite>\n</testsuites>\n"
         return out
     }
 
