@@ -48,21 +48,34 @@ import UCubeProtocol
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on (bound, then closed).
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// A loopback port that refuses connections for as long as the returned value lives: bound and never listened
+    /// on, so no other test (a simulated fleet binding port 0) can take it in the meantime, as it could a port
+    /// bound and closed.
+    final class RefusingPort: @unchecked Sendable {
+        let port: Int
+        private let fd: Int32
+
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw SandboxError(message: "bind failed")
+            }
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+            }
+            self.fd = fd
+            port = Int(UInt16(bigEndian: addr.sin_port))
         }
-        guard bound == 0 else { throw SandboxError(message: "bind failed") }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        return Int(UInt16(bigEndian: addr.sin_port))
+
+        deinit { close(fd) }
     }
 
     // MARK: Part 3: errors a script can read
@@ -142,7 +155,9 @@ import UCubeProtocol
     }
 
     @Test func connectionRefusedSaysWhatToStart() async throws {
-        let port = try Self.closedPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run(["--json", "--device", "tcp://127.0.0.1:\(port)", "info"], timeout: .seconds(30))
         #expect(run.status == 5)

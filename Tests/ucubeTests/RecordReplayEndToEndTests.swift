@@ -157,9 +157,9 @@ import UCubeSimulator
         #expect(good.status == 0, "\(good.stderr)")
         let before = try String(contentsOfFile: file, encoding: .utf8)
         #expect(!before.isEmpty)
-        let (listener, port) = try FakeTerminal.listenOnLoopback()
-        close(listener)  // nobody listens there now: the connect is refused
-        let failed = try await sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "--record", file, "info"])
+        let refusing = try ErrorReportingTests.RefusingPort()  // bound, never listened on: connects are refused
+        defer { withExtendedLifetime(refusing) {} }
+        let failed = try await sandbox.run(["--device", "tcp://127.0.0.1:\(refusing.port)", "--record", file, "info"])
         #expect(failed.status == 5, "\(failed.stderr)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == before)
         // A link that opens does replace it.
