@@ -236,6 +236,8 @@ if wanted drop-card-wait; then
     run pay 5 --authorize approve
     expect_rc 5
     expect_out ERROR_DISCONNECT
+    # Told by BlueZ's Connected=false at once, not 30 s later when BlueZ removes the device object.
+    expect_err 'dropped the BLE link \(BlueZ: Connected=false\)'
     expect_journal ERROR_DISCONNECT
     grep -q 'fault: command 5530' "$dir/peripheral.log" || note "the peripheral did not drop at NFCStartTransaction (the card wait)"
     # The link returns: the next command and the next payment work.
@@ -253,6 +255,8 @@ if wanted drop-transaction-process; then
     run pay 5 --authorize approve
     expect_rc 5
     expect_out ERROR_DISCONNECT
+    # Told by BlueZ's Connected=false at once, not 30 s later when BlueZ removes the device object.
+    expect_err 'dropped the BLE link \(BlueZ: Connected=false\)'
     expect_journal ERROR_DISCONNECT
     grep -q 'fault: command 5512' "$dir/peripheral.log" || note "the peripheral did not drop at TransactionProcess"
     run info
