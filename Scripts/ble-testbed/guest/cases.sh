@@ -90,14 +90,14 @@ wanted() { [ -z "${UCUBE_BLE_CASES:-}" ] || case " $UCUBE_BLE_CASES " in *" $1 "
 
 journal_size() { ucube history --json 2>/dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))' 2>/dev/null || echo 0; }
 
-# Runs `ucube ARGS` (at most 150 s); its stdout, stderr and status go to $dir/N.{out,err,rc}; sets $rc, $o, $e.
+# Runs `ucube ARGS` (at most 150 s, then SIGTERM, and SIGKILL 10 s later); its stdout, stderr and status go to $dir/N.{out,err,rc}; sets $rc, $o, $e.
 # Before a payment, notes how many payments the journal holds (expect_journal wants one more).
 run() {
     case " $* " in *" pay "*) journal_before=$(journal_size) ;; esac
     step=$((step + 1))
     o=$dir/$step.out e=$dir/$step.err
     echo "ucube $*" >"$dir/$step.cmd"
-    timeout 150 ucube "$@" >"$o" 2>"$e"
+    timeout -k 10 150 ucube "$@" >"$o" 2>"$e"
     rc=$?
     echo "$rc" >"$dir/$step.rc"
     log "  ucube $* -> $rc"
