@@ -117,8 +117,6 @@ public final class BLETransport: Transport, @unchecked Sendable {
     private static func attemptConnection(
         bluez: BlueZ, device: DiscoveredDevice, options: BLEConnectOptions, trace: (@Sendable (BLETraceEvent) -> Void)?
     ) async throws(LinkError) -> BLETransport {
-        // Subscribed before anything can change, so no notification or disconnection is missed.
-        let signals = bluez.bus.signals()
         do {
             _ = try await bluez.call(device.path, BlueZ.deviceInterface, "Connect", timeout: options.timeout)
         } catch {
@@ -152,6 +150,15 @@ public final class BLETransport: Transport, @unchecked Sendable {
             throw LinkError(.connectFailed, "\(device.address): the uCube Touch service lacks TxRx, HState or the password characteristic")
         }
         trace?(.step("GATT resolved: service \(gatt.service), TxRx \(txRx)"))
+
+        // Subscribed only now that the link is up and resolved, then checked once more: a disconnection during the
+        // resolution, after which BlueZ connected again by itself, belongs to a link that is gone and must not be
+        // taken later for the loss of this one (issue 24: seen over real BlueZ, 2 commands in 13 failed "link
+        // lost" on their first frame). Nothing is missed: notifications start with StartNotify, which comes after.
+        let signals = bluez.bus.signals()
+        guard try await bluez.objects()[device.path]?[BlueZ.deviceInterface]?["Connected"]?.bool == true else {
+            throw LinkError(.connectFailed, "\(device.address) did not stay connected during the GATT resolution")
+        }
 
         let (incoming, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let (powerStates, powerContinuation) = AsyncStream<[UInt8]>.makeStream()

@@ -102,6 +102,7 @@ public struct BlueZ: Sendable {
 public struct DiscoveredDevice: Sendable, Codable, Equatable {
     public let name: String?
     public let address: String
+    /// In dBm; `nil` when unknown (`BluetoothChoices.rssi(reported:)`: none reported, or 127 "not available").
     public let rssi: Int?
     public let model: String
     public let paired: Bool
@@ -113,7 +114,7 @@ public struct DiscoveredDevice: Sendable, Codable, Equatable {
         self.path = path
         name = properties["Name"]?.string ?? properties["Alias"]?.string
         address = properties["Address"]?.string ?? ""
-        rssi = properties["RSSI"]?.integer
+        rssi = BluetoothChoices.rssi(reported: properties["RSSI"]?.integer)
         let uuids = properties["UUIDs"]?.strings ?? []
         model = BluetoothChoices.modelGuess(name: name, uuids: uuids)
         paired = properties["Paired"]?.bool ?? false

@@ -68,6 +68,20 @@ public enum BluetoothChoices {
         return "unknown"
     }
 
+    // MARK: Signal strength
+
+    /// The RSSI a controller measures, in dBm: −127…+20 (Bluetooth Core Specification, Vol 4 Part E §7.7.65.2, HCI
+    /// LE Advertising Report). There, 127 (0x7F) means "RSSI is not available", and BlueZ passes it on as the
+    /// device's `RSSI` property (btvirt's controllers report nothing else).
+    public static let measurableRSSI: ClosedRange<Int> = -127...20
+
+    /// The RSSI `ucube scan` shows for what BlueZ reports: `nil` (unknown) when BlueZ has none, when it is 127 ("not
+    /// available") or when it lies outside the range a controller can measure.
+    public static func rssi(reported: Int?) -> Int? {
+        guard let reported, measurableRSSI.contains(reported) else { return nil }
+        return reported
+    }
+
     // MARK: RFCOMM (spec §3.2)
 
     /// PROJECT CHOICE (spec §3.2): the classic uCube is reached on RFCOMM channel 1, no SDP lookup.

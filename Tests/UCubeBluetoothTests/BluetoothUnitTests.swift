@@ -130,3 +130,28 @@ import CDBus
         #expect(await link.droppedReason != nil)
     }
 }
+
+/// Issue 24: btvirt's controllers (and real ones without a measurement) report RSSI 127, which the HCI LE
+/// Advertising Report defines as "RSSI is not available" (Bluetooth Core Specification, Vol 4 Part E §7.7.65.2;
+/// a measured RSSI lies in −127…+20 dBm). `ucube scan` printed it as `127 dBm`.
+@Suite struct ScanRSSITests {
+    static func device(rssi: DBusValue?) -> DiscoveredDevice {
+        var properties: [String: DBusValue] = ["Address": .string("00:AA:01:01:00:24"), "Name": .string("YT-Touch 0001")]
+        if let rssi { properties["RSSI"] = rssi }
+        return DiscoveredDevice(path: "/org/bluez/hci0/dev_00_AA_01_01_00_24", properties: properties)
+    }
+
+    @Test func rssi127IsNotAvailable() {
+        #expect(Self.device(rssi: .int16(127)).rssi == nil)
+        #expect(Self.device(rssi: .variant(.int16(0x7F))).rssi == nil)
+        #expect(Self.device(rssi: nil).rssi == nil)
+    }
+
+    @Test func aMeasuredRSSIIsKeptAndTheRangeEndsAreMeasurable() {
+        #expect(Self.device(rssi: .int16(-52)).rssi == -52)
+        #expect(BluetoothChoices.rssi(reported: -127) == -127)
+        #expect(BluetoothChoices.rssi(reported: 20) == 20)
+        #expect(BluetoothChoices.rssi(reported: 21) == nil)
+        #expect(BluetoothChoices.rssi(reported: -128) == nil)
+    }
+}

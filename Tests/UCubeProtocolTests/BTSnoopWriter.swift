@@ -96,6 +96,11 @@ struct BTSnoopWriter {
     static func writeCommand(_ handle: Int, _ value: [UInt8]) -> [UInt8] { [0x52] + le16(handle) + value }
     static func notification(_ handle: Int, _ value: [UInt8]) -> [UInt8] { [0x1B] + le16(handle) + value }
     static func indication(_ handle: Int, _ value: [UInt8]) -> [UInt8] { [0x1D] + le16(handle) + value }
+    /// ATT_MULTIPLE_HANDLE_VALUE_NTF (Vol 3 Part F §3.4.7.4): opcode 0x23, then handle (2), length (2) and value for
+    /// each pair.
+    static func multipleNotification(_ pairs: [(handle: Int, value: [UInt8])]) -> [UInt8] {
+        [0x23] + pairs.flatMap { le16($0.handle) + le16($0.value.count) + $0.value }
+    }
 }
 
 /// The capture committed in Tests/Fixtures/btsnoop/ (README.md there): a uCube Touch session as BlueZ would

@@ -233,6 +233,19 @@ struct BluetoothEndToEndTests {
         #expect(again2.status == 0, "\(again2.stdout)\(again2.stderr)\n\(bluez.log.suffix(2000))")
     }
 
+    /// Issue 24 (seen over real BlueZ in the BLE test bed, 2 commands in 13): the link drops during the GATT
+    /// resolution and BlueZ connects again by itself. The disconnection belongs to the link that is gone: the
+    /// command runs on the one that came back, instead of failing "link lost" on its first frame.
+    @Test func aLinkThatDropsAndReturnsDuringResolutionIsNotLostAfterwards() async throws {
+        let sandbox = try UCubeSandbox()
+        let bluez = try await BlueZMock(sandbox, parameters: ["blip_on_connect": true])
+        defer { bluez.stop() }
+        let info = try await sandbox.run(["--device", "ble://" + BlueZMock.terminalName, "info"])
+        #expect(bluez.log.contains("came back"), "\(bluez.log)")
+        #expect(info.status == 0, "\(info.stdout)\(info.stderr)\n\(bluez.log.suffix(1500))")
+        #expect(info.stdout.contains("serial number"), "\(info.stdout)")
+    }
+
     /// The terminal refuses a wrong connection password: a clear link error, no hang.
     @Test func refusedPasswordIsALinkError() async throws {
         let sandbox = try UCubeSandbox()

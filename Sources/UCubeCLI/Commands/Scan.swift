@@ -12,7 +12,8 @@ extension UCube {
             discussion: """
                 Runs a BlueZ discovery (bluetoothd over the D-Bus system bus) for --timeout seconds and lists the \
                 devices that advertise the uCube Touch service or whose name contains "uCube" or "Touch" or starts \
-                with "YT-" (spec §3.3), strongest signal first. The adapter is the first one BlueZ lists, or \
+                with "YT-" (spec §3.3), strongest signal first. An RSSI the controller does not know (none, or 127: \
+                "not available") shows as unknown, null in --json. The adapter is the first one BlueZ lists, or \
                 $UCUBE_BT_ADAPTER (e.g. hci1).
                 """)
 
@@ -31,6 +32,8 @@ extension UCube {
             guard timeout >= 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
         }
 
+        /// One device. An unknown RSSI (none reported, or the controller's 127 "not available") is `null` in JSON
+        /// and "unknown" in the text, so that it is never read as a signal of 127 dBm.
         struct Row: Encodable {
             let name: String?
             let address: String
@@ -38,6 +41,25 @@ extension UCube {
             let model: String
             let paired: Bool
             let connected: Bool
+
+            enum CodingKeys: String, CodingKey { case name, address, rssi, model, paired, connected }
+
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encodeIfPresent(name, forKey: .name)
+                try c.encode(address, forKey: .address)
+                // Present even when unknown: a reader finds the key and learns it is not known.
+                if let rssi { try c.encode(rssi, forKey: .rssi) } else { try c.encodeNil(forKey: .rssi) }
+                try c.encode(model, forKey: .model)
+                try c.encode(paired, forKey: .paired)
+                try c.encode(connected, forKey: .connected)
+            }
+
+            /// The text line: name, address, RSSI, model.
+            var line: String {
+                let rssi = rssi.map { "\($0) dBm" } ?? "unknown"
+                return "\((name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)) \(address)  \(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(model)\(paired ? ", paired" : "")"
+            }
         }
 
         func run() async throws {
@@ -58,10 +80,7 @@ extension UCube {
                 print("no uCube terminal found (scanned \(timeout) s); is it on and in range? --all lists every device")
                 return
             }
-            for r in rows {
-                let rssi = r.rssi.map { "\($0) dBm" } ?? "—"
-                print("\((r.name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)) \(r.address)  \(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(r.model)\(r.paired ? ", paired" : "")")
-            }
+            for r in rows { print(r.line) }
         }
     }
 }

@@ -23,6 +23,9 @@ public struct ATTCapture: Sendable {
         case executeWriteRequest = 0x18
         case handleValueNotification = 0x1B
         case handleValueIndication = 0x1D
+        /// ATT_MULTIPLE_HANDLE_VALUE_NTF (Vol 3 Part F §3.4.7.4, Core 5.2 on): a list of handle (2), length (2) and
+        /// value; BlueZ sends its notifications this way when it is the GATT server.
+        case multipleHandleValueNotification = 0x23
         case writeCommand = 0x52
     }
 
@@ -38,7 +41,8 @@ public struct ATTCapture: Sendable {
         /// The HCI connection handle.
         public let connection: UInt16
         public let direction: Direction
-        /// 0x12, 0x52, 0x1B or 0x1D; 0x18 for the value of a prepared write, executed.
+        /// 0x12, 0x52, 0x1B or 0x1D; 0x18 for the value of a prepared write, executed; 0x23 for one handle and value
+        /// of a Multiple Handle Value Notification (one `ValuePDU` per pair, all with the record of that PDU).
         public let opcode: UInt8
         public let handle: UInt16
         public let value: [UInt8]
@@ -232,6 +236,27 @@ public struct ATTCapture: Sendable {
                 ValuePDU(
                     record: record.number, timestamp: record.timestamp, adapter: key.adapter, connection: key.connection,
                     direction: key.direction, opcode: first, handle: uint16(0), value: Array(body.dropFirst(2))))
+        case .multipleHandleValueNotification:
+            // Pairs of handle (2), length (2, little-endian) and that many value bytes, to the end of the PDU. A pair
+            // cut short ends the PDU: the pairs before it are kept.
+            var index = body.startIndex
+            while index < body.endIndex {
+                guard body.endIndex - index >= 4 else {
+                    note("record \(record.number): a Multiple Handle Value Notification ends in \(body.endIndex - index) bytes, too few for a handle and a length; skipped")
+                    break
+                }
+                let handle = UInt16(body[index]) | UInt16(body[index + 1]) << 8
+                let length = Int(UInt16(body[index + 2]) | UInt16(body[index + 3]) << 8)
+                guard body.endIndex - index - 4 >= length else {
+                    note("record \(record.number): a Multiple Handle Value Notification announces \(length) bytes for handle \(Self.hex16(handle)), \(body.endIndex - index - 4) follow; skipped")
+                    break
+                }
+                values.append(
+                    ValuePDU(
+                        record: record.number, timestamp: record.timestamp, adapter: key.adapter, connection: key.connection,
+                        direction: key.direction, opcode: first, handle: handle, value: Array(body[(index + 4)..<(index + 4 + length)])))
+                index += 4 + length
+            }
         case .prepareWriteRequest:
             guard body.count >= 4 else {
                 note("record \(record.number): a Prepare Write Request without its handle and offset; skipped")
