@@ -3,6 +3,7 @@
 #   Scripts/setup.sh          what building ucube needs
 #   Scripts/setup.sh --test   what building it and running the test suite need
 #   Scripts/setup.sh --bench  what building it and running Benchmarks/startup.sh need
+#   Scripts/setup.sh --ble    what building it and running the BLE test bed (Scripts/ble-testbed/run.sh) need
 # Each package is checked with dpkg-query; only missing ones are installed (apt-get, through sudo when not root),
 # after saying what they are for. When everything is there it installs nothing and asks for no password.
 set -euo pipefail
@@ -14,12 +15,13 @@ for option in "$@"; do
     case "$option" in
         --test) kinds+="test " what+=" and running its tests" ;;
         --bench) kinds+="bench " what+=" and running its start-up benchmark" ;;
+        --ble) kinds+="test ble " what+=" and running its BLE test bed" ;;
         -h | --help)
-            sed -n '2,7s/^# \{0,1\}//p' "$0"
+            sed -n '2,8s/^# \{0,1\}//p' "$0"
             exit 0
             ;;
         *)
-            echo "setup.sh: unknown option '$option' (Scripts/setup.sh [--test] [--bench])" >&2
+            echo "setup.sh: unknown option '$option' (Scripts/setup.sh [--test] [--bench] [--ble])" >&2
             exit 64
             ;;
     esac
@@ -35,9 +37,9 @@ wanted=()
 while read -r name kind why; do
     case "$name" in "" | "#"*) continue ;; esac
     case "$kind" in
-        build | test | bench) ;;
+        build | test | bench | ble) ;;
         *)
-            echo "setup.sh: $list: '$name' is needed for '$kind', not build, test or bench" >&2
+            echo "setup.sh: $list: '$name' is needed for '$kind', not build, test, bench or ble" >&2
             exit 1
             ;;
     esac

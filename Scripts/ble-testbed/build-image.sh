@@ -28,7 +28,7 @@ exec 3>&1 1>&2
 
 say() { echo "build-image: $*" >&2; }
 for tool in debootstrap busybox cpio mke2fs apt-get apt-cache dpkg-deb python3 gzip; do
-    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --test installs it"; exit 69; }
+    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --ble installs it"; exit 69; }
 done
 [ "$(id -u)" -eq 0 ] || { say "debootstrap needs root: run this as root (or through sudo)"; exit 77; }
 busybox_bin="$(command -v busybox)"

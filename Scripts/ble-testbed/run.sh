@@ -19,7 +19,7 @@ say() { echo "ble-testbed: $*" >&2; }
 started=$SECONDS
 
 for tool in qemu-system-x86_64 tshark ldd; do
-    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --test installs it"; exit 69; }
+    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --ble installs it"; exit 69; }
 done
 ucube="${UCUBE_BIN:-$root/.build/debug/ucube}"
 [ -x "$ucube" ] || { say "no ucube at $ucube: run swift build (or set UCUBE_BIN)"; exit 69; }
