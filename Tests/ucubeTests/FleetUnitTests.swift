@@ -133,3 +133,23 @@ struct CRLFTests {
         #expect(run.stdout.contains("\"state\""), "\(run.stdout)")
     }
 }
+
+/// Who holds a terminal's lock, read from the kernel's table (/proc/locks) without taking a lock (a `history` beside a
+/// starting `pay` must never make it find its terminal busy). Lines as Linux prints them (fs/locks.c,
+/// lock_get_status): "N: FLOCK  ADVISORY  WRITE PID MAJ:MIN:INODE START END", a waiter's with "->".
+struct LockTableTests {
+    @Test func theHolderOfTheFilesFlockIsFound() {
+        let table = """
+            1: POSIX  ADVISORY  WRITE 100 00:2a:77 0 EOF
+            2: FLOCK  ADVISORY  WRITE 4242 00:2a:1234 0 EOF
+            2: -> FLOCK  ADVISORY  WRITE 999 00:2a:1234 0 EOF
+            3: FLOCK  ADVISORY  WRITE 555 08:01:1234 0 EOF
+            """
+        // Device 0x2a (major 0, minor 42).
+        #expect(DeviceLock.holder(in: table, device: 42, inode: 1234) == 4242)
+        // The same inode on another device (08:01) is another file.
+        #expect(DeviceLock.holder(in: table, device: (8 << 8) | 1, inode: 1234) == 555)
+        #expect(DeviceLock.holder(in: table, device: 42, inode: 77) == nil, "a POSIX lock is not ucube's flock")
+        #expect(DeviceLock.holder(in: table, device: 42, inode: 5) == nil)
+    }
+}
