@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import UCubeLog
 import UCubeBluetooth
@@ -62,13 +63,17 @@ struct Connection {
 
     /// Opens `globals`' device, or `address` when given (`ucube connect`). A remembered name is resolved through
     /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
+    /// Whether this process has yet to say that the built-in simulator stands in for an unnamed terminal.
+    private static let simulatorNoticeDue = Mutex(true)
+
     static func open(
         _ globals: GlobalOptions, card: CardScenario? = nil, address given: DeviceAddress? = nil,
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
         let address = try resolve(given, globals)
-        if given == nil, globals.namedDevice == nil {
-            // Never a simulator by surprise: a fresh user, `sudo` or another HOME has no terminal configured.
+        if given == nil, globals.namedDevice == nil, simulatorNoticeDue.withLock({ (due: inout Bool) in defer { due = false }; return due }) {
+            // Never a simulator by surprise: a fresh user, `sudo` or another HOME has no terminal configured. Said by
+            // every command that stands the simulator in, once (a suite's cases open a link each).
             StandardError.write(
                 "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated")
         }
