@@ -42,11 +42,10 @@ enum DeviceLock {
     /// the kernel's table of locks (/proc/locks: a FLOCK on the lock file's device and inode), so asking takes no
     /// lock itself: a `history` run beside a `pay` starting can never make that payment find its terminal busy.
     static func holder(key: String) -> Int32? {
-        var info = stat()
-        guard lstat(Environment.runtimeDirectory + "/lock-" + key, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+        guard let file = PrivateFile.identity(of: Environment.runtimeDirectory + "/lock-" + key),
             let table = try? BoundedFile.read("/proc/locks", limit: 4 << 20)
         else { return nil }
-        return holder(in: String(decoding: table, as: UTF8.self), device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return holder(in: String(decoding: table, as: UTF8.self), device: file.device, inode: file.inode)
     }
 
     /// The pid of the FLOCK held on `device`/`inode` in a /proc/locks text (`1: FLOCK  ADVISORY  WRITE 4242
