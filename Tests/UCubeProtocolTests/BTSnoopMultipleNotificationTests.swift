@@ -103,17 +103,6 @@ import Testing
 
     /// `tshark -r FILE -Y 'btatt.opcode == 0x23' -T fields -e frame.number`.
     static func tsharkRecords(_ url: URL) throws -> [Int] {
-        guard let path = BTSnoopTests.Tshark.path else { throw BTSnoopTests.Tshark.TsharkMissing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-r", url.path, "-Y", "btatt.opcode == 0x23", "-T", "fields", "-e", "frame.number"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BTSnoopTests.Tshark.TsharkFailed(status: process.terminationStatus) }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+        try BTSnoopTests.Tshark.fields(url, filter: "btatt.opcode == 0x23", ["frame.number"]).compactMap { Int($0) }
     }
 }

@@ -72,18 +72,12 @@ import Testing
             var description: String { "#\(record) op \(Hex.encode([opcode])) handle \(handle) \(Hex.encode(value))" }
         }
 
-        /// `tshark -r FILE -Y '<the four opcodes>' -T fields -e frame.number -e btatt.opcode -e btatt.handle -e btatt.value`.
-        static func rows(_ file: URL) throws -> [Row] {
-            guard let path else {
-                throw TsharkMissing()
-            }
+        /// `tshark -r FILE -Y FILTER -T fields -e FIELD…`: one line per matching record, fields tab-separated.
+        static func fields(_ file: URL, filter: String, _ names: [String]) throws -> [Substring] {
+            guard let path else { throw TsharkMissing() }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = [
-                "-r", file.path, "-Y",
-                "btatt.opcode == 0x12 || btatt.opcode == 0x52 || btatt.opcode == 0x1b || btatt.opcode == 0x1d",
-                "-T", "fields", "-e", "frame.number", "-e", "btatt.opcode", "-e", "btatt.handle", "-e", "btatt.value",
-            ]
+            process.arguments = ["-r", file.path, "-Y", filter, "-T", "fields"] + names.flatMap { ["-e", $0] }
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
@@ -91,7 +85,15 @@ import Testing
             let data = out.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw TsharkFailed(status: process.terminationStatus) }
-            return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+            return String(decoding: data, as: UTF8.self).split(separator: "\n")
+        }
+
+        /// The ATT writes and notifications of `file`: `-Y '<the four opcodes>'` with record, opcode, handle, value.
+        static func rows(_ file: URL) throws -> [Row] {
+            let lines = try fields(
+                file, filter: "btatt.opcode == 0x12 || btatt.opcode == 0x52 || btatt.opcode == 0x1b || btatt.opcode == 0x1d",
+                ["frame.number", "btatt.opcode", "btatt.handle", "btatt.value"])
+            return try lines.map { line in
                 let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
                 guard fields.count == 4, let record = Int(fields[0]), let opcode = UInt8(fields[1].dropFirst(2), radix: 16),
                     let handle = UInt16(fields[2].dropFirst(2), radix: 16)
