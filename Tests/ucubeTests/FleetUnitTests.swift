@@ -153,3 +153,13 @@ struct LockTableTests {
         #expect(DeviceLock.holder(in: table, device: 42, inode: 5) == nil)
     }
 }
+
+/// `simulate --vendor-app`'s hint names an address an app can reach: never a wildcard it listens on.
+struct VendorAppHintTests {
+    @Test func aWildcardIsNotOfferedAsTheAddress() {
+        #expect(!UCube.Simulate.vendorAppHint(host: "0.0.0.0", port: 21350).contains("0.0.0.0"))
+        #expect(UCube.Simulate.vendorAppHint(host: "0.0.0.0", port: 21350).contains("port 21350"))
+        #expect(UCube.Simulate.vendorAppHint(host: "127.0.0.1", port: 21350).contains("10.0.2.2:21350"))
+        #expect(UCube.Simulate.vendorAppHint(host: "192.168.1.20", port: 21350).contains("192.168.1.20:21350"))
+    }
+}

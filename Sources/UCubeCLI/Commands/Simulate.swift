@@ -323,6 +323,10 @@ extension UCube {
 
         /// What an app's SOCKET connection should be given (docs/vendor-apps.md).
         static func vendorAppHint(host: String, port: Int) -> String {
+            // A wildcard is where the simulator listens, not an address an app can reach.
+            if host == "0.0.0.0" || host == "::" {
+                return "vendor app: give the SDK's SOCKET connection this machine's address on the app's network, port \(port)"
+            }
             let shown = host.contains(":") ? "[\(host)]" : host
             var hint = "vendor app: give the SDK's SOCKET connection the address \(shown):\(port)"
             if isLoopback(host) { hint += " (from an Android emulator: 10.0.2.2:\(port))" }
