@@ -225,7 +225,7 @@ enum RawOutput {
         } else if let device = DeviceOutput.current {
             device.stderr(text)
         } else {
-            StandardStream.write(Array(text.utf8), to: fd)
+            Console.err(text)
         }
     }
 

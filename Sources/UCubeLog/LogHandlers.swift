@@ -36,10 +36,12 @@ public protocol LogSink: Sendable {
 
 extension LogFile: LogSink {}
 
-/// Standard error, for `--log-level`: results stay alone on stdout.
+/// Standard error, for `--log-level`: results stay alone on stdout. The bytes go to the writer the process gives
+/// (the executable's `Console.err`, its one door to fd 2), never to the stream directly.
 public struct StandardErrorSink: LogSink {
-    public init() {}
-    public func append(_ line: [UInt8]) { StandardStream.write(line, to: STDERR_FILENO) }
+    private let write: @Sendable ([UInt8]) -> Void
+    public init(write: @escaping @Sendable ([UInt8]) -> Void) { self.write = write }
+    public func append(_ line: [UInt8]) { write(line) }
 }
 
 /// A swift-log handler for one label: the level comes from the process's `LogLevelSource` unless set on the
@@ -98,8 +100,8 @@ extension LayeredLogHandler where Sink == LogFile {
 }
 
 extension LayeredLogHandler where Sink == StandardErrorSink {
-    public init(label: String, levels: LogLevelSource) {
-        self.init(label: label, sink: StandardErrorSink(), levels: levels)
+    public init(label: String, write: @escaping @Sendable ([UInt8]) -> Void, levels: LogLevelSource) {
+        self.init(label: label, sink: StandardErrorSink(write: write), levels: levels)
     }
 }
 

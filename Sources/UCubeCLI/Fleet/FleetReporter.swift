@@ -193,7 +193,7 @@ final class FleetReporter: Sendable {
     private func write(_ text: String, to fd: Int32) {
         DeviceOutput.$current.withValue(nil) {
             if showsStatus { StatusLine.clear() }
-            if fd == STDOUT_FILENO { Console.out(text) } else { StandardStream.write(Array(text.utf8), to: fd) }
+            if fd == STDOUT_FILENO { Console.out(text) } else { Console.err(text) }
         }
         redrawStatus()
     }

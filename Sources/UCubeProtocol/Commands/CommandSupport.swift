@@ -364,7 +364,7 @@ struct TLVJSON: Encodable {
         let info = TagDictionary.info(for: tlv.tag, context: context)
         tag = tlv.tag.description
         name = info?.name
-        value = info?.isSensitive == true ? nil : Hex.encode(tlv.value)
+        value = TagValueFormatter.mayShowHex(tlv, context: context) ? Hex.encode(tlv.value) : nil
         text = TagValueFormatter.render(tlv, context: context)
         let inner = TagDictionary.context(inside: tlv.tag, of: context)
         children = tlv.children?.map { TLVJSON($0, context: inner) }

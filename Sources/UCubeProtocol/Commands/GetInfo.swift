@@ -194,7 +194,13 @@ public struct DeviceInfo: RPCResponse, Hashable {
         try c.encodeIfPresent(kslID, forKey: .kslID)
         try c.encodeIfPresent(locale, forKey: .locale)
         try c.encodeIfPresent(supportedLocales, forKey: .supportedLocales)
-        try c.encode(Dictionary(tlvs.map { ($0.tag.description, Hex.encode($0.value)) }, uniquingKeysWith: { a, _ in a }), forKey: .tlv)
+        // Card data astray in an answer (a 5A, 57 or 56) is given masked, as `decode` shows it, never as hex.
+        let values = tlvs.map { tlv in
+            (tlv.tag.description,
+             TagValueFormatter.mayShowHex(tlv, context: .getInfo)
+                ? Hex.encode(tlv.value) : TagValueFormatter.render(tlv, context: .getInfo))
+        }
+        try c.encode(Dictionary(values, uniquingKeysWith: { a, _ in a }), forKey: .tlv)
     }
 }
 
