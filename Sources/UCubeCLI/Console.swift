@@ -25,6 +25,9 @@ enum Console {
 
     private static let state = Mutex(State())
 
+    /// The two streams the door opens onto.
+    enum Stream { case stdout, stderr }
+
     /// Writes `text` to stdout as is (the caller ends lines), card data masked. Inside one terminal's part of a fleet
     /// run, the text goes to that terminal's `DeviceOutput` instead, which tags it with the device (and comes back
     /// here to leave the process).

@@ -185,14 +185,14 @@ enum StandardError {
             }
             return
         }
-        RawOutput.write(text + "\n", to: STDERR_FILENO)
+        RawOutput.stderr(text + "\n")
     }
 
     /// One event of `pay --events` as a JSON line on stderr, with its time.
     static func writeEvent<E: Encodable>(_ event: E) {
         guard let line = try? JSONOutput.encode(TimedEvent(event: event, time: PaymentEngine.timestamp()), pretty: false)
         else { return }
-        RawOutput.write(line + "\n", to: STDERR_FILENO)
+        RawOutput.stderr(line + "\n")
     }
 
     /// `{"event":"message","text":"ucube: error: payment DECLINED","time":"…"}`.
@@ -216,13 +216,11 @@ struct TimedEvent<E: Encodable>: Encodable {
     }
 }
 
-/// Unbuffered writes to a standard stream (`StandardStream`: a closed reader loses the output, never traps); stdout
-/// goes through `Console`, which notices a failed write.
+/// Text as it is (no newline added, no `--events` wrapping) to a standard stream, through `Console`: stdout as
+/// `Console.out`; stderr to the fleet run's terminal when there is one, else `Console.err`.
 enum RawOutput {
-    static func write(_ text: String, to fd: Int32) {
-        if fd == STDOUT_FILENO {
-            Console.out(text)
-        } else if let device = DeviceOutput.current {
+    static func stderr(_ text: String) {
+        if let device = DeviceOutput.current {
             device.stderr(text)
         } else {
             Console.err(text)

@@ -369,7 +369,7 @@ enum Terminal {
         }
         return await withCheckedContinuation { continuation in
             Thread {
-                RawOutput.write(prompt, to: STDERR_FILENO)
+                RawOutput.stderr(prompt)
                 // A terminal's line discipline bounds a typed line; stdin may still be something else.
                 continuation.resume(returning: try? BoundedFile.readLine(limit: PlainLineSource.maximumLineLength))
             }.start()
