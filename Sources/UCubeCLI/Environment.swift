@@ -6,6 +6,7 @@ import UCubePayment
 import UCubeLog
 import UCubeTMS
 import UCubeTMSSimulator
+import UCubeSupport
 
 /// Environment variables and XDG paths (docs/architecture.md: configuration under $XDG_CONFIG_HOME/ucube, state under
 /// $XDG_STATE_HOME/ucube).
@@ -17,20 +18,21 @@ enum Environment {
         return String(cString: v)
     }
 
-    private static var home: String { value("HOME") ?? NSHomeDirectory() }
+    /// The XDG rules over the process's environment.
+    static let xdg = XDGDirectories(lookup: { Environment.value($0) })
 
     /// $XDG_STATE_HOME/ucube (default ~/.local/state/ucube).
-    static var stateDirectory: String { (value("XDG_STATE_HOME") ?? home + "/.local/state") + "/ucube" }
+    static var stateDirectory: String { (xdg.stateHome ?? NSHomeDirectory() + "/.local/state") + "/ucube" }
 
     /// $XDG_STATE_HOME/ucube/logs: the log files (spec §11; `LogChoices.directoryName`).
     static var logDirectory: String { stateDirectory + "/" + LogChoices.directoryName }
 
     /// $XDG_CONFIG_HOME/ucube (default ~/.config/ucube).
-    static var configDirectory: String { (value("XDG_CONFIG_HOME") ?? home + "/.config") + "/ucube" }
+    static var configDirectory: String { (xdg.configHome ?? NSHomeDirectory() + "/.config") + "/ucube" }
 
     /// $XDG_RUNTIME_DIR/ucube, else the state directory (runtime files: link sessions, control sockets).
     static var runtimeDirectory: String {
-        if let r = value("XDG_RUNTIME_DIR") { return r + "/ucube" }
+        if let r = xdg.runtimeDirectory { return r + "/ucube" }
         return stateDirectory + "/run"
     }
 

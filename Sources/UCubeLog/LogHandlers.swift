@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import UCubeSupport
 
 /// The levels every handler of a process reads when asked for its level, so a shell's `set log-level` changes
 /// loggers already made. A handler whose level was set directly (`logger.logLevel = …`) keeps its own.
@@ -111,18 +112,5 @@ public enum StandardStream {
     /// Writes all of `bytes`; returns nil, or the errno of the write that failed (ENOSPC on /dev/full, EPIPE on a
     /// closed pipe when SIGPIPE is ignored) so the caller can report it at the end.
     @discardableResult
-    public static func write(_ bytes: [UInt8], to fd: Int32) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return n < 0 ? errno : EIO
-            }
-        }
-        return nil
-    }
+    public static func write(_ bytes: [UInt8], to fd: Int32) -> Int32? { FileDescriptor.writeAll(fd, bytes) }
 }

@@ -6,6 +6,7 @@ import UCubeLink
 import UCubeLog
 import UCubeProtocol
 import UCubeTMS
+import UCubeSupport
 
 extension UCube {
     /// `ucube mdm-update`: plan per spec §10.4 and install the TMS's binaries (§10.5, §10.6), or a local image.
@@ -411,9 +412,7 @@ private struct UpdateJob: Sendable {
         return " (\(ProgressFormat.bytes(Int64(bytes))) in \(String(format: "%.1f", seconds)) s)"
     }
 
-    private static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    private static func seconds(_ d: Duration) -> Double { d.seconds }
 
     // MARK: The plan
 
