@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Keeps docs/architecture.md's claims about output and masking true, as check-doc-citations.sh keeps protocol.md's
 # section numbers: what "Nothing sensitive leaks" and "Standard streams" say about the code is checked in the code.
-#   1. One door: nothing in Sources writes to fd 1 or fd 2 but Sources/UCubeCLI/Console.swift (readline's own
+#   1. One door: nothing in Sources writes to fd 1 or fd 2 but Sources/UCubeCLI/Output/Console.swift (readline's own
 #      terminal handling aside): no write(2)/StandardStream.write to STDOUT_FILENO or STDERR_FILENO, no
 #      FileHandle.standardOutput/standardError, no C stdio writer, no Swift.print (an unqualified `print` outside
 #      UCubeCLI is Swift's, to stdout).
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 doc=docs/architecture.md
-door=Sources/UCubeCLI/Console.swift
+door=Sources/UCubeCLI/Output/Console.swift
 status=0
 
 # 1. Writers to the standard streams, outside the door.

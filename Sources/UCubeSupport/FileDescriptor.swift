@@ -25,3 +25,29 @@ package enum FileDescriptor {
         return nil
     }
 }
+
+/// What stat(2) says of a path, for the few checks made before a file is opened.
+package enum FileStatus {
+    /// Whether `path` is a directory this process can write and enter.
+    package static func isWritableDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && access(path, W_OK | X_OK) == 0
+    }
+}
+
+extension FileStatus {
+    /// The size of the regular file open as `fd`; nil for anything else (a pipe, a FIFO, a device) or a failed fstat.
+    package static func regularFileSize(_ fd: Int32) -> Int64? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+}
+
+extension FileStatus {
+    /// Whether `path` names a regular file (links followed).
+    package static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+}

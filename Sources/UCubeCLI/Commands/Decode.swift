@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UCubeSupport
 import UCubeLink
 import UCubeProtocol
 
@@ -159,8 +160,7 @@ extension UCube {
         static func namesATextFile(_ argument: String) -> Bool {
             let hexDigits = Set("0123456789abcdefABCDEF \t")
             if argument.allSatisfy({ hexDigits.contains($0) }) { return false }
-            var info = stat()
-            return stat(argument, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            return FileStatus.isRegularFile(argument)
         }
 
         /// The largest text read from standard input: a recording's own limit, which a --trace dump never nears.

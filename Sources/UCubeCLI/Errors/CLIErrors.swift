@@ -217,8 +217,7 @@ extension Environment {
     /// Whether the state directory can be used, creating it if needed; the reason when not.
     static func stateDirectoryProblem(_ directory: String) -> String? {
         // The usual case, a directory that is there and writable, costs one stat and one access check.
-        var info = stat()
-        if stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(directory, W_OK | X_OK) == 0 {
+        if FileStatus.isWritableDirectory(directory) {
             do {
                 try PrivateFile.checkDirectory(directory)
                 return nil

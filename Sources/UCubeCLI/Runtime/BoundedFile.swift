@@ -24,8 +24,7 @@ enum BoundedFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(ErrorNumber.text(errno)) }
         defer { close(fd) }
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > limit { throw .tooLarge }
+        if let size = FileStatus.regularFileSize(fd), size > limit { throw .tooLarge }
         return try read(descriptor: fd, limit: limit)
     }
 
