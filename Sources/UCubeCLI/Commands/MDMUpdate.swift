@@ -230,7 +230,7 @@ private struct UpdateJob: Sendable {
             if chosen.isEmpty {
                 let optional = planned.count
                 if globals.json {
-                    print(#"{"event":"done","installed":0,"failed":0,"optional":\#(optional)}"#)
+                    print(Self.doneEvent(installed: 0, failed: 0, optional: optional))
                 } else {
                     print(
                         "terminal \(facts.identity.serial): nothing to do"
@@ -366,7 +366,7 @@ private struct UpdateJob: Sendable {
         }
         let failed = verdicts.filter { $0.result == .failed || $0.result == .skipped }.count
         if globals.json {
-            print(#"{"event":"done","installed":\#(verdicts.count - failed),"failed":\#(failed)}"#)
+            print(Self.doneEvent(installed: verdicts.count - failed, failed: failed, optional: nil))
         }
         if stopped?.code == .cancelled {
             throw CLIFailure(ExitCodes.cancelled, "update interrupted: the terminal keeps its installed version; run mdm-update again to finish")
@@ -413,6 +413,15 @@ private struct UpdateJob: Sendable {
     }
 
     private static func seconds(_ d: Duration) -> Double { d.seconds }
+
+    /// `--json`'s last line: `{"event":"done","failed":0,"installed":2}`, with `optional` when nothing was chosen.
+    static func doneEvent(installed: Int, failed: Int, optional: Int?) -> String {
+        var fields: [(String, JSONOutput.Value)] = [
+            ("event", .string("done")), ("installed", .number(String(installed))), ("failed", .number(String(failed))),
+        ]
+        if let optional { fields.append(("optional", .number(String(optional)))) }
+        return JSONOutput.Value.object(fields).line
+    }
 
     // MARK: The plan
 
