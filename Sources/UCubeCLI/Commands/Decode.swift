@@ -412,7 +412,7 @@ private struct Decoder {
             if response.envelope != nil && CommandCatalogue.modes(for: raw.command).output == .signedCiphered {
                 lines.append("  (ciphered: SIGNED_CIPHERED data)")
             } else if let decoded = try? CommandRegistry.decodeResponse(id: raw.command, status: response.status, data: response.data) {
-                lines += decoded.summary.map { "  " + $0 }
+                lines += ResponseLines.of(decoded).map { "  " + $0 }
                 // The summary names the tags; their explanations follow it.
                 if let nodes = Self.tlvNodes(response.data) {
                     let fields = Explainer.fields(nodes, context: raw.command == .getInfo ? .getInfo : context)

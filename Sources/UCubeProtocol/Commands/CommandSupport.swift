@@ -371,14 +371,6 @@ struct TLVJSON: Encodable {
     }
 }
 
-/// Summary lines for TLV data: `TagValueFormatter`'s tree ("9F27 cryptogramInformationData: 80 (ARQC)"), so names,
-/// value formats and masking come from the one tag dictionary.
-enum TLVText {
-    static func lines(_ tlvs: [TLV], context: TagContext = .payment) -> [String] {
-        TagValueFormatter.describe(tlvs, context: context)
-    }
-}
-
 extension KeyedEncodingContainer {
     mutating func encodeHex(_ bytes: [UInt8], forKey key: Key) throws {
         try encode(Hex.encode(bytes), forKey: key)
