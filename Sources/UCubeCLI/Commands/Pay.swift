@@ -166,7 +166,7 @@ extension UCube {
             let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
             var stepper: PaymentStepper? = nil
             if let stepping { stepper = { step in await stepping.pause(step) } }
-            let context = try await withConnection(globals, card: scenario, prepare: .asRecorded) { connection in
+            let context = try await withConnection(globals, card: scenario, prepare: .payment) { connection in
                 let selection = try selectionTask()
                 let authorization = try authorizationTask()
                 return await PaymentRunner.run(
@@ -290,8 +290,11 @@ enum PaymentRunner {
             }
         }
         let progress = PaymentProgress.make(request, quiet: quiet)
+        // What the link knows of the terminal decides the starting steps (spec §8.6); asked here, right before the
+        // payment, so that a shell's earlier commands count.
+        let link = await connection.linkStart()
         let runPayment: @Sendable () async -> PaymentContext = {
-            let context = await engine.run(request) { event in
+            let context = await engine.run(request, link: link) { event in
                 progress?.show(event)
                 if case .journalFailed(let reason) = event {
                     StandardError.write(
@@ -316,6 +319,7 @@ enum PaymentRunner {
             interrupts.cancel()
         }
         scheduledCancel?.cancel()
+        await connection.remember(context.knownTerminal)
         // A process that ends with this payment keeps answering from it until it exits: a cancel then learns that the
         // payment is already cancelled or over, rather than being taken as a Ctrl-C that would kill the process before
         // it prints the outcome. The shell goes on to other commands, which `ucube cancel` interrupts as Ctrl-C would.
