@@ -232,8 +232,9 @@ public struct PaymentRequestError: CodedError {
 
 /// The default requested-tag lists (PROJECT CHOICE, spec §8.6): only what the outcome, the receipt and the journal
 /// use. The plain lists of a chip or contactless payment ride in the C1 of the commands that answer them anyway
-/// (TransactionProcess, TransactionFinalisation, StartNFC, CompleteNFC), so by default no GetPlainTag is sent; nothing
-/// ucube shows or keeps reads an SRED blob, so by default no GetSecuredTag is sent for them either
+/// (TransactionProcess, TransactionFinalisation, StartNFC, CompleteNFC), but for their cardholder tags: by default one
+/// GetPlainTag, for 5A (the masked PAN), at the end of an approved or declined payment; nothing ucube shows or keeps
+/// reads an SRED blob, so by default no GetSecuredTag is sent for them
 /// (`--authorization-secured-tags 57` asks for one, for an acquirer that wants it). The magstripe lists are the 2020
 /// SDK's (spec §8.2 `PaymentHelper`: secured {DF62}, plain {DF61}), with DF60, which decides its outcome.
 public enum PaymentTagDefaults {

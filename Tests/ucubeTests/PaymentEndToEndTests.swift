@@ -18,8 +18,9 @@ import UCubeSimulator
     static let start = ["START_CANCEL_ALL", "START_EXIT_SECURE_SESSION", "GET_INFO", "ENTER_SECURE_SESSION", "KSN_AVAILABLE", "START_TRANSACTION", "CARD_READ_END"]
     static let iccOnline = start + [
         "START_ICC", "SMC_BUILD_CANDIDATE_LIST", "SMC_INIT_TRANSACTION", "SMC_RISK_MANAGEMENT",
-        "SMC_PROCESS_TRANSACTION", "SMC_GET_AUTHORIZATION_SECURED_TAGS", "SMC_GET_AUTHORIZATION_PLAIN_TAGS", "AUTHORIZATION",
-        "SMC_FINALIZE_TRANSACTION", "GET_FINALIZATION_PLAIN_TAGS", "SMC_REMOVE_CARD",
+        // The authorisation's plain tags come in TransactionProcess's answer; no SRED blob by default (spec §8.6).
+        "SMC_PROCESS_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION", "GET_FINALIZATION_PLAIN_TAGS",
+        "SMC_REMOVE_CARD",
     ]
     static let end = ["END_EXIT_SECURE_SESSION"]
 
@@ -28,7 +29,7 @@ import UCubeSimulator
         .init(card: "mc-two-apps", status: "APPROVED", exit: 0, states: start + ["SMC_BUILD_CANDIDATE_LIST", "SMC_SELECT_APPLICATION", "SMC_INIT_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION", "SMC_REMOVE_CARD"] + end),
         .init(card: "visa-offline-pin", status: "APPROVED", exit: 0, states: iccOnline + end),
         .init(card: "mc-online-pin", status: "APPROVED", exit: 0, states: iccOnline + end),
-        .init(card: "visa-contactless", status: "APPROVED", exit: 0, states: start + ["START_NFC", "NFC_GET_AUTHORIZATION_SECURED_TAGS", "NFC_GET_AUTHORIZATION_PLAIN_TAGS"] + end),
+        .init(card: "visa-contactless", status: "APPROVED", exit: 0, states: start + ["START_NFC", "GET_FINALIZATION_PLAIN_TAGS"] + end),
         .init(card: "mc-contactless-online", status: "APPROVED", exit: 0, states: start + ["START_NFC", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"] + end),
         .init(card: "mc-contactless-online-pin", status: "APPROVED", exit: 0, states: start + ["START_NFC", "NFC_SIMPLIFIED_ONLINE_PIN", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"] + end),
         .init(card: "visa-contactless-declined", status: "DECLINED", exit: 10, states: start + ["START_NFC"] + end),
