@@ -121,3 +121,49 @@ import UCubeSimulator
         #expect(run.stdout.contains("status: DECLINED"))
     }
 }
+
+/// What `pay` sends at its start follows the link session file (spec §8.6), and the count it reports is what it sent:
+/// the summary, `--json` and the journal say the number of commands on the wire.
+@Suite(.serialized) struct PaymentStartEndToEndTests {
+    /// The commands of one `pay --trace --json`, its `roundTrips`, and its journal's `commands`.
+    static func pay(_ sandbox: UCubeSandbox, card: String, id: String) async throws -> (commands: [String], roundTrips: Int?, journalled: Int?) {
+        let run = try await sandbox.run(["--device", "sim", "--trace", "--json", "pay", "7", "--card", card, "--request-id", id])
+        #expect(run.status == 0, "\(run.stderr.suffix(2000))")
+        let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        let journal = try String(contentsOf: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl"), encoding: .utf8)
+        let outcome = journal.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["requestID"] as? String == id && $0["kind"] as? String == "outcome" }
+        return (JournalEndToEndTests.commands(inTrace: run.stderr), json?["roundTrips"] as? Int, outcome?["commands"] as? Int)
+    }
+
+    static var sessionFile: String { "run/ucube/session-sim" }
+
+    @Test(arguments: [
+        ("visa-contact", ["BuildCandidateList", "TransactionInit", "TransactionProcess", "TransactionFinalisation", "GetPlainTag", "WaitCardRemoval", "ExitSecureSession"]),
+        ("mc-contactless-online", ["NFCCompleteTransaction", "GetPlainTag", "ExitSecureSession"]),
+    ])
+    func theStartFollowsTheLinkRecordAndTheCountIsWhatWasSent(card: String, flow: [String]) async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
+        let record = sandbox.directory.appendingPathComponent(Self.sessionFile)
+        let full = ["CancelAll", "ExitSecureSession", "GetInfo", "EnterSecureSession", "NFCStartTransaction"]
+
+        // No record: the full sequence, once (no reset of the link before it).
+        let first = try await Self.pay(sandbox, card: card, id: "first")
+        #expect(first.commands == full + flow, "\(first.commands)")
+        // A clean exit that recorded the terminal: EnterSecureSession first.
+        let text = try String(contentsOf: record, encoding: .utf8)
+        #expect(text.hasPrefix("secured=0 ") && text.contains(" terminal="), "\(text)")
+        let second = try await Self.pay(sandbox, card: card, id: "second")
+        #expect(second.commands == ["EnterSecureSession", "NFCStartTransaction"] + flow, "\(second.commands)")
+        // A process that died holding the link (its pid in the record): the full sequence again.
+        try "secured=0 next=3 owner=2147483646\n".write(to: record, atomically: true, encoding: .utf8)
+        let third = try await Self.pay(sandbox, card: card, id: "third")
+        #expect(third.commands == full + flow, "\(third.commands)")
+
+        for run in [first, second, third] {
+            #expect(run.roundTrips == run.commands.count && run.journalled == run.commands.count, "\(run)")
+        }
+    }
+}
