@@ -265,6 +265,15 @@ public enum PaymentTagDefaults {
         }
     }
 
+    /// What an issuer would get for an online authorisation (EMV Book 3 Annex A), in plain, without the cardholder
+    /// tags (5A, 5F24: never shown), with the PIN KSN and the magstripe BIN: the list `pay --authorize prompt` asks for,
+    /// since the person who answers the prompt decides the outcome on these values. It rides in C1 like the others
+    /// (spec §8.6): bytes, no command.
+    public static let issuerData: [Tag] = [
+        0x5F34, 0x84, 0x50, 0x82, 0x95, 0x9A, 0x9B, 0x9C, 0x5F2A, 0x9F02, 0x9F03, 0x9F10, 0x9F1A, 0x9F26, 0x9F27, 0x9F33,
+        0x9F34, 0x9F35, 0x9F36, 0x9F37, 0xDF3E, 0xDF61,
+    ].map { Tag($0) }
+
     public static func authorizationSecured(_ mode: EntryMode) -> [Tag] {
         switch mode {
         case .icc, .nfc: []

@@ -126,7 +126,9 @@ extension UCube {
                 readers: cardWait.readers ?? scenarioReaders ?? [.icc, .nfc], cardWaitTimeout: cardWait.cardTimeout,
                 preferredLanguages: lang ?? ["en"], forceOnlinePIN: forceOnlinePIN,
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
-                authorizationPlainTags: authorizationTags, authorizationSecuredTags: authorizationSecuredTags,
+                // The prompt shows what an issuer would get: the person who answers it decides on those values.
+                authorizationPlainTags: authorizationTags ?? (authorize == "prompt" ? PaymentTagDefaults.issuerData : nil),
+                authorizationSecuredTags: authorizationSecuredTags,
                 finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
                 retrieveL2Logs: debugLogs,
                 readersFromTerminal: cardWait.readers == nil && scenarioReaders == nil,
