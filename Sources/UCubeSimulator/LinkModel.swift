@@ -44,26 +44,20 @@ public struct LinkModel: Sendable, Hashable, CustomStringConvertible {
     /// `uCubeTxDataMaxSize`); the model assumes one 20-byte write per 30 ms connection interval (a common Android/iOS
     /// interval with "high" connection priority; write-with-response, spec §3.1 PROJECT CHOICE) and 15 ms average wait
     /// for the next interval: about 650 bytes/s.
-    public static let ble = ble(mtu: defaultATTMTU)
+    public static let ble = ble(mtu: BLECodec.defaultMTU)
 
     /// The same BLE model with writes of MTU − 3 bytes: what a host writes once BlueZ has negotiated a larger ATT MTU
-    /// (spec §3.1; `BluetoothChoices.chunkSize(mtu:)` is the driver's rule, and this is the same one). The model keeps
+    /// (spec §3.1; `BLECodec.chunkSize(mtu:)`, the driver's rule). The model keeps
     /// one write per connection interval, so a larger MTU saves writes, not latency. An MTU of 23 or less (or more than
     /// 515, whose MTU − 3 exceeds the 512 bytes of an attribute value) is taken as BLE allows it.
     public static func ble(mtu: Int) -> LinkModel {
         LinkModel(
             latency: .milliseconds(15),
-            chunkSize: chunkSize(mtu: mtu),
+            chunkSize: BLECodec.chunkSize(mtu: mtu),
             chunkInterval: .milliseconds(30),
             appliesBLEStuffing: true
         )
     }
-
-    /// The ATT MTU of every BLE link before an exchange (Bluetooth Core Specification Vol 3 Part F §3.2.8).
-    public static let defaultATTMTU = 23
-
-    /// Bytes per write for an ATT MTU: MTU − 3 (the ATT write header), at least 20, at most 512.
-    public static func chunkSize(mtu: Int) -> Int { min(max(mtu, defaultATTMTU) - 3, 512) }
 
     /// The ATT MTU the model's writes assume (BLE models only).
     public var mtu: Int? { appliesBLEStuffing && chunkSize > 0 ? chunkSize + 3 : nil }
