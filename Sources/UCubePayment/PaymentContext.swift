@@ -239,14 +239,22 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
     }
 }
 
-/// A problem met during a payment: the state it happened in and what happened.
+/// A problem met during a payment: the state it happened in, what happened, and, when a terminal's answer did not
+/// decode, the decoder's code (`truncated`, `malformed`, …; its reason, with the offset, is in `reason`).
 public struct PaymentError: Hashable, Sendable, Encodable {
     public var state: PaymentState?
+    public var code: String?
     public var reason: String
 
-    public init(state: PaymentState?, reason: String) {
+    public init(state: PaymentState?, code: String? = nil, reason: String) {
         self.state = state
+        self.code = code
         self.reason = reason
+    }
+
+    /// An answer that did not decode: the decoder's code, and its reason after `what`.
+    public init(state: PaymentState?, _ what: String, decoding error: CommandError) {
+        self.init(state: state, code: error.code.rawValue, reason: "\(what): \(error.reason)")
     }
 }
 

@@ -270,10 +270,12 @@ public struct PaymentStateMachine: Sendable {
         }
     }
 
-    private mutating func end(_ status: PaymentStatus, _ reason: String? = nil) -> Action {
+    private mutating func end(_ status: PaymentStatus, _ reason: String? = nil, _ cause: CommandError? = nil) -> Action {
         let outcome = PaymentOutcome(status, reason: reason)
         if let reason, status != .approved, status != .declined {
-            context.errors.append(PaymentError(state: currentState, reason: reason))
+            context.errors.append(
+                cause.map { PaymentError(state: currentState, reason, decoding: $0) }
+                    ?? PaymentError(state: currentState, reason: reason))
         }
         var steps: [PaymentState] = []
         if status == .approved || status == .declined, let mode = context.entryMode {
@@ -421,9 +423,9 @@ public struct PaymentStateMachine: Sendable {
         case .smcUserSelectApplication:
             if response.status == .aborted { return end(.cancelled, "the cardholder aborted the application list") }
             guard response.status.isSuccess else { return failed(step, response) }
-            guard let choice = try? DisplayListBox.Response(status: response.status, data: response.data),
-                eligible.indices.contains(choice.selectedIndex - 1)
-            else { return end(.error, "DisplayListBox answered no valid item") }
+            let decoded = decode(DisplayListBox.Response.self, response)
+            guard case .success(let choice) = decoded, eligible.indices.contains(choice.selectedIndex - 1)
+            else { return end(.error, "DisplayListBox answered no valid item", decoded.failure) }
             return initTransaction(eligible[choice.selectedIndex - 1])
         case .smcInitTransaction:
             return initAnswered(response)
@@ -453,16 +455,18 @@ public struct PaymentStateMachine: Sendable {
             return nfcAuthorizationDataRead()
         case .nfcSimplifiedOnlinePIN, .onlinePIN:
             guard response.status.isSuccess else { return failed(step, response) }
-            guard let pin = try? SimplifiedOnlinePIN.Response(status: response.status, data: response.data) else {
-                return end(.error, "SimplifiedOnlinePIN answered no DF3E/DF3F")
+            let decoded = decode(SimplifiedOnlinePIN.Response.self, response)
+            guard case .success(let pin) = decoded else {
+                return end(.error, "SimplifiedOnlinePIN answered no DF3E/DF3F", decoded.failure)
             }
             context.pinKSN = pin.pinKSN
             context.onlinePINBlock = pin.pinBlock
             return startAuthorization()
         case .nfcCompleteTransaction:
             guard response.status.isSuccess else { return failed(step, response) }
-            guard let complete = try? NFCCompleteTransaction.Response(status: response.status, data: response.data)
-            else { return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered bad TLVs") }
+            let decoded = decode(NFCCompleteTransaction.Response.self, response)
+            guard case .success(let complete) = decoded
+            else { return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered bad TLVs", decoded.failure) }
             completionAnswered(context.absorb(complete.tlvs), .nfc)
             if let cid = complete.tlvs[Tag(0x9F27)] { nfcCryptogram = (cid, complete.tlvs[Tag(0x9F26)]) }
             guard let outcome = complete.outcome else {
@@ -497,16 +501,33 @@ public struct PaymentStateMachine: Sendable {
 
     @discardableResult
     private mutating func keepKSN(_ response: TerminalResponse) -> Bool {
-        guard let session = try? EnterSecureSession.Response(status: response.status, data: response.data) else {
+        let decoded = decode(EnterSecureSession.Response.self, response)
+        guard case .success(let session) = decoded else {
+            if let error = decoded.failure {
+                context.errors.append(PaymentError(state: currentState, "EnterSecureSession's KSN", decoding: error))
+            }
             return false
         }
         context.sredKSN = session.ksn
         return true
     }
 
-    private func plainTLVs(_ response: TerminalResponse, _ step: PaymentState) -> [TLV]? {
+    /// The plain TLVs of an answer (none when ciphered); nil, with the decode error kept, when they do not decode.
+    private mutating func plainTLVs(_ response: TerminalResponse, _ step: PaymentState) -> [TLV]? {
         guard !response.ciphered else { return [] }
-        return try? TLVResponse(status: response.status, data: response.data).tlvs
+        switch decode(TLVResponse.self, response) {
+        case .success(let answer):
+            return answer.tlvs
+        case .failure(let error):
+            context.errors.append(PaymentError(state: step, "\(response.command)'s TLVs", decoding: error))
+            return nil
+        }
+    }
+
+    /// The answer decoded as `R`, or the decoder's error: its code and its reason (which names the offset) are kept
+    /// wherever the payment reports it, never dropped.
+    private func decode<R: RPCResponse>(_ type: R.Type, _ response: TerminalResponse) -> Result<R, CommandError> {
+        Result { () throws(CommandError) -> R in try R(status: response.status, data: response.data) }
     }
 
     // MARK: Starting and card wait
@@ -540,7 +561,13 @@ public struct PaymentStateMachine: Sendable {
     static let terminalInfoTags: [UInt8] = [0xD1, 0xED]
 
     private mutating func applyTerminalInfo(_ data: [UInt8]) {
-        guard let info = try? DeviceInfo(status: .success, data: data) else { return }
+        let info: DeviceInfo
+        do throws(CommandError) {
+            info = try DeviceInfo(status: .success, data: data)
+        } catch {
+            context.errors.append(PaymentError(state: currentState, "GetInfo's D1/ED", decoding: error))
+            return
+        }
         context.firmwareVersion = info.firmwareVersion?.description
         context.nfcModuleState = info.nfcModuleState.flatMap { UInt8(exactly: $0) }
         if request.readersFromTerminal,
@@ -625,16 +652,22 @@ public struct PaymentStateMachine: Sendable {
             }
             return end(.cardWaitFailed, "NFCStartTransaction answered \(response.status)")
         }
-        guard let answer = try? NFCStartTransaction.Response(status: response.status, data: response.data) else {
-            return end(.error, "NFCStartTransaction answered bad TLVs")
+        let decoded = decode(NFCStartTransaction.Response.self, response)
+        guard case .success(let answer) = decoded else {
+            return end(.error, "NFCStartTransaction answered bad TLVs", decoded.failure)
         }
         guard let reader = answer.activatedReader, request.readers.contains(reader) else {
             let raw = answer.tlvs[NFCStartTransaction.Response.activatedReaderTag].map(\.hex) ?? "none"
             return end(.errorWrongActivatedReader, "activated reader (DF70) \(raw) was not requested")
         }
         if request.amount == nil {
-            if let typed = answer.tlvs[Tag(0x9F02)], let minor = try? Currency.minorUnits(fromBCD: typed) {
-                context.typedAmount = minor
+            if let typed = answer.tlvs[Tag(0x9F02)] {
+                do throws(AmountError) {
+                    context.typedAmount = try Currency.minorUnits(fromBCD: typed)
+                } catch {
+                    context.errors.append(
+                        PaymentError(state: currentState, code: error.code.rawValue, reason: "the typed amount (9F02): \(error.reason)"))
+                }
             }
         }
         return cardRead(reader, answer: answer)
@@ -645,8 +678,9 @@ public struct PaymentStateMachine: Sendable {
             // spec §8.2 PaymentService: anything but −32 → CARD_WAIT_FAILED.
             return end(.cardWaitFailed, "WaitCard answered \(response.status)")
         }
-        guard let answer = try? WaitCard.Response(status: response.status, data: response.data) else {
-            return end(.errorWrongActivatedReader, "WaitCard answered an unknown reader")
+        let decoded = decode(WaitCard.Response.self, response)
+        guard case .success(let answer) = decoded else {
+            return end(.errorWrongActivatedReader, "WaitCard answered an unknown reader", decoded.failure)
         }
         guard answer.reader != .nfc, request.readers.contains(answer.reader) else {
             return end(.errorWrongActivatedReader, "WaitCard activated \(answer.reader), which was not requested")
@@ -701,8 +735,9 @@ public struct PaymentStateMachine: Sendable {
             return .send(.buildCandidateList(BuildCandidateList()))
         }
         guard response.status.isSuccess else { return failed(.smcBuildCandidateList, response) }
-        guard let list = try? BuildCandidateList.Response(status: response.status, data: response.data) else {
-            return end(.error, "BuildCandidateList answered a bad candidate list")
+        let decoded = decode(BuildCandidateList.Response.self, response)
+        guard case .success(let list) = decoded else {
+            return end(.error, "BuildCandidateList answered a bad candidate list", decoded.failure)
         }
         context.candidates = list.candidates
         eligible = list.candidates.filter { !$0.blocked }
@@ -759,7 +794,7 @@ public struct PaymentStateMachine: Sendable {
             selected = nil
             return chooseApplication()
         }
-        if !response.ciphered, let tlvs = try? TLVResponse(status: response.status, data: response.data).tlvs {
+        if !response.ciphered, let tlvs = plainTLVs(response, .smcInitTransaction) {
             context.absorb(tlvs)
         }
         return go(.smcRiskManagement, .runTask(.riskManagement(aid: app.aid)))
@@ -768,8 +803,9 @@ public struct PaymentStateMachine: Sendable {
     private mutating func processAnswered(_ response: TerminalResponse) -> Action {
         if response.status == .emvNotAccepted { return end(.refusedCard, "the card refused the transaction (-301)") }
         guard response.status.isSuccess else { return failed(.smcProcessTransaction, response) }
-        guard let answer = try? TLVResponse(status: response.status, data: response.data) else {
-            return end(.error, "TransactionProcess answered bad TLVs")
+        let decoded = decode(TLVResponse.self, response)
+        guard case .success(let answer) = decoded else {
+            return end(.error, "TransactionProcess answered bad TLVs", decoded.failure)
         }
         let kept = context.absorb(answer.tlvs)
         if let left = leftByProcess {
@@ -887,8 +923,15 @@ public struct PaymentStateMachine: Sendable {
         case .finalisationApproved, .finalisationDeclined:
             let approved = response.status == .finalisationApproved
             context.finalisationApproved = approved
-            let answer = try? TransactionFinalisation.Response(status: response.status, data: response.data)
-            if let answer { completionAnswered(context.absorb(answer.tlvs), .icc) }
+            var answer: TransactionFinalisation.Response?
+            switch decode(TransactionFinalisation.Response.self, response) {
+            case .success(let decoded):
+                answer = decoded
+                completionAnswered(context.absorb(decoded.tlvs), .icc)
+            case .failure(let error):
+                // The outcome is then the card's cryptogram that is missing (conclude), and this says why.
+                context.errors.append(PaymentError(state: .smcFinalizeTransaction, "TransactionFinalisation's TLVs", decoding: error))
+            }
             guard approved else { return end(.declined) }
             // Status 7 is the terminal's word; the second GENERATE AC's TC is the card's (spec §8.3).
             let tlvs = answer?.tlvs ?? []
@@ -966,12 +1009,13 @@ public struct PaymentStateMachine: Sendable {
     }
 
     private mutating func onlinePIN(_ state: PaymentState) -> Action {
-        guard let amount = context.amount,
-            let text = try? SimplifiedOnlinePIN.amountText(
-                minorUnits: amount,
-                exponent: UInt8(clamping: request.currency.exponent)
-            )
-        else { return end(.error, "the amount cannot be shown for the PIN entry") }
+        guard let amount = context.amount else { return end(.error, "the amount cannot be shown for the PIN entry") }
+        let text: String
+        do throws(CommandError) {
+            text = try SimplifiedOnlinePIN.amountText(minorUnits: amount, exponent: UInt8(clamping: request.currency.exponent))
+        } catch {
+            return end(.error, "the amount cannot be shown for the PIN entry", error)
+        }
         let command = SimplifiedOnlinePIN(
             amountText: text,
             currencyLabel: request.currency.alpha,
@@ -995,5 +1039,13 @@ public struct PaymentStateMachine: Sendable {
         case 0x04: return end(.declined, "the magstripe says decline (DF60 = 04)")
         default: return end(.error, "unknown MSR action DF60 = \([action].hex)")
         }
+    }
+}
+
+extension Result {
+    /// The error, when this is one.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

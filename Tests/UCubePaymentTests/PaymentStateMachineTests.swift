@@ -115,6 +115,18 @@ import UCubeProtocol
         #expect(m.context.cryptogramType == .tc)
     }
 
+    /// A candidate list that does not decode ends the payment in ERROR, and the decoder's code and reason (with the
+    /// offset) are kept in the payment's errors, not dropped.
+    @Test func aBadCandidateListKeepsTheDecodersCode() {
+        var (m, _) = replay(Fixture.request(), startingFeeds + [.response(Fixture.iccInserted)])
+        let bad = TerminalResponse(command: .buildCandidateList, status: .success, data: [0xC2, 0x05, 0x00])
+        _ = m.responseReceived(bad)
+        let error = m.context.errors.last
+        #expect(error?.state == .smcBuildCandidateList)
+        #expect(error?.code == "truncated" || error?.code == "malformed", "\(String(describing: error))")
+        #expect(error?.reason.hasPrefix("BuildCandidateList answered a bad candidate list: ") == true)
+    }
+
     @Test func aacDeclined() {
         var (m, _) = replay(Fixture.request(), Self.toProcess)
         #expect(m.responseReceived(Fixture.processed(cid: [0x00])).command == .getPlainTag)
