@@ -79,11 +79,7 @@ extension UCube {
                     ExitCodes.failure, "the process holding \(device) did not understand the cancel: \(answer.message)")
             }
             let message = answer.kind == .none ? "no payment is running: \(answer.message)" : answer.message
-            if globals.json {
-                try JSONOutput.print(["result": result, "message": message])
-            } else {
-                print(message)
-            }
+            try CancelReport(result: result, message: message).print(json: globals.json)
             if answer.kind == .refused { throw CLIFailure(ExitCodes.tooLate, answer.message) }
         }
 
@@ -96,12 +92,16 @@ extension UCube {
             try await withConnection(globals, prepare: .asRecorded) { connection in
                 let (cancel, exit) = try await Connection.resynchronise(connection.client)
                 let message = "no payment was running; terminal reset (CancelAll \(cancel), ExitSecureSession \(exit))"
-                if globals.json {
-                    try JSONOutput.print(["result": "reset", "message": message])
-                } else {
-                    print(message)
-                }
+                try CancelReport(result: "reset", message: message).print(json: globals.json)
             }
         }
     }
+}
+
+/// `ucube cancel`'s answer: `{"message":"…","result":"cancelled"}`, or the message.
+struct CancelReport: Report {
+    let result: String
+    let message: String
+
+    var lines: [String] { [message] }
 }

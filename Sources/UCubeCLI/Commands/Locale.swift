@@ -28,7 +28,7 @@ extension UCube.Locale {
             try await withConnection(globals) { connection in
                 let (current, _) = try await UCube.Locale.read(connection)
                 guard let current else { throw CLIFailure(ExitCodes.terminalStatus, "the terminal reports no locale (F7)") }
-                if globals.json { try JSONOutput.print(["locale": current]) } else { print(current) }
+                try LocaleReport(locale: current, text: current).print(json: globals.json)
             }
         }
     }
@@ -41,11 +41,7 @@ extension UCube.Locale {
         func run() async throws {
             try await withConnection(globals) { connection in
                 let (current, supported) = try await UCube.Locale.read(connection)
-                if globals.json {
-                    try JSONOutput.print(["supported": supported, "current": current.map { [$0] } ?? []])
-                } else {
-                    for locale in supported { print(locale == current ? "\(locale) (current)" : locale) }
-                }
+                try LocaleList(supported: supported, current: current).print(json: globals.json)
             }
         }
     }
@@ -77,8 +73,35 @@ extension UCube.Locale {
                 guard reply.succeeded else {
                     throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "SetInfoField"))
                 }
-                if globals.json { try JSONOutput.print(["locale": locale]) } else { print("locale set to \(locale)") }
+                try LocaleReport(locale: locale, text: "locale set to \(locale)").print(json: globals.json)
             }
         }
+    }
+}
+
+/// `locale get` and `locale set`: `{"locale":"fr"}`, or its text.
+struct LocaleReport: Report {
+    let locale: String
+    let text: String
+
+    var lines: [String] { [text] }
+
+    private enum CodingKeys: String, CodingKey { case locale }
+}
+
+/// `locale list`: `{"current":["en"],"supported":["en","fr"]}` (current is empty when the terminal names none), or a
+/// line per locale with "(current)" after the current one.
+struct LocaleList: Report {
+    let supported: [String]
+    let current: String?
+
+    var lines: [String] { supported.map { $0 == current ? "\($0) (current)" : $0 } }
+
+    private enum CodingKeys: String, CodingKey { case supported, current }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(supported, forKey: .supported)
+        try c.encode(current.map { [$0] } ?? [], forKey: .current)
     }
 }

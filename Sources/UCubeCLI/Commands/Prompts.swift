@@ -124,10 +124,12 @@ extension UCube {
             }
         }
 
-        struct Result: Encodable {
+        struct Result: Report {
             let text: String
             let timeout: Int
             let key: String?
+
+            var lines: [String] { ["displayed: \(text)"] + (key.map { ["key: 0x\($0)"] } ?? []) }
 
             private enum CodingKeys: String, CodingKey { case text, timeout, key }
 
@@ -153,12 +155,7 @@ extension UCube {
             let key = reply.response?.key
             if waitKey && key == nil { throw CLIFailure.noAnswer("no key was pressed within \(seconds) s") }
             let result = Result(text: text, timeout: seconds, key: key.map { Hex.encode([$0]) })
-            if globals.json {
-                try JSONOutput.print(result)
-            } else {
-                print("displayed: \(text)")
-                if let key { print("key: 0x\(Hex.encode([key]))") }
-            }
+            try result.print(json: globals.json)
         }
     }
 
@@ -204,10 +201,12 @@ extension UCube {
             }
         }
 
-        struct Result: Encodable {
+        struct Result: Report {
             let index: Int
             let item: String
             let title: String?
+
+            var lines: [String] { ["\(index): \(item)"] }
 
             private enum CodingKeys: String, CodingKey { case index, item, title }
 
@@ -236,11 +235,7 @@ extension UCube {
                     "the terminal answered item \(reply.response?.selectedIndex ?? 0) of a list of \(items.count)")
             }
             let result = Result(index: index, item: items[index - 1], title: request.title)
-            if globals.json {
-                try JSONOutput.print(result)
-            } else {
-                print("\(index): \(items[index - 1])")
-            }
+            try result.print(json: globals.json)
         }
     }
 }

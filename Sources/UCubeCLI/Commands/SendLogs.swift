@@ -31,10 +31,12 @@ extension UCube {
         @Flag(help: "With --output: replace FILE if it exists.")
         var force = false
 
-        struct Written: Encodable {
+        struct Written: Report {
             let path: String
             let bytes: Int
             let entries: [String]
+
+            var lines: [String] { ["\(path)  \(bytes) bytes  \(entries.count) file\(entries.count == 1 ? "" : "s")"] }
         }
 
         func run() async throws {
@@ -59,11 +61,7 @@ extension UCube {
                 }
                 let entries = try bundle(from: logDirectory, to: path)
                 let bytes = Self.size(of: path)
-                if globals.json {
-                    try JSONOutput.print(Written(path: path, bytes: bytes, entries: entries))
-                } else {
-                    print("\(path)  \(bytes) bytes  \(entries.count) file\(entries.count == 1 ? "" : "s")")
-                }
+                try Written(path: path, bytes: bytes, entries: entries).print(json: globals.json)
                 return
             }
             // Spec §10.7: "Zip all log files (temp file uCubelib-logs*.zip), POST …, delete local logs after HTTP 200".
@@ -83,11 +81,7 @@ extension UCube {
                 throw CLIFailure(ExitCodes.ioError, "the logs were sent but not deleted: \(error.reason)")
             }
             let bytes = Self.size(of: path)
-            if globals.json {
-                try JSONOutput.print(Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries))
-            } else {
-                print("sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(bytes) bytes) for terminal \(terminal.serial) to \(settings.baseURL); local logs deleted")
-            }
+            try Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries).print(json: globals.json)
         }
 
         /// Several terminals (docs/fleet.md): this host's logs, bundled once, go to the TMS for each terminal (its
@@ -117,11 +111,15 @@ extension UCube {
             }
         }
 
-        struct Sent: Encodable {
+        struct Sent: Report {
             let terminal: String
             let server: String
             let bytes: Int
             let entries: [String]
+
+            var lines: [String] {
+                ["sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(bytes) bytes) for terminal \(terminal) to \(server); local logs deleted"]
+            }
         }
 
         /// Sends a log bundle to the TMS (spec §10.7: POST `/public/v3/dongle/logs/?type=zip` with `x-device-id`, or
