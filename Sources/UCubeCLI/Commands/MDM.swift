@@ -243,7 +243,17 @@ extension UCube {
         }
 
         private func emit(_ output: Output, text: String) throws {
-            if globals.json { try JSONOutput.print(output) } else { print(text) }
+            try Registered(output: output, text: text).print(json: globals.json)
+        }
+
+        /// The registration's result: `Output` as JSON, or its text.
+        struct Registered: Report {
+            let output: Output
+            let text: String
+
+            var lines: [String] { [text] }
+
+            func encode(to encoder: any Encoder) throws { try output.encode(to: encoder) }
         }
     }
 }

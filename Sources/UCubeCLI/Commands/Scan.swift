@@ -72,15 +72,25 @@ extension UCube {
             } catch {
                 throw CLIFailure(error)
             }
-            if globals.json {
-                try JSONOutput.print(rows)
-                return
+            try Found(rows: rows, seconds: timeout).print(json: globals.json)
+        }
+
+        /// What a scan found: a JSON array of rows, or a line per row (a hint when there is none).
+        struct Found: Report {
+            let rows: [Row]
+            let seconds: Double
+
+            var lines: [String] {
+                guard !rows.isEmpty else {
+                    return ["no uCube terminal found (scanned \(seconds) s); is it on and in range? --all lists every device"]
+                }
+                return rows.map(\.line)
             }
-            if rows.isEmpty {
-                print("no uCube terminal found (scanned \(timeout) s); is it on and in range? --all lists every device")
-                return
+
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.singleValueContainer()
+                try c.encode(rows)
             }
-            for r in rows { print(r.line) }
         }
     }
 }
