@@ -34,6 +34,14 @@ struct HelpShortcutTests {
             "at \(columns) columns; if the help changed, Sources/UCubeCLI/RootHelp.swift is stale: run Scripts/generate-docs.sh")
     }
 
+    /// The shortcut counts Unicode scalars where the parser counts characters: the same only while each character of
+    /// the help is one scalar (no combining accent, no emoji sequence).
+    @Test func everyCharacterOfTheHelpIsOneScalar() {
+        let texts = [RootHelp.overview, RootHelp.usage, RootHelp.footer]
+            + RootHelp.sections.flatMap { [$0.title] + $0.elements.flatMap { [$0.label, $0.abstract] } }
+        for text in texts { #expect(text.count == text.unicodeScalars.count, "\(text.prefix(60))") }
+    }
+
     /// Where the parser's wrapping has no room beside the labels, it renders the help itself.
     @Test func itGivesWayBesideTheLabelColumn() {
         #expect(RootHelp.rendered(columns: RootHelp.labelColumn) == nil)
