@@ -107,13 +107,12 @@ struct UCube: AsyncParsableCommand {
         let json = CommandLineScan.wantsJSON(arguments)
         var code: Int32 = 0
         do {
-            var command = try parse(arguments)
-            let globals = startLogging(command, arguments: arguments)
-            if let path = globals?.record { try SessionRecorder.start(path: path, arguments: arguments) }
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            if let info = CommonLines.info(arguments) {
+                // Its type and options known: neither the reflection nor the protocol check below.
+                startLogging(info, arguments: arguments, globals: info.globals)
+                try await info.run()
             } else {
-                try command.run()
+                try await runParsed(arguments)
             }
         } catch {
             code = report(error, json: json, arguments: arguments)
@@ -134,6 +133,18 @@ struct UCube: AsyncParsableCommand {
         Foundation.exit(code)
     }
 
+    /// Runs the command ArgumentParser reads from `arguments`.
+    private static func runParsed(_ arguments: [String]) async throws {
+        var command = try parse(arguments)
+        let globals = startLogging(command, arguments: arguments)
+        if let path = globals?.record { try SessionRecorder.start(path: path, arguments: arguments) }
+        if var asyncCommand = command as? any AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
+        }
+    }
+
     /// `parseAsRoot`, without ArgumentParser's check for a `--generate-completion-script` request unless the
     /// arguments hold one: the check parses them again with two more parsers, built for it on every run (9.8 M of
     /// `info`'s 33.6 M instructions; most of them first checks of types that the real parse then makes itself, so
@@ -151,8 +162,11 @@ struct UCube: AsyncParsableCommand {
     /// handler masks any PAN in it). When the state directory cannot hold the log, says so once and goes on without
     /// it: only the commands that keep state there need it (`Environment.requireStateDirectory`).
     @discardableResult
-    static func startLogging(_ command: any ParsableCommand, arguments: [String]) -> GlobalOptions? {
-        let globals = Mirror(reflecting: command).children.lazy.compactMap {
+    static func startLogging(
+        _ command: any ParsableCommand, arguments: [String], globals known: GlobalOptions? = nil
+    ) -> GlobalOptions? {
+        // `known` spares reflecting the command (its fields' types are checked against their generic requirements).
+        let globals = known ?? Mirror(reflecting: command).children.lazy.compactMap {
             ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
         }.first
         if let problem = Environment.stateDirectoryProblem(Environment.logDirectory) {
