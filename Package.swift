@@ -19,6 +19,20 @@ let pki: [Target.Dependency] = [
     .product(name: "Crypto", package: "swift-crypto"),
     .product(name: "SwiftASN1", package: "swift-asn1"),
 ]
+/// libdbus-1's headers, outside the compiler's search path (`pkg-config --cflags dbus-1`): the generic ones and the
+/// architecture's dbus-arch-deps.h (Debian and Ubuntu: multiarch; Fedora: lib64). A directory that does not exist is
+/// ignored.
+let dbusHeaderSearchPaths: [String] = {
+    #if arch(arm64)
+    let multiarch = "aarch64-linux-gnu"
+    #else
+    let multiarch = "x86_64-linux-gnu"
+    #endif
+    return [
+        "/usr/include/dbus-1.0", "/usr/lib/\(multiarch)/dbus-1.0/include", "/usr/lib64/dbus-1.0/include",
+        "/usr/lib/dbus-1.0/include",
+    ].map { "-I" + $0 }
+}()
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 
 let package = Package(
@@ -41,16 +55,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
-        // OpenSSL's libcrypto (Debian: libssl-dev) for the TDES primitive; no cipher is written by hand.
-        .systemLibrary(
-            name: "CLibCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
-        // GNU readline (Debian: libreadline-dev; GPL-3.0) for `ucube shell`. Debian ships no readline.pc: linked directly.
-        .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
-        // libdbus-1 (Debian: libdbus-1-dev) for BlueZ's D-Bus API; also the RFCOMM socket address layout.
-        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // libdl's dlopen behind a stub per function: the three C libraries below are loaded when a command first
+        // calls one of their functions, not by the dynamic loader at every start (Benchmarks/startup.sh).
+        .target(name: "CLazyLibrary"),
+        // OpenSSL's libcrypto (Debian: libssl-dev) for the TDES primitive; no cipher is written by hand. Loaded lazily.
+        .target(name: "CLibCrypto", dependencies: ["CLazyLibrary"]),
+        // GNU readline (Debian: libreadline-dev; GPL-3.0) for `ucube shell`. Loaded lazily.
+        .target(name: "CReadline", dependencies: ["CLazyLibrary"]),
+        // libdbus-1 (Debian: libdbus-1-dev) for BlueZ's D-Bus API; also the RFCOMM socket address layout. Loaded
+        // lazily. Not a system-library target with pkgConfig "dbus-1": SwiftPM would link the library (pkg-config's
+        // Libs). Swift sees the API through CDBus's own declarations; lazy.c checks them against <dbus/dbus.h>.
+        .target(name: "CDBus", dependencies: ["CLazyLibrary"], cSettings: [.unsafeFlags(dbusHeaderSearchPaths)]),
         // The commit `ucube --version` prints: a slot in the binary that `make` fills in after linking.
         .target(name: "CBuildInfo"),
         // The small helpers every layer shares, one home each: Duration as seconds, errno text, the write(2) loop, the

@@ -2,10 +2,11 @@
 # Start-up cost of ucube, against a Swift hello world built in the same run (`swiftc -O`, dynamically linked).
 #   Benchmarks/startup.sh [UCUBE]
 # UCUBE is a built ucube; by default `make` builds the release binary `make install` installs and that is timed.
-# Prints hyperfine's figures (-N, no shell; 20 warm-up runs) and three ratios of medians against their targets:
-#   ucube --version / hello world            ≤ 2
-#   ucube --help / hello world               ≤ 2
-#   ucube --device sim info / ucube --version < 2
+# Prints hyperfine's figures (-N, no shell; 20 warm-up runs) and three ratios of medians against their targets
+# (issue 27: "start-up at a hello world's"):
+#   ucube --version / hello world            ≤ 1.2
+#   ucube --help / hello world               ≤ 1.2   (at 100 columns: any width costs the same, not only 80)
+#   ucube --device sim info / ucube --version ≤ 1.5
 # Set-up: Scripts/setup.sh --bench (hyperfine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,8 @@ swiftc -O "$work/hello.swift" -o "$work/hello"
 export HOME=$work/home XDG_STATE_HOME=$work/home/state XDG_CONFIG_HOME=$work/home/config XDG_RUNTIME_DIR=$runtime
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 unset UCUBE_DEVICE UCUBE_SIM_HOME UCUBE_SIM_SEED UCUBE_SIM_TIME_SCALE
+# The help is wrapped at $COLUMNS: a width other than the 80 it falls back to, to time the general case.
+export COLUMNS=100
 "$ucube" --device sim info >/dev/null
 
 echo "ucube: $ucube ($("$ucube" --version); $(du -h "$ucube" | cut -f1), $(ldd "$ucube" | grep -c '=>') shared libraries)"
@@ -48,9 +51,9 @@ awk -F, '
         n = split("hello|ucube --version|ucube --help|ucube --device sim info", names, "|")
         for (i = 1; i <= n; i++) printf "%-26s %10.2f %10.2f %10.2f\n", names[i], median[names[i]], mean[names[i]], cpu[names[i]]
         printf "\n%-42s %6s %6s   %s\n", "ratio", "wall", "CPU", "target (wall)"
-        ratio("ucube --version", "hello", "<= 2")
-        ratio("ucube --help", "hello", "<= 2")
-        ratio("ucube --device sim info", "ucube --version", "< 2")
+        ratio("ucube --version", "hello", "<= 1.2")
+        ratio("ucube --help", "hello", "<= 1.2")
+        ratio("ucube --device sim info", "ucube --version", "<= 1.5")
         printf "(wall: of medians; CPU: of mean user + system time, which other load on the machine disturbs less)\n"
     }
     function ratio(a, b, target,    r, limit, ok) {

@@ -3,7 +3,10 @@
 #   Scripts/build-deb.sh ROOT OUTDIR
 # Version: what the binary's --version prints. Architecture: dpkg's. Depends: the packages that ship the shared
 # libraries the binary links, each with the minimum version its symbols need (dpkg-shlibdeps, which reads the
-# binary's NEEDED entries, finds each library's package as `ldd` and `dpkg -S` would, and its shlibs/symbols file).
+# binary's NEEDED entries, finds each library's package as `ldd` and `dpkg -S` would, and its shlibs/symbols file);
+# and those of the libraries it loads when first needed (libdbus-1, readline, libcrypto: Sources/CLazyLibrary),
+# which are not NEEDED: a probe that links the functions and variables ucube resolves in them goes to
+# dpkg-shlibdeps beside the binary.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: Scripts/build-deb.sh ROOT OUTDIR" >&2; exit 64; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +53,35 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir "$scratch/debian"
 printf 'Source: ucube\n\nPackage: ucube\nArchitecture: any\n' >"$scratch/debian/control"
-depends=$(cd "$scratch" && dpkg-shlibdeps -O -e"$binary" 2>"$scratch/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') || {
+
+# The lazily loaded libraries: each lazy.c names its library (UCUBE_LAZY_LIBRARY("SONAME", …)) and every symbol it
+# resolves there (LAZY, LAZY_VOID, VARIABLE). The probe refers to each symbol and links each library by SONAME.
+sources=$(cd "$here/.." && pwd)/Sources
+libraries=() symbols=()
+for file in "$sources"/*/lazy.c; do
+    soname=$(tr '\n' ' ' <"$file" | sed -n 's/.*UCUBE_LAZY_LIBRARY([[:space:]]*"\([^"]*\)".*/\1/p')
+    [ -n "$soname" ] || { echo "build-deb.sh: $file names no library (UCUBE_LAZY_LIBRARY)" >&2; exit 1; }
+    libraries+=("-l:$soname")
+    # LAZY(result, name, …), LAZY_VOID(name, …), VARIABLE(name): a result type has no comma.
+    while read -r symbol; do symbols+=("$symbol"); done < <(sed -n \
+        -e 's/^LAZY([^,]*,[[:space:]]*\([A-Za-z_0-9]*\),.*/\1/p' \
+        -e 's/^LAZY_VOID([[:space:]]*\([A-Za-z_0-9]*\),.*/\1/p' \
+        -e 's/^VARIABLE(\([A-Za-z_0-9]*\))$/\1/p' "$file")
+done
+{
+    for symbol in "${symbols[@]}"; do printf 'extern char %s[];\n' "$symbol"; done
+    printf 'void *ucube_lazy_probe[] = {\n'
+    for symbol in "${symbols[@]}"; do printf '    %s,\n' "$symbol"; done
+    printf '};\n'
+} >"$scratch/probe.c"
+"${CC:-cc}" -shared -fPIC -o "$scratch/lazy-libraries.so" "$scratch/probe.c" -Wl,--no-as-needed "${libraries[@]}" || {
+    echo "build-deb.sh: the probe of the lazily loaded libraries does not link (their -dev packages: Scripts/setup.sh)" >&2
+    exit 1
+}
+echo "build-deb.sh: loaded when first needed, ${#symbols[@]} functions and variables: ${libraries[*]#-l:}"
+
+depends=$(cd "$scratch" && dpkg-shlibdeps -O -e"$binary" -e"$scratch/lazy-libraries.so" 2>"$scratch/shlibdeps.log" \
+    | sed -n 's/^shlibs:Depends=//p') || {
     cat "$scratch/shlibdeps.log" >&2
     exit 1
 }

@@ -16,7 +16,7 @@ public enum CLI {
 
 struct UCube: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(
+        var configuration = CommandConfiguration(
         commandName: "ucube",
         abstract: "Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.",
         discussion: includeDiscussion ? discussion : "",
@@ -27,6 +27,8 @@ struct UCube: AsyncParsableCommand {
             Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, FleetMergeCommand.self, SendLogs.self, Diagnose.self,
         ]
         )
+        if parsingWithoutCompletionCheck { configuration._superCommandName = "" }
+        return configuration
     }
 
     /// Whether the root's and the `rpc` subcommands' discussions go into their configurations. They appear only in
@@ -92,10 +94,11 @@ struct UCube: AsyncParsableCommand {
             RawOutput.stdout(BuildInfo.versionLine + "\n")
             return
         }
-        // `--help` alone prints the root help rendered from the command tree when the docs were generated
-        // (`RootHelp`, checked by CI and by a test), without building the tree, at the width it was rendered at.
-        if arguments == ["--help"] || arguments == ["-h"], RootHelp.columns == RootHelp.currentColumns() {
-            RawOutput.stdout(RootHelp.text)
+        // `--help` alone prints the root help without building the command tree: RootHelp holds it as generated
+        // from the tree with the docs (checked by CI and by a test), wrapped here to the terminal's width as the
+        // parser would.
+        if arguments == ["--help"] || arguments == ["-h"], let help = RootHelp.rendered(columns: RootHelp.currentColumns()) {
+            RawOutput.stdout(help)
             return
         }
         if arguments.isEmpty && isatty(0) == 1 { arguments = [Shell.configuration.commandName ?? "shell"] }
@@ -104,13 +107,12 @@ struct UCube: AsyncParsableCommand {
         let json = CommandLineScan.wantsJSON(arguments)
         var code: Int32 = 0
         do {
-            var command = try parseAsRoot(arguments)
-            let globals = startLogging(command, arguments: arguments)
-            if let path = globals?.record { try SessionRecorder.start(path: path, arguments: arguments) }
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            if let info = CommonLines.info(arguments) {
+                // Its type and options known: neither the reflection nor the protocol check below.
+                startLogging(info, arguments: arguments, globals: info.globals)
+                try await info.run()
             } else {
-                try command.run()
+                try await runParsed(arguments)
             }
         } catch {
             code = report(error, json: json, arguments: arguments)
@@ -131,12 +133,40 @@ struct UCube: AsyncParsableCommand {
         Foundation.exit(code)
     }
 
+    /// Runs the command ArgumentParser reads from `arguments`.
+    private static func runParsed(_ arguments: [String]) async throws {
+        var command = try parse(arguments)
+        let globals = startLogging(command, arguments: arguments)
+        if let path = globals?.record { try SessionRecorder.start(path: path, arguments: arguments) }
+        if var asyncCommand = command as? any AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
+        }
+    }
+
+    /// `parseAsRoot`, without ArgumentParser's check for a `--generate-completion-script` request unless the
+    /// arguments hold one: the check parses them again with two more parsers, built for it on every run (9.8 M of
+    /// `info`'s 33.6 M instructions; most of them first checks of types that the real parse then makes itself, so
+    /// skipping it saves 1.4 M). ArgumentParser skips it for a command that has a super-command name, which only its
+    /// help and usage texts show: the root has one only while `arguments` are parsed, and texts are rendered after.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        guard !arguments.contains(where: { $0.contains("generate-completion-script") }) else { return try parseAsRoot(arguments) }
+        return try $parsingWithoutCompletionCheck.withValue(true) { try parseAsRoot(arguments) }
+    }
+
+    /// True only inside `parse` (its task: the parse is synchronous), so that no other parse or rendered text sees it.
+    @TaskLocal static var parsingWithoutCompletionCheck = false
+
     /// Bootstraps the log (spec §11) with the command's `--log-level` and logs the command line (api layer; the
     /// handler masks any PAN in it). When the state directory cannot hold the log, says so once and goes on without
     /// it: only the commands that keep state there need it (`Environment.requireStateDirectory`).
     @discardableResult
-    static func startLogging(_ command: any ParsableCommand, arguments: [String]) -> GlobalOptions? {
-        let globals = Mirror(reflecting: command).children.lazy.compactMap {
+    static func startLogging(
+        _ command: any ParsableCommand, arguments: [String], globals known: GlobalOptions? = nil
+    ) -> GlobalOptions? {
+        // `known` spares reflecting the command (its fields' types are checked against their generic requirements).
+        let globals = known ?? Mirror(reflecting: command).children.lazy.compactMap {
             ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
         }.first
         if let problem = Environment.stateDirectoryProblem(Environment.logDirectory) {

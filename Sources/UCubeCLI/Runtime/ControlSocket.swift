@@ -233,15 +233,14 @@ enum ListeningSocket {
         let inode: UInt64
         let isSocket: Bool
 
-        /// The file at `path` itself (a link is not followed), or nil when there is none.
+        /// The file at `path` itself (a link is not followed), or nil when there is none. lstat(2) rather than
+        /// FileManager's attributes, which cost 1.5 M instructions at every command's start (callgrind).
         init?(path: String) {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
-                let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
-            else { return nil }
-            self.device = device
-            self.inode = inode
-            isSocket = attributes[.type] as? FileAttributeType == .typeSocket
+            var status = stat()
+            guard lstat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            isSocket = status.st_mode & S_IFMT == S_IFSOCK
         }
     }
 
