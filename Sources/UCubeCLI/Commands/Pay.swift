@@ -348,10 +348,27 @@ enum PaymentSummary {
         add("request id", c.request.requestID)
         out.append("round trips: \(c.roundTrips)")
         if let timings = c.timings, !timings.phases.isEmpty {
-            out.append("timings: " + timings.phases.map { "\($0.phase.label) \(String(format: "%.2f", $0.seconds)) s" }.joined(separator: ", "))
+            out.append("timings: " + timings.phases.map { "\($0.phase.label) \(twoDecimals($0.seconds)) s" }.joined(separator: ", "))
         }
         for e in c.errors { out.append("error\(e.state.map { " at \($0)" } ?? ""): \(e.reason)") }
         return out
+    }
+
+    /// `seconds` with two decimals, as `%.2f` writes it (half to even), without `String(format:)`: its first use
+    /// sets up Foundation's formatting machinery, on every payment (issue 27).
+    static func twoDecimals(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds)" }
+        let product = abs(seconds) * 100
+        var rounded = product.rounded(.toNearestOrEven)
+        // A tie after the multiplication may be none in the exact product: its residual (exact, by a fused
+        // multiply-add) says which way printf, which rounds the exact value, goes.
+        if product - product.rounded(.down) == 0.5 {
+            let residual = (-product).addingProduct(abs(seconds), 100)
+            if residual > 0 { rounded = product.rounded(.up) } else if residual < 0 { rounded = product.rounded(.down) }
+        }
+        let hundredths = Int(rounded)
+        let fraction = hundredths % 100
+        return (seconds < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 }
 
