@@ -53,6 +53,9 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // The commit `ucube --version` prints: a slot in the binary that `make` fills in after linking.
         .target(name: "CBuildInfo"),
+        // The small helpers every layer shares, one home each: Duration as seconds, errno text, the write(2) loop, the
+        // XDG directory rules.
+        .target(name: "UCubeSupport", swiftSettings: strict),
         // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
         .target(name: "UCubeProtocol", swiftSettings: strict),
         // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto. Uses UCubeProtocol's Hex and CodedError only.
@@ -61,7 +64,7 @@ let package = Package(
         .target(
             name: "UCubeLink",
             dependencies: [
-                "UCubeProtocol",
+                "UCubeProtocol", "UCubeSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -72,7 +75,7 @@ let package = Package(
         .target(
             name: "UCubeBluetooth",
             dependencies: [
-                "UCubeProtocol", "UCubeLink", "CDBus",
+                "UCubeProtocol", "UCubeLink", "UCubeSupport", "CDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -82,7 +85,7 @@ let package = Package(
         .target(
             name: "UCubeSimulator",
             dependencies: [
-                "UCubeProtocol", "UCubeCrypto",
+                "UCubeProtocol", "UCubeCrypto", "UCubeSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -91,13 +94,13 @@ let package = Package(
         // The EMV payment state machine (pure), its engine over the RPC client, tasks and journal.
         .target(
             name: "UCubePayment",
-            dependencies: ["UCubeProtocol", "UCubeLink", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["UCubeProtocol", "UCubeLink", "UCubeSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // The log module (spec §11): rotating file handler, per-layer levels, PAN scrubbing, the log bundle (§10.7).
         .target(
             name: "UCubeLog",
             dependencies: [
-                "UCubeProtocol",
+                "UCubeProtocol", "UCubeSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
@@ -108,7 +111,7 @@ let package = Package(
             name: "UCubeCLI",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
-                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo",
+                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo", "UCubeSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -141,7 +144,7 @@ let package = Package(
         .target(
             name: "UCubeTMS",
             dependencies: [
-                "UCubeProtocol", "UCubeLink", "CLibCrypto", asyncHTTPClient,
+                "UCubeProtocol", "UCubeLink", "UCubeSupport", "CLibCrypto", asyncHTTPClient,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -163,6 +166,7 @@ let package = Package(
         .target(
             name: "UCubeTMSSimulator",
             dependencies: [
+                "UCubeSupport",
                 "UCubeProtocol", "UCubeSimulator", "CLibCrypto",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + httpsStack + pki,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generates man/ucube.1 and completions/ from the command definitions (Scripts/generate-manual.py over
 # `ucube --experimental-dump-help`, and --generate-completion-script), so they never drift from the code, and
-# Sources/UCubeCLI/RootHelp.swift: `ucube help` at 80 columns, which `ucube --help` prints without building the
+# Sources/UCubeCLI/Output/RootHelp.swift: `ucube help` at 80 columns, which `ucube --help` prints without building the
 # command tree (start-up cost).
 #   Scripts/generate-docs.sh          regenerate and write them
 #   Scripts/generate-docs.sh --check  regenerate into a temporary directory and fail if the committed ones differ
@@ -44,7 +44,7 @@ PY
 
 if [ "${1:-}" = "--check" ]; then
     if ! diff -ru man "$out/man" || ! diff -ru completions "$out/completions" \
-        || ! diff -u Sources/UCubeCLI/RootHelp.swift "$out/RootHelp.swift"; then
+        || ! diff -u Sources/UCubeCLI/Output/RootHelp.swift "$out/RootHelp.swift"; then
         echo "man/, completions/ or RootHelp.swift are out of date: run Scripts/generate-docs.sh and commit the result" >&2
         exit 1
     fi
@@ -53,6 +53,6 @@ else
     rm -rf man completions
     cp -r "$out/man" man
     cp -r "$out/completions" completions
-    cp "$out/RootHelp.swift" Sources/UCubeCLI/RootHelp.swift
-    echo "wrote man/ucube.1, completions/ and Sources/UCubeCLI/RootHelp.swift"
+    cp "$out/RootHelp.swift" Sources/UCubeCLI/Output/RootHelp.swift
+    echo "wrote man/ucube.1, completions/ and Sources/UCubeCLI/Output/RootHelp.swift"
 fi

@@ -1,6 +1,7 @@
 import CDBus
 import Foundation
 import UCubeLink
+import UCubeSupport
 
 /// A signal received from the bus.
 public struct DBusSignal: Sendable {
@@ -144,7 +145,7 @@ public final class DBusBus: @unchecked Sendable {
         destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
         timeout: Duration = .seconds(25)
     ) async throws(DBusCallError) -> [DBusValue] {
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = timeout.wholeMilliseconds
         let result: Result<[DBusValue], DBusCallError> = await withCheckedContinuation { continuation in
             let box = ReplyBox { continuation.resume(returning: $0) }
             let queued = enqueue { connection in

@@ -4,6 +4,7 @@ import Glibc
 import CDBus
 import Foundation
 import UCubeLink
+import UCubeSupport
 
 /// The classic uCube over Bluetooth Classic RFCOMM (spec §3.2): raw RPC frames on an `AF_BLUETOOTH` /
 /// `BTPROTO_RFCOMM` stream socket to channel 1 (BluetoothChoices.rfcommChannel), no SDP lookup. The connected socket
@@ -54,7 +55,7 @@ public enum RFCOMMTransport {
                 : ""
             return .failure(LinkError(
                 .connectFailed,
-                "cannot open an RFCOMM socket: socket(AF_BLUETOOTH, BTPROTO_RFCOMM) failed with \(errnoName(e)): \(String(cString: strerror(e)))\(hint)"))
+                "cannot open an RFCOMM socket: socket(AF_BLUETOOTH, BTPROTO_RFCOMM) failed with \(errnoName(e)): \(ErrorNumber.text(e))\(hint)"))
         }
         let rc = raw.withUnsafeBufferPointer { ucube_rfcomm_connect(fd, $0.baseAddress, channel) }
         guard rc == 0 else {
@@ -62,7 +63,7 @@ public enum RFCOMMTransport {
             _ = close(fd)
             return .failure(LinkError(
                 .connectFailed,
-                "cannot connect RFCOMM to \(address) channel \(channel): \(errnoName(e)): \(String(cString: strerror(e))) (is it paired and on?)"))
+                "cannot connect RFCOMM to \(address) channel \(channel): \(errnoName(e)): \(ErrorNumber.text(e)) (is it paired and on?)"))
         }
         return .success(fd)
     }

@@ -144,7 +144,7 @@ struct UCube: AsyncParsableCommand {
         }
         LogSystem.bootstrap(
             directory: Environment.logDirectory, levels: globals?.logLevels ?? LogLevels(),
-            mirrorToStderr: globals?.logLevel != nil, metadata: DeviceOutput.logMetadata)
+            mirrorToStderr: globals?.logLevel != nil, metadata: DeviceOutput.logMetadata, stderr: Console.err)
         Logger(layer: .api).info("ucube \(arguments.joined(separator: " "))")
         return globals
     }

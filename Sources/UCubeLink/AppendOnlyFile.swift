@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import UCubeSupport
 
 /// A file of lines that only grows, each line on disk when `append` returns: the payment journal, a fleet run's run
 /// file. The file is created 0600 (its directory 0700) and opened `O_APPEND`, so processes appending at once never
@@ -35,19 +36,13 @@ public struct AppendOnlyFile: Sendable {
             var last: UInt8 = 0
             if pread(fd, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { payload.insert(0x0A, at: 0) }
         }
-        var offset = 0
-        while offset < payload.count {
-            let written = payload[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw AppendError("cannot write \(path): \(Self.errnoText())")
-            }
-            offset += written
+        if let error = FileDescriptor.writeAll(fd, payload) {
+            throw AppendError("cannot write \(path): \(ErrorNumber.text(error))")
         }
         guard fsync(fd) == 0 else { throw AppendError("cannot sync \(path): \(Self.errnoText())") }
     }
 
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
+    private static func errnoText() -> String { ErrorNumber.text(errno) }
 }
 
 /// Why a line could not be appended: one sentence with the path and the system's reason.

@@ -6,6 +6,7 @@ import Darwin
 import NIOCore
 import NIOPosix
 import UCubeProtocol
+import UCubeSupport
 
 /// Forwards a channel's bytes into an `AsyncThrowingStream`; the stream finishes when the channel closes.
 private final class StreamingHandler: ChannelInboundHandler, Sendable {
@@ -62,7 +63,7 @@ public struct ChannelTransport: Transport {
     public static func openDevice(path: String) async throws -> ChannelTransport {
         let fd = open(path, O_RDWR | O_NOCTTY)
         guard fd >= 0 else {
-            throw LinkError(.connectFailed, "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw LinkError(.connectFailed, "cannot open \(path): \(ErrorNumber.text(errno))")
         }
         if isatty(fd) == 1 {
             var tio = termios()

@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import UCubeSupport
 
 /// How ucube opens the files it creates and checks the directories it keeps them in, so that no file follows a link
 /// planted in its place and no directory is shared with another user:
@@ -82,15 +83,7 @@ public enum PrivateFile {
         let fd = try open(path, flags: O_TRUNC, mode: mode, kind: kind)
         defer { close(fd) }
         if created { _ = fchmod(fd, mode) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw PrivateFileError(path: path, problem: .system(errno))
-            }
-            offset += written
-        }
+        if let error = FileDescriptor.writeAll(fd, bytes) { throw PrivateFileError(path: path, problem: .system(error)) }
     }
 
     /// Creates `path` (and its parents) 0700 when missing, then checks it (`checkDirectory`).
@@ -155,7 +148,7 @@ public struct PrivateFileError: Error, Hashable, Sendable, CustomStringConvertib
         case .writableByOthers(let mode):
             "\(path) can be written by other users (mode \(String(mode, radix: 8))): refusing to use it; `chmod go-w \(path)`"
         case .system(let code):
-            "\(path): \(String(cString: strerror(code)).lowercased())"
+            "\(path): \(ErrorNumber.text(code).lowercased())"
         }
     }
 }

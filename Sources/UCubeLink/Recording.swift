@@ -4,8 +4,9 @@ import UCubeProtocol
 /// process opened, the device, the link session it started from, and every frame both ways with its time. A recording
 /// is replayed as a terminal (`--device replay:FILE`, `ReplayTransport`) and decoded by `ucube decode`.
 ///
-/// Plain frames are kept with their card data masked (`Masking.maskingCardData`, CRC recomputed); secured frames are
-/// kept as the ciphertext the terminal sent. Version 1, one record a line:
+/// Frames are kept with their card data masked (`Masking.maskingCardData`, CRC recomputed), plain and secured alike:
+/// a secured frame's ciphertext has no card-data shape and stays as the terminal sent it. Version 1, one record a
+/// line:
 ///
 ///     ucube-recording 1
 ///     command ucube --device sim pay 12.50 --currency EUR
@@ -103,21 +104,25 @@ public struct Recording: Sendable, Equatable {
         return "link \(oneLine(device).replacingSpaces) \(state)\n"
     }
 
-    /// The line for one event. A plain frame's card data is masked here, whoever writes the line.
+    /// The line for one event. A frame's card data is masked here, whoever writes the line: a plain frame's, and a
+    /// secured frame's too, whose data is in clear when its output mode is SIGNED (GetPlainTag, TransactionProcess
+    /// and TransactionFinalisation in a secure session, spec §2.3). Its MAC is kept as it is; the host never checks
+    /// it (it has no terminal key), so a replay is not affected.
     public static func line(for event: Event) -> String {
         let time = seconds(event.time)
         switch event.kind {
         case .sent(let bytes, let secured):
-            return "> \(time) \(secured ? "secured" : "plain") \(Hex.encode(secured ? bytes : masked(frame: bytes)))\n"
+            return "> \(time) \(secured ? "secured" : "plain") \(Hex.encode(masked(frame: bytes)))\n"
         case .received(let bytes, let secured):
-            return "< \(time) \(secured ? "secured" : "plain") \(Hex.encode(secured ? bytes : masked(frame: bytes)))\n"
+            return "< \(time) \(secured ? "secured" : "plain") \(Hex.encode(masked(frame: bytes)))\n"
         case .dropped(let reason): return "x \(time) \(oneLine(reason))\n"
         case .closed: return "end \(time)\n"
         }
     }
 
-    /// A plain frame with the card data of its body masked and its CRC computed again; the bytes as they are when
-    /// nothing in the body looks like card data, or when they are not a whole frame.
+    /// A frame with the card data of its body masked and its CRC computed again; the bytes as they are when nothing
+    /// in the body looks like card data, or when they are not a whole frame. In a secured frame the crypto header,
+    /// STATUS and MAC are left as they are (none of them has the shape of card data in a TLV).
     public static func masked(frame bytes: [UInt8]) -> [UInt8] {
         let header = 1 + FrameLimits.headerSize
         guard bytes.count >= FrameLimits.overhead, bytes.first == FrameLimits.stx else {

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import NIOCore
 import NIOPosix
+import UCubeSupport
 
 /// What a failed connect or bind means, read from the errno NIO carries (`IOError.errnoCode`, each attempt of a
 /// `NIOConnectionError`, its DNS errors) — never from NIO's text, which names its own functions
@@ -66,7 +67,7 @@ public enum SocketFailure: Equatable, Sendable {
         case .hostNotFound: "the host name does not resolve"
         case .addressInUse: "the address is already in use"
         case .timedOut: "no answer within the connect timeout"
-        case .system(let code): String(cString: strerror(code)).lowercased()
+        case .system(let code): ErrorNumber.text(code).lowercased()
         }
     }
 }

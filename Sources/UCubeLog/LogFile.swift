@@ -1,4 +1,5 @@
 import Foundation
+import UCubeSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -125,20 +126,7 @@ public final class LogFile: @unchecked Sendable {
 
     private func path(_ name: String) -> String { directory + "/" + name }
 
-    private func writeAll(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
-        }
-    }
+    private func writeAll(_ bytes: [UInt8]) -> Bool { FileDescriptor.writeAll(fd, bytes) == nil }
 
     private static func retryingEINTR(_ call: () -> Int32) -> Int32 {
         while true {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import UCubeSupport
 
 /// The levels every handler of a process reads when asked for its level, so a shell's `set log-level` changes
 /// loggers already made. A handler whose level was set directly (`logger.logLevel = …`) keeps its own.
@@ -36,10 +37,12 @@ public protocol LogSink: Sendable {
 
 extension LogFile: LogSink {}
 
-/// Standard error, for `--log-level`: results stay alone on stdout.
+/// Standard error, for `--log-level`: results stay alone on stdout. The bytes go to the writer the process gives
+/// (the executable's `Console.err`, its one door to fd 2), never to the stream directly.
 public struct StandardErrorSink: LogSink {
-    public init() {}
-    public func append(_ line: [UInt8]) { StandardStream.write(line, to: STDERR_FILENO) }
+    private let write: @Sendable ([UInt8]) -> Void
+    public init(write: @escaping @Sendable ([UInt8]) -> Void) { self.write = write }
+    public func append(_ line: [UInt8]) { write(line) }
 }
 
 /// A swift-log handler for one label: the level comes from the process's `LogLevelSource` unless set on the
@@ -98,8 +101,8 @@ extension LayeredLogHandler where Sink == LogFile {
 }
 
 extension LayeredLogHandler where Sink == StandardErrorSink {
-    public init(label: String, levels: LogLevelSource) {
-        self.init(label: label, sink: StandardErrorSink(), levels: levels)
+    public init(label: String, write: @escaping @Sendable ([UInt8]) -> Void, levels: LogLevelSource) {
+        self.init(label: label, sink: StandardErrorSink(write: write), levels: levels)
     }
 }
 
@@ -109,18 +112,5 @@ public enum StandardStream {
     /// Writes all of `bytes`; returns nil, or the errno of the write that failed (ENOSPC on /dev/full, EPIPE on a
     /// closed pipe when SIGPIPE is ignored) so the caller can report it at the end.
     @discardableResult
-    public static func write(_ bytes: [UInt8], to fd: Int32) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return n < 0 ? errno : EIO
-            }
-        }
-        return nil
-    }
+    public static func write(_ bytes: [UInt8], to fd: Int32) -> Int32? { FileDescriptor.writeAll(fd, bytes) }
 }

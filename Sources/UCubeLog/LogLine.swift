@@ -12,10 +12,44 @@ import Darwin
 /// `Masking.redactCardDataInHex` for card-data tags inside hex, such as a `decode` argument), then one line per event.
 public enum LogScrubber {
     /// `text` with every PAN (plain, spaced, dashed, hex-dump BCD) and track-2-like data masked.
-    public static func scrub(_ text: String) -> String { Masking.redactPANs(in: Masking.redactCardDataInHex(text)) }
+    public static func scrub(_ text: String) -> String {
+        guard mayHoldCardData(text.utf8) else { return text }
+        return Masking.redactPANs(in: Masking.redactCardDataInHex(text))
+    }
 
     /// Raw bytes (a file being bundled), same rules.
-    public static func scrub(_ bytes: [UInt8]) -> [UInt8] { Masking.redactPANs(in: bytes) }
+    public static func scrub(_ bytes: [UInt8]) -> [UInt8] {
+        guard mayHoldCardData(bytes) else { return bytes }
+        return Masking.redactPANs(in: bytes)
+    }
+
+    /// The fewest hex digits anything the scrubber masks is made of: a track-2-like run (12 digits, `Masking`) is the
+    /// shortest; a card-data tag in hex (tag, length, 6 bytes of value: 16 nibbles) and a PAN (13 digits) are longer.
+    static let shortestSensitiveRun = 12
+
+    /// Whether `bytes` has a run of at least `shortestSensitiveRun` hex digits, single spaces or dashes allowed
+    /// between them: the cheap test that lets most output (words, short numbers) pass without the full scan, which
+    /// every byte written to stdout and stderr goes through (`Console`).
+    static func mayHoldCardData<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        var run = 0
+        var afterSeparator = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+                UInt8(ascii: "A")...UInt8(ascii: "F"):
+                run += 1
+                afterSeparator = false
+                if run >= shortestSensitiveRun { return true }
+            case UInt8(ascii: " "), UInt8(ascii: "-"):
+                if afterSeparator || run == 0 { run = 0 }
+                afterSeparator = run > 0
+            default:
+                run = 0
+                afterSeparator = false
+            }
+        }
+        return false
+    }
 }
 
 /// The line format (spec §11, extended): `yyyy-MM-dd HH:mm:ss.SSS` (UTC), level, layer, message, metadata,

@@ -10,8 +10,10 @@ public enum LogSystem {
     /// Sends every logger to `directory/messages.log` (and to stderr when `mirrorToStderr`) at `levels`. Idempotent:
     /// a second call keeps the first directory and mirror choice and only applies the new levels.
     /// `metadata`: what every line adds from its context (a fleet run names the terminal it was logged for).
+    /// `stderr`: where the mirror's lines go; the executable passes its one writer to fd 2 (`Console.err`).
     public static func bootstrap(
-        directory: String, levels: LogLevels, mirrorToStderr: Bool, metadata: Logger.MetadataProvider? = nil
+        directory: String, levels: LogLevels, mirrorToStderr: Bool, metadata: Logger.MetadataProvider? = nil,
+        stderr: @escaping @Sendable ([UInt8]) -> Void
     ) {
         lock.lock()
         defer { lock.unlock() }
@@ -27,7 +29,7 @@ public enum LogSystem {
                 var fileHandler = RotatingFileLogHandler(label: label, file: file, levels: source)
                 fileHandler.metadataProvider = provider
                 guard mirrorToStderr else { return fileHandler }
-                var stderrHandler = StandardErrorLogHandler(label: label, levels: source)
+                var stderrHandler = StandardErrorLogHandler(label: label, write: stderr, levels: source)
                 stderrHandler.metadataProvider = provider
                 return MultiplexLogHandler([fileHandler, stderrHandler])
             }, metadataProvider: metadata)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import UCubeLink
 import UCubeProtocol
+import UCubeSupport
 
 /// What a running payment reports, in order: one `stateChanged` per state entered, `taskRequested` before a task
 /// hook runs, and exactly one `finished` last.
@@ -382,8 +383,7 @@ public actor PaymentEngine {
 
     /// Seconds since the payment started.
     private var elapsed: Double {
-        let d = ContinuousClock.now - clockStart
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        (ContinuousClock.now - clockStart).seconds
     }
 
     /// A command's result, journalled before the payment acts on it: if the process dies now, the journal says how

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeSupport
 
 /// How one simulated terminal behaves: its seed, where it keeps its state, its link and its cardholder script.
 public struct SimulatorConfiguration: Sendable {
@@ -52,10 +53,8 @@ public struct SimulatorConfiguration: Sendable {
     public static func defaultStateDirectory(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> String? {
-        if let home = environment["UCUBE_SIM_HOME"], !home.isEmpty { return home }
-        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/ucube/simulator" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/ucube/simulator" }
-        return nil
+        let xdg = XDGDirectories(environment: environment)
+        return xdg.value("UCUBE_SIM_HOME") ?? xdg.stateHome.map { $0 + "/ucube/simulator" }
     }
 
     /// `duration` × `timeScale`.

@@ -6,6 +6,7 @@ import Darwin
 import NIOCore
 import NIOPosix
 import UCubeProtocol
+import UCubeSupport
 
 /// How the simulator's TCP stream carries frames.
 public enum SimulatorStreamCodec: String, Sendable, CaseIterable {
@@ -112,7 +113,7 @@ extension SimulatorError {
         if code == EADDRINUSE {
             self.init(.addressInUse, "\(shown) is already in use")
         } else {
-            self.init(.bindFailed, "cannot listen on \(shown): \(String(cString: strerror(code)))")
+            self.init(.bindFailed, "cannot listen on \(shown): \(ErrorNumber.text(code))")
         }
     }
 }

@@ -7,6 +7,7 @@ import SwiftASN1
 import UCubeProtocol
 import UCubeSimulator
 import X509
+import UCubeSupport
 
 /// A TMS (MDM) server for tests and `ucube simulate --tms` (spec §10): HTTPS with a CA it generates and keeps in the
 /// state directory, register → PKCS#12 client identity, mutual-TLS private endpoints, config and signed binaries from
@@ -113,7 +114,7 @@ public actor TMSSimulator {
             case EADDRINUSE?:
                 throw TMSSimulatorError(.addressInUse, "\(shown) is already in use")
             case let code?:
-                throw TMSSimulatorError(.bind, "cannot listen on \(shown): \(String(cString: strerror(code)))")
+                throw TMSSimulatorError(.bind, "cannot listen on \(shown): \(ErrorNumber.text(code))")
             case nil:
                 throw TMSSimulatorError(.bind, "cannot listen on \(shown): \(error)")
             }

@@ -148,12 +148,12 @@ struct MaskingHexFalsePositiveTests {
 
 @Suite("Masking never leaves a PAN's middle digits next to a stretch that passes Luhn by chance")
 struct MaskingOverlapTests {
-    /// Every 2-digit prefix byte before the PAN in a hex dump: whatever stretch passes the Luhn check, at most the
-    /// PAN's first 6 and last 4 digits stay visible.
+    /// Every 2-digit tag byte before a PAN's length and BCD in a hex dump: whatever stretch passes the Luhn check,
+    /// at most the PAN's first 6 and last 4 digits stay visible.
     @Test(arguments: 0..<100)
     func prefixedHexDump(prefix: Int) {
         let byte = prefix < 10 ? "0\(prefix)" : "\(prefix)"
-        let line = "5A \(byte) 47 61 73 90 01 01 00 10 9F 34"
+        let line = "5A \(byte) 08 47 61 73 90 01 01 00 10 9F 34"
         let redacted = Masking.redactPANs(in: line)
         #expect(!Masking.containsUnmaskedPAN(redacted), "\(redacted)")
         #expect(!redacted.contains("3900101"), "\(redacted)")
@@ -172,5 +172,26 @@ struct MaskingOverlapTests {
     @Test func zeroFilledDataIsNotAPAN() {
         #expect(!Masking.containsUnmaskedPAN("00 00 00 00 00 00 00 00 00"))
         #expect(!Masking.containsUnmaskedPAN("0000000000000000"))
+    }
+
+    /// The scrubber runs over everything ucube prints (`Console`), so what is not card data must come out as it went
+    /// in: a JSON microsecond timestamp that passes the Luhn check (1795520000007500 does: a 1 is no card industry,
+    /// ISO/IEC 7812-1), digits inside a hex string, and digit-only stretches of a longer hex dump (a `--trace` line
+    /// that `decode` must still read). Card data in those is found by its tag.
+    @Test func outputThatIsNoCardDataIsLeftWhole() {
+        #expect(Masking.luhnValid("1795520000007504"))
+        #expect(Masking.redactPANs(in: #""unixMicroseconds": 1795520000007504,"#) == #""unixMicroseconds": 1795520000007504,"#)
+        let hexString = "C1085A4761739001010010C2"
+        #expect(Masking.redactPANs(in: hexString) == hexString)
+        let dump = "02 00 1C 01 55 30 47 61 73 90 01 01 00 10 9F 27"
+        #expect(Masking.redactPANs(in: dump) == dump)
+        // TLV-shaped, under any tag: masked.
+        #expect(Masking.redactPANs(in: "DF 44 08 47 61 73 90 01 01 00 10 9F 27") == "DF 44 08 476173******0010 9F 27")
+        // Tag-aware masking still finds a PAN in the same dump when its tag is there.
+        #expect(Masking.redactCardDataInHex("02 00 5A 08 47 61 73 90 01 01 00 10 9F 27").contains("47 61 73 **"))
+        // A PAN alone, in BCD, in words or in groups is still masked.
+        #expect(Masking.redactPANs(in: "47 61 73 90 01 01 00 10") != "47 61 73 90 01 01 00 10")
+        #expect(Masking.redactPANs(in: "card 4761739001010010.") == "card 476173******0010.")
+        #expect(Masking.redactPANs(in: "4761 7390 0101 0010") != "4761 7390 0101 0010")
     }
 }

@@ -29,7 +29,7 @@ struct HelpShortcutTests {
     @Test func theRenderedHelpIsWhatTheParserPrints() throws {
         #expect(
             UCube.helpMessage(columns: RootHelp.columns) + "\n" == RootHelp.text,
-            "Sources/UCubeCLI/RootHelp.swift is stale: run Scripts/generate-docs.sh")
+            "Sources/UCubeCLI/Output/RootHelp.swift is stale: run Scripts/generate-docs.sh")
     }
 
     @Test(arguments: ["80", "100", "not-a-number"])

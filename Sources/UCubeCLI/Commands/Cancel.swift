@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeSupport
 
 extension UCube {
     /// `ucube cancel`: cancels the payment running on a device, or resets the terminal when none runs.
@@ -41,7 +42,7 @@ extension UCube {
                 case .notYours(let code):
                     throw CLIFailure(
                         ExitCodes.notYours,
-                        "\(device)'s control socket belongs to another user (\(String(cString: strerror(code)))): "
+                        "\(device)'s control socket belongs to another user (\(ErrorNumber.text(code))): "
                             + "a payment may be running there, and the terminal was left alone",
                         hint: "run `ucube cancel` as the user whose payment it is", detail: path)
                 case .busy(let reason):

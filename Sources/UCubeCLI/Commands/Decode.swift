@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UCubeSupport
 import UCubeLink
 import UCubeProtocol
 
@@ -158,8 +159,7 @@ extension UCube {
         static func namesATextFile(_ argument: String) -> Bool {
             let hexDigits = Set("0123456789abcdefABCDEF \t")
             if argument.allSatisfy({ hexDigits.contains($0) }) { return false }
-            var info = stat()
-            return stat(argument, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            return FileStatus.isRegularFile(argument)
         }
 
         /// The largest text read from standard input: a recording's own limit, which a --trace dump never nears.
@@ -449,7 +449,7 @@ private struct Decoder {
             if response.envelope != nil && CommandCatalogue.modes(for: raw.command).output == .signedCiphered {
                 lines.append("  (ciphered: SIGNED_CIPHERED data)")
             } else if let decoded = try? CommandRegistry.decodeResponse(id: raw.command, status: response.status, data: response.data) {
-                lines += decoded.summary.map { "  " + $0 }
+                lines += ResponseLines.of(decoded).map { "  " + $0 }
                 // The summary names the tags; their explanations follow it.
                 if let nodes = Self.tlvNodes(response.data) {
                     let fields = Explainer.fields(nodes, context: raw.command == .getInfo ? .getInfo : context)

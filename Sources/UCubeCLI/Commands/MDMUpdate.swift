@@ -6,6 +6,7 @@ import UCubeLink
 import UCubeLog
 import UCubeProtocol
 import UCubeTMS
+import UCubeSupport
 
 extension UCube {
     /// `ucube mdm-update`: plan per spec §10.4 and install the TMS's binaries (§10.5, §10.6), or a local image.
@@ -229,7 +230,7 @@ private struct UpdateJob: Sendable {
             if chosen.isEmpty {
                 let optional = planned.count
                 if globals.json {
-                    print(#"{"event":"done","installed":0,"failed":0,"optional":\#(optional)}"#)
+                    print(Self.doneEvent(installed: 0, failed: 0, optional: optional))
                 } else {
                     print(
                         "terminal \(facts.identity.serial): nothing to do"
@@ -365,7 +366,7 @@ private struct UpdateJob: Sendable {
         }
         let failed = verdicts.filter { $0.result == .failed || $0.result == .skipped }.count
         if globals.json {
-            print(#"{"event":"done","installed":\#(verdicts.count - failed),"failed":\#(failed)}"#)
+            print(Self.doneEvent(installed: verdicts.count - failed, failed: failed, optional: nil))
         }
         if stopped?.code == .cancelled {
             throw CLIFailure(ExitCodes.cancelled, "update interrupted: the terminal keeps its installed version; run mdm-update again to finish")
@@ -411,8 +412,15 @@ private struct UpdateJob: Sendable {
         return " (\(ProgressFormat.bytes(Int64(bytes))) in \(String(format: "%.1f", seconds)) s)"
     }
 
-    private static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    private static func seconds(_ d: Duration) -> Double { d.seconds }
+
+    /// `--json`'s last line: `{"event":"done","failed":0,"installed":2}`, with `optional` when nothing was chosen.
+    static func doneEvent(installed: Int, failed: Int, optional: Int?) -> String {
+        var fields: [(String, JSONOutput.Value)] = [
+            ("event", .string("done")), ("installed", .number(String(installed))), ("failed", .number(String(failed))),
+        ]
+        if let optional { fields.append(("optional", .number(String(optional)))) }
+        return JSONOutput.Value.object(fields).line
     }
 
     // MARK: The plan

@@ -6,6 +6,7 @@ import UCubeLog
 import UCubeProtocol
 import UCubePayment
 import UCubeSimulator
+import UCubeSupport
 
 extension UCube {
     /// `ucube pay AMOUNT`: one EMV payment, contact, contactless or magstripe, as the SDKs run it (spec §8).
@@ -191,7 +192,7 @@ extension UCube {
                 }
             }
             if let error = Console.stdoutError {
-                StandardError.write("ucube: \(fate); its result could not be written to stdout (\(String(cString: strerror(error))))")
+                StandardError.write("ucube: \(fate); its result could not be written to stdout (\(ErrorNumber.text(error)))")
             }
             do {
                 try receiptOptions.write(receipt, json: globals.json)
@@ -386,7 +387,7 @@ enum Terminal {
         }
         return await withCheckedContinuation { continuation in
             Thread {
-                RawOutput.write(prompt, to: STDERR_FILENO)
+                RawOutput.stderr(prompt)
                 // A terminal's line discipline bounds a typed line; stdin may still be something else.
                 continuation.resume(returning: try? BoundedFile.readLine(limit: PlainLineSource.maximumLineLength))
             }.start()

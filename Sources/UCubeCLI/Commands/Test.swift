@@ -6,6 +6,7 @@ import UCubeLog
 import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
+import UCubeSupport
 
 extension UCube {
     /// `ucube test SUITE`: runs a suite of scripted payments and reports each case as TAP or JUnit (docs/suites.md).
@@ -193,7 +194,7 @@ extension UCube {
                 observation = SuiteObservation(failure: CLIFailure(reporting: error).message)
             }
             let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.seconds
             var result = SuiteResult(
                 suiteCase: suiteCase, observation: observation,
                 mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: seconds)

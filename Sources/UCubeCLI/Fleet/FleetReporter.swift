@@ -68,7 +68,7 @@ final class FleetReporter: Sendable {
     func stderr(_ device: String, _ text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         guard !lines.isEmpty else { return }
-        write(lines.map { "\(device): \($0)\n" }.joined(), to: STDERR_FILENO)
+        write(lines.map { "\(device): \($0)\n" }.joined(), to: .stderr)
     }
 
     func ended(_ verdict: FleetVerdict) {
@@ -95,11 +95,11 @@ final class FleetReporter: Sendable {
         if !json {
             write(
                 "ucube: \(done.count) of \(total) terminals done in an earlier run of this command: running the others (run file \(runFile); --restart runs them all)\n",
-                to: STDERR_FILENO)
+                to: .stderr)
         }
     }
 
-    func warn(_ message: String) { write("ucube: warning: \(message)\n", to: STDERR_FILENO) }
+    func warn(_ message: String) { write("ucube: warning: \(message)\n", to: .stderr) }
 
     // MARK: The summary
 
@@ -186,14 +186,17 @@ final class FleetReporter: Sendable {
         emit(line: JSONOutput.Value.object(fields).line)
     }
 
-    private func emit(line: String) { write(line + "\n", to: STDOUT_FILENO) }
+    private func emit(line: String) { write(line + "\n", to: .stdout) }
 
     /// Writes to the process's own stream, whatever terminal's task calls (outside its `DeviceOutput`), keeping the
     /// status line below the text.
-    private func write(_ text: String, to fd: Int32) {
+    private func write(_ text: String, to stream: Console.Stream) {
         DeviceOutput.$current.withValue(nil) {
             if showsStatus { StatusLine.clear() }
-            if fd == STDOUT_FILENO { Console.out(text) } else { StandardStream.write(Array(text.utf8), to: fd) }
+            switch stream {
+            case .stdout: Console.out(text)
+            case .stderr: Console.err(text)
+            }
         }
         redrawStatus()
     }

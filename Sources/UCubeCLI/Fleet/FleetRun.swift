@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
+import UCubeSupport
 
 /// One command over several terminals (docs/fleet.md): `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` with a
 /// repeated `--device` or `--devices FILE`. The terminals run in this process, up to `--parallel` at a time, each in
@@ -198,9 +199,7 @@ struct FleetRun: Sendable {
         return CLIFailure(reporting: error)
     }
 
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    static func seconds(_ d: Duration) -> Double { d.seconds }
 }
 
 /// Set once, by Ctrl-C: the run starts no more terminals.

@@ -163,15 +163,6 @@ public struct BuildCandidateList: RPCCommand, Hashable {
                 usesPreferredName: preferred != nil)
         }
 
-        public var summary: [String] {
-            guard !candidates.isEmpty else { return ["no candidate application"] }
-            return candidates.enumerated().map { index, app in
-                var line = "\(index + 1). \(app.label) AID \(Hex.encode(app.aid)) priority \(app.priority)"
-                if app.blocked { line += " (blocked)" }
-                return line
-            }
-        }
-
         private enum CodingKeys: String, CodingKey { case candidates }
 
         public func encode(to encoder: any Encoder) throws {

@@ -70,13 +70,6 @@ public struct WaitCard: RPCCommand, Hashable {
             return [reader.rawValue, iccStatus ?? 0, UInt8(atrBytes.count)] + atrBytes
         }
 
-        public var summary: [String] {
-            var lines = ["card on \(reader.name)"]
-            if let iccStatus { lines.append("ICC status: 0x\(Hex.encode([iccStatus]))") }
-            if let atr { lines.append("ATR: \(Hex.encode(atr))") }
-            return lines
-        }
-
         private enum CodingKeys: String, CodingKey { case reader, iccStatus, atr }
 
         public func encode(to encoder: any Encoder) throws {

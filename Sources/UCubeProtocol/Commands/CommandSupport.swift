@@ -364,18 +364,10 @@ struct TLVJSON: Encodable {
         let info = TagDictionary.info(for: tlv.tag, context: context)
         tag = tlv.tag.description
         name = info?.name
-        value = info?.isSensitive == true ? nil : Hex.encode(tlv.value)
+        value = TagValueFormatter.mayShowHex(tlv, context: context) ? Hex.encode(tlv.value) : nil
         text = TagValueFormatter.render(tlv, context: context)
         let inner = TagDictionary.context(inside: tlv.tag, of: context)
         children = tlv.children?.map { TLVJSON($0, context: inner) }
-    }
-}
-
-/// Summary lines for TLV data: `TagValueFormatter`'s tree ("9F27 cryptogramInformationData: 80 (ARQC)"), so names,
-/// value formats and masking come from the one tag dictionary.
-enum TLVText {
-    static func lines(_ tlvs: [TLV], context: TagContext = .payment) -> [String] {
-        TagValueFormatter.describe(tlvs, context: context)
     }
 }
 

@@ -21,12 +21,6 @@ public struct TLVResponse: RPCResponse, Hashable {
         return CryptogramType(cid: cid)
     }
 
-    public var summary: [String] {
-        var lines = TLVText.lines(tlvs)
-        if let cryptogram { lines.append("cryptogram: \(cryptogram.name)") }
-        return lines.isEmpty ? ["no data"] : lines
-    }
-
     private enum CodingKeys: String, CodingKey { case tlvs, cryptogram }
 
     public func encode(to encoder: any Encoder) throws {
@@ -44,8 +38,6 @@ public struct RawDataResponse: RPCResponse, Hashable {
     public init(status: Status, data: [UInt8]) throws(CommandError) { self.data = data }
 
     public func encodeData() -> [UInt8] { data }
-
-    public var summary: [String] { data.isEmpty ? ["no data"] : ["data: \(Masking.hex(data, separator: " "))"] }
 
     private enum CodingKeys: String, CodingKey { case data }
 
@@ -65,8 +57,6 @@ public struct SecuredTagResponse: RPCResponse, Hashable {
     public init(status: Status, data: [UInt8]) throws(CommandError) { blob = data }
 
     public func encodeData() -> [UInt8] { blob }
-
-    public var summary: [String] { ["SRED blob (\(blob.count) bytes): \(Hex.encode(blob))"] }
 
     private enum CodingKeys: String, CodingKey { case blob }
 

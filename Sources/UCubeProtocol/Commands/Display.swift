@@ -119,8 +119,6 @@ public struct DisplayMessage: RPCCommand, Hashable {
 
         public func encodeData() -> [UInt8] { key.map { [$0] } ?? [] }
 
-        public var summary: [String] { [key.map { "key: 0x\(Hex.encode([$0]))" } ?? "no key (timeout)"] }
-
         private enum CodingKeys: String, CodingKey { case key }
 
         public func encode(to encoder: any Encoder) throws {
@@ -227,8 +225,6 @@ public struct DisplayListBox: RPCCommand, Hashable {
 
         /// An index outside 1…255 (our own bug in the simulator) is written as 0.
         public func encodeData() -> [UInt8] { [UInt8(exactly: selectedIndex) ?? 0] }
-
-        public var summary: [String] { ["selected item: \(selectedIndex)"] }
 
         private enum CodingKeys: String, CodingKey { case selectedIndex }
 

@@ -70,15 +70,6 @@ public struct InstallForLoadKey: EmptyPayloadCommand {
 
         public func encodeData() -> [UInt8] { raw }
 
-        public var summary: [String] {
-            [
-                "CA certificate: \(caCertificate.count) bytes",
-                "KEK certificate: \(kekCertificate.count) bytes",
-            ] + (initialDataKSN.map { ["initial data KSN: \(Hex.encode($0))"] } ?? [])
-                + (initialPINKSN.map { ["initial PIN KSN: \(Hex.encode($0))"] } ?? [])
-                + ["dongle certificate: \(Hex.encode(raw))"]
-        }
-
         private enum CodingKeys: String, CodingKey { case caCertificate, kekCertificate, initialDataKSN, initialPINKSN, raw }
 
         public func encode(to encoder: any Encoder) throws {

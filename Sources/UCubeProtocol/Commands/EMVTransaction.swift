@@ -537,10 +537,6 @@ public struct TransactionFinalisation: RPCCommand, Hashable {
         /// 9F27 of the second GENERATE AC, when requested.
         public var cryptogram: CryptogramType? { TLVResponse(tlvs: tlvs).cryptogram }
 
-        public var summary: [String] {
-            [approved ? "approved (TC)" : "declined (AAC)"] + TLVText.lines(tlvs)
-        }
-
         private enum CodingKeys: String, CodingKey { case approved, tlvs }
 
         public func encode(to encoder: any Encoder) throws {

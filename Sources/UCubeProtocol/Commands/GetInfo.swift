@@ -138,31 +138,6 @@ public struct DeviceInfo: RPCResponse, Hashable {
         return String(decoding: v.filter { $0 != 0 }, as: UTF8.self)
     }
 
-    public var summary: [String] {
-        var lines: [String] = []
-        func add(_ label: String, _ value: String?) { if let value { lines.append("\(label): \(value)") } }
-        add("serial number", serialNumber)
-        add("part number", partNumber)
-        add("state", state?.description)
-        add("battery", batteryPercent.map { "\($0)%" })
-        add("charging", charging?.description)
-        add("firmware (SVPP)", firmwareVersion?.description)
-        add("NFC firmware", nfcFirmwareVersion?.description)
-        add("EMV ICC config", emvICCConfigVersion?.description)
-        add("EMV NFC config", emvNFCConfigVersion?.description)
-        add("EMV L1", emvL1Version?.description)
-        add("EMV L2", emvL2Version?.description)
-        add("PCI PED", pciPEDVersion?.description)
-        add("boot loader", bootLoaderVersion?.description)
-        add("OS", osVersion?.description)
-        add("NFC module", nfcModuleState.map { $0 == 0 ? "none" : $0 == 3 ? "ready" : "not ready (\($0))" })
-        add("speed mode", speedMode?.description)
-        add("power-off timeout", powerOffTimeout.map { $0 == 0 ? "never" : "\($0) s" })
-        add("locale", locale)
-        add("supported locales", supportedLocales?.joined(separator: ", "))
-        return lines
-    }
-
     private enum CodingKeys: String, CodingKey {
         case serialNumber, partNumber, atmelSerial, state, batteryPercent, charging, speedMode, powerOffTimeout
         case firmwareVersion, nfcFirmwareVersion, emvICCConfigVersion, emvNFCConfigVersion, emvL1Version, emvL2Version
@@ -194,7 +169,13 @@ public struct DeviceInfo: RPCResponse, Hashable {
         try c.encodeIfPresent(kslID, forKey: .kslID)
         try c.encodeIfPresent(locale, forKey: .locale)
         try c.encodeIfPresent(supportedLocales, forKey: .supportedLocales)
-        try c.encode(Dictionary(tlvs.map { ($0.tag.description, Hex.encode($0.value)) }, uniquingKeysWith: { a, _ in a }), forKey: .tlv)
+        // Card data astray in an answer (a 5A, 57 or 56) is given masked, as `decode` shows it, never as hex.
+        let values = tlvs.map { tlv in
+            (tlv.tag.description,
+             TagValueFormatter.mayShowHex(tlv, context: .getInfo)
+                ? Hex.encode(tlv.value) : TagValueFormatter.render(tlv, context: .getInfo))
+        }
+        try c.encode(Dictionary(values, uniquingKeysWith: { a, _ in a }), forKey: .tlv)
     }
 }
 

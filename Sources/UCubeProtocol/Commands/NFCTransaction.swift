@@ -274,13 +274,6 @@ public struct NFCStartTransaction: RPCCommand, Hashable {
 
         public func encodeData() -> [UInt8] { tlvs.encoded }
 
-        public var summary: [String] {
-            var lines: [String] = []
-            if let activatedReader { lines.append("activated reader: \(activatedReader.name)") }
-            if let outcome { lines.append("outcome: \(outcome)") }
-            return lines + TLVText.lines(tlvs)
-        }
-
         private enum CodingKeys: String, CodingKey { case activatedReader, outcome, tlvs }
 
         public func encode(to encoder: any Encoder) throws {
@@ -369,10 +362,6 @@ public struct NFCCompleteTransaction: RPCCommand, Hashable {
         public var outcome: NFCOutcome? { NFCOutcomeField.read(tlvs) }
 
         public func encodeData() -> [UInt8] { tlvs.encoded }
-
-        public var summary: [String] {
-            (outcome.map { ["outcome: \($0)"] } ?? []) + TLVText.lines(tlvs)
-        }
 
         private enum CodingKeys: String, CodingKey { case outcome, tlvs }
 

@@ -31,8 +31,6 @@ public protocol RPCResponse: Sendable, Encodable {
     init(status: Status, data: [UInt8]) throws(CommandError)
     /// The DATA field (simulator).
     func encodeData() -> [UInt8]
-    /// Human-readable lines for `ucube rpc` output.
-    var summary: [String] { get }
 }
 
 /// A response without data.
@@ -42,7 +40,6 @@ public struct EmptyResponse: RPCResponse, Equatable {
         // Tolerate trailing bytes: some firmware pads; nothing is lost since nothing is expected.
     }
     public func encodeData() -> [UInt8] { [] }
-    public var summary: [String] { ["ok"] }
 }
 
 /// A request or response that does not match its command's layout. `code` is stable; `reason` says what.

@@ -122,8 +122,6 @@ public struct RTCGet: EmptyPayloadCommand {
             (try? RTCLayout.encode(dateTime)) ?? [UInt8](repeating: 0, count: RTCLayout.size)
         }
 
-        public var summary: [String] { ["terminal clock: \(dateTime)"] }
-
         private enum CodingKeys: String, CodingKey { case dateTime }
 
         public func encode(to encoder: any Encoder) throws {

@@ -45,8 +45,6 @@ public struct GetStatus: EmptyPayloadCommand {
             }
         }
 
-        public var summary: [String] { ["process state: \(Hex.encode([processState])) \(meaning)"] }
-
         private enum CodingKeys: String, CodingKey { case processState, meaning }
 
         public func encode(to encoder: any Encoder) throws {

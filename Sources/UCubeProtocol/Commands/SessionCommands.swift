@@ -138,8 +138,6 @@ public struct EnterSecureSession: EmptyPayloadCommand {
 
         public func encodeData() -> [UInt8] { ksn }
 
-        public var summary: [String] { ["SRED KSN: \(Hex.encode(ksn))"] }
-
         private enum CodingKeys: String, CodingKey { case ksn }
 
         public func encode(to encoder: any Encoder) throws {

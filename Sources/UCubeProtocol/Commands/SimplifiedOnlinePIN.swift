@@ -223,10 +223,6 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
             [TLV(Self.pinKSNTag, pinKSN), TLV(Self.pinBlockTag, pinBlock)].encoded
         }
 
-        public var summary: [String] {
-            ["PIN KSN: \(Hex.encode(pinKSN))", "PIN block (enciphered): \(Hex.encode(pinBlock))"]
-        }
-
         private enum CodingKeys: String, CodingKey { case pinKSN, pinBlock }
 
         public func encode(to encoder: any Encoder) throws {

@@ -203,9 +203,39 @@ public enum Masking {
             r + 1 < runs.count && runs[r + 1].lowerBound == runs[r].upperBound + 1
                 && separators.contains(bytes[runs[r].upperBound])
         }
-        /// Luhn-valid and not all zeros (zero-filled data passes the Luhn check but is no PAN).
+        /// Luhn-valid, not all zeros (zero-filled data passes the Luhn check but is no PAN), and issued by a card
+        /// industry (`cardIndustries`): a microsecond timestamp (1…) that passes the Luhn check by chance is no PAN.
         func isPANCandidate(_ digits: String) -> Bool {
-            luhnValid(digits) && digits.utf8.contains { $0 != UInt8(ascii: "0") }
+            guard let first = digits.utf8.first, cardIndustries.contains(first) else { return false }
+            return luhnValid(digits) && digits.utf8.contains { $0 != UInt8(ascii: "0") }
+        }
+        func isHexLetter(_ index: Int) -> Bool {
+            index >= 0 && index < bytes.count && (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(bytes[index] | 0x20)
+        }
+        /// A byte of a hex dump ("9F") stands at `start`: two hex digits with neither a hex digit before nor after.
+        func isHexPair(at start: Int) -> Bool {
+            start >= 0 && start + 1 < bytes.count && isHexDigit(bytes[start]) && isHexDigit(bytes[start + 1])
+                && (start == 0 || !isHexDigit(bytes[start - 1]))
+                && (start + 2 == bytes.count || !isHexDigit(bytes[start + 2]))
+        }
+        /// The value of the hex byte written at `start`, if one is.
+        func pairValue(at start: Int) -> Int? {
+            guard isHexPair(at: start) else { return nil }
+            return Int(String(decoding: bytes[start..<(start + 2)], as: UTF8.self), radix: 16)
+        }
+        /// Runs `first…last` (digit pairs, the last maybe one digit and the F pad) stand in a longer hex dump: a
+        /// byte sits next to them, one space away. There, the Luhn check alone is no sign of a PAN (a dump's
+        /// digit-only stretches pass it by chance, and a masked `--trace` line could no longer be decoded): the
+        /// stretch must also be TLV-shaped, the byte before it its length. Card data under a known tag is found by
+        /// `redactCardDataInHex` whatever its shape.
+        func isPANInHexDump(_ first: Int, _ last: Int) -> Bool {
+            guard runs[first..<last].allSatisfy({ $0.count == 2 }), runs[last].count <= 2 else { return true }
+            let before = runs[first].lowerBound - 1
+            let after = runs[last].upperBound + (runs[last].count == 1 ? 1 : 0)
+            let inDump = (before >= 0 && bytes[before] == UInt8(ascii: " ") && isHexPair(at: before - 2))
+                || (after < bytes.count && bytes[after] == UInt8(ascii: " ") && isHexPair(at: after + 1))
+            guard inDump else { return true }
+            return before >= 0 && bytes[before] == UInt8(ascii: " ") && pairValue(at: before - 2) == last - first + 1
         }
         func isPadNibble(_ index: Int) -> Bool { index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "f") }
         /// Run `r`, a separator and run `r + 1` look like track 2. In hex, D is also an ordinary digit (ASCII text
@@ -237,9 +267,12 @@ public enum Masking {
                 r += 2
                 continue
             }
-            // An unbroken run.
+            // An unbroken run; not one inside a hex string ("…C1085A17002024010001C2…"), where card data is found by
+            // its tag (`redactCardDataInHex`).
             if panLengths.contains(runs[r].count) {
-                if isPANCandidate(digits(r, r)) { spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r)))) }
+                if isPANCandidate(digits(r, r)), !isHexLetter(runs[r].lowerBound - 1), !isHexLetter(runs[r].upperBound) {
+                    spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r))))
+                }
                 r += 1
                 continue
             }
@@ -268,7 +301,7 @@ public enum Masking {
                 for last in first...end {
                     total += runs[last].count
                     if total > panLengths.upperBound { break }
-                    if panLengths.contains(total), isPANCandidate(digits(first, last)) {
+                    if panLengths.contains(total), isPANCandidate(digits(first, last)), isPANInHexDump(first, last) {
                         if let previous = marked.last, first <= previous.upperBound + 1 {
                             marked[marked.count - 1] = previous.lowerBound...max(previous.upperBound, last)
                         } else {
@@ -290,6 +323,15 @@ public enum Masking {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+    }
+
+    /// The first digit of a card's PAN, its major industry identifier (ISO/IEC 7812-1 §4.2): 2 (Mastercard's 2-series),
+    /// 3 travel and entertainment (American Express, JCB, Diners), 4 and 5 banking and financial, 6 merchandising
+    /// and banking (Discover, UnionPay, Maestro). A digit run that starts otherwise is no card a uCube reads.
+    static let cardIndustries = UInt8(ascii: "2")...UInt8(ascii: "6")
 
     static func nibbles(_ bytes: [UInt8]) -> [UInt8] { bytes.flatMap { [$0 >> 4, $0 & 0x0F] } }
 }

@@ -4,10 +4,26 @@
 public enum TagValueFormatter {
     /// One value as text: "80 (ARQC)", "6.0.0.55", "476173******0010". Unknown tags are hex.
     public static func render(_ tlv: TLV, context: TagContext) -> String {
-        guard let info = TagDictionary.info(for: tlv.tag, context: context) else {
+        guard let info = TagDictionary.info(for: tlv.tag, context: context) ?? strayCardData(tlv.tag, context: context)
+        else {
             return Masking.redactPANs(in: Hex.encode(tlv.value))
         }
         return render(tlv.value, info: info)
+    }
+
+    /// A tag `context` does not define but the payment context defines as sensitive (a terminal answering a GetInfo
+    /// with a 5A, 57 or 56): it is card data, shown masked as such, never as hex.
+    public static func strayCardData(_ tag: Tag, context: TagContext) -> TagInfo? {
+        guard context != .payment, TagDictionary.info(for: tag, context: context) == nil,
+            let info = TagDictionary.info(for: tag, context: .payment), info.isSensitive
+        else { return nil }
+        return info
+    }
+
+    /// Whether `tlv`'s value may be shown as hex: not when it is sensitive where it stands or card data astray.
+    public static func mayShowHex(_ tlv: TLV, context: TagContext) -> Bool {
+        TagDictionary.info(for: tlv.tag, context: context)?.isSensitive != true
+            && strayCardData(tlv.tag, context: context) == nil
     }
 
     /// An indented tree, one line per object: "9F27 cryptogramInformationData: 80 (ARQC)". Templates list their

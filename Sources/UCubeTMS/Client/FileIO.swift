@@ -6,12 +6,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import UCubeSupport
 
 /// File access for the TMS client. Small files (identities, 1 MB at most) are read and written synchronously; large
 /// streams (binary downloads, log uploads) run their system calls on NIO's blocking thread pool, never on the
 /// cooperative pool.
 enum FileIO {
-    static func errorText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }
+    static func errorText(_ e: Int32 = errno) -> String { ErrorNumber.text(e) }
 
     static func readSmallFile(_ path: String, limit: Int) throws(TMSError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -66,16 +67,7 @@ enum FileIO {
 
     /// Writes every byte (partial writes and EINTR handled); nil on success, else the error text.
     static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) -> String? {
-        var offset = 0
-        while offset < raw.count {
-            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errorText()
-            }
-            offset += n
-        }
-        return nil
+        FileDescriptor.writeAll(fd, raw).map(ErrorNumber.text)
     }
 
     static func fileSize(_ path: String) throws(TMSError) -> Int64 {

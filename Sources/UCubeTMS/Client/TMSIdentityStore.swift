@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import UCubeSupport
 
 /// One TMS client identity per terminal serial, at `<directory>/<serial>.p12` (directory 0700, files 0600, written
 /// atomically). The CLI uses `$XDG_CONFIG_HOME/ucube/tms`. Small synchronous file operations.
@@ -57,6 +58,6 @@ public struct TMSIdentityStore: Sendable {
         if unlink(p) == 0 { return true }
         let e = errno
         if e == ENOENT { return false }
-        throw TMSError(.file, "cannot delete \(p): \(String(cString: strerror(e)))")
+        throw TMSError(.file, "cannot delete \(p): \(ErrorNumber.text(e))")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeSupport
 
 /// How often to try a request and how long to wait in between (exponential backoff).
 public struct RetryPolicy: Hashable, Sendable {
@@ -140,9 +141,7 @@ public struct TMSSettings: Hashable, Sendable {
 
     /// `$XDG_CONFIG_HOME/ucube` (default `~/.config/ucube`).
     public static func defaultConfigDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let xdg = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
-        return xdg + "/ucube"
+        (XDGDirectories(environment: environment).configHome ?? NSHomeDirectory() + "/.config") + "/ucube"
     }
 
     /// The TMS URL and CA file a config.json object names (a relative CA is taken relative to `directory`).

@@ -6,6 +6,7 @@
     import Darwin
 #endif
 import NIOPosix
+import UCubeSupport
 
 /// Random access to one bytes source, synchronously (the pure §10.5 scanner reads through it).
 public protocol ByteSource {
@@ -40,7 +41,7 @@ public final class BinaryFile: ByteSource, Sendable {
         self.path = path
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
-            throw UpdateError(.fileUnreadable, "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw UpdateError(.fileUnreadable, "cannot open \(path): \(ErrorNumber.text(errno))")
         }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -68,7 +69,7 @@ public final class BinaryFile: ByteSource, Sendable {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw UpdateError(.fileUnreadable, "cannot read \(path): \(String(cString: strerror(errno)))")
+                throw UpdateError(.fileUnreadable, "cannot read \(path): \(ErrorNumber.text(errno))")
             }
             if n == 0 { break }
             filled += n

@@ -1,5 +1,6 @@
 import UCubeLink
 import UCubeProtocol
+import UCubeSupport
 
 /// Where a load stands, after InstallForLoad (0 blocks) and after each Load block the terminal accepted.
 public struct LoadProgress: Sendable, Hashable {
@@ -45,9 +46,7 @@ public struct TransferMeter: Sendable {
         return .milliseconds(Int64((Double(remaining) / bytesPerSecond * 1000).rounded()))
     }
 
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    static func seconds(_ d: Duration) -> Double { d.seconds }
 }
 
 /// What a load did.

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeSupport
 
 /// A file named on the command line or kept on disk, or standard input, read whole but never past a limit: one too
 /// large, or one that never ends (`/dev/zero`, a FIFO, a pipe kept open), is refused instead of filling the memory.
@@ -28,9 +29,8 @@ enum BoundedFile {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .unreadable("no such file") }
         guard !isDirectory.boolValue else { throw .unreadable("it is a directory") }
         let fd = systemOpen(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > limit {
+        guard fd >= 0 else { throw .unreadable(ErrorNumber.text(errno)) }
+        if let size = FileStatus.regularFileSize(fd), size > limit {
             close(fd)
             throw .tooLarge
         }
@@ -51,7 +51,7 @@ enum BoundedFile {
             let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .unreadable(String(cString: strerror(errno)))
+                throw .unreadable(ErrorNumber.text(errno))
             }
             if count == 0 { return data }
             guard data.count + count <= limit else { throw .tooLarge }
@@ -131,7 +131,7 @@ extension BoundedFile {
                 if count < 0 {
                     if errno == EINTR { continue }
                     buffer.removeSubrange(old...)
-                    throw .unreadable(String(cString: strerror(errno)))
+                    throw .unreadable(ErrorNumber.text(errno))
                 }
                 buffer.removeSubrange((old + count)...)
                 if count == 0 { ended = true }

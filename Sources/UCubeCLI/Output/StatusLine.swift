@@ -14,7 +14,7 @@ enum StatusLine {
     static func draw(_ text: String) {
         let fitted = fit(text, columns: columns())
         partial.withLock { shown in
-            StandardStream.write(Array(("\r\u{1B}[2K" + fitted).utf8), to: STDERR_FILENO)
+            Console.err("\r\u{1B}[2K" + fitted)
             shown = true
         }
     }
@@ -35,7 +35,7 @@ enum StatusLine {
     /// Keeps the status line as it is and moves below it (a finished bar, or before another message).
     static func end() {
         partial.withLock { shown in
-            if shown { StandardStream.write(Array("\n".utf8), to: STDERR_FILENO) }
+            if shown { Console.err("\n") }
             shown = false
         }
     }
@@ -43,7 +43,7 @@ enum StatusLine {
     /// Erases the status line (a transient prompt that no longer applies).
     static func clear() {
         partial.withLock { shown in
-            if shown { StandardStream.write(Array("\r\u{1B}[2K".utf8), to: STDERR_FILENO) }
+            if shown { Console.err("\r\u{1B}[2K") }
             shown = false
         }
     }

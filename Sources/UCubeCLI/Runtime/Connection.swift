@@ -1,4 +1,5 @@
 import Foundation
+import UCubeSupport
 import Synchronization
 import Logging
 import UCubeLog
@@ -323,10 +324,10 @@ struct SessionRecord: Equatable {
             let temporary = path + ".\(getpid()).tmp"
             unlink(temporary)
             let fd = try PrivateFile.open(temporary, flags: O_EXCL)
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let failed = FileDescriptor.writeAll(fd, bytes)
             close(fd)
-            guard written == bytes.count, rename(temporary, path) == 0 else {
-                let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            guard failed == nil, rename(temporary, path) == 0 else {
+                let code = POSIXErrorCode(rawValue: failed ?? errno) ?? .EIO
                 unlink(temporary)
                 throw POSIXError(code)
             }

@@ -6,6 +6,7 @@ import UCubeProtocol
 import UCubeSimulator
 import UCubeTMS
 import UCubeTMSSimulator
+import UCubeSupport
 
 /// The CLI's own error codes, for failures no library error names. With the exit codes' names (a failure with no
 /// better code is named by its exit code: `usage`, `terminal-status`, …) and the library code enums (`LinkError.Code`
@@ -156,7 +157,7 @@ extension CLIFailure {
         } else {
             return nil
         }
-        let cause = posix.map { String(cString: strerror($0)).lowercased() } ?? "\(error)"
+        let cause = posix.map { ErrorNumber.text($0).lowercased() } ?? "\(error)"
         let target = path.map { " \($0)" } ?? ""
         let full = posix.map { [ENOSPC, EDQUOT, EIO].contains($0) } ?? false
         if let path, Environment.isInStateDirectory(path) {
@@ -190,7 +191,7 @@ extension CLIFailure {
             return CLIFailure(ExitCodes.ioError, "stdout was closed before all the output was written", code: .stdoutClosed)
         }
         return CLIFailure(
-            ExitCodes.ioError, "cannot write to stdout: \(String(cString: strerror(code)).lowercased())", code: .stdoutWriteFailed,
+            ExitCodes.ioError, "cannot write to stdout: \(ErrorNumber.text(code).lowercased())", code: .stdoutWriteFailed,
             hint: "redirect the output to a file system with free space")
     }
 }
@@ -209,15 +210,14 @@ extension Environment {
             throw CLIFailure.stateDirectoryUnusable(cause: posixCause(error), detail: "\(error)")
         }
         guard access(directory, W_OK | X_OK) == 0 else {
-            throw CLIFailure.stateDirectoryUnusable(cause: String(cString: strerror(errno)).lowercased())
+            throw CLIFailure.stateDirectoryUnusable(cause: ErrorNumber.text(errno).lowercased())
         }
     }
 
     /// Whether the state directory can be used, creating it if needed; the reason when not.
     static func stateDirectoryProblem(_ directory: String) -> String? {
         // The usual case, a directory that is there and writable, costs one stat and one access check.
-        var info = stat()
-        if stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, access(directory, W_OK | X_OK) == 0 {
+        if FileStatus.isWritableDirectory(directory) {
             do {
                 try PrivateFile.checkDirectory(directory)
                 return nil
@@ -230,7 +230,7 @@ extension Environment {
         } catch {
             return posixCause(error)
         }
-        return access(directory, W_OK | X_OK) == 0 ? nil : String(cString: strerror(errno)).lowercased()
+        return access(directory, W_OK | X_OK) == 0 ? nil : ErrorNumber.text(errno).lowercased()
     }
 
     /// Whether `path` is the state directory, inside it, or one of its parents.
@@ -243,13 +243,13 @@ extension Environment {
     /// The POSIX cause of a Foundation file error in a few words ("not a directory"), else the error's text.
     static func posixCause(_ error: any Error) -> String {
         if let error = error as? PrivateFileError, !error.isRefusal, case .system(let code) = error.problem {
-            return String(cString: strerror(code)).lowercased()
+            return ErrorNumber.text(code).lowercased()
         }
         if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
-            return String(cString: strerror(posix.code.rawValue)).lowercased()
+            return ErrorNumber.text(posix.code.rawValue).lowercased()
         }
         if let cocoa = error as? CocoaError, let ns = cocoa.underlying as? NSError, ns.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(ns.code))).lowercased()
+            return ErrorNumber.text(Int32(ns.code)).lowercased()
         }
         return "\(error)"
     }

@@ -3,6 +3,7 @@ import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
+import UCubeSupport
 
 /// `--record FILE`: the session written as a recording (docs/recording.md) — the command line, then every link the
 /// process opens with every frame both ways. One file per process, opened when the command starts (the shell's
@@ -69,7 +70,7 @@ final class SessionRecorder: Sendable {
         guard StandardStream.write(Array(line.utf8), to: fd) != nil else { return }
         // A full disk or a vanished file loses the rest of the recording, not the command: said once.
         if failed.withLock({ (already: inout Bool) in defer { already = true }; return !already }) {
-            StandardError.write("ucube: warning: the recording \(path) could not be written: \(String(cString: strerror(errno)))")
+            StandardError.write("ucube: warning: the recording \(path) could not be written: \(ErrorNumber.text(errno))")
         }
     }
 }
@@ -82,8 +83,7 @@ final class LinkRecorder: Sendable {
     fileprivate init(recorder: SessionRecorder) { self.recorder = recorder }
 
     private var elapsed: Double {
-        let duration = ContinuousClock.now - opened
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        (ContinuousClock.now - opened).seconds
     }
 
     /// The RPC client's view of a frame or a drop (the `--trace` events).

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import UCubeLog
+import UCubeSupport
 
 /// A per-device Unix socket under the runtime directory through which `ucube cancel` reaches the process that holds
 /// the terminal: one request line in, one answer line out (docs/architecture.md, "The control socket"). Only the
@@ -143,7 +144,7 @@ enum ControlReach: Equatable, Sendable {
         case EAGAIN, EINTR, ETIMEDOUT:
             .busy("its control socket's queue is full")
         default:
-            .busy(String(cString: strerror(code)))
+            .busy(ErrorNumber.text(code))
         }
     }
 }
@@ -156,7 +157,7 @@ private enum ControlClient {
     static func exchange(_ line: String, at path: String, timeout: Duration) -> ControlReach {
         guard var address = UnixAddress(path) else { return .nobodyListens }
         let fd = UnixAddress.newSocket()
-        guard fd >= 0 else { return .busy(String(cString: strerror(errno))) }
+        guard fd >= 0 else { return .busy(ErrorNumber.text(errno)) }
         defer { close(fd) }
         // A Unix stream socket connects at once or fails at once: there is no EINPROGRESS to wait for.
         guard address.connect(fd) == 0 else { return ControlReach.connectFailed(errno: errno) }
@@ -172,7 +173,7 @@ private enum ControlClient {
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(min(left.timeInterval * 1000 + 1, 1000))
             let polled = poll(&ready, 1, milliseconds)
-            if polled < 0 && errno != EINTR { return .busy(String(cString: strerror(errno))) }
+            if polled < 0 && errno != EINTR { return .busy(ErrorNumber.text(errno)) }
             if polled <= 0 { continue }
             let count = read(fd, &chunk, chunk.count)
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
@@ -502,9 +503,7 @@ final class ControlServer: @unchecked Sendable {
 
 extension Duration {
     /// Seconds as a `TimeInterval`, for Dispatch.
-    fileprivate var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
+    fileprivate var timeInterval: TimeInterval { seconds }
 
     /// "2 s", or "300 ms" for less than a whole second.
     var shortText: String {

@@ -6,6 +6,7 @@ import UCubePayment
 import UCubeLog
 import UCubeTMS
 import UCubeTMSSimulator
+import UCubeSupport
 
 /// Environment variables and XDG paths (docs/architecture.md: configuration under $XDG_CONFIG_HOME/ucube, state under
 /// $XDG_STATE_HOME/ucube).
@@ -17,20 +18,21 @@ enum Environment {
         return String(cString: v)
     }
 
-    private static var home: String { value("HOME") ?? NSHomeDirectory() }
+    /// The XDG rules over the process's environment.
+    static let xdg = XDGDirectories(lookup: { Environment.value($0) })
 
     /// $XDG_STATE_HOME/ucube (default ~/.local/state/ucube).
-    static var stateDirectory: String { (value("XDG_STATE_HOME") ?? home + "/.local/state") + "/ucube" }
+    static var stateDirectory: String { (xdg.stateHome ?? NSHomeDirectory() + "/.local/state") + "/ucube" }
 
     /// $XDG_STATE_HOME/ucube/logs: the log files (spec §11; `LogChoices.directoryName`).
     static var logDirectory: String { stateDirectory + "/" + LogChoices.directoryName }
 
     /// $XDG_CONFIG_HOME/ucube (default ~/.config/ucube).
-    static var configDirectory: String { (value("XDG_CONFIG_HOME") ?? home + "/.config") + "/ucube" }
+    static var configDirectory: String { (xdg.configHome ?? NSHomeDirectory() + "/.config") + "/ucube" }
 
     /// $XDG_RUNTIME_DIR/ucube, else the state directory (runtime files: link sessions, control sockets).
     static var runtimeDirectory: String {
-        if let r = value("XDG_RUNTIME_DIR") { return r + "/ucube" }
+        if let r = xdg.runtimeDirectory { return r + "/ucube" }
         return stateDirectory + "/run"
     }
 
@@ -185,14 +187,14 @@ enum StandardError {
             }
             return
         }
-        RawOutput.write(text + "\n", to: STDERR_FILENO)
+        RawOutput.stderr(text + "\n")
     }
 
     /// One event of `pay --events` as a JSON line on stderr, with its time.
     static func writeEvent<E: Encodable>(_ event: E) {
         guard let line = try? JSONOutput.encode(TimedEvent(event: event, time: PaymentEngine.timestamp()), pretty: false)
         else { return }
-        RawOutput.write(line + "\n", to: STDERR_FILENO)
+        RawOutput.stderr(line + "\n")
     }
 
     /// `{"event":"message","text":"ucube: error: payment DECLINED","time":"…"}`.
@@ -216,16 +218,14 @@ struct TimedEvent<E: Encodable>: Encodable {
     }
 }
 
-/// Unbuffered writes to a standard stream (`StandardStream`: a closed reader loses the output, never traps); stdout
-/// goes through `Console`, which notices a failed write.
+/// Text as it is (no newline added, no `--events` wrapping) to a standard stream, through `Console`: stdout as
+/// `Console.out`; stderr to the fleet run's terminal when there is one, else `Console.err`.
 enum RawOutput {
-    static func write(_ text: String, to fd: Int32) {
-        if fd == STDOUT_FILENO {
-            Console.out(text)
-        } else if let device = DeviceOutput.current {
+    static func stderr(_ text: String) {
+        if let device = DeviceOutput.current {
             device.stderr(text)
         } else {
-            StandardStream.write(Array(text.utf8), to: fd)
+            Console.err(text)
         }
     }
 

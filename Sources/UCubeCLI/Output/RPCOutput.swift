@@ -44,7 +44,7 @@ enum RPCOutput {
             Console.line("data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
             if let mac = reply.frame.envelope?.mac { Console.line("MAC: \(Hex.encode(mac))") }
         } else if let response = reply.response {
-            for line in response.summary { Console.line(line) }
+            for line in ResponseLines.of(response) { Console.line(line) }
             if reply.status != .success { Console.line("status: \(reply.status)") }
         }
         if !succeeded {

@@ -3,9 +3,14 @@ import Logging
 import Synchronization
 import UCubeLog
 
-/// The executable's exit for stdout, and the one place a failure is printed (STYLE.md, "a single exit for
-/// output"). Every `print` in this module, `JSONOutput.print` and `RawOutput.stdout` write through `out`: one
-/// `write(2)` per call, so lines from concurrent tasks never interleave and nothing waits in a stdio buffer.
+/// The executable's one door out: the only code that writes to fd 1 and fd 2 (readline's own terminal handling
+/// aside). Every byte passes the card-data scrubber here, at the exit (`LogScrubber.scrub`: PANs plain, spaced or as
+/// BCD in hex, track data, card-data tags inside hex dumps), so a command that forgets to mask still cannot leak
+/// (docs/architecture.md, "Nothing sensitive leaks"). The unit of scrubbing is one call: callers write whole lines.
+///
+/// Every `print` in this module, `JSONOutput.print` and `RawOutput.stdout` write through `out`; `StandardError`,
+/// `RawOutput`, `StatusLine`, `FleetReporter` and the log's stderr mirror through `err`. One `write(2)` per call, so
+/// lines from concurrent tasks never interleave and nothing waits in a stdio buffer.
 ///
 /// A write that fails (`> /dev/full`, a closed pipe: SIGPIPE is ignored, see `UCube.main`) is remembered, and the
 /// rest of the output is dropped while the work goes on — a firmware update is never aborted because its reader went
@@ -20,17 +25,32 @@ enum Console {
 
     private static let state = Mutex(State())
 
-    /// Writes `text` to stdout as is (the caller ends lines). Inside one terminal's part of a fleet run, the text
-    /// goes to that terminal's `DeviceOutput` instead, which tags it with the device.
+    /// The two streams the door opens onto.
+    enum Stream { case stdout, stderr }
+
+    /// Writes `text` to stdout as is (the caller ends lines), card data masked. Inside one terminal's part of a fleet
+    /// run, the text goes to that terminal's `DeviceOutput` instead, which tags it with the device (and comes back
+    /// here to leave the process).
     static func out(_ text: String) {
         if let device = DeviceOutput.current {
             device.stdout(text)
             return
         }
         guard state.withLock({ $0.stdoutError == nil }) else { return }
-        if let error = StandardStream.write(Array(text.utf8), to: STDOUT_FILENO) {
+        if let error = StandardStream.write(Array(LogScrubber.scrub(text).utf8), to: STDOUT_FILENO) {
             state.withLock { $0.stdoutError = $0.stdoutError ?? error }
         }
+    }
+
+    /// Writes `text` to stderr as is (no newline added, no status-line or fleet handling: that is `StandardError`'s
+    /// and `RawOutput`'s), card data masked. A failed write to stderr has nowhere to be reported and is dropped.
+    static func err(_ text: String) {
+        StandardStream.write(Array(LogScrubber.scrub(text).utf8), to: STDERR_FILENO)
+    }
+
+    /// `err` for bytes that are already UTF-8 lines (the log's stderr mirror).
+    @Sendable static func err(_ bytes: [UInt8]) {
+        StandardStream.write(LogScrubber.scrub(bytes), to: STDERR_FILENO)
     }
 
     /// Writes one line to stdout.
@@ -63,7 +83,7 @@ enum Console {
             var lines = ["ucube: error: \(failure.message)"]
             if let hint = failure.hint { lines.append("hint: \(hint)") }
             if showDetail, let detail = failure.detail { lines.append("detail: \(detail)") }
-            StandardError.write(LogScrubber.scrub(lines.joined(separator: "\n")))
+            StandardError.write(lines.joined(separator: "\n"))
         }
         if json && !state.withLock({ $0.wroteResult }) {
             out(ErrorObject(failure, showDetail: showDetail).line + "\n")

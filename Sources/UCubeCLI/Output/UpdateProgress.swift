@@ -1,4 +1,5 @@
 import Foundation
+import UCubeSupport
 
 /// How an update shows its progress: a redrawn bar on a TTY (stderr, the `StatusLine`: a Ctrl-C notice or an error
 /// ends the bar's line before it prints), JSON lines with `--json` (stdout), nothing otherwise
@@ -66,7 +67,7 @@ enum ProgressFormat {
 
     /// Bytes per second, once enough time has passed to mean something.
     static func rate(sent: Int64, elapsed: Duration) -> Double? {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         guard seconds >= 0.05, sent > 0 else { return nil }
         return Double(sent) / seconds
     }

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one write(2) loop: every byte written, EINTR retried.
+package enum FileDescriptor {
+    /// Writes all of `bytes` to `fd`; nil, or the errno of the write that failed (ENOSPC on a full disk, EPIPE on a
+    /// closed pipe when SIGPIPE is ignored; EIO for a write that wrote nothing without saying why).
+    @discardableResult
+    package static func writeAll(_ fd: Int32, _ bytes: some Collection<UInt8>) -> Int32? {
+        let contiguous = Array(bytes)
+        var offset = 0
+        while offset < contiguous.count {
+            let n = contiguous.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return n < 0 ? errno : EIO
+            }
+        }
+        return nil
+    }
+}
+
+/// What stat(2) says of a path, for the few checks made before a file is opened.
+package enum FileStatus {
+    /// Whether `path` is a directory this process can write and enter.
+    package static func isWritableDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && access(path, W_OK | X_OK) == 0
+    }
+}
+
+extension FileStatus {
+    /// The size of the regular file open as `fd`; nil for anything else (a pipe, a FIFO, a device) or a failed fstat.
+    package static func regularFileSize(_ fd: Int32) -> Int64? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+}
+
+extension FileStatus {
+    /// Whether `path` names a regular file (links followed).
+    package static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+}
