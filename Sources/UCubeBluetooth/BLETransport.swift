@@ -156,9 +156,13 @@ public final class BLETransport: Transport, @unchecked Sendable {
         // taken later for the loss of this one (issue 24: seen over real BlueZ, 2 commands in 13 failed "link
         // lost" on their first frame). Nothing is missed: notifications start with StartNotify, which comes after.
         let signals = bluez.bus.signals()
-        guard try await bluez.objects()[device.path]?[BlueZ.deviceInterface]?["Connected"]?.bool == true else {
+        let settled = try await bluez.objects()
+        guard settled[device.path]?[BlueZ.deviceInterface]?["Connected"]?.bool == true else {
             throw LinkError(.connectFailed, "\(device.address) did not stay connected during the GATT resolution")
         }
+        // The ATT MTU BlueZ negotiated (it asks for up to 517 when it connects; the terminal answers its own): the
+        // characteristic's `MTU` property, read from this later tree in case the exchange ended after the first one.
+        let mtu = GATTPaths(tree: settled, device: device.path)?.txRxMTU ?? gatt.txRxMTU
 
         let (incoming, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let (powerStates, powerContinuation) = AsyncStream<[UInt8]>.makeStream()
@@ -202,7 +206,8 @@ public final class BLETransport: Transport, @unchecked Sendable {
             router.cancel()
             throw error
         }
-        let mtu = gatt.txRxMTU
+        trace?(.step(
+            "ATT MTU \(mtu.map(String.init) ?? "not reported (BlueZ < 5.62)"): writes of at most \(BluetoothChoices.chunkSize(mtu: mtu)) bytes"))
         return BLETransport(
             name: "ble://\(device.address)", deviceName: device.name ?? device.address, address: device.address,
             chunkSize: BluetoothChoices.chunkSize(mtu: mtu), bluez: bluez, devicePath: device.path, txRxPath: txRx, link: link,

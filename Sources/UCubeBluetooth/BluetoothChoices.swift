@@ -38,15 +38,13 @@ public enum BluetoothChoices {
     // MARK: Writes (spec §3.1)
 
     /// With the default ATT MTU 23 a write carries MTU − 3 = 20 bytes (`uCubeTxDataMaxSize`).
-    public static let defaultMTU = 23
+    public static let defaultMTU = BLECodec.defaultMTU
     /// PROJECT CHOICE (spec §3.1): write-with-response on TxRx (BlueZ `type` option "request").
     public static let writeType = "request"
 
-    /// Bytes per TxRx write for a negotiated ATT MTU (BlueZ's characteristic `MTU` property; 20 when unknown).
-    public static func chunkSize(mtu: Int?) -> Int {
-        guard let mtu, mtu > defaultMTU else { return BLECodec.defaultChunkSize }
-        return min(mtu - 3, 512)
-    }
+    /// Bytes per TxRx write for a negotiated ATT MTU (BlueZ's characteristic `MTU` property; 20 when unknown): the
+    /// rule is `BLECodec.chunkSize(mtu:)`, shared with the simulator's link model.
+    public static func chunkSize(mtu: Int?) -> Int { BLECodec.chunkSize(mtu: mtu) }
 
     // MARK: Names (spec §3.3)
 

@@ -103,6 +103,9 @@ public actor RPCClient {
     public private(set) var lostTrack = false
     /// Answers dropped because no pending command had their SEQ (duplicates, replays, unknown SEQ; spec §2.4).
     public private(set) var staleAnswersDropped = 0
+    /// Commands this client has handed to the transport (CancelAll included): a caller that remembers the count can
+    /// tell whether anything was sent since (a terminal's state it learned still holds only if nothing was).
+    public private(set) var commandsSent = 0
     /// True while a command other than CancelAll awaits its answer.
     public var hasPendingCommand: Bool { pending.contains { $0.command != .cancelAll } }
 
@@ -239,6 +242,7 @@ public actor RPCClient {
         let securedResponse = rules.expectsSecuredResponse(id, outputMode: outputMode)
         let token = nextToken
         nextToken += 1
+        commandsSent += 1
 
         let result: Result<ResponseFrame, LinkError> = await withTaskCancellationHandler {
             do {

@@ -53,7 +53,9 @@ public struct Recording: Sendable, Equatable {
     /// command sends the same first frames.
     public enum Session: Sendable, Equatable {
         case missing
-        case clean(secured: Bool, next: UInt8)
+        /// `terminal`: the terminal the recorded process's last payment met (spec §8.6), so a replayed payment skips
+        /// GetInfo as the recorded one did.
+        case clean(secured: Bool, next: UInt8, terminal: KnownTerminal? = nil)
         case stale
     }
 
@@ -99,7 +101,8 @@ public struct Recording: Sendable, Equatable {
             switch session {
             case .missing: "session=missing"
             case .stale: "session=stale"
-            case .clean(let secured, let next): "session=clean secured=\(secured ? 1 : 0) next=\(next)"
+            case .clean(let secured, let next, let terminal):
+                "session=clean secured=\(secured ? 1 : 0) next=\(next)" + (terminal.map { " terminal=\($0.hex)" } ?? "")
             }
         return "link \(oneLine(device).replacingSpaces) \(state)\n"
     }
@@ -246,7 +249,14 @@ public struct Recording: Sendable, Equatable {
             guard let secured = values["secured"].flatMap({ ["0": false, "1": true][$0] }),
                 let next = values["next"].flatMap({ UInt8($0) })
             else { throw RecordingError(line: line, "a clean session needs secured=0|1 and next=0…255") }
-            session = .clean(secured: secured, next: next)
+            var terminal: KnownTerminal? = nil
+            if let text = values["terminal"] {
+                guard let known = KnownTerminal(hex: text) else {
+                    throw RecordingError(line: line, "terminal= is a 10-byte KSN identity and a GetInfo answer, in hex")
+                }
+                terminal = known
+            }
+            session = .clean(secured: secured, next: next, terminal: terminal)
         default:
             throw RecordingError(line: line, "a link's session is missing, stale or clean")
         }

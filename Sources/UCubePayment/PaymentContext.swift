@@ -1,3 +1,4 @@
+import UCubeLink
 import UCubeProtocol
 
 /// Everything known about one payment: the request, the path it took and what the terminal answered — the `--json`
@@ -68,12 +69,16 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
     public var firmwareVersion: String?
     /// GetInfo ED at the starting steps (3 = NFC module ready).
     public var nfcModuleState: UInt8?
+    /// The terminal as this payment met it (its KSN's identity and its GetInfo answer), for the next payment on a
+    /// cleanly closed link to skip GetInfo (spec §8.6). Not in the JSON output.
+    public var knownTerminal: KnownTerminal?
     /// Level-2 logs by GetInfo tag ("CC", "F4", "F5"): the DATA field as hex (ciphertext in a secure session).
     public var l2Logs: [String: String] = [:]
     /// ISO 8601 UTC, set by the engine.
     public var startedAt: String?
     public var finishedAt: String?
-    /// Commands sent to the terminal (CancelAll from a cancel included).
+    /// Commands sent to the terminal for this payment, every one counted once: the starting steps (the link's
+    /// resynchronisation among them), the flow, a CancelAll a cancel sent.
     public var roundTrips = 0
     /// Seconds in each phase (`PaymentTimings`), set by the engine at the end.
     public var timings: PaymentTimings?

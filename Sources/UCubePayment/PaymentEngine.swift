@@ -119,9 +119,11 @@ public actor PaymentEngine {
     }
 
     /// Runs one payment to its end and returns its context (also delivered as the last event). One payment at a
-    /// time: a second call while one runs returns an ERROR context without touching the terminal.
+    /// time: a second call while one runs returns an ERROR context without touching the terminal. `link` says what is
+    /// known of the terminal's state, which decides the starting steps (spec §8.6); `.unknown` runs them all.
     public func run(
         _ request: PaymentRequest,
+        link: LinkStart = .unknown,
         events: @escaping @Sendable (PaymentEvent) -> Void = { _ in }
     ) async -> PaymentContext {
         if let running = machine, !running.isFinished {
@@ -130,7 +132,7 @@ public actor PaymentEngine {
             context.statusReason = "a payment is already running on this engine"
             return context
         }
-        machine = PaymentStateMachine(request: request)
+        machine = PaymentStateMachine(request: request, link: link)
         if cancelledBeforeRun {
             cancelledBeforeRun = false
             _ = machine!.cancelRequested()

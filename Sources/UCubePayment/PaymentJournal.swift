@@ -56,6 +56,8 @@ public struct PaymentJournal: Sendable {
         public var cryptogram: String?
         public var tvr: String?
         public var tsi: String?
+        /// An outcome: the commands sent to the terminal for the payment, its starting steps included (spec §8.6).
+        public var commands: Int?
 
         public init(kind: String, requestID: String, time: String) {
             self.kind = kind
@@ -130,6 +132,7 @@ public struct PaymentJournal: Sendable {
         record.cryptogram = context.cryptogram?.hex
         record.tvr = context.tvr?.hex
         record.tsi = context.tsi?.hex
+        record.commands = context.roundTrips
         return record
     }
 
@@ -246,6 +249,8 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
     public var cryptogram: String?
     public var tvr: String?
     public var tsi: String?
+    /// The commands sent to the terminal for the payment, from the outcome.
+    public var commands: Int?
 
     public struct Resolution: Hashable, Sendable, Encodable {
         public var status: String
@@ -297,6 +302,7 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
         pinKSN = outcome.pinKSN
         entryMode = outcome.entryMode
         cvmResults = outcome.cvmResults
+        commands = outcome.commands
         signatureRequired = outcome.signatureRequired
         authorizationResponseCode = outcome.authorizationResponseCode
         cryptogramType = outcome.cryptogramType

@@ -230,9 +230,13 @@ public struct PaymentRequestError: CodedError {
     }
 }
 
-/// The default requested-tag lists (PROJECT CHOICE, after spec §8.2 `PaymentHelper`: secured {57} for NFC, secured
-/// {DF62} and plain {DF61} for MSR). Plain lists ask for 5A so a terminal that gives the PAN in plain lets the
-/// context show it masked (the clear value is never kept); SRED tags go in the secured lists.
+/// The default requested-tag lists (PROJECT CHOICE, spec §8.6): only what the outcome, the receipt and the journal
+/// use. The plain lists of a chip or contactless payment ride in the C1 of the commands that answer them anyway
+/// (TransactionProcess, TransactionFinalisation, StartNFC, CompleteNFC), but for their cardholder tags: by default one
+/// GetPlainTag, for 5A (the masked PAN), at the end of an approved or declined payment; nothing ucube shows or keeps
+/// reads an SRED blob, so by default no GetSecuredTag is sent for them
+/// (`--authorization-secured-tags 57` asks for one, for an acquirer that wants it). The magstripe lists are the 2020
+/// SDK's (spec §8.2 `PaymentHelper`: secured {DF62}, plain {DF61}), with DF60, which decides its outcome.
 public enum PaymentTagDefaults {
     static let pan = Tag(0x5A)
     static let expiry = Tag(0x5F24)
@@ -240,33 +244,47 @@ public enum PaymentTagDefaults {
     static let msrAction = Tag(0xDF60)
     static let msrBIN = Tag(0xDF61)
     static let msrCardData = Tag(0xDF62)
-
-    /// EMV data an acquirer needs for an online authorization (EMV Book 3 Annex A), in plain.
-    static let emvAuthorizationData: [Tag] = [
-        0x5A, 0x5F24, 0x5F34, 0x84, 0x50, 0x82, 0x95, 0x9A, 0x9B, 0x9C, 0x5F2A, 0x9F02, 0x9F03, 0x9F10, 0x9F1A,
-        0x9F26, 0x9F27, 0x9F33, 0x9F34, 0x9F35, 0x9F36, 0x9F37,
-    ].map { Tag($0) }
-
-    /// DF3E, the PIN KSN (IS:Constants), so the context carries both KSNs (SRED and PIN) as the SDK's does.
+    /// 9F34 CVM results: the receipt's and the journal's cardholder verification, and the timings' PIN phase.
+    static let cvmResults = Tag(0x9F34)
+    /// DF3E, the PIN KSN (IS:Constants): the journal keeps it, as the SDK's context does.
     static let pinKSN = Tag(0xDF3E)
 
+    /// Who reads each plain tag of the chip and contactless lists (the cryptogram tags 9F27, 9F26, 9F36, 95, 9B, 9F10
+    /// come with every GENERATE AC answer, `generateAC`):
+    ///
+    /// | tag | read by |
+    /// |---|---|
+    /// | 9F34 | the CVM on the receipt and in the journal; the timings' PIN phase |
+    /// | DF3E | the PIN KSN in the journal |
+    /// | 5A | the masked PAN: receipt, journal, summary (at the end, for an approved or declined payment) |
+    /// | 95, 9B | the TVR and TSI on the receipt and in the journal, as the card's last cryptogram left them |
     public static func authorizationPlain(_ mode: EntryMode) -> [Tag] {
         switch mode {
-        case .icc, .nfc: emvAuthorizationData + [pinKSN]
+        case .icc, .nfc: [cvmResults, pinKSN]
         case .msr: [msrAction, msrBIN]
         }
     }
 
+    /// What an issuer would get for an online authorisation (EMV Book 3 Annex A), in plain, without the cardholder
+    /// tags (5A, 5F24: never shown), with the PIN KSN and the magstripe BIN: the list `pay --authorize prompt` asks for,
+    /// since the person who answers the prompt decides the outcome on these values. It rides in C1 like the others
+    /// (spec §8.6): bytes, no command.
+    public static let issuerData: [Tag] = [
+        0x5F34, 0x84, 0x50, 0x82, 0x95, 0x9A, 0x9B, 0x9C, 0x5F2A, 0x9F02, 0x9F03, 0x9F10, 0x9F1A, 0x9F26, 0x9F27, 0x9F33,
+        0x9F34, 0x9F35, 0x9F36, 0x9F37, 0xDF3E, 0xDF61,
+    ].map { Tag($0) }
+
     public static func authorizationSecured(_ mode: EntryMode) -> [Tag] {
         switch mode {
-        case .icc, .nfc: [track2, pan, expiry]
+        case .icc, .nfc: []
         case .msr: [msrCardData]
         }
     }
 
+    /// After the card's last cryptogram: the masked PAN, the TVR and TSI and the CVM results as they ended.
     public static func finalizationPlain(_ mode: EntryMode) -> [Tag] {
         switch mode {
-        case .icc, .nfc: [0x5A, 0x5F24, 0x84, 0x50, 0x95, 0x9B, 0x9F26, 0x9F27, 0x9F36, 0x8A].map { Tag($0) }
+        case .icc, .nfc: [pan, Tag(0x95), Tag(0x9B), cvmResults]
         case .msr: [msrBIN]
         }
     }

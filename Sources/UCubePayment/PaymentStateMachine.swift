@@ -1,3 +1,4 @@
+import UCubeLink
 import UCubeProtocol
 
 /// The EMV payment of spec §8 as a pure value: events in (`start`, `responseReceived`, `taskFinished`,
@@ -46,9 +47,25 @@ public struct PaymentStateMachine: Sendable {
     private var selected: CandidateApplication?
     /// The card's cryptogram (9F27, 9F26) as the last contactless answer gave it: StartNFC's, then CompleteNFC's.
     private var nfcCryptogram: (cid: [UInt8]?, cryptogram: [UInt8]?) = (nil, nil)
+    /// What the link said about the terminal when the payment started (spec §8.6): which starting steps are due.
+    private var link: LinkStart
+    /// CancelAll was sent at the start: the starting steps run in full.
+    private var fullStart = false
+    /// The GetInfo answer this payment read, or the known terminal's once its KSN matched.
+    private var terminalInfo: [UInt8]?
+    /// What GetPlainTag still has to read of each plain list, once an answer's C1 carried the rest (spec §8.6); nil:
+    /// no answer carried any of it, GetPlainTag reads the whole list.
+    private var authorizationPlainLeft: [Tag]?
+    private var finalizationPlainLeft: [Tag]?
+    /// What the outstanding command's C1 leaves of each list, applied when it answers.
+    private var leftByStart: (authorization: [Tag], finalization: [Tag])?
+    private var leftByProcess: (authorization: [Tag], finalization: [Tag])?
+    private var leftByCompletion: [Tag]?
 
-    public init(request: PaymentRequest) {
+    /// `link` says what is known of the terminal at the start; `.unknown` (the default) runs every starting step.
+    public init(request: PaymentRequest, link: LinkStart = .unknown) {
         context = PaymentContext(request: request)
+        self.link = link
     }
 
     private var request: PaymentRequest { context.request }
@@ -90,7 +107,7 @@ public struct PaymentStateMachine: Sendable {
         }
         if cancelAccepted { return finishNow(PaymentOutcome(.cancelled, reason: "cancelled before it started")) }
         if request.skipStartingSteps { return enterSecureSession() }
-        return go(.startCancelAll, .send(.cancelAll(CancelAll())))
+        return startingSteps()
     }
 
     /// The terminal answered the outstanding command (any status: a status is a value).
@@ -143,7 +160,13 @@ public struct PaymentStateMachine: Sendable {
             // spec §8.1: forceAuthorization "ICC: sets TVR byte 4 bit 4 i.e. tvr[3] |= 0x08".
             if request.forceAuthorization { finalTVR[3] |= 0x08 }
             context.tvr = finalTVR
-            let command = TransactionProcess(tvr: finalTVR, requestedTags: PaymentTagDefaults.generateAC)
+            // The first GENERATE AC's answer carries the plain lists too: the authorisation's (for an ARQC) and the
+            // finalisation's (for a TC or an AAC, which end the payment there).
+            let (tags, left) = Self.requestedTags(
+                PaymentTagDefaults.generateAC,
+                adding: [request.authorizationPlainTags(for: .icc), request.finalizationPlainTags(for: .icc)])
+            leftByProcess = (left[0], left[1])
+            let command = TransactionProcess(tvr: finalTVR, requestedTags: tags)
             return go(.smcProcessTransaction, .send(.transactionProcess(command)))
         case .authorized(let response):
             precondition(step == .authorization, "an authorization response answers AUTHORIZATION")
@@ -255,7 +278,9 @@ public struct PaymentStateMachine: Sendable {
         var steps: [PaymentState] = []
         if status == .approved || status == .declined, let mode = context.entryMode {
             if !request.finalizationSecuredTags(for: mode).isEmpty { steps.append(.getFinalizationSecuredTags) }
-            if !request.finalizationPlainTags(for: mode).isEmpty { steps.append(.getFinalizationPlainTags) }
+            if !(finalizationPlainLeft ?? request.finalizationPlainTags(for: mode)).isEmpty {
+                steps.append(.getFinalizationPlainTags)
+            }
         }
         if cardInserted, !request.skipCardRemoval { steps.append(.smcRemoveCard) }
         if request.retrieveL2Logs { steps += [.getCCL2Log, .getF4L2Log, .getF5L2Log] }
@@ -276,7 +301,7 @@ public struct PaymentStateMachine: Sendable {
         case .getFinalizationSecuredTags:
             return .getSecuredTag(GetSecuredTag(tags: request.finalizationSecuredTags(for: mode)))
         case .getFinalizationPlainTags:
-            return .getPlainTag(GetPlainTag(tags: request.finalizationPlainTags(for: mode)))
+            return .getPlainTag(GetPlainTag(tags: finalizationPlainLeft ?? request.finalizationPlainTags(for: mode)))
         case .smcRemoveCard:
             return .waitCardRemoval(WaitCardRemoval(timeoutSeconds: UInt8(clamping: request.cardWaitTimeout)))
         case .getCCL2Log: return .getInfo(GetInfo(tags: [0xCC]))
@@ -298,7 +323,7 @@ public struct PaymentStateMachine: Sendable {
             case .getFinalizationSecuredTags:
                 context.finalizationSecuredData = response.data
             case .getFinalizationPlainTags:
-                if let tlvs = plainTLVs(response, closing.step) { context.finalizationPlainTags = context.absorb(tlvs) }
+                if let tlvs = plainTLVs(response, closing.step) { context.finalizationPlainTags += context.absorb(tlvs) }
             case .getCCL2Log: context.l2Logs["CC"] = response.data.hex
             case .getF4L2Log: context.l2Logs["F4"] = response.data.hex
             case .getF5L2Log: context.l2Logs["F5"] = response.data.hex
@@ -353,22 +378,35 @@ public struct PaymentStateMachine: Sendable {
         case .startCancelAll:
             return go(.startExitSecureSession, .send(.exitSecureSession(ExitSecureSession())))
         case .startExitSecureSession:
-            return go(.getInfo, .send(.getInfo(GetInfo(tags: [0xD1, 0xED]))))
+            return terminalInfoStep()
         case .getInfo:
             guard response.status.isSuccess else { return failed(step, response) }
-            if !response.ciphered, let info = try? DeviceInfo(status: response.status, data: response.data) {
-                context.firmwareVersion = info.firmwareVersion?.description
-                context.nfcModuleState = info.nfcModuleState.flatMap { UInt8(exactly: $0) }
-                if request.readersFromTerminal,
-                    let readers = TerminalReaders.readers(firmware: info.firmwareVersion, nfcModuleState: info.nfcModuleState)
-                {
-                    context.request.readers = readers
-                }
+            if !response.ciphered {
+                terminalInfo = response.data
+                applyTerminalInfo(response.data)
             }
             return enterSecureSession()
         case .enterSecureSession:
-            guard response.status.isSuccess else { return failed(step, response) }
-            guard keepKSN(response) else { return end(.error, "EnterSecureSession answered no 10-byte SRED KSN") }
+            guard response.status.isSuccess else {
+                // Starting steps skipped on the link's word, and the terminal disagrees: it was not READY and idle
+                // after all (another host used it, it rebooted into a state). Nothing is decided yet: start again
+                // with the full sequence, once.
+                if !fullStart, !request.skipStartingSteps { return fullStartingSteps() }
+                return failed(step, response)
+            }
+            guard keepKSN(response), let ksn = context.sredKSN else {
+                return end(.error, "EnterSecureSession answered no 10-byte SRED KSN")
+            }
+            if terminalInfo == nil, !request.skipStartingSteps, let known = usableKnownTerminal {
+                // GetInfo was skipped for the terminal met before; the KSN says whether this is that terminal.
+                guard known.matches(ksn: ksn) else {
+                    link.terminal = nil
+                    return go(.startExitSecureSession, .send(.exitSecureSession(ExitSecureSession())))
+                }
+                terminalInfo = known.info
+                applyTerminalInfo(known.info)
+            }
+            context.knownTerminal = terminalInfo.flatMap { KnownTerminal(ksn: ksn, info: $0) }
             pass(.ksnAvailable)
             return startCardWait()
 
@@ -395,12 +433,14 @@ public struct PaymentStateMachine: Sendable {
             guard response.status.isSuccess else { return failed(step, response) }
             context.authorizationSecuredData = response.data
             let mode: EntryMode = step == .smcGetAuthorizationSecuredTags ? .icc : .nfc
-            if !request.authorizationPlainTags(for: mode).isEmpty { return getAuthorizationPlainTags(mode) }
+            if !(authorizationPlainLeft ?? request.authorizationPlainTags(for: mode)).isEmpty {
+                return getAuthorizationPlainTags(mode)
+            }
             return mode == .icc ? startAuthorization() : nfcAuthorizationDataRead()
         case .smcGetAuthorizationPlainTags:
             guard response.status.isSuccess else { return failed(step, response) }
             guard let tlvs = plainTLVs(response, step) else { return end(.error, "GetPlainTag answered bad TLVs") }
-            context.authorizationPlainTags = context.absorb(tlvs)
+            context.authorizationPlainTags += context.absorb(tlvs)
             return startAuthorization()
         case .smcFinalizeTransaction:
             return finalisationAnswered(response)
@@ -409,7 +449,7 @@ public struct PaymentStateMachine: Sendable {
         case .nfcGetAuthorizationPlainTags:
             guard response.status.isSuccess else { return failed(step, response) }
             guard let tlvs = plainTLVs(response, step) else { return end(.error, "GetPlainTag answered bad TLVs") }
-            context.authorizationPlainTags = context.absorb(tlvs)
+            context.authorizationPlainTags += context.absorb(tlvs)
             return nfcAuthorizationDataRead()
         case .nfcSimplifiedOnlinePIN, .onlinePIN:
             guard response.status.isSuccess else { return failed(step, response) }
@@ -423,7 +463,7 @@ public struct PaymentStateMachine: Sendable {
             guard response.status.isSuccess else { return failed(step, response) }
             guard let complete = try? NFCCompleteTransaction.Response(status: response.status, data: response.data)
             else { return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered bad TLVs") }
-            context.absorb(complete.tlvs)
+            completionAnswered(context.absorb(complete.tlvs), .nfc)
             if let cid = complete.tlvs[Tag(0x9F27)] { nfcCryptogram = (cid, complete.tlvs[Tag(0x9F26)]) }
             guard let outcome = complete.outcome else {
                 return end(.errorWrongNFCOutcome, "NFCCompleteTransaction answered no 2-byte DF72")
@@ -440,7 +480,7 @@ public struct PaymentStateMachine: Sendable {
         case .msrGetPlainTags:
             guard response.status.isSuccess else { return failed(step, response) }
             guard let tlvs = plainTLVs(response, step) else { return end(.error, "GetPlainTag answered bad TLVs") }
-            context.authorizationPlainTags = context.absorb(tlvs)
+            context.authorizationPlainTags += context.absorb(tlvs)
             return msrActionRead(tlvs)
 
         case .ksnAvailable, .cardReadEnd, .startICC, .startNFC, .startMSR, .offlinePIN, .smcSelectApplication,
@@ -471,9 +511,73 @@ public struct PaymentStateMachine: Sendable {
 
     // MARK: Starting and card wait
 
+    /// The starting steps the link's state calls for (spec §8.6, PROJECT CHOICE): CancelAll only when something may
+    /// be pending, ExitSecureSession only when a session may be open, GetInfo only when the terminal is not known.
+    private mutating func startingSteps() -> Action {
+        guard link.idle else { return fullStartingSteps() }
+        if link.secured { return go(.startExitSecureSession, .send(.exitSecureSession(ExitSecureSession()))) }
+        return terminalInfoStep()
+    }
+
+    /// CancelAll, ExitSecureSession, GetInfo: what the SDKs always send, and what ucube sends when the link's state is
+    /// not known.
+    private mutating func fullStartingSteps() -> Action {
+        fullStart = true
+        link = .unknown
+        return go(.startCancelAll, .send(.cancelAll(CancelAll())))
+    }
+
+    /// A known terminal from a clean link, still to be confirmed by EnterSecureSession's KSN.
+    private var usableKnownTerminal: KnownTerminal? { link.idle ? link.terminal : nil }
+
+    /// GetInfo (D1 firmware, ED NFC module state), unless the link knows the terminal.
+    private mutating func terminalInfoStep() -> Action {
+        if usableKnownTerminal != nil { return enterSecureSession() }
+        return go(.getInfo, .send(.getInfo(GetInfo(tags: Self.terminalInfoTags))))
+    }
+
+    /// The GetInfo tags of the starting steps: D1 the firmware version, ED the NFC module state.
+    static let terminalInfoTags: [UInt8] = [0xD1, 0xED]
+
+    private mutating func applyTerminalInfo(_ data: [UInt8]) {
+        guard let info = try? DeviceInfo(status: .success, data: data) else { return }
+        context.firmwareVersion = info.firmwareVersion?.description
+        context.nfcModuleState = info.nfcModuleState.flatMap { UInt8(exactly: $0) }
+        if request.readersFromTerminal,
+            let readers = TerminalReaders.readers(firmware: info.firmwareVersion, nfcModuleState: info.nfcModuleState)
+        {
+            context.request.readers = readers
+        }
+    }
+
     private mutating func enterSecureSession() -> Action {
         go(.enterSecureSession, .send(.enterSecureSession(EnterSecureSession())))
     }
+
+    /// The requested-tag list (C1) of a command that can carry the payment's plain tag lists too (spec §8.6): `base`,
+    /// then each list's tags that are not cardholder data, without repeats. `left` says, per list, what GetPlainTag
+    /// still has to read: its cardholder tags (SRED tags such as 5A: a terminal gives them, truncated, to GetPlainTag
+    /// only, as the simulator does, `SimulatorChoices.truncatedPAN`), or the whole list when C1 would pass
+    /// `maxRequestedTagBytes` with it.
+    static func requestedTags(_ base: [Tag], adding lists: [[Tag]]) -> (tags: [Tag], left: [[Tag]]) {
+        var tags = base
+        var left: [[Tag]] = []
+        for list in lists {
+            let cardholder = list.filter { SafeTLV.cardholderTags.contains($0.rawValue) }
+            var merged = tags
+            for tag in list where !cardholder.contains(tag) && !merged.contains(tag) { merged.append(tag) }
+            guard merged.reduce(0, { $0 + $1.bytes.count }) <= maxRequestedTagBytes else {
+                left.append(list)
+                continue
+            }
+            tags = merged
+            left.append(cardholder)
+        }
+        return (tags, left)
+    }
+
+    /// `C1 LL` with a one-byte length (spec §4).
+    static let maxRequestedTagBytes = 127
 
     /// START_TRANSACTION (0x5530, single entry point) whenever NFC is enabled or the amount is typed on the
     /// terminal; WAITING_CARD (0x5020) for a contact/magstripe-only request (spec §8.1, §8.2 `PaymentService`).
@@ -490,11 +594,23 @@ public struct PaymentStateMachine: Sendable {
                 amount: request.amount ?? 0,
                 cashback: request.cashback,
                 forceOnline: request.forceAuthorization,
-                requestedTags: PaymentTagDefaults.startTransaction
+                requestedTags: startTransactionTags()
             )
             return go(.startTransaction, .send(.startTransaction(command)))
         }
         return go(.waitingCard, .send(.waitCard(WaitCard(readers: request.readers, timeoutSeconds: timeout))))
+    }
+
+    /// StartNFC's C1: what identifies the contactless application and its first cryptogram, and, when NFC is enabled,
+    /// the NFC plain tag lists, so that a contactless card needs no GetPlainTag (the current SDK puts the
+    /// authorisation list there too, spec §5.2 0x5530).
+    private mutating func startTransactionTags() -> [Tag] {
+        guard request.readers.contains(.nfc) else { return PaymentTagDefaults.startTransaction }
+        let (tags, left) = Self.requestedTags(
+            PaymentTagDefaults.startTransaction,
+            adding: [request.authorizationPlainTags(for: .nfc), request.finalizationPlainTags(for: .nfc)])
+        leftByStart = (left[0], left[1])
+        return tags
     }
 
     private mutating func startTransactionAnswered(_ response: TerminalResponse) -> Action {
@@ -551,7 +667,13 @@ public struct PaymentStateMachine: Sendable {
         case .nfc:
             context.entryMode = .nfc
             pass(.startNFC)
-            context.absorb(answer?.tlvs ?? [])
+            let kept = context.absorb(answer?.tlvs ?? [])
+            if let left = leftByStart {
+                authorizationPlainLeft = left.authorization
+                context.authorizationPlainTags = Self.only(request.authorizationPlainTags(for: .nfc), kept)
+                finalizationPlainLeft = left.finalization
+                context.finalizationPlainTags = Self.only(request.finalizationPlainTags(for: .nfc), kept)
+            }
             nfcCryptogram = (answer?.tlvs[Tag(0x9F27)], answer?.tlvs[Tag(0x9F26)])
             return nfcOutcomeRead(answer?.outcome)
         case .msr:
@@ -649,7 +771,13 @@ public struct PaymentStateMachine: Sendable {
         guard let answer = try? TLVResponse(status: response.status, data: response.data) else {
             return end(.error, "TransactionProcess answered bad TLVs")
         }
-        context.absorb(answer.tlvs)
+        let kept = context.absorb(answer.tlvs)
+        if let left = leftByProcess {
+            authorizationPlainLeft = left.authorization
+            context.authorizationPlainTags = Self.only(request.authorizationPlainTags(for: .icc), kept)
+            finalizationPlainLeft = left.finalization
+            context.finalizationPlainTags = Self.only(request.finalizationPlainTags(for: .icc), kept)
+        }
         guard let cid = answer[Tag(0x9F27)] else {
             return end(.errorMissingRequiredCryptogram, "TransactionProcess answered no 9F27")
         }
@@ -672,7 +800,9 @@ public struct PaymentStateMachine: Sendable {
             if !secured.isEmpty {
                 return go(.smcGetAuthorizationSecuredTags, .send(.getSecuredTag(GetSecuredTag(tags: secured))))
             }
-            if !request.authorizationPlainTags(for: .icc).isEmpty { return getAuthorizationPlainTags(.icc) }
+            if !(authorizationPlainLeft ?? request.authorizationPlainTags(for: .icc)).isEmpty {
+                return getAuthorizationPlainTags(.icc)
+            }
             return startAuthorization()
         }
     }
@@ -684,7 +814,8 @@ public struct PaymentStateMachine: Sendable {
             case .nfc: .nfcGetAuthorizationPlainTags
             case .msr: .msrGetPlainTags
             }
-        return go(state, .send(.getPlainTag(GetPlainTag(tags: request.authorizationPlainTags(for: mode)))))
+        let tags = authorizationPlainLeft ?? request.authorizationPlainTags(for: mode)
+        return go(state, .send(.getPlainTag(GetPlainTag(tags: tags))))
     }
 
     private mutating func startAuthorization() -> Action {
@@ -713,14 +844,14 @@ public struct PaymentStateMachine: Sendable {
                 issuerAuthenticationData: response.issuerAuthenticationData,
                 issuerScript1: response.script71,
                 issuerScript2: response.script72,
-                requestedTags: PaymentTagDefaults.generateAC
+                requestedTags: completionTags(.icc)
             )
             return go(.smcFinalizeTransaction, .send(.transactionFinalisation(command)))
         case .nfc:
             // spec §8.1 NFC_COMPLETE_TRANSACTION: "0x5531 with DF73 = 8A value".
             let command = NFCCompleteTransaction(
                 authorisationResponseCode: response.arc,
-                requestedTags: PaymentTagDefaults.generateAC
+                requestedTags: completionTags(.nfc)
             )
             return go(.nfcCompleteTransaction, .send(.completeTransaction(command)))
         case .msr:
@@ -729,13 +860,35 @@ public struct PaymentStateMachine: Sendable {
         }
     }
 
+    /// The C1 of TransactionFinalisation and CompleteNFC: the second cryptogram's tags and the finalisation plain list,
+    /// whose values then come from this last answer.
+    private mutating func completionTags(_ mode: EntryMode) -> [Tag] {
+        let (tags, left) = Self.requestedTags(PaymentTagDefaults.generateAC, adding: [request.finalizationPlainTags(for: mode)])
+        leftByCompletion = left[0]
+        // Values read before the completion are stale once it runs: unless its answer carries them, the whole list is
+        // read afterwards.
+        finalizationPlainLeft = nil
+        context.finalizationPlainTags = []
+        return tags
+    }
+
+    /// The completion's answer holds the finalisation plain list, but for what its C1 left to GetPlainTag.
+    private mutating func completionAnswered(_ kept: [SafeTLV], _ mode: EntryMode) {
+        guard let left = leftByCompletion else { return }
+        finalizationPlainLeft = left
+        context.finalizationPlainTags = Self.only(request.finalizationPlainTags(for: mode), kept)
+    }
+
+    /// The values of `list`'s tags in `kept`, in the answer's order.
+    static func only(_ list: [Tag], _ kept: [SafeTLV]) -> [SafeTLV] { kept.filter { list.contains($0.tag) } }
+
     private mutating func finalisationAnswered(_ response: TerminalResponse) -> Action {
         switch response.status {
         case .finalisationApproved, .finalisationDeclined:
             let approved = response.status == .finalisationApproved
             context.finalisationApproved = approved
             let answer = try? TransactionFinalisation.Response(status: response.status, data: response.data)
-            if let answer { context.absorb(answer.tlvs) }
+            if let answer { completionAnswered(context.absorb(answer.tlvs), .icc) }
             guard approved else { return end(.declined) }
             // Status 7 is the terminal's word; the second GENERATE AC's TC is the card's (spec §8.3).
             let tlvs = answer?.tlvs ?? []
@@ -761,7 +914,9 @@ public struct PaymentStateMachine: Sendable {
             if !secured.isEmpty {
                 return go(.nfcGetAuthorizationSecuredTags, .send(.getSecuredTag(GetSecuredTag(tags: secured))))
             }
-            if !request.authorizationPlainTags(for: .nfc).isEmpty { return getAuthorizationPlainTags(.nfc) }
+            if !(authorizationPlainLeft ?? request.authorizationPlainTags(for: .nfc)).isEmpty {
+                return getAuthorizationPlainTags(.nfc)
+            }
             return nfcAuthorizationDataRead()
         case .tryAnotherInterface, .cancelled, .endApplication, .failed:
             return nfcFinalOutcome(outcome)

@@ -44,12 +44,23 @@ public struct LinkModel: Sendable, Hashable, CustomStringConvertible {
     /// `uCubeTxDataMaxSize`); the model assumes one 20-byte write per 30 ms connection interval (a common Android/iOS
     /// interval with "high" connection priority; write-with-response, spec §3.1 PROJECT CHOICE) and 15 ms average wait
     /// for the next interval: about 650 bytes/s.
-    public static let ble = LinkModel(
-        latency: .milliseconds(15),
-        chunkSize: BLECodec.defaultChunkSize,
-        chunkInterval: .milliseconds(30),
-        appliesBLEStuffing: true
-    )
+    public static let ble = ble(mtu: BLECodec.defaultMTU)
+
+    /// The same BLE model with writes of MTU − 3 bytes: what a host writes once BlueZ has negotiated a larger ATT MTU
+    /// (spec §3.1; `BLECodec.chunkSize(mtu:)`, the driver's rule). The model keeps
+    /// one write per connection interval, so a larger MTU saves writes, not latency. An MTU of 23 or less (or more than
+    /// 515, whose MTU − 3 exceeds the 512 bytes of an attribute value) is taken as BLE allows it.
+    public static func ble(mtu: Int) -> LinkModel {
+        LinkModel(
+            latency: .milliseconds(15),
+            chunkSize: BLECodec.chunkSize(mtu: mtu),
+            chunkInterval: .milliseconds(30),
+            appliesBLEStuffing: true
+        )
+    }
+
+    /// The ATT MTU the model's writes assume (BLE models only).
+    public var mtu: Int? { appliesBLEStuffing && chunkSize > 0 ? chunkSize + 3 : nil }
 
     /// Original uCube over Bluetooth Classic RFCOMM (spec §3.2): raw frames, about 20 kB/s (≈ 160 kbit/s, a typical
     /// sustained SPP rate) and 10 ms per frame for baseband scheduling and turnaround.
@@ -77,7 +88,9 @@ public struct LinkModel: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         var parts = ["latency \(latency)"]
-        if chunkSize > 0 { parts.append("\(chunkSize)-byte chunks every \(chunkInterval)") }
+        if chunkSize > 0 {
+            parts.append("\(chunkSize)-byte chunks every \(chunkInterval)" + (mtu.map { " (ATT MTU \($0))" } ?? ""))
+        }
         if bytesPerSecond > 0 { parts.append("\(bytesPerSecond) B/s") }
         if appliesBLEStuffing { parts.append("BLE stuffing") }
         return parts.joined(separator: ", ")

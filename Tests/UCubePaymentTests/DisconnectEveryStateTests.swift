@@ -23,7 +23,8 @@ import UCubeSimulator
 
     /// Runs one payment on a new link to `simulator`.
     static func pay(
-        _ simulator: TerminalSimulator, readers: [CardReader], journal: PaymentJournal, recorder: Recorder
+        _ simulator: TerminalSimulator, readers: [CardReader], journal: PaymentJournal, recorder: Recorder,
+        securedTags: [UCubeProtocol.Tag]? = nil
     ) async -> PaymentContext {
         let (transport, peer) = InMemoryTransport.pair()
         let serving = Task {
@@ -34,7 +35,8 @@ import UCubeSimulator
             if case .sent(_, let frame) = event { recorder.sent(frame.command) }
         }
         let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve), journal: journal)
-        let request = PaymentRequest(amount: 1000, readers: readers, requestID: UUID().uuidString)
+        let request = PaymentRequest(
+            amount: 1000, readers: readers, authorizationSecuredTags: securedTags, requestID: UUID().uuidString)
         let context = await engine.run(request) { event in
             if case .finished = event { recorder.finish() }
         }
@@ -95,7 +97,10 @@ import UCubeSimulator
         let simulator = try TerminalSimulator(configuration: scenario.configuration(SimulatorConfiguration(timeScale: 0.01)))
         let (journal, dir) = Self.journal()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let context = await Self.pay(simulator, readers: [.nfc], journal: journal, recorder: Recorder())
+        // The SRED blob is asked for, as for an acquirer (no default list asks for one, spec §8.6).
+        let context = await Self.pay(
+            simulator, readers: [.nfc], journal: journal, recorder: Recorder(),
+            securedTags: [UCubeProtocol.Tag(0x57), UCubeProtocol.Tag(0x5A), UCubeProtocol.Tag(0x5F24)])
         #expect(context.status == .approved)
         let card = try #require(scenario.card)
 

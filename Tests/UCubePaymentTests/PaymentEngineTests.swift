@@ -60,8 +60,10 @@ import UCubeSimulator
             deviceName: "sim"
         )
         let log = EventLog()
+        // An SRED blob asked for, as for an acquirer (no default list asks for one, spec §8.6).
         let context = await engine.run(
-            PaymentRequest(amount: 1250, currency: .eur, requestID: "engine-approve"),
+            PaymentRequest(
+                amount: 1250, currency: .eur, authorizationSecuredTags: [Tag(0x57)], requestID: "engine-approve"),
             events: { log.append($0) }
         )
         #expect(context.status == .approved, "\(context.statusReason ?? "") \(context.errors)")

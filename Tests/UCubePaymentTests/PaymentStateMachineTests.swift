@@ -25,18 +25,18 @@ import UCubeProtocol
             m.taskFinished(.riskManagementDone(tvr: [0, 0, 0, 0, 0]))
                 == .send(
                     .transactionProcess(
-                        TransactionProcess(tvr: [0, 0, 0, 0, 0], requestedTags: PaymentTagDefaults.generateAC)
+                        TransactionProcess(tvr: [0, 0, 0, 0, 0], requestedTags: Fixture.processTags)
                     )
                 )
         )
         // ARQC: fetch the authorization data, secured then plain.
         #expect(
             m.responseReceived(Fixture.processed(cid: [0x80]))
-                == .send(.getSecuredTag(GetSecuredTag(tags: PaymentTagDefaults.authorizationSecured(.icc))))
+                == .send(.getSecuredTag(GetSecuredTag(tags: Fixture.securedList)))
         )
         #expect(
             m.responseReceived(Fixture.securedOK)
-                == .send(.getPlainTag(GetPlainTag(tags: PaymentTagDefaults.authorizationPlain(.icc))))
+                == .send(.getPlainTag(GetPlainTag(tags: Fixture.plainLeft)))
         )
         guard case .runTask(.authorize(let auth)) = m.responseReceived(Fixture.plainWithPAN) else {
             Issue.record("expected the authorization task")
@@ -51,7 +51,7 @@ import UCubeProtocol
                         TransactionFinalisation(
                             authorisationStatus: .approved,
                             authorisationResponseCode: [0x30, 0x30],
-                            requestedTags: PaymentTagDefaults.generateAC
+                            requestedTags: Fixture.completionTags
                         )
                     )
                 )
@@ -138,7 +138,7 @@ import UCubeProtocol
                         TransactionFinalisation(
                             authorisationStatus: .declined,
                             authorisationResponseCode: [0x30, 0x35],
-                            requestedTags: PaymentTagDefaults.generateAC
+                            requestedTags: Fixture.completionTags
                         )
                     )
                 )
@@ -378,7 +378,7 @@ import UCubeProtocol
                     .completeTransaction(
                         NFCCompleteTransaction(
                             authorisationResponseCode: [0x30, 0x30],
-                            requestedTags: PaymentTagDefaults.generateAC
+                            requestedTags: Fixture.completionTags
                         )
                     )
                 )

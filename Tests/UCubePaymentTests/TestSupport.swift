@@ -33,18 +33,37 @@ enum Fixture {
     static let visaDebit = CandidateApplication(aid: [0xA0, 0, 0, 0, 0x03, 0x20, 0x10], label: "VISA DEBIT", priority: 2)
     static let blob: [UInt8] = [0x1B, 0x9C, 0x18, 0x45, 0xEB, 0x99, 0x3A, 0x7A]
 
+    /// The tag lists the transcripts are written with (a payment request may set all four, spec §8.4): each plain list
+    /// holds cardholder tags, which only GetPlainTag reads (spec §8.6), so every GetSecuredTag and GetPlainTag step of
+    /// the flow still runs. `PaymentStartTests` covers the default lists, which need none of them.
+    static let securedList = [Tag(0x57), Tag(0x5A), Tag(0x5F24)]
+    static let plainList = [Tag(0x5A), Tag(0x5F24), Tag(0x9F34), Tag(0xDF3E)]
+    static let finalList = [Tag(0x5A), Tag(0x5F24), Tag(0x95), Tag(0x9B), Tag(0x9F34)]
+    /// What GetPlainTag reads of a list once the rest rode in a command's C1: its cardholder tags.
+    static let plainLeft = [Tag(0x5A), Tag(0x5F24)]
+
+    /// TransactionProcess's C1 with the transcripts' lists.
+    static let processTags = PaymentStateMachine.requestedTags(PaymentTagDefaults.generateAC, adding: [plainList, finalList]).tags
+    /// TransactionFinalisation's and CompleteNFC's C1 with the transcripts' lists.
+    static let completionTags = PaymentStateMachine.requestedTags(PaymentTagDefaults.generateAC, adding: [finalList]).tags
+
     static func request(
         readers: [CardReader] = [.icc, .nfc],
         forceOnlinePIN: Bool = false,
         forceAuthorization: Bool = false,
         skipStartingSteps: Bool = false
     ) -> PaymentRequest {
-        PaymentRequest(
+        // The magstripe transcripts use its default lists (DF60 first).
+        let lists = readers != [.msr]
+        return PaymentRequest(
             amount: 1250,
             currency: .eur,
             readers: readers,
             forceOnlinePIN: forceOnlinePIN,
             forceAuthorization: forceAuthorization,
+            authorizationPlainTags: lists ? plainList : nil,
+            authorizationSecuredTags: lists ? securedList : nil,
+            finalizationPlainTags: lists ? finalList : nil,
             skipStartingSteps: skipStartingSteps,
             requestID: "test-1"
         )

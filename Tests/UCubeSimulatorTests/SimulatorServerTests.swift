@@ -94,6 +94,13 @@ struct SimulatorServerTests {
         )
         #expect(BLECodec.stuff(frame).count == 32)
         #expect(LinkModel.ble.transferTime(forFrame: frame) == .milliseconds(15 + 2 * 30))
+        // A negotiated ATT MTU: writes of MTU − 3 bytes, so a 167-byte frame (stuffed) goes in one write, not nine.
+        #expect(LinkModel.ble(mtu: 23).chunkSize == 20 && LinkModel.ble.mtu == 23)
+        #expect(LinkModel.ble(mtu: 247).chunkSize == 244 && LinkModel.ble(mtu: 517).chunkSize == 512)
+        #expect(LinkModel.ble(mtu: 5).chunkSize == 20 && LinkModel.ble(mtu: 600).chunkSize == 512)
+        let big = [UInt8](repeating: 0x41, count: 165)
+        #expect(LinkModel.ble.transferTime(byteCount: big.count + 2) == .milliseconds(15 + 9 * 30))
+        #expect(LinkModel.ble(mtu: 247).transferTime(byteCount: big.count + 2) == .milliseconds(15 + 30))
         #expect(LinkModel.classic.transferTime(byteCount: 2000) == .milliseconds(10 + 100))
         #expect(LinkModel.none.transferTime(forFrame: frame) == .zero)
     }

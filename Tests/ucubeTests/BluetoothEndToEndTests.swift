@@ -246,7 +246,26 @@ struct BluetoothEndToEndTests {
         #expect(info.stdout.contains("serial number"), "\(info.stdout)")
     }
 
-    /// The terminal refuses a wrong connection password: a clear link error, no hang.
+    /// A negotiated ATT MTU (BlueZ's `MTU` property): every write is at most MTU − 3 bytes, so each frame of a payment
+    /// goes in one write; `--trace` says the size (spec §3.1).
+    @Test func writesFollowTheNegotiatedMTU() async throws {
+        let sandbox = try UCubeSandbox()
+        let bluez = try await BlueZMock(sandbox, parameters: ["mtu": 247])
+        defer { bluez.stop() }
+        let pay = try await sandbox.run(["--device", "ble://" + BlueZMock.terminalName, "--trace", "pay", "5", "--authorize", "approve"])
+        #expect(pay.status == 0, "\(pay.stderr.suffix(3000))\n\(bluez.log.suffix(2000))")
+        #expect(pay.stderr.contains("ble: ATT MTU 247: writes of at most 244 bytes"), "\(pay.stderr.prefix(3000))")
+        let writes = pay.stderr.split(separator: "\n").filter { $0.hasPrefix("ble> write ") }
+        let sizes = writes.compactMap { line -> Int? in
+            guard let open = line.firstIndex(of: "("), let space = line[open...].firstIndex(of: " ") else { return nil }
+            return Int(line[line.index(after: open)..<space])
+        }
+        #expect(!sizes.isEmpty && sizes.allSatisfy { $0 <= 244 } && sizes.contains { $0 > 20 }, "\(sizes)")
+        // Every frame of the payment fits one write at this MTU.
+        #expect(writes.allSatisfy { $0.hasPrefix("ble> write 1/1 ") }, "\(writes)")
+    }
+
+
     @Test func refusedPasswordIsALinkError() async throws {
         let sandbox = try UCubeSandbox()
         let bluez = try await BlueZMock(sandbox, parameters: ["password_name": "YT-Touch 9999"])

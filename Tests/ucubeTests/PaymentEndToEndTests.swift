@@ -18,8 +18,9 @@ import UCubeSimulator
     static let start = ["START_CANCEL_ALL", "START_EXIT_SECURE_SESSION", "GET_INFO", "ENTER_SECURE_SESSION", "KSN_AVAILABLE", "START_TRANSACTION", "CARD_READ_END"]
     static let iccOnline = start + [
         "START_ICC", "SMC_BUILD_CANDIDATE_LIST", "SMC_INIT_TRANSACTION", "SMC_RISK_MANAGEMENT",
-        "SMC_PROCESS_TRANSACTION", "SMC_GET_AUTHORIZATION_SECURED_TAGS", "SMC_GET_AUTHORIZATION_PLAIN_TAGS", "AUTHORIZATION",
-        "SMC_FINALIZE_TRANSACTION", "GET_FINALIZATION_PLAIN_TAGS", "SMC_REMOVE_CARD",
+        // The authorisation's plain tags come in TransactionProcess's answer; no SRED blob by default (spec §8.6).
+        "SMC_PROCESS_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION", "GET_FINALIZATION_PLAIN_TAGS",
+        "SMC_REMOVE_CARD",
     ]
     static let end = ["END_EXIT_SECURE_SESSION"]
 
@@ -28,7 +29,7 @@ import UCubeSimulator
         .init(card: "mc-two-apps", status: "APPROVED", exit: 0, states: start + ["SMC_BUILD_CANDIDATE_LIST", "SMC_SELECT_APPLICATION", "SMC_INIT_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION", "SMC_REMOVE_CARD"] + end),
         .init(card: "visa-offline-pin", status: "APPROVED", exit: 0, states: iccOnline + end),
         .init(card: "mc-online-pin", status: "APPROVED", exit: 0, states: iccOnline + end),
-        .init(card: "visa-contactless", status: "APPROVED", exit: 0, states: start + ["START_NFC", "NFC_GET_AUTHORIZATION_SECURED_TAGS", "NFC_GET_AUTHORIZATION_PLAIN_TAGS"] + end),
+        .init(card: "visa-contactless", status: "APPROVED", exit: 0, states: start + ["START_NFC", "GET_FINALIZATION_PLAIN_TAGS"] + end),
         .init(card: "mc-contactless-online", status: "APPROVED", exit: 0, states: start + ["START_NFC", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"] + end),
         .init(card: "mc-contactless-online-pin", status: "APPROVED", exit: 0, states: start + ["START_NFC", "NFC_SIMPLIFIED_ONLINE_PIN", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"] + end),
         .init(card: "visa-contactless-declined", status: "DECLINED", exit: 10, states: start + ["START_NFC"] + end),
@@ -118,5 +119,51 @@ import UCubeSimulator
         let run = try await UCubeSandbox().run("--device sim pay 5 --authorize decline")
         #expect(run.status == 10)
         #expect(run.stdout.contains("status: DECLINED"))
+    }
+}
+
+/// What `pay` sends at its start follows the link session file (spec §8.6), and the count it reports is what it sent:
+/// the summary, `--json` and the journal say the number of commands on the wire.
+@Suite(.serialized) struct PaymentStartEndToEndTests {
+    /// The commands of one `pay --trace --json`, its `roundTrips`, and its journal's `commands`.
+    static func pay(_ sandbox: UCubeSandbox, card: String, id: String) async throws -> (commands: [String], roundTrips: Int?, journalled: Int?) {
+        let run = try await sandbox.run(["--device", "sim", "--trace", "--json", "pay", "7", "--card", card, "--request-id", id])
+        #expect(run.status == 0, "\(run.stderr.suffix(2000))")
+        let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        let journal = try String(contentsOf: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl"), encoding: .utf8)
+        let outcome = journal.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["requestID"] as? String == id && $0["kind"] as? String == "outcome" }
+        return (JournalEndToEndTests.commands(inTrace: run.stderr), json?["roundTrips"] as? Int, outcome?["commands"] as? Int)
+    }
+
+    static var sessionFile: String { "run/ucube/session-sim" }
+
+    @Test(arguments: [
+        ("visa-contact", ["BuildCandidateList", "TransactionInit", "TransactionProcess", "TransactionFinalisation", "GetPlainTag", "WaitCardRemoval", "ExitSecureSession"]),
+        ("mc-contactless-online", ["NFCCompleteTransaction", "GetPlainTag", "ExitSecureSession"]),
+    ])
+    func theStartFollowsTheLinkRecordAndTheCountIsWhatWasSent(card: String, flow: [String]) async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
+        let record = sandbox.directory.appendingPathComponent(Self.sessionFile)
+        let full = ["CancelAll", "ExitSecureSession", "GetInfo", "EnterSecureSession", "NFCStartTransaction"]
+
+        // No record: the full sequence, once (no reset of the link before it).
+        let first = try await Self.pay(sandbox, card: card, id: "first")
+        #expect(first.commands == full + flow, "\(first.commands)")
+        // A clean exit that recorded the terminal: EnterSecureSession first.
+        let text = try String(contentsOf: record, encoding: .utf8)
+        #expect(text.hasPrefix("secured=0 ") && text.contains(" terminal="), "\(text)")
+        let second = try await Self.pay(sandbox, card: card, id: "second")
+        #expect(second.commands == ["EnterSecureSession", "NFCStartTransaction"] + flow, "\(second.commands)")
+        // A process that died holding the link (its pid in the record): the full sequence again.
+        try "secured=0 next=3 owner=2147483646\n".write(to: record, atomically: true, encoding: .utf8)
+        let third = try await Self.pay(sandbox, card: card, id: "third")
+        #expect(third.commands == full + flow, "\(third.commands)")
+
+        for run in [first, second, third] {
+            #expect(run.roundTrips == run.commands.count && run.journalled == run.commands.count, "\(run)")
+        }
     }
 }

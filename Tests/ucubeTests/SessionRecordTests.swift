@@ -17,6 +17,16 @@ struct SessionRecordTests {
         #expect(SessionRecord.decode(Data(open.line.utf8)) == .stale(owner: 4242))
     }
 
+    /// A clean exit after a payment keeps the terminal it met (spec §8.6); a process still holding the link keeps none.
+    @Test func aCleanRecordKeepsTheKnownTerminal() throws {
+        let terminal = try #require(KnownTerminal(hex: "FFFF9876543210E00000D10406000036ED0103"))
+        let closed = SessionRecord(rules: LinkRules(secured: false, nextSequence: 9), owner: nil, terminal: terminal)
+        #expect(closed.line == "secured=0 next=9 terminal=FFFF9876543210E00000D10406000036ED0103\n")
+        #expect(SessionRecord.decode(Data(closed.line.utf8)) == .clean(LinkRules(secured: false, nextSequence: 9), terminal))
+        let open = SessionRecord(rules: LinkRules(secured: false, nextSequence: 9), owner: 77, terminal: terminal)
+        #expect(open.line == "secured=0 next=9 owner=77\n")
+    }
+
     @Test func saveAndLoadGoThroughTheFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("session-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -33,6 +43,8 @@ struct SessionRecordTests {
             "secured=0 next=-1\n", "secured=0 next=7 owner=0\n", "secured=0 next=7 owner=x\n",
             "secured=0 next=7 next=8\n", "secured=0 next=7 colour=red\n", "secured=0  next=7\n",
             "secured=0 next=7\nsecured=1 next=8\n", #"{"secured":false,"nextSequence":7}"#,
+            "secured=0 next=7 terminal=XYZ\n", "secured=0 next=7 terminal=FFFF9876543210E00001D104\n",
+            "secured=0 next=7 owner=5 terminal=FFFF9876543210E00000D104\n",
         ])
     func anythingElseIsAStaleSession(text: String) {
         #expect(SessionRecord.decode(Data(text.utf8)) == .stale(owner: nil), "\(text.debugDescription)")

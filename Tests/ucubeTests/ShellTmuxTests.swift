@@ -118,9 +118,11 @@ import Testing
         // A stepped payment with two applications: the candidate list, the second one, the authorization
         // prompt, a decline.
         try await screen.keys("pay 10 --card mc-two-apps --select prompt --authorize prompt --step", "Enter")
-        _ = try await screen.waitFor("START_CANCEL_ALL: next CancelAll", "ucube step>")
+        // The last process left a secure session open at a clean exit (`rpc enter-secure-session`): the payment closes
+        // it, with no CancelAll first (spec §8.6).
+        _ = try await screen.waitFor("START_EXIT_SECURE_SESSION: next ExitSecureSession", "ucube step>")
         try await screen.keys("next", "Enter")
-        _ = try await screen.waitFor("START_EXIT_SECURE_SESSION: next ExitSecureSession")
+        _ = try await screen.waitFor("GET_INFO: next GetInfo")
         try await screen.keys("continue", "Enter")
         _ = try await screen.waitFor("1. A0000000041010 MASTERCARD (priority 1)", "2. A0000000043060 MAESTRO (priority 2)", "application 1")
         try await screen.keys("2", "Enter")

@@ -266,16 +266,17 @@ fi
 
 if wanted silent; then
     begin silent
-    # The peripheral keeps the link and stops answering from GetSecuredTag on (after TransactionProcess, whose own
-    # bound is 65 s: a cardholder may be entering an offline PIN).
-    start_terminal visa-contact -- --silent-on 5025
+    # The peripheral keeps the link and stops answering from TransactionFinalisation on (after TransactionProcess,
+    # whose own bound is 65 s: a cardholder may be entering an offline PIN; a payment no longer sends GetSecuredTag by
+    # default, docs/protocol.md §8.6).
+    start_terminal visa-contact -- --silent-on 5513
     run --rpc-timeout 5 pay 5 --authorize approve
     # The payment ends ERROR (exit 13), saying which command went unanswered.
     expect_rc 13
-    expect_err 'no answer to 0x5025 GetSecuredTag within 5.0 seconds'
+    expect_err 'no answer to 0x5513 TransactionFinalisation within 5.0 seconds'
     # One journalled outcome for the payment cut short, not a payment left running.
     expect_journal ERROR
-    grep -q 'fault: silent from command 5025' "$dir/peripheral.log" || note "the peripheral was never silent"
+    grep -q 'fault: silent from command 5513' "$dir/peripheral.log" || note "the peripheral was never silent"
     run info
     expect_rc 0
     finish

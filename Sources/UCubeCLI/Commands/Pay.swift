@@ -127,7 +127,9 @@ extension UCube {
                 readers: cardWait.readers ?? scenarioReaders ?? [.icc, .nfc], cardWaitTimeout: cardWait.cardTimeout,
                 preferredLanguages: lang ?? ["en"], forceOnlinePIN: forceOnlinePIN,
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
-                authorizationPlainTags: authorizationTags, authorizationSecuredTags: authorizationSecuredTags,
+                // The prompt shows what an issuer would get: the person who answers it decides on those values.
+                authorizationPlainTags: authorizationTags ?? (authorize == "prompt" ? PaymentTagDefaults.issuerData : nil),
+                authorizationSecuredTags: authorizationSecuredTags,
                 finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
                 retrieveL2Logs: debugLogs,
                 readersFromTerminal: cardWait.readers == nil && scenarioReaders == nil,
@@ -167,7 +169,7 @@ extension UCube {
             let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
             var stepper: PaymentStepper? = nil
             if let stepping { stepper = { step in await stepping.pause(step) } }
-            let context = try await withConnection(globals, card: scenario, prepare: .asRecorded) { connection in
+            let context = try await withConnection(globals, card: scenario, prepare: .payment) { connection in
                 let selection = try selectionTask()
                 let authorization = try authorizationTask()
                 return await PaymentRunner.run(
@@ -291,8 +293,11 @@ enum PaymentRunner {
             }
         }
         let progress = PaymentProgress.make(request, quiet: quiet)
+        // What the link knows of the terminal decides the starting steps (spec §8.6); asked here, right before the
+        // payment, so that a shell's earlier commands count.
+        let link = await connection.linkStart()
         let runPayment: @Sendable () async -> PaymentContext = {
-            let context = await engine.run(request) { event in
+            let context = await engine.run(request, link: link) { event in
                 progress?.show(event)
                 if case .journalFailed(let reason) = event {
                     StandardError.write(
@@ -317,6 +322,7 @@ enum PaymentRunner {
             interrupts.cancel()
         }
         scheduledCancel?.cancel()
+        await connection.remember(context.knownTerminal)
         // A process that ends with this payment keeps answering from it until it exits: a cancel then learns that the
         // payment is already cancelled or over, rather than being taken as a Ctrl-C that would kill the process before
         // it prints the outcome. The shell goes on to other commands, which `ucube cancel` interrupts as Ctrl-C would.

@@ -179,7 +179,7 @@ extension UCube {
             do {
                 let request = try suiteCase.request.paymentRequest(
                     readers: scenario.readers, requestID: UUID().uuidString, cvmTag: suiteCase.expect.cvmResult != nil)
-                let context = try await withConnection(globals, card: simulated ? scenario : nil, prepare: .asRecorded) {
+                let context = try await withConnection(globals, card: simulated ? scenario : nil, prepare: .payment) {
                     connection in
                     let selection = try suiteCase.request.selectionTask()
                     let authorization = try suiteCase.request.authorizationTask()

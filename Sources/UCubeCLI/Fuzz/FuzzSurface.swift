@@ -11,7 +11,7 @@ import UCubeProtocol
     /// `$XDG_RUNTIME_DIR/ucube/session-*`, as `Connection` reads it before every command.
     public static func sessionFile(_ data: Data) {
         switch SessionRecord.decode(data) {
-        case .clean(let rules): _ = rules.nextSequence
+        case .clean(let rules, let terminal): _ = (rules.nextSequence, terminal?.hex)
         case .stale(let owner): _ = owner
         case .missing: break
         }

@@ -167,7 +167,7 @@ deleted after the run
   $XDG_STATE_HOME/ucube/tms-simulator/  the TMS simulator's CA (tms-ca.pem),
 issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)
   $XDG_RUNTIME_DIR/ucube/session-DEVICE  each link's session: secured or not,
-the next SEQ
+the next SEQ, the terminal the last payment met
   $XDG_RUNTIME_DIR/ucube/control-DEVICE.sock  the socket through which `ucube
 cancel` reaches a running `ucube pay`
   $XDG_RUNTIME_DIR/ucube/lock-DEVICE  the lock one process holds while it uses

@@ -5,6 +5,7 @@ import Logging
 import UCubeLog
 import UCubeBluetooth
 import UCubeLink
+import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
 
@@ -22,6 +23,8 @@ struct Connection {
     private let simulatorTask: Task<Void, Never>?
     /// This link's records, with `--record`.
     private var recorder: LinkRecorder? = nil
+    /// Whether the terminal is known idle, and the terminal a payment met on this link (spec §8.6).
+    private let memo = TerminalMemo()
 
     /// What a command needs from the terminal before its first command. The terminal outlives every ucube process,
     /// and a process can die anywhere (killed, power lost, link dropped), leaving a long command pending, a secure
@@ -31,10 +34,15 @@ struct Connection {
         /// START_EXIT_SECURE_SESSION, spec §8.1). For commands that read or change the terminal outside a secure
         /// session (info, locale, updates, registration, logs): GetInfo's answer is ciphered in SECURED state.
         case ready
-        /// Continue the link session the last process kept (`rpc …`, the shell, and `pay`, whose own starting steps
-        /// reset the terminal). Trusted only when that process closed the link cleanly; otherwise (it died, its file
-        /// is missing or unreadable) the terminal is reset as for `.ready` first.
+        /// Continue the link session the last process kept (`rpc …`, the shell). Trusted only when that process
+        /// closed the link cleanly; otherwise (it died, its file is missing or unreadable) the terminal is reset as
+        /// for `.ready` first.
         case asRecorded
+        /// A payment (`pay`, `test`): as `.asRecorded`, but nothing is sent here, whatever the record says. The
+        /// payment's starting steps are the resynchronisation: the full sequence (CancelAll, ExitSecureSession,
+        /// GetInfo) when the record is not clean, only what the clean record leaves unknown otherwise (spec §8.6).
+        /// One sequence, no command sent twice.
+        case payment
     }
 
     /// The device a command addresses: `given`, else `--device`; a name remembered by `ucube connect` is resolved
@@ -130,7 +138,8 @@ struct Connection {
         } else if card != nil && address != .simulator {
             throw CLIFailure(ExitCodes.usage, "--card chooses the built-in simulator's card; it needs --device sim")
         }
-        let trusted: LinkRules? = if case .clean(let rules) = recorded { rules } else { nil }
+        let trusted: LinkRules? = if case .clean(let rules, _) = recorded { rules } else { nil }
+        let knownTerminal: KnownTerminal? = if case .clean(_, let terminal) = recorded { terminal } else { nil }
         let recorder = SessionRecorder.active?.link(device: address.description, session: Recording.Session(recorded))
         let client = RPCClient(
             transport: transport, defaultTimeout: globals.timeout, rules: trusted ?? LinkRules(),
@@ -147,11 +156,20 @@ struct Connection {
                 "the last ucube process on \(address)\(owner.map { " (pid \($0))" } ?? "") did not close the link: resetting the terminal")
         }
         do {
-            if prepare == .ready || trusted == nil {
-                try await resynchronise(connection.client)
-            } else if trusted?.secured == true {
-                try await connection.client.verifySecureSession()
+            // The terminal is idle, its secure-session state known, once the last process closed the link cleanly or
+            // this one resynchronised it; a payment's own starting steps resynchronise it otherwise.
+            switch prepare {
+            case .payment:
+                break
+            case .ready, .asRecorded:
+                if prepare == .ready || trusted == nil {
+                    try await resynchronise(connection.client)
+                } else if trusted?.secured == true {
+                    try await connection.client.verifySecureSession()
+                }
             }
+            let idle = trusted != nil || prepare != .payment
+            connection.memo.set(idle: idle, idle ? knownTerminal : nil, commandsSent: await connection.client.commandsSent)
         } catch {
             await connection.close()
             throw CLIFailure(error)
@@ -183,15 +201,31 @@ struct Connection {
         return (cancel, exit)
     }
 
+    /// What a payment starting now may take as known (spec §8.6): the terminal is idle when the link started so and no
+    /// command since went unanswered; the known terminal holds when no command was sent since a payment (or the last
+    /// process) learned it.
+    func linkStart() async -> LinkStart {
+        let lostTrack = await client.lostTrack
+        guard memo.idle, !lostTrack else { return .unknown }
+        return LinkStart(idle: true, secured: await client.isSecured, terminal: memo.terminal(ifCommandsSent: await client.commandsSent))
+    }
+
+    /// Keeps the terminal a payment met (nil: it learned none, and what was known no longer holds). A payment's
+    /// starting steps leave the terminal's state known, whatever they started from.
+    func remember(_ terminal: KnownTerminal?) async {
+        memo.set(idle: true, terminal, commandsSent: await client.commandsSent)
+    }
+
     /// Saves the session (marked closed cleanly) and closes the link. When the client lost track of the terminal (an
     /// unanswered command, a dropped link), the session is not kept: the file goes, and the next process resets the
-    /// terminal first.
+    /// terminal first. The known terminal is kept only when no command followed the payment that learned it.
     func close() async {
         if let sessionFile {
             if await client.lostTrack {
                 unlink(sessionFile)
             } else {
-                SessionRecord(rules: await client.rules, owner: nil).save(to: sessionFile)
+                let terminal = memo.terminal(ifCommandsSent: await client.commandsSent)
+                SessionRecord(rules: await client.rules, owner: nil, terminal: terminal).save(to: sessionFile)
             }
         }
         await client.close()
@@ -236,20 +270,40 @@ actor BluetoothConnectGate {
     }
 }
 
+/// The terminal a payment met, and how many commands the client had sent then: it holds while no other command is
+/// sent (a command may have changed what GetInfo answers: an update, a setting).
+final class TerminalMemo: Sendable {
+    private let state = Mutex<(idle: Bool, terminal: KnownTerminal?, commandsSent: Int)>((false, nil, 0))
+
+    func set(idle: Bool, _ terminal: KnownTerminal?, commandsSent: Int) {
+        state.withLock { $0 = (idle, terminal, commandsSent) }
+    }
+
+    /// Nothing is pending on the terminal and its secure-session state is known (unless the client lost track since).
+    var idle: Bool { state.withLock { $0.idle } }
+
+    func terminal(ifCommandsSent count: Int) -> KnownTerminal? {
+        state.withLock { $0.commandsSent == count ? $0.terminal : nil }
+    }
+}
+
 /// The link session kept between invocations, and which process has the link open. The file is one line of
-/// `key=value` words, `secured=0 next=11` or `secured=1 next=12 owner=4242`: runtime state read before every command,
-/// which a JSON decoder made a measurable share of a short command's start-up. Any other content is unreadable, and
-/// an unreadable record is treated as stale.
+/// `key=value` words, `secured=0 next=11`, `secured=0 next=4 terminal=HEX` or `secured=1 next=12 owner=4242`: runtime
+/// state read before every command, which a JSON decoder made a measurable share of a short command's start-up. Any
+/// other content is unreadable, and an unreadable record is treated as stale. `terminal` is the terminal the last
+/// payment met (`KnownTerminal.hex`), written only at a clean exit (spec §8.6).
 struct SessionRecord: Equatable {
     var secured: Bool
     var nextSequence: UInt8
     /// The pid of the process that has the link open; nil once it closed the link cleanly.
     var owner: Int32?
+    var terminal: KnownTerminal?
 
-    init(rules: LinkRules, owner: Int32?) {
+    init(rules: LinkRules, owner: Int32?, terminal: KnownTerminal? = nil) {
         secured = rules.secured
         nextSequence = rules.nextSequence
         self.owner = owner
+        self.terminal = owner == nil ? terminal : nil
     }
 
     var rules: LinkRules { LinkRules(secured: secured, nextSequence: nextSequence) }
@@ -258,14 +312,15 @@ struct SessionRecord: Equatable {
     enum Loaded: Equatable {
         /// No file: no process kept a session here (first use, or the runtime directory was emptied at boot).
         case missing
-        /// The last process closed the link cleanly: its secured flag and sequence number hold.
-        case clean(LinkRules)
+        /// The last process closed the link cleanly: its secured flag and sequence number hold, and the terminal its
+        /// last payment met, if it kept one.
+        case clean(LinkRules, KnownTerminal? = nil)
         /// A process opened the link and never closed it (killed, crashed, power lost), or the file is unreadable:
         /// the terminal may be in any state.
         case stale(owner: Int32?)
     }
 
-    /// The most a record file is read: `line` is under 40 bytes, so anything longer is not one.
+    /// The most a record file is read: `line` is under 200 bytes, so anything longer is not one.
     static let maximumSize = 256
 
     static func load(_ path: String) -> Loaded {
@@ -282,7 +337,7 @@ struct SessionRecord: Equatable {
     static func decode(_ data: Data?) -> Loaded {
         guard let data else { return .missing }
         guard let record = parse(String(decoding: data, as: UTF8.self)) else { return .stale(owner: nil) }
-        guard let owner = record.owner else { return .clean(record.rules) }
+        guard let owner = record.owner else { return .clean(record.rules, record.terminal) }
         return .stale(owner: owner)
     }
 
@@ -292,7 +347,7 @@ struct SessionRecord: Equatable {
         var fields: [Substring: Substring] = [:]
         for word in text.dropLast().split(separator: " ", omittingEmptySubsequences: false) {
             let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, ["secured", "next", "owner"].contains(pair[0]), fields[pair[0]] == nil else {
+            guard pair.count == 2, ["secured", "next", "owner", "terminal"].contains(pair[0]), fields[pair[0]] == nil else {
                 return nil
             }
             fields[pair[0]] = pair[1]
@@ -305,12 +360,18 @@ struct SessionRecord: Equatable {
             guard let pid = Int32(text), pid > 0 else { return nil }
             owner = pid
         }
-        return SessionRecord(rules: LinkRules(secured: secured, nextSequence: next), owner: owner)
+        var terminal: KnownTerminal? = nil
+        if let text = fields["terminal"] {
+            guard owner == nil, let known = KnownTerminal(hex: text) else { return nil }
+            terminal = known
+        }
+        return SessionRecord(rules: LinkRules(secured: secured, nextSequence: next), owner: owner, terminal: terminal)
     }
 
     /// The line `parse` reads.
     var line: String {
-        "secured=\(secured ? 1 : 0) next=\(nextSequence)" + (owner.map { " owner=\($0)" } ?? "") + "\n"
+        "secured=\(secured ? 1 : 0) next=\(nextSequence)" + (owner.map { " owner=\($0)" } ?? "")
+            + (terminal.map { " terminal=\($0.hex)" } ?? "") + "\n"
     }
 
     /// Written to a temporary file renamed over the old one, so a reader never sees half a record, but not synced to

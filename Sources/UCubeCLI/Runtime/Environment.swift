@@ -159,7 +159,7 @@ extension Environment {
         File(
             path: "$XDG_STATE_HOME/ucube/tms-simulator/",
             meaning: "the TMS simulator's CA (\(TMSSimulatorChoices.caCertificateFileName)), issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)"),
-        File(path: "$XDG_RUNTIME_DIR/ucube/session-DEVICE", meaning: "each link's session: secured or not, the next SEQ"),
+        File(path: "$XDG_RUNTIME_DIR/ucube/session-DEVICE", meaning: "each link's session: secured or not, the next SEQ, the terminal the last payment met"),
         File(path: "$XDG_RUNTIME_DIR/ucube/control-DEVICE.sock", meaning: "the socket through which `ucube cancel` reaches a running `ucube pay`"),
         File(
             path: "$XDG_RUNTIME_DIR/ucube/lock-DEVICE",

@@ -167,7 +167,7 @@ extension Recording.Session {
         switch loaded {
         case .missing: self = .missing
         case .stale: self = .stale
-        case .clean(let rules): self = .clean(secured: rules.secured, next: rules.nextSequence)
+        case .clean(let rules, let terminal): self = .clean(secured: rules.secured, next: rules.nextSequence, terminal: terminal)
         }
     }
 }
@@ -178,7 +178,7 @@ extension SessionRecord.Loaded {
         switch session {
         case .missing: self = .missing
         case .stale: self = .stale(owner: nil)
-        case .clean(let secured, let next): self = .clean(LinkRules(secured: secured, nextSequence: next))
+        case .clean(let secured, let next, let terminal): self = .clean(LinkRules(secured: secured, nextSequence: next), terminal)
         }
     }
 }

@@ -261,8 +261,9 @@ struct SuiteRequest: Decodable {
             transactionType: transactionType, cashback: try cashback.map { try Parse.amount($0, currency, option: "cashback") },
             readers: readers ?? defaultReaders, cardWaitTimeout: cardTimeout, preferredLanguages: languages,
             forceOnlinePIN: forceOnlinePIN, forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat,
-            // 9F34 is read at the end too, so an offline outcome's CVM result can be checked.
-            finalizationPlainTags: cvmTag ? PaymentTagDefaults.finalizationPlain(.icc) + [Tag(0x9F34)] : nil,
+            // 9F34 is read at the end too, so an offline outcome's CVM result can be checked (the default list has it).
+            finalizationPlainTags: cvmTag && !PaymentTagDefaults.finalizationPlain(.icc).contains(Tag(0x9F34))
+                ? PaymentTagDefaults.finalizationPlain(.icc) + [Tag(0x9F34)] : nil,
             selectApplicationOnTerminal: select == "terminal", requestID: requestID)
         do {
             try request.validate()

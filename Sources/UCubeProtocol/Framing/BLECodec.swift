@@ -6,6 +6,15 @@
 public enum BLECodec {
     /// `uCubeTxDataMaxSize` (spec §3.1, IS:Constants): bytes per write with the default MTU.
     public static let defaultChunkSize = 20
+    /// The ATT MTU of every BLE link before an exchange (Bluetooth Core Specification Vol 3 Part F §3.2.8).
+    public static let defaultMTU = 23
+
+    /// Bytes per write for a negotiated ATT MTU (spec §3.1 PROJECT CHOICE): MTU − 3 (the ATT write header), at most
+    /// 512 (an attribute value's limit); 20 when the MTU is unknown or not above 23.
+    public static func chunkSize(mtu: Int?) -> Int {
+        guard let mtu, mtu > defaultMTU else { return defaultChunkSize }
+        return min(mtu - 3, 512)
+    }
     static let escape: UInt8 = 0x0E
     static let endOfMessage: [UInt8] = [0x0E, 0x0F]
 
