@@ -342,7 +342,7 @@ enum PaymentSummary {
         add("entry mode", c.entryMode?.rawValue)
         if let aid = c.selectedAID { add("application", Hex.encode(aid) + (c.applicationLabel.map { " " + $0 } ?? "")) }
         add("card", c.maskedPAN.map { pan in
-            pan + (c.expiryMonth.flatMap { m in c.expiryYear.map { String(format: " exp %02d/%02d", m, $0 % 100) } } ?? "")
+            pan + (c.expiryMonth.flatMap { m in c.expiryYear.map { " exp \(twoDigits(m))/\(twoDigits($0 % 100))" } } ?? "")
         })
         out.append("signature required: \(c.signatureRequired ? "yes" : "no")")
         add("cryptogram", c.cryptogramType.map { $0.name.uppercased() + (c.cryptogram.map { " " + Hex.encode($0) } ?? "") })
@@ -360,6 +360,9 @@ enum PaymentSummary {
         for e in c.errors { out.append("error\(e.state.map { " at \($0)" } ?? ""): \(e.reason)") }
         return out
     }
+
+    /// `value` as `%02d` writes it, without `String(format:)`.
+    static func twoDigits(_ value: Int) -> String { (0..<10).contains(value) ? "0\(value)" : "\(value)" }
 
     /// `seconds` with two decimals, as `%.2f` writes it (half to even), without `String(format:)`: its first use
     /// sets up Foundation's formatting machinery, on every payment (issue 27).
