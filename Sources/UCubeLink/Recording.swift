@@ -156,41 +156,78 @@ public struct Recording: Sendable, Equatable {
         guard text.utf8.count <= Self.maximumSize else {
             throw RecordingError(line: 0, "the recording is larger than \(Self.maximumSize >> 20) MiB")
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().makeIterator()
+        var parser = Parser()
         var command: String? = nil
         var links: [Link] = []
-        var sawMagic = false
-        while let (index, raw) = lines.next() {
-            let number = index + 1
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            switch try parser.read(line) {
+            case nil: break
+            case .command(let text)?: command = text
+            case .link(let link)?: links.append(link)
+            case .event(let event)?: links[links.count - 1].events.append(event)
+            }
+        }
+        try parser.finish()
+        self.command = command ?? ""
+        self.links = links
+    }
+
+    /// Reads a recording one line at a time, so that `decode` can show each frame as it comes without holding the
+    /// file (`init(parsing:)` is built on it: one reader of the format). Each line is checked as it comes; the first
+    /// bad one is named.
+    public struct Parser: Sendable {
+        /// What one line of a recording holds.
+        public enum Record: Sendable, Equatable {
+            case command(String)
+            /// A link opened: the events that follow are its own, up to the next `link`.
+            case link(Link)
+            case event(Event)
+        }
+
+        private var number = 0
+        private var sawMagic = false
+        private var sawLink = false
+
+        public init() {}
+
+        /// The record of the next line (without its "\n"; a "\r" before it is dropped), or nil for a blank line,
+        /// a comment or the magic line.
+        public mutating func read(_ raw: Substring) throws(RecordingError) -> Record? {
+            number += 1
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
             // A blank line (spaces only: found by the state-files fuzz target, which trapped on `words[0]`), a comment.
-            guard let kind = words.first, !kind.hasPrefix("#") else { continue }
+            guard let kind = words.first, !kind.hasPrefix("#") else { return nil }
             guard sawMagic else {
-                guard words.count == 2, words[0] == Self.magic else {
-                    throw RecordingError(line: number, "not a ucube recording (it starts with '\(Self.magic) 1')")
+                guard words.count == 2, words[0] == Recording.magic else {
+                    throw RecordingError(line: number, "not a ucube recording (it starts with '\(Recording.magic) 1')")
                 }
-                guard words[1] == "\(Self.version)" else {
-                    throw RecordingError(line: number, "recording version \(words[1]) is not supported (this ucube reads \(Self.version))")
+                guard words[1] == "\(Recording.version)" else {
+                    throw RecordingError(
+                        line: number, "recording version \(words[1]) is not supported (this ucube reads \(Recording.version))")
                 }
                 sawMagic = true
-                continue
+                return nil
             }
             switch kind {
             case "command":
-                command = String(line.dropFirst("command".count).drop { $0 == " " })
+                return .command(String(line.dropFirst("command".count).drop { $0 == " " }))
             case "link":
-                links.append(try Self.parseLink(words, line: number))
+                let link = try Recording.parseLink(words, line: number)
+                sawLink = true
+                return .link(link)
             case ">", "<", "x", "end":
-                guard !links.isEmpty else { throw RecordingError(line: number, "a record before any 'link' line") }
-                links[links.count - 1].events.append(try Self.parseEvent(line, line: number))
+                guard sawLink else { throw RecordingError(line: number, "a record before any 'link' line") }
+                return .event(try Recording.parseEvent(line, line: number))
             default:
                 throw RecordingError(line: number, "unknown record '\(kind)'")
             }
         }
-        guard sawMagic else { throw RecordingError(line: 0, "not a ucube recording: it is empty") }
-        self.command = command ?? ""
-        self.links = links
+
+        /// After the last line: a text without the magic line is no recording.
+        public func finish() throws(RecordingError) {
+            guard sawMagic else { throw RecordingError(line: 0, "not a ucube recording: it is empty") }
+        }
     }
 
     private static func parseLink(_ words: [Substring], line: Int) throws(RecordingError) -> Link {

@@ -416,7 +416,7 @@ public actor PaymentEngine {
 
     /// ISO 8601, UTC, milliseconds: "2025-01-01T12:00:00.000Z".
     public static func timestamp(_ date: Date = Date()) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        UTCTimestamp.string(date)
     }
 }
 

@@ -40,8 +40,11 @@ public actor TerminalSimulator {
     private var pending: PendingCommand?
     /// The last answer written on this connection to anything but a recovery command (RepeatLastMessage, spec §2.9).
     private var lastAnswer: [UInt8]?
-    /// `elapsed()` when the last command frame of this connection was read (`minimumAnswerDelay` counts from it).
+    /// `elapsed()` when the last command frame of this connection was read (`minimumAnswerDelay` counts from it); with
+    /// a link model, when it was due to have crossed the link.
     private var lastArrival: Duration = .zero
+    /// The link model's schedule on this connection (`LinkTimeline`).
+    private var timeline = LinkTimeline()
     private var nextPendingID: UInt64 = 0
     private var sessionKeyCache: SessionKeys?
     /// Told each time an injected fault fires (`ucube simulate` prints it, so a test or a person sees when).
@@ -136,13 +139,21 @@ public actor TerminalSimulator {
         let link = configuration.linkModel
         let clock = configuration.clock
         let elapsed = elapsed
+        timeline = LinkTimeline()
         let writer = Task {
             for await outgoing in outbox {
                 // SimulatorConfiguration.minimumAnswerDelay: the current SDK drops an answer that comes before its
                 // writer thread has queued the command (spec §2.8).
-                let early = outgoing.notBefore - elapsed()
-                if early > .zero { try? await Self.sleep(on: clock, for: early) }
-                if let link { try? await Self.sleep(on: clock, for: link.transferTime(forFrame: outgoing.frame)) }
+                if let link {
+                    let due = self.timeline.delivery(
+                        readyAt: outgoing.readyAt, notBefore: outgoing.notBefore,
+                        transfer: link.transferTime(forFrame: outgoing.frame))
+                    try? await Self.sleep(on: clock, until: due, elapsed: elapsed)
+                    self.timeline.answerDelivered(due: due, woke: elapsed())
+                } else {
+                    let early = outgoing.notBefore - elapsed()
+                    if early > .zero { try? await Self.sleep(on: clock, for: early) }
+                }
                 await output(outgoing.frame)
             }
         }
@@ -161,10 +172,14 @@ public actor TerminalSimulator {
                     continue  // a bad frame: the terminal stays silent (spec §2.2; SimulatorChoices)
                 }
                 guard let frame else { break }
-                if let link, let bytes = try? frame.encoded() {
-                    try? await Self.sleep(on: clock, for: link.transferTime(forFrame: bytes))
+                if let link {
+                    let due = timeline.arrival(seenAt: elapsed(), transfer: link.transferTime(for: frame))
+                    try? await Self.sleep(on: clock, until: due, elapsed: elapsed)
+                    timeline.commandArrived(due: due, woke: elapsed())
+                    lastArrival = due
+                } else {
+                    lastArrival = elapsed()
                 }
-                lastArrival = elapsed()
                 if disconnectFires(frame.command) {
                     end = .disconnected(frame.command)
                     break reading
@@ -283,7 +298,8 @@ public actor TerminalSimulator {
             let command = CommandID(UInt16(bytes[4]) << 8 | UInt16(bytes[5]))
             if !SimulatorChoices.servedWhilePending.contains(command) { lastAnswer = bytes }
         }
-        connection?.outbox.yield(Outgoing(frame: bytes, notBefore: lastArrival + configuration.minimumAnswerDelay))
+        connection?.outbox.yield(
+            Outgoing(frame: bytes, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
     // MARK: - One command
@@ -389,7 +405,8 @@ public actor TerminalSimulator {
             send(encode(.ok(), answer))
             return
         }
-        connection?.outbox.yield(Outgoing(frame: lastAnswer, notBefore: lastArrival + configuration.minimumAnswerDelay))
+        connection?.outbox.yield(
+            Outgoing(frame: lastAnswer, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
     // MARK: - Long-running commands
@@ -540,6 +557,15 @@ public actor TerminalSimulator {
         try await clock.sleep(for: duration)
     }
 
+    /// Sleeps until `deadline` on the `elapsed()` scale: a deadline already passed costs no sleep, and one missed by
+    /// a late wake-up is not missed again by the next (`LinkTimeline`).
+    private static func sleep(
+        on clock: any Clock<Duration>, until deadline: Duration, elapsed: @Sendable () -> Duration
+    ) async throws {
+        let remaining = deadline - elapsed()
+        if remaining > .zero { try await clock.sleep(for: remaining, tolerance: .zero) }
+    }
+
     private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
         let start = clock.now
         return { start.duration(to: clock.now) }
@@ -557,6 +583,8 @@ private struct Connection {
 private struct Outgoing: Sendable {
     let frame: [UInt8]
     let notBefore: Duration
+    /// `elapsed()` when it was produced: where its transfer over a link model starts (`LinkTimeline`).
+    let readyAt: Duration
 }
 
 /// A long-running command waiting for its event or timeout (spec §9); `reply` is sent when the wait ends.

@@ -38,6 +38,24 @@ let workedFrames: [WorkedFrame] = [
         #expect(CRC16.xmodem(Array("YT-Touch 0001".utf8)) == 0x4CC4)
     }
 
+    /// The table gives what the definition gives bit by bit (poly 0x1021, MSB first), over each single byte and over
+    /// a Load-sized body, through both the contiguous path and the element-by-element one.
+    @Test func tableMatchesTheBitwiseDefinition() {
+        func bitwise(_ bytes: [UInt8]) -> UInt16 {
+            var crc: UInt16 = 0
+            for byte in bytes {
+                crc ^= UInt16(byte) << 8
+                for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+            }
+            return crc
+        }
+        for byte in 0...255 { #expect(CRC16.xmodem([UInt8(byte)]) == bitwise([UInt8(byte)])) }
+        let block = (0..<2052).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ $0 >> 3) }
+        #expect(CRC16.xmodem(block) == bitwise(block))
+        #expect(CRC16.xmodem(block[1...]) == bitwise(Array(block[1...])))
+        #expect(CRC16.xmodem(AnyCollection(block)) == bitwise(block))
+    }
+
     @Test func emptyAndIncremental() {
         #expect(CRC16.xmodem([UInt8]()) == 0)
         let whole = CRC16.xmodem(Array("123456789".utf8))

@@ -25,8 +25,12 @@ extension UCube {
                 their layout from the `secured crypto=… MAC=…` note under the frame; an EnterSecureSession \
                 answered with success (and --secured) starts the session for the frames that follow. A recording \
                 (`--record FILE`, docs/recording.md) on standard input is decoded the same way: every frame of every \
-                link, its direction and layout as recorded. Standard input is read up to 64 MiB (a capture up to \
-                256 MiB), as much as a recording may hold: more is refused with exit 65, without waiting for its end.
+                link, its direction and layout as recorded. A dump or a recording is decoded as it is read: each frame \
+                is shown as soon as its line has come (with --json, one array written element by element), so memory \
+                stays flat whatever the input's size; a bad line or frame stops with exit 65 after the frames before \
+                it (a JSON array is closed first, and the error is on stderr). Standard input or a file is read up to \
+                64 MiB (a capture up to 256 MiB), as much as a recording may hold: more is refused with exit 65, \
+                without waiting for its end.
 
                 EMV data objects are explained below their value, bit by bit or field by field, as emv-decode does: \
                 TVR (95), TSI (9B), CVM list (8E), CVM results (9F34), AIP (82), AUC (9F07), CID (9F27), terminal \
@@ -80,43 +84,37 @@ extension UCube {
                 try runCapture(capture)
                 return
             }
-            let (reports, isTrace) = try Self.reports(for: try input(), kind: kind, context: context.tagContext, secured: secured)
-            if isTrace {
+            let lines = try input()
+            var stream = DecodeStream(
+                output: ReportOutput(json: globals.json), context: context.tagContext, secured: secured)
+            do {
+                while let line = try lines.next() { try stream.read(line) }
+                guard let hex = try stream.finish() else { return }
+                let report = try Self.hexReport(for: hex, kind: kind, context: context.tagContext, secured: secured)
                 if globals.json {
-                    try JSONOutput.print(reports)
+                    try JSONOutput.print(report)
                 } else {
-                    for (index, report) in reports.enumerated() {
-                        if index > 0 { print("") }
-                        for line in report.lines { print(line) }
-                    }
+                    for line in report.lines { print(line) }
                 }
-                return
-            }
-            if globals.json {
-                try JSONOutput.print(reports[0])
-            } else {
-                for line in reports[0].lines { print(line) }
+            } catch {
+                // The frames shown so far stay shown; a JSON array is closed, so stdout stays one document.
+                stream.abandon()
+                throw error
             }
         }
 
-        /// What `decode` shows for `text`: a report per frame of a `--trace` dump (`isTrace`), else one report for
-        /// the hex, decoded as `kind` says.
+        /// What `decode` shows for `text`: a report per frame of a `--trace` dump or a recording (`isTrace`), else
+        /// one report for the hex, decoded as `kind` says. `run` streams the same decoding line by line.
         static func reports(
             for text: String, kind: Kind, context: TagContext, secured: Bool
         ) throws -> (reports: [DecodeReport], isTrace: Bool) {
-            if text.hasPrefix(Recording.magic) {
-                let recording: Recording
-                do {
-                    recording = try Recording(parsing: text)
-                } catch {
-                    throw CLIFailure(ExitCodes.dataError, "not a usable recording: \(error)")
-                }
-                return (try TraceDump(recording: recording).decode(context: context, inSession: false), true)
+            let output = ReportOutput.collecting()
+            var stream = DecodeStream(output: output, context: context, secured: secured)
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) { try stream.read(String(line)) }
+            if let hex = try stream.finish() {
+                return ([try hexReport(for: hex, kind: kind, context: context, secured: secured)], false)
             }
-            if let trace = TraceDump(text) {
-                return (try trace.decode(context: context, inSession: secured), true)
-            }
-            return ([try hexReport(for: text, kind: kind, context: context, secured: secured)], false)
+            return (output.collected, true)
         }
 
         /// What `decode` shows for hex that is not a `--trace` dump.
@@ -131,15 +129,16 @@ extension UCube {
             return try Decoder(bytes: bytes, context: context, inSession: secured).decode(kind)
         }
 
-        /// The arguments, one a line, or standard input when there are none (not in the shell: its input is the
-        /// shell's).
-        private func input() throws -> String {
+        /// The lines to decode: the arguments, a file named by the one argument, or standard input when there are
+        /// none (not in the shell: its input is the shell's). A file and standard input are read as the decoding
+        /// goes, never past `maxTextSize`.
+        private func input() throws -> InputLines {
             // `-` is standard input, as for any Unix tool.
             let stdin = hex.isEmpty || hex == ["-"]
             // One argument naming a file that is not hex itself: a recording or a --trace dump saved to a file.
             if hex.count == 1, let path = hex.first, path != "-", Self.namesATextFile(path) {
                 do {
-                    return String(decoding: try BoundedFile.read(path, limit: Self.maxTextSize), as: UTF8.self)
+                    return InputLines(file: try BoundedFile.open(path, limit: Self.maxTextSize), name: path)
                 } catch {
                     switch error {
                     case .unreadable(let why): throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
@@ -148,11 +147,11 @@ extension UCube {
                     }
                 }
             }
-            if !stdin { return hex.joined(separator: "\n") }
+            if !stdin { return InputLines(arguments: hex) }
             guard hex == ["-"] || isatty(0) == 0, ShellSession.current == nil else {
                 throw CLIFailure(ExitCodes.usage, "give the hex to decode, or pipe it (or a --trace dump) on standard input")
             }
-            return String(decoding: try Self.readStandardInput(limit: Self.maxTextSize, what: "the text"), as: UTF8.self)
+            return InputLines(standardInput: ())
         }
 
         /// Whether `argument` is read as a file: it names an existing regular file and is not itself hex (a file named
@@ -255,61 +254,99 @@ struct TraceDump {
 
     /// The frames of every link of a recording (docs/recording.md), each with the layout the recorder noted.
     init(recording: Recording) {
-        entries = recording.links.flatMap(\.frames).compactMap { event in
-            switch event.kind {
-            case .sent(let bytes, let secured): Entry(direction: .command, bytes: bytes, securedNote: secured)
-            case .received(let bytes, let secured): Entry(direction: .response, bytes: bytes, securedNote: secured)
-            case .dropped, .closed: nil
-            }
-        }
+        entries = recording.links.flatMap(\.frames).compactMap(Entry.init)
     }
 
     /// `nil` when `text` has no frame line: it is not a trace.
     init?(_ text: String) {
-        // Trimmed in Swift, not through Foundation's NSString: a long dump has thousands of lines.
-        let lines = text.split(whereSeparator: \.isNewline).map { line in
-            var trimmed = line.drop(while: \.isWhitespace)
-            while trimmed.last?.isWhitespace == true { trimmed = trimmed.dropLast() }
-            return String(trimmed)
-        }
+        var reader = TraceLineReader()
         var entries: [Entry] = []
-        for (index, line) in lines.enumerated() {
-            guard let arrow = line.first, arrow == ">" || arrow == "<",
-                let bytes = try? Hex.decode(String(line.dropFirst())), !bytes.isEmpty
-            else { continue }
-            let next = lines.indices.contains(index + 1) ? lines[index + 1] : ""
-            let note: Bool? = next.hasPrefix("SEQ ") ? next.contains(" secured crypto=") : nil
-            entries.append(Entry(direction: arrow == ">" ? .command : .response, bytes: bytes, securedNote: note))
+        for line in text.split(separator: "\n") {
+            entries += reader.read(line)
         }
-        guard !entries.isEmpty else { return nil }
+        if let last = reader.finish() { entries.append(last) }
+        guard reader.sawFrame else { return nil }
         self.entries = entries
     }
 
-    /// Decodes every frame in order. A note decides a frame's layout; without one, the session decides: open with
-    /// `inSession`, opened by an EnterSecureSession answered 0 or by a secured command, closed by
-    /// ExitSecureSession answered 0 (`LinkRules.responseReceived`).
+    /// Decodes every frame in order (`TraceDecoder`).
     func decode(context: TagContext, inSession: Bool) throws -> [DecodeReport] {
-        var rules = LinkRules(secured: inSession)
-        var reports: [DecodeReport] = []
-        for entry in entries {
-            let layout: FrameLayout =
-                switch (entry.direction, entry.securedNote) {
-                case (_, true?): .secured
-                // Sent frames are always noted; received ones only when secured (older dumps: never).
-                case (.command, false?): .plain
-                default: rules.secured ? .inSession : .plain
-                }
-            if entry.direction == .command && layout == .secured && !rules.secured { rules = LinkRules(secured: true) }
-            var report = try Decoder(bytes: entry.bytes, context: context, inSession: false).frame(
-                direction: entry.direction, layout: layout)
-            report.lines = report.lines.enumerated().map { ($0.offset == 0 ? (entry.direction == .command ? "> " : "< ") : "  ") + $0.element }
-            if entry.direction == .response, let status = report.frame?.status {
-                let id = CommandID(UInt16(entry.bytes[4]) << 8 | UInt16(entry.bytes[5]))
-                rules.responseReceived(id, status: Status(Int16(status.value)))
-            }
-            reports.append(report)
+        var decoder = TraceDecoder(context: context, inSession: inSession)
+        return try entries.map { try decoder.decode($0) }
+    }
+}
+
+/// The frames of `--trace` dump text, one line at a time: a frame line is held until the next line says whether it
+/// is its note. Lines are split at any newline and trimmed; other lines (BLE, errors) are skipped.
+struct TraceLineReader {
+    private var pending: (direction: FrameDirection, bytes: [UInt8])?
+    /// A frame line was read: the text is a trace.
+    private(set) var sawFrame = false
+
+    /// The entries that `line` completes (the frame before it, now that its note is known), in order.
+    mutating func read(_ line: Substring) -> [TraceDump.Entry] {
+        var done: [TraceDump.Entry] = []
+        for part in line.split(whereSeparator: \.isNewline) {
+            // Trimmed in Swift, not through Foundation's NSString: a long dump has thousands of lines.
+            var trimmed = part.drop(while: \.isWhitespace)
+            while trimmed.last?.isWhitespace == true { trimmed = trimmed.dropLast() }
+            if let entry = readTrimmed(trimmed) { done.append(entry) }
         }
-        return reports
+        return done
+    }
+
+    private mutating func readTrimmed(_ line: Substring) -> TraceDump.Entry? {
+        var done: TraceDump.Entry? = nil
+        if let frame = pending {
+            let note: Bool? = line.hasPrefix("SEQ ") ? line.contains(" secured crypto=") : nil
+            done = TraceDump.Entry(direction: frame.direction, bytes: frame.bytes, securedNote: note)
+            pending = nil
+        }
+        if let arrow = line.first, arrow == ">" || arrow == "<",
+            let bytes = try? Hex.decode(String(line.dropFirst())), !bytes.isEmpty
+        {
+            pending = (arrow == ">" ? .command : .response, bytes)
+            sawFrame = true
+        }
+        return done
+    }
+
+    /// The last frame, at the end of the text (it has no note).
+    mutating func finish() -> TraceDump.Entry? {
+        defer { pending = nil }
+        return pending.map { TraceDump.Entry(direction: $0.direction, bytes: $0.bytes, securedNote: nil) }
+    }
+}
+
+/// Decodes the frames of a dump or a recording one at a time, in order. A note decides a frame's layout; without
+/// one, the session decides: open with `inSession`, opened by an EnterSecureSession answered 0 or by a secured
+/// command, closed by ExitSecureSession answered 0 (`LinkRules.responseReceived`).
+struct TraceDecoder {
+    let context: TagContext
+    private var rules: LinkRules
+
+    init(context: TagContext, inSession: Bool) {
+        self.context = context
+        rules = LinkRules(secured: inSession)
+    }
+
+    mutating func decode(_ entry: TraceDump.Entry) throws -> DecodeReport {
+        let layout: FrameLayout =
+            switch (entry.direction, entry.securedNote) {
+            case (_, true?): .secured
+            // Sent frames are always noted; received ones only when secured (older dumps: never).
+            case (.command, false?): .plain
+            default: rules.secured ? .inSession : .plain
+            }
+        if entry.direction == .command && layout == .secured && !rules.secured { rules = LinkRules(secured: true) }
+        var report = try Decoder(bytes: entry.bytes, context: context, inSession: false).frame(
+            direction: entry.direction, layout: layout)
+        report.lines = report.lines.enumerated().map { ($0.offset == 0 ? (entry.direction == .command ? "> " : "< ") : "  ") + $0.element }
+        if entry.direction == .response, let status = report.frame?.status {
+            let id = CommandID(UInt16(entry.bytes[4]) << 8 | UInt16(entry.bytes[5]))
+            rules.responseReceived(id, status: Status(Int16(status.value)))
+        }
+        return report
     }
 }
 

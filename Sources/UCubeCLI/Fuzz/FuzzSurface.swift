@@ -28,6 +28,8 @@ import UCubeProtocol
     /// A recording (`--record FILE`), as `--device replay:FILE` and `decode` read it: parsed, decoded frame by frame,
     /// and written back, which must read again (the writer never writes what the reader refuses).
     public static func recording(_ data: Data) {
+        // As `decode` streams it, line by line (`DecodeStream`), whether the whole reads or not.
+        _ = try? UCube.Decode.reports(for: String(decoding: data, as: UTF8.self), kind: .auto, context: .payment, secured: false)
         guard let recording = try? Recording(parsing: String(decoding: data, as: UTF8.self)) else { return }
         _ = try? TraceDump(recording: recording).decode(context: .payment, inSession: false)
         var text = Recording.header(command: recording.command)

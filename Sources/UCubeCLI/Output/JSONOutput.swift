@@ -10,10 +10,11 @@ enum JSONOutput {
         case null, bool(Bool), number(String), string(String), array([Value]), object([(String, Value)])
     }
 
-    static func encode<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
+    /// `indent`: the depth the value sits at (an element of an array written one element at a time is at 1).
+    static func encode<T: Encodable>(_ value: T, pretty: Bool = true, indent: Int = 0) throws -> String {
         let tree = try TreeEncoder.encode(value)
         var out = ""
-        write(tree, into: &out, pretty: pretty, indent: 0)
+        write(tree, into: &out, pretty: pretty, indent: indent)
         return out
     }
 

@@ -18,14 +18,23 @@ enum BoundedFile {
     static let chunkSize = 64 << 10
 
     static func read(_ path: String, limit: Int) throws(Failure) -> Data {
+        let fd = try open(path, limit: limit)
+        defer { close(fd) }
+        return try read(descriptor: fd, limit: limit)
+    }
+
+    /// `path` opened for reading (the caller closes it), refused when it is a regular file larger than `limit`.
+    static func open(_ path: String, limit: Int) throws(Failure) -> Int32 {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .unreadable("no such file") }
         guard !isDirectory.boolValue else { throw .unreadable("it is a directory") }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = systemOpen(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(ErrorNumber.text(errno)) }
-        defer { close(fd) }
-        if let size = FileStatus.regularFileSize(fd), size > limit { throw .tooLarge }
-        return try read(descriptor: fd, limit: limit)
+        if let size = FileStatus.regularFileSize(fd), size > limit {
+            close(fd)
+            throw .tooLarge
+        }
+        return fd
     }
 
     /// Standard input to its end, or refused once it passes `limit`.
@@ -68,6 +77,75 @@ enum BoundedFile {
         if bytes.last == 0x0D { bytes.removeLast() }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+extension BoundedFile {
+    /// The lines of a descriptor as they are read, in chunks: what is held is the line being read and one chunk, not
+    /// the input (`decode` shows each frame of a recording as it comes). Refused (`tooLarge`) as soon as more than
+    /// `limit` bytes came in all, as `read(descriptor:limit:)` is.
+    struct Lines {
+        private let fd: Int32
+        private let limit: Int
+        private var total = 0
+        private var buffer: [UInt8] = []
+        /// Where the next line starts in `buffer`.
+        private var start = 0
+        private var ended = false
+
+        init(descriptor fd: Int32, limit: Int) {
+            self.fd = fd
+            self.limit = limit
+        }
+
+        /// The next line without its "\n", or nil at the end of the input (a last line without "\n" is a line).
+        mutating func next() throws(Failure) -> String? {
+            var searched = start
+            while true {
+                if let newline = buffer[searched...].firstIndex(of: 0x0A) {
+                    let line = String(decoding: buffer[start..<newline], as: UTF8.self)
+                    start = newline + 1
+                    return line
+                }
+                if ended {
+                    guard start < buffer.count else { return nil }
+                    let line = String(decoding: buffer[start...], as: UTF8.self)
+                    start = buffer.count
+                    return line
+                }
+                // Keep only the unfinished line, then read more after it.
+                if start > 0 {
+                    buffer.removeSubrange(..<start)
+                    start = 0
+                }
+                searched = buffer.count
+                try fill()
+            }
+        }
+
+        private mutating func fill() throws(Failure) {
+            let old = buffer.count
+            let fd = fd
+            buffer.append(contentsOf: repeatElement(0, count: BoundedFile.chunkSize))
+            while true {
+                let count = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress! + old, BoundedFile.chunkSize) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    buffer.removeSubrange(old...)
+                    throw .unreadable(ErrorNumber.text(errno))
+                }
+                buffer.removeSubrange((old + count)...)
+                if count == 0 { ended = true }
+                total += count
+                guard total <= limit else { throw .tooLarge }
+                return
+            }
+        }
+    }
+}
+
+/// `open(2)`, out of reach of `BoundedFile.open`.
+private func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
+    open(path, flags)
 }
 
 /// `read(2)`, out of reach of `BoundedFile.read`'s overloads.

@@ -85,11 +85,16 @@ public struct BinaryLoader: Sendable {
         try await send(install, step: "InstallForLoad of \(binary.name)")
         progress(LoadProgress(bytesSent: 0, totalBytes: blocks.totalBytes, blocksSent: 0, blockCount: blocks.blockCount))
         var cursor = blocks.makeCursor()
+        var current = try await cursor.next()
         var sent = 0
         var index = 0
-        while let block = try await cursor.next() {
+        while let block = current {
             try checkCancellation()
             index += 1
+            // The next block is read from the file (on NIO's thread pool) while this one is on the link, so the
+            // read and its two thread hand-offs are not between an answer and the next Load (issue 27). One block
+            // ahead at most: memory stays flat. A failed read is thrown after this block's answer, as before.
+            async let following = Self.read(after: cursor)
             try await send(
                 Load(isLast: index == blocks.blockCount, block: block),
                 step: "Load block \(index)/\(blocks.blockCount) of \(binary.name)")
@@ -97,8 +102,20 @@ public struct BinaryLoader: Sendable {
             progress(
                 LoadProgress(
                     bytesSent: sent, totalBytes: blocks.totalBytes, blocksSent: index, blockCount: blocks.blockCount))
+            (current, cursor) = try await following.get()
         }
         return LoadResult(totalBytes: sent, blockCount: index)
+    }
+
+    /// The block at `cursor`, and the cursor after it.
+    private static func read(after cursor: BlockCursor) async -> Result<([UInt8]?, BlockCursor), UpdateError> {
+        var cursor = cursor
+        do throws(UpdateError) {
+            let block = try await cursor.next()
+            return .success((block, cursor))
+        } catch {
+            return .failure(error)
+        }
     }
 
     private func checkCancellation() throws(UpdateError) {
@@ -107,7 +124,8 @@ public struct BinaryLoader: Sendable {
         }
     }
 
-    private func send<C: RPCCommand>(_ command: C, step: String) async throws(UpdateError) {
+    /// `step` names the command in an error only: built when one is thrown, not for each of thousands of blocks.
+    private func send<C: RPCCommand>(_ command: C, step: @autoclosure () -> String) async throws(UpdateError) {
         let reply: Reply<C.Response>
         do {
             reply = try await client.send(command, timeout: commandTimeout)
@@ -115,8 +133,8 @@ public struct BinaryLoader: Sendable {
             if Task.isCancelled {
                 throw UpdateError(.cancelled, "the update was cancelled; the terminal keeps its installed version")
             }
-            throw UpdateError.link(error, during: step)
+            throw UpdateError.link(error, during: step())
         }
-        guard reply.status.isSuccess else { throw UpdateError.refused(reply.status, by: step) }
+        guard reply.status.isSuccess else { throw UpdateError.refused(reply.status, by: step()) }
     }
 }
