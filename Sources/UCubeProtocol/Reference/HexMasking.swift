@@ -27,21 +27,24 @@ extension Masking {
     /// `text` with card data masked inside each run of hex digits (bytes written together, "5A08…", or separated by
     /// single spaces, "5A 08 …"), at either nibble alignment. Other characters are left as they are.
     public static func redactCardDataInHex(_ text: String) -> String {
-        var chars = Array(text)
+        // Over the UTF-8 bytes: hex digits and spaces are ASCII, and every other byte (of any character) ends a run and
+        // is copied as it is. Every byte ucube writes passes here (`Console`), so no Character array is built.
+        var bytes = Array(text.utf8)
+        var changed = false
         var index = 0
-        while index < chars.count {
-            guard chars[index].isHexDigit else {
+        while index < bytes.count {
+            guard hexValue(bytes[index]) != nil else {
                 index += 1
                 continue
             }
             // A run: hex digits, with single spaces allowed between pairs.
             var positions: [Int] = []
             var cursor = index
-            while cursor < chars.count {
-                if chars[cursor].isHexDigit {
+            while cursor < bytes.count {
+                if hexValue(bytes[cursor]) != nil {
                     positions.append(cursor)
                     cursor += 1
-                } else if chars[cursor] == " ", cursor + 1 < chars.count, chars[cursor + 1].isHexDigit,
+                } else if bytes[cursor] == UInt8(ascii: " "), cursor + 1 < bytes.count, hexValue(bytes[cursor + 1]) != nil,
                     positions.count % 2 == 0
                 {
                     cursor += 1
@@ -50,20 +53,37 @@ extension Masking {
                 }
             }
             if positions.count >= minimumValueNibbles {
-                let values = positions.map { UInt8(chars[$0].hexDigitValue!) }
+                let values = positions.map { hexValue(bytes[$0])! }
                 for alignment in 0...1 {
-                    var bytes: [UInt8] = []
+                    var run: [UInt8] = []
+                    run.reserveCapacity(values.count / 2)
                     var nibble = alignment
                     while nibble + 1 < values.count {
-                        bytes.append(values[nibble] << 4 | values[nibble + 1])
+                        run.append(values[nibble] << 4 | values[nibble + 1])
                         nibble += 2
                     }
-                    for hidden in hiddenNibbles(in: bytes) { chars[positions[alignment + hidden]] = maskCharacter }
+                    for hidden in hiddenNibbles(in: run) {
+                        bytes[positions[alignment + hidden]] = maskByte
+                        changed = true
+                    }
                 }
             }
             index = cursor
         }
-        return String(chars)
+        return changed ? String(decoding: bytes, as: UTF8.self) : text
+    }
+
+    /// `maskCharacter` as the byte written in its place.
+    private static let maskByte = UInt8(ascii: "*")
+
+    /// The value of an ASCII hex digit, nil for any other byte.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 
     /// The shortest value worth looking at: a tag, a length and a 12-digit PAN.
