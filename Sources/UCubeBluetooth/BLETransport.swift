@@ -2,7 +2,7 @@ import UCubeLink
 import UCubeProtocol
 
 /// What the BLE layer did below the RPC frames, for `--trace`: the stuffed message, each write, each notification.
-public enum BLETraceEvent: Sendable {
+package enum BLETraceEvent: Sendable {
     /// A raw frame was stuffed (spec §3.1) into `stuffed`, to be written in `writes` chunks of at most `chunkSize`.
     case stuffed(frame: [UInt8], stuffed: [UInt8], writes: Int, chunkSize: Int)
     /// One TxRx write (1-based index of count).
@@ -14,10 +14,10 @@ public enum BLETraceEvent: Sendable {
 }
 
 /// Options of a BLE connection.
-public struct BLEConnectOptions: Sendable {
-    public var timeout: Duration
-    public var attempts: Int
-    public init(timeout: Duration = BluetoothChoices.connectTimeout, attempts: Int = BluetoothChoices.connectAttempts) {
+package struct BLEConnectOptions: Sendable {
+    package var timeout: Duration
+    package var attempts: Int
+    package init(timeout: Duration = BluetoothChoices.connectTimeout, attempts: Int = BluetoothChoices.connectAttempts) {
         self.timeout = timeout
         self.attempts = max(1, attempts)
     }
@@ -28,15 +28,15 @@ public struct BLEConnectOptions: Sendable {
 /// awaited; then TxRx notifications feed `incoming` with un-stuffed frames, and writes are stuffed and chunked to
 /// the negotiated MTU. When BlueZ reports the device disconnected (or the bus goes away) `incoming` ends with a
 /// `LinkError(.disconnected)` naming the reason, and every later write fails.
-public final class BLETransport: Transport, @unchecked Sendable {
-    public let name: String
-    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+package final class BLETransport: Transport, @unchecked Sendable {
+    package let name: String
+    package let incoming: AsyncThrowingStream<[UInt8], any Error>
     /// The advertised name (the password is derived from it).
-    public let deviceName: String
+    package let deviceName: String
     /// The Bluetooth address, `AA:BB:CC:DD:EE:FF`.
-    public let address: String
+    package let address: String
     /// Bytes per TxRx write (MTU − 3).
-    public let chunkSize: Int
+    package let chunkSize: Int
 
     private let bluez: BlueZ
     private let devicePath: String
@@ -65,7 +65,7 @@ public final class BLETransport: Transport, @unchecked Sendable {
 
     /// Connects to the uCube Touch `target` (an address `AA:BB:…` or an advertised name), scanning first when BlueZ
     /// does not know it yet, with `options.attempts` tries of at most `options.timeout` each.
-    public static func connect(
+    package static func connect(
         target: String, options: BLEConnectOptions = BLEConnectOptions(), trace: (@Sendable (BLETraceEvent) -> Void)? = nil
     ) async throws(LinkError) -> BLETransport {
         let bluez = try await BlueZ.connect()
@@ -248,7 +248,7 @@ public final class BLETransport: Transport, @unchecked Sendable {
     }
 
     /// Stuffs the frame (spec §3.1), appends the end-of-message pair and writes it in chunks of `chunkSize`.
-    public func write(_ bytes: [UInt8]) async throws {
+    package func write(_ bytes: [UInt8]) async throws {
         try await link.serialized { [self] () async throws(LinkError) in
             if let reason = await link.droppedReason { throw LinkError(.disconnected, reason) }
             let stuffed = BLECodec.stuff(bytes)
@@ -269,7 +269,7 @@ public final class BLETransport: Transport, @unchecked Sendable {
     }
 
     /// Stops notifications, disconnects the device and closes the bus connection; `incoming` finishes.
-    public func close() async {
+    package func close() async {
         let wasUp = await link.droppedReason == nil
         await link.close()
         if wasUp {

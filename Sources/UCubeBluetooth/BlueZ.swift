@@ -2,8 +2,8 @@ import Foundation
 import UCubeLink
 
 /// BlueZ's D-Bus API (org.bluez): the object tree, adapters, devices and GATT objects.
-public struct BlueZ: Sendable {
-    public static let service = "org.bluez"
+package struct BlueZ: Sendable {
+    package static let service = "org.bluez"
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"
     static let adapterInterface = "org.bluez.Adapter1"
@@ -11,13 +11,13 @@ public struct BlueZ: Sendable {
     static let gattServiceInterface = "org.bluez.GattService1"
     static let gattCharacteristicInterface = "org.bluez.GattCharacteristic1"
 
-    public let bus: DBusBus
+    package let bus: DBusBus
 
     /// Object path → interface → property → value.
-    public typealias ObjectTree = [String: [String: [String: DBusValue]]]
+    package typealias ObjectTree = [String: [String: [String: DBusValue]]]
 
     /// Connects to the system bus and subscribes to BlueZ's signals.
-    public static func connect() async throws(LinkError) -> BlueZ {
+    package static func connect() async throws(LinkError) -> BlueZ {
         do {
             let bus = try await DBusBus.system(matchRules: ["type='signal',sender='org.bluez'"])
             return BlueZ(bus: bus)
@@ -28,7 +28,7 @@ public struct BlueZ: Sendable {
         }
     }
 
-    public func close() { bus.close() }
+    package func close() { bus.close() }
 
     func call(
         _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
@@ -38,7 +38,7 @@ public struct BlueZ: Sendable {
     }
 
     /// Every object BlueZ exports.
-    public func objects() async throws(LinkError) -> ObjectTree {
+    package func objects() async throws(LinkError) -> ObjectTree {
         let reply: [DBusValue]
         do {
             reply = try await call("/", Self.objectManager, "GetManagedObjects")
@@ -65,7 +65,7 @@ public struct BlueZ: Sendable {
     }
 
     /// The adapter to use: `$UCUBE_BT_ADAPTER` if set, else the first (by path).
-    public func adapterPath(in tree: ObjectTree) throws(LinkError) -> String {
+    package func adapterPath(in tree: ObjectTree) throws(LinkError) -> String {
         let adapters = tree.filter { $0.value[Self.adapterInterface] != nil }.keys.sorted()
         if let wanted = ProcessInfo.processInfo.environment[BluetoothChoices.adapterEnvironmentVariable], !wanted.isEmpty {
             guard let path = adapters.first(where: { $0 == wanted || $0.hasSuffix("/" + wanted) }) else {
@@ -80,7 +80,7 @@ public struct BlueZ: Sendable {
     }
 
     /// Starts discovery of LE devices on `adapter`.
-    public func startDiscovery(adapter: String) async throws(LinkError) {
+    package func startDiscovery(adapter: String) async throws(LinkError) {
         _ = try? await call(adapter, Self.adapterInterface, "SetDiscoveryFilter", [.options([("Transport", .string("le"))])])
         do {
             _ = try await call(adapter, Self.adapterInterface, "StartDiscovery")
@@ -93,22 +93,22 @@ public struct BlueZ: Sendable {
         }
     }
 
-    public func stopDiscovery(adapter: String) async {
+    package func stopDiscovery(adapter: String) async {
         _ = try? await call(adapter, Self.adapterInterface, "StopDiscovery")
     }
 }
 
 /// One device BlueZ knows, as `ucube scan` shows it.
-public struct DiscoveredDevice: Sendable, Codable, Equatable {
-    public let name: String?
-    public let address: String
+package struct DiscoveredDevice: Sendable, Codable, Equatable {
+    package let name: String?
+    package let address: String
     /// In dBm; `nil` when unknown (`BluetoothChoices.rssi(reported:)`: none reported, or 127 "not available").
-    public let rssi: Int?
-    public let model: String
-    public let paired: Bool
-    public let connected: Bool
+    package let rssi: Int?
+    package let model: String
+    package let paired: Bool
+    package let connected: Bool
     /// BlueZ's object path (not printed).
-    public let path: String
+    package let path: String
 
     init(path: String, properties: [String: DBusValue]) {
         self.path = path
@@ -123,7 +123,7 @@ public struct DiscoveredDevice: Sendable, Codable, Equatable {
     }
 
     /// Advertises the uCube Touch service or has a terminal-like name (spec §3.3).
-    public let isTerminal: Bool
+    package let isTerminal: Bool
 
     static func all(in tree: BlueZ.ObjectTree, adapter: String?) -> [DiscoveredDevice] {
         tree.compactMap { path, interfaces in
@@ -140,11 +140,11 @@ public struct DiscoveredDevice: Sendable, Codable, Equatable {
 }
 
 /// Finds uCube terminals: BlueZ discovery for a while, then the devices it knows (spec §3.3).
-public enum BLEScanner {
+package enum BLEScanner {
     /// A name filter: a regular expression matched anywhere in the name, case-insensitively.
-    public struct NameFilter: Sendable {
+    package struct NameFilter: Sendable {
         let pattern: String
-        public init(_ pattern: String) throws(LinkError) {
+        package init(_ pattern: String) throws(LinkError) {
             do {
                 _ = try Regex(pattern).ignoresCase()
             } catch {
@@ -160,7 +160,7 @@ public enum BLEScanner {
     }
 
     /// Scans for `duration` and returns the terminals seen (or every device when `allDevices`), strongest first.
-    public static func scan(
+    package static func scan(
         duration: Duration = BluetoothChoices.scanDuration, name: NameFilter? = nil, allDevices: Bool = false
     ) async throws(LinkError) -> [DiscoveredDevice] {
         let bluez = try await BlueZ.connect()

@@ -5,17 +5,17 @@ import UCubeLink
 /// answers, BlueZ runs, the adapter is there and powered, this user may use it, and whether the terminal already has
 /// a connection that no process of ours holds (left by a process that crashed mid-connection). Every call is bounded
 /// by `timeout`; nothing here connects to the terminal or changes the adapter.
-public struct BluetoothDiagnosis: Sendable {
+package struct BluetoothDiagnosis: Sendable {
     /// One step of the check, in order; the first that fails ends the list (the next ones cannot run).
-    public struct Step: Sendable, Equatable {
-        public enum Name: String, Sendable {
+    package struct Step: Sendable, Equatable {
+        package enum Name: String, Sendable {
             case bus, bluez, adapter, permission
             /// The terminal as BlueZ knows it (not the `device` check of the address).
             case device = "bluetooth-device"
         }
 
         /// Why a step failed; `nil` for a step that passed.
-        public enum Problem: String, Sendable {
+        package enum Problem: String, Sendable {
             /// No D-Bus system bus (no dbus-daemon, or a wrong DBUS_SYSTEM_BUS_ADDRESS).
             case busUnavailable = "dbus-unavailable"
             /// No org.bluez on the bus: bluetoothd is not running.
@@ -30,14 +30,14 @@ public struct BluetoothDiagnosis: Sendable {
             case connectionPending = "bluetooth-connection-pending"
         }
 
-        public let name: Name
-        public let problem: Problem?
+        package let name: Name
+        package let problem: Problem?
         /// What was found, one sentence.
-        public let message: String
+        package let message: String
         /// What to do about a problem.
-        public let hint: String?
+        package let hint: String?
         /// Facts for `--json` (adapter path, device address, …).
-        public let details: [String: String]
+        package let details: [String: String]
 
         init(_ name: Name, _ problem: Problem?, _ message: String, hint: String? = nil, details: [String: String] = [:]) {
             self.name = name
@@ -48,7 +48,7 @@ public struct BluetoothDiagnosis: Sendable {
         }
     }
 
-    public let steps: [Step]
+    package let steps: [Step]
 
     /// D-Bus error names that mean "not allowed": the bus daemon's policy, BlueZ's own authorization.
     static let permissionErrors: Set<String> = [
@@ -62,7 +62,7 @@ public struct BluetoothDiagnosis: Sendable {
     ]
 
     /// Checks the Bluetooth side for the terminal `target` (`AA:BB:…` or an advertised name).
-    public static func run(target: String, timeout: Duration = .seconds(5)) async -> BluetoothDiagnosis {
+    package static func run(target: String, timeout: Duration = .seconds(5)) async -> BluetoothDiagnosis {
         var steps: [Step] = []
         let bus: DBusBus
         do {
@@ -165,7 +165,7 @@ public struct BluetoothDiagnosis: Sendable {
 
     /// Classifies a link failure's text (BLETransport's reasons carry the D-Bus error name): a refused Connect is a
     /// permission problem, a Connect already in progress a pending connection.
-    public static func problem(inLinkFailure text: String) -> Step.Problem? {
+    package static func problem(inLinkFailure text: String) -> Step.Problem? {
         if permissionErrors.contains(where: { text.contains($0) }) { return .permissionDenied }
         if text.contains("org.bluez.Error.InProgress") { return .connectionPending }
         if text.contains("org.bluez.Error.NotReady") { return .adapterOff }

@@ -4,25 +4,25 @@ import UCubeLink
 import UCubeSupport
 
 /// A signal received from the bus.
-public struct DBusSignal: Sendable {
-    public let path: String
-    public let interface: String
-    public let member: String
-    public let arguments: [DBusValue]
+package struct DBusSignal: Sendable {
+    package let path: String
+    package let interface: String
+    package let member: String
+    package let arguments: [DBusValue]
 }
 
 /// An error reply to a method call (`org.bluez.Error.Failed: …`), or a failure to reach the bus.
-public struct DBusCallError: Error, Sendable, CustomStringConvertible {
-    public let name: String
-    public let message: String
-    public var description: String { message.isEmpty ? name : "\(name): \(message)" }
+package struct DBusCallError: Error, Sendable, CustomStringConvertible {
+    package let name: String
+    package let message: String
+    package var description: String { message.isEmpty ? name : "\(name): \(message)" }
 }
 
 /// A private connection to a message bus, owned by one dedicated thread that runs libdbus's dispatch loop. Callers
 /// never block: a method call is queued to that thread, sent with a pending-call callback, and its reply resumes the
 /// caller's continuation; signals are handed to subscribers' `AsyncStream`s. When the bus goes away, every
 /// subscription finishes and every pending call fails.
-public final class DBusBus: @unchecked Sendable {
+package final class DBusBus: @unchecked Sendable {
     private let connection: OpaquePointer
     private let lock = NSLock()
     private var jobs: [(OpaquePointer) -> Void] = []
@@ -40,7 +40,7 @@ public final class DBusBus: @unchecked Sendable {
 
     /// Connects to the system bus (`$DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket) on a new thread, and
     /// subscribes to the signals of `matchRules`.
-    public static func system(matchRules: [String]) async throws(DBusCallError) -> DBusBus {
+    package static func system(matchRules: [String]) async throws(DBusCallError) -> DBusBus {
         let result: Result<DBusBus, DBusCallError> = await withCheckedContinuation { continuation in
             let thread = Thread {
                 _ = dbus_threads_init_default()
@@ -66,7 +66,7 @@ public final class DBusBus: @unchecked Sendable {
     }
 
     /// Why the bus is closed, or nil while it is open.
-    public var closed: String? { lock.withLock { closedReason } }
+    package var closed: String? { lock.withLock { closedReason } }
 
     /// The dispatch loop: runs queued jobs, then reads, writes and dispatches for a few milliseconds; ends when the
     /// bus disconnects or `close()` is called. Holds a strong reference to the bus for its lifetime.
@@ -99,12 +99,12 @@ public final class DBusBus: @unchecked Sendable {
     }
 
     /// Closes the connection; subscriptions finish, later calls fail.
-    public func close() {
+    package func close() {
         lock.withLock { closing = true }
     }
 
     /// Signals from now on; the stream finishes when the bus closes.
-    public func signals() -> AsyncStream<DBusSignal> {
+    package func signals() -> AsyncStream<DBusSignal> {
         let (stream, continuation) = AsyncStream<DBusSignal>.makeStream(bufferingPolicy: .unbounded)
         let id: Int? = lock.withLock {
             guard closedReason == nil else { return nil }
@@ -141,7 +141,7 @@ public final class DBusBus: @unchecked Sendable {
     }
 
     /// Calls a method and returns its reply's arguments. `timeout` bounds the wait for the reply.
-    public func call(
+    package func call(
         destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
         timeout: Duration = .seconds(25)
     ) async throws(DBusCallError) -> [DBusValue] {

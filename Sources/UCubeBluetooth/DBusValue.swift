@@ -1,7 +1,7 @@
 import CDBus
 
 /// One D-Bus value, as read from or written to a message (the subset BlueZ uses; Unix file descriptors are skipped).
-public indirect enum DBusValue: Sendable, Equatable {
+package indirect enum DBusValue: Sendable, Equatable {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -21,25 +21,25 @@ public indirect enum DBusValue: Sendable, Equatable {
     case structure([DBusValue])
     case variant(DBusValue)
 
-    public struct DictEntry: Sendable, Equatable {
-        public let key: DBusValue
-        public let value: DBusValue
-        public init(_ key: DBusValue, _ value: DBusValue) {
+    package struct DictEntry: Sendable, Equatable {
+        package let key: DBusValue
+        package let value: DBusValue
+        package init(_ key: DBusValue, _ value: DBusValue) {
             self.key = key
             self.value = value
         }
     }
 
     /// A byte array, `ay`.
-    public static func bytes(_ bytes: [UInt8]) -> DBusValue { .array(elementSignature: "y", bytes.map(DBusValue.byte)) }
+    package static func bytes(_ bytes: [UInt8]) -> DBusValue { .array(elementSignature: "y", bytes.map(DBusValue.byte)) }
 
     /// An `a{sv}` options dictionary.
-    public static func options(_ entries: [(String, DBusValue)]) -> DBusValue {
+    package static func options(_ entries: [(String, DBusValue)]) -> DBusValue {
         .dictionary(keySignature: "s", valueSignature: "v", entries.map { DictEntry(.string($0.0), .variant($0.1)) })
     }
 
     /// The D-Bus type signature of this value.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: "y"
         case .bool: "b"
@@ -62,25 +62,25 @@ public indirect enum DBusValue: Sendable, Equatable {
 
     // MARK: Reading helpers (variants are looked through)
 
-    public var unwrapped: DBusValue {
+    package var unwrapped: DBusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self
     }
 
-    public var string: String? {
+    package var string: String? {
         switch unwrapped {
         case .string(let s), .objectPath(let s), .signature(let s): s
         default: nil
         }
     }
 
-    public var bool: Bool? {
+    package var bool: Bool? {
         if case .bool(let b) = unwrapped { return b }
         return nil
     }
 
     /// Any integer type, widened.
-    public var integer: Int? {
+    package var integer: Int? {
         switch unwrapped {
         case .byte(let v): Int(v)
         case .int16(let v): Int(v)
@@ -94,7 +94,7 @@ public indirect enum DBusValue: Sendable, Equatable {
     }
 
     /// An `ay` as bytes.
-    public var bytes: [UInt8]? {
+    package var bytes: [UInt8]? {
         guard case .array(_, let elements) = unwrapped else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(elements.count)
@@ -106,13 +106,13 @@ public indirect enum DBusValue: Sendable, Equatable {
     }
 
     /// An array of strings (`as`, `ao`).
-    public var strings: [String]? {
+    package var strings: [String]? {
         guard case .array(_, let elements) = unwrapped else { return nil }
         return elements.compactMap(\.string)
     }
 
     /// A dictionary with string or object-path keys (`a{sv}`, `a{oa{…}}`), values as they are (variants kept).
-    public var dictionary: [String: DBusValue]? {
+    package var dictionary: [String: DBusValue]? {
         guard case .dictionary(_, _, let entries) = unwrapped else { return nil }
         var out: [String: DBusValue] = [:]
         for entry in entries {

@@ -2,13 +2,13 @@ import CDBus
 
 /// What the fuzz targets (Fuzz/, `@_spi(Fuzz) import UCubeBluetooth`) feed BlueZ's side of the link with: D-Bus
 /// messages, as the system bus could deliver them, read by the same code that reads BlueZ's replies and signals.
-@_spi(Fuzz) public enum BlueZFuzzSurface {
+package enum BlueZFuzzSurface {
     /// Reads a marshalled D-Bus message as the driver reads what BlueZ sends: every argument, the object tree
     /// (GetManagedObjects' shape), the devices and uCube Touch GATT paths in it, and what the message would mean to
     /// an open link (`BLESignal`) for each role its path could play. Bytes libdbus refuses are dropped, as the bus does
     /// (nil); otherwise the message's arguments.
     @discardableResult
-    public static func message(_ bytes: [UInt8]) -> [DBusValue]? {
+    package static func message(_ bytes: [UInt8]) -> [DBusValue]? {
         var error = DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
@@ -40,7 +40,7 @@ import CDBus
 
     /// Seed messages: a GetManagedObjects answer holding an adapter and a uCube Touch with its GATT service and three
     /// characteristics, and the PropertiesChanged / InterfacesRemoved signals an open link receives.
-    public static func seedMessages() -> [[UInt8]] {
+    package static func seedMessages() -> [[UInt8]] {
         let device = "/org/bluez/hci0/dev_00_11_22_33_44_55"
         let service = device + "/service0010"
         func props(_ entries: [(String, DBusValue)]) -> DBusValue {

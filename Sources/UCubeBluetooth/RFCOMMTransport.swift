@@ -10,9 +10,9 @@ import UCubeSupport
 /// `BTPROTO_RFCOMM` stream socket to channel 1 (BluetoothChoices.rfcommChannel), no SDP lookup. The connected socket
 /// is handed to `ChannelTransport`, so reading, writing and disconnect detection are those of the serial link.
 /// (A bound `/dev/rfcommN` is the serial transport, `serial:///dev/rfcommN`.)
-public enum RFCOMMTransport {
+package enum RFCOMMTransport {
     /// Parses `AA:BB:CC:DD:EE:FF` into the kernel's little-endian `bdaddr_t` byte order.
-    public static func bdaddr(_ address: String) throws(LinkError) -> [UInt8] {
+    package static func bdaddr(_ address: String) throws(LinkError) -> [UInt8] {
         let parts = address.split(separator: ":")
         guard parts.count == 6 else { throw LinkError(.connectFailed, "bad Bluetooth address '\(address)': expected AA:BB:CC:DD:EE:FF") }
         var bytes: [UInt8] = []
@@ -27,7 +27,7 @@ public enum RFCOMMTransport {
 
     /// Connects to `address` on `channel`. The blocking `connect(2)` runs on a dedicated thread, never on the
     /// cooperative pool. Fails with `.connectFailed` naming the errno (EAFNOSUPPORT when the kernel has no Bluetooth).
-    public static func connect(
+    package static func connect(
         address: String, channel: UInt8 = BluetoothChoices.rfcommChannel
     ) async throws(LinkError) -> ChannelTransport {
         let raw = try bdaddr(address)

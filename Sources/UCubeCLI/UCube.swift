@@ -10,8 +10,8 @@ import UCubeTMSSimulator
 
 /// The `ucube` command: drives a YouTransactor uCube / uCube Touch terminal, or the built-in simulator.
 /// The entry point the `ucube` executable calls.
-public enum CLI {
-    public static func main() async { await UCube.main() }
+package enum CLI {
+    package static func main() async { await UCube.main() }
 }
 
 struct UCube: AsyncParsableCommand {

@@ -4,9 +4,9 @@ import UCubeProtocol
 /// ECDSA P-256 / SHA-256 signatures of firmware images, DER-encoded, on OpenSSL EVP (`FirmwareImageChoices`,
 /// `CryptoChoices.testCodeSigningPrivateKeyPEM`). Both directions stream: the image is fed block by block, so
 /// neither side ever holds a whole image.
-public enum CodeSigning {
+package enum CodeSigning {
     /// Signs `data` in one call (small images, tests).
-    public static func sign(
+    package static func sign(
         _ data: [UInt8], privateKeyPEM: String = CryptoChoices.testCodeSigningPrivateKeyPEM
     ) throws(CryptoError) -> [UInt8] {
         let signer = try Signer(privateKeyPEM: privateKeyPEM)
@@ -15,7 +15,7 @@ public enum CodeSigning {
     }
 
     /// Verifies a DER signature of `data` in one call.
-    public static func verify(
+    package static func verify(
         signature: [UInt8], of data: [UInt8], publicKeyPEM: String = CryptoChoices.testCodeSigningPublicKeyPEM
     ) throws(CryptoError) -> Bool {
         let verifier = try Verifier(signature: signature, publicKeyPEM: publicKeyPEM)
@@ -26,21 +26,21 @@ public enum CodeSigning {
     /// A streaming signer: `update` with each chunk, then `finish` once for the DER signature.
     ///
     /// `@unchecked Sendable`: it wraps an `EVP_MD_CTX`; its owner (one task or actor) calls it serially.
-    public final class Signer: @unchecked Sendable {
+    package final class Signer: @unchecked Sendable {
         private let digest: DigestContext
 
-        public init(privateKeyPEM: String = CryptoChoices.testCodeSigningPrivateKeyPEM) throws(CryptoError) {
+        package init(privateKeyPEM: String = CryptoChoices.testCodeSigningPrivateKeyPEM) throws(CryptoError) {
             digest = try DigestContext(keyPEM: privateKeyPEM, isPrivate: true, what: "signer", step: "EVP_DigestSignInit") {
                 EVP_DigestSignInit($0, nil, EVP_sha256(), nil, $1)
             }
         }
 
-        public func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
+        package func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
             try digest.update(bytes, step: "EVP_DigestSignUpdate") { EVP_DigestSignUpdate($0, $1, $2) }
         }
 
         /// The DER signature (ECDSA-Sig-Value) of everything fed so far.
-        public func finish() throws(CryptoError) -> [UInt8] {
+        package func finish() throws(CryptoError) -> [UInt8] {
             try digest.finish()
             var length = 0
             guard EVP_DigestSignFinal(digest.context, nil, &length) == 1 else {
@@ -58,13 +58,13 @@ public enum CodeSigning {
     /// `update`, asked once with `finish`.
     ///
     /// `@unchecked Sendable`: it wraps an `EVP_MD_CTX`; its owner (the simulator actor) calls it serially.
-    public final class Verifier: @unchecked Sendable {
+    package final class Verifier: @unchecked Sendable {
         private let digest: DigestContext
         private let signature: [UInt8]
         /// Bytes fed so far.
-        public private(set) var byteCount = 0
+        package private(set) var byteCount = 0
 
-        public init(
+        package init(
             signature: [UInt8], publicKeyPEM: String = CryptoChoices.testCodeSigningPublicKeyPEM
         ) throws(CryptoError) {
             self.signature = signature
@@ -73,13 +73,13 @@ public enum CodeSigning {
             }
         }
 
-        public func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
+        package func update(_ bytes: some Collection<UInt8>) throws(CryptoError) {
             try digest.update(bytes, step: "EVP_DigestVerifyUpdate") { EVP_DigestVerifyUpdate($0, $1, $2) }
             byteCount += bytes.count
         }
 
         /// True only when the signature is a well-formed DER ECDSA signature of exactly the bytes fed, under the key.
-        public func finish() -> Bool {
+        package func finish() -> Bool {
             guard (try? digest.finish()) != nil else { return false }
             let result = EVP_DigestVerifyFinal(digest.context, signature, signature.count)
             ERR_clear_error()

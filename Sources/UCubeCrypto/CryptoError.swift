@@ -4,9 +4,9 @@ import UCubeProtocol
 ///
 /// `code` is stable and meant for programmatic checks; `reason` is a human-readable explanation that never contains
 /// key material, PINs or plaintext. Two errors compare equal when their codes are equal (the reason is ignored).
-public struct CryptoError: CodedError {
+package struct CryptoError: CodedError {
     /// Stable error category.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    package enum Code: String, Sendable, Hashable, CaseIterable {
         /// A key had the wrong length (TDES: 8 or 16 bytes; BDK, IPEK, MAC key: 16 bytes).
         case invalidKeyLength
         /// Data was not a multiple of the 8-byte block size, or a block had the wrong size.
@@ -33,14 +33,14 @@ public struct CryptoError: CodedError {
         case openSSLFailure
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
 
-    public var description: String { "CryptoError.\(code.rawValue): \(reason)" }
+    package var description: String { "CryptoError.\(code.rawValue): \(reason)" }
 }

@@ -12,13 +12,13 @@
 ///   spec §12.3 prescribes for the data encryption keys.
 ///
 /// An instance holds a BDK for host-side use; its `description` and mirror never reveal the key.
-public struct DUKPT: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+package struct DUKPT: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Key variants (masks in `CryptoChoices.variantMasks`, spec §12.3).
-    public enum KeyVariant: Sendable, Hashable, CaseIterable {
+    package enum KeyVariant: Sendable, Hashable, CaseIterable {
         case pin, macRequest, macResponse, dataRequest, dataResponse
 
         /// The 8-byte mask XORed into both halves of the current key.
-        public var mask: [UInt8] {
+        package var mask: [UInt8] {
             switch self {
             case .pin: CryptoChoices.pinVariantMask
             case .macRequest: CryptoChoices.macRequestVariantMask
@@ -29,36 +29,36 @@ public struct DUKPT: Sendable, CustomStringConvertible, CustomDebugStringConvert
         }
 
         /// True for the data variants, whose session key is the variant key encrypted under itself.
-        public var encryptsUnderItself: Bool {
+        package var encryptsUnderItself: Bool {
             self == .dataRequest || self == .dataResponse
         }
     }
 
     /// Length of BDK, IPEK and every derived key.
-    public static let keyLength = 16
+    package static let keyLength = 16
 
     private let bdk: [UInt8]
 
     /// Host-side DUKPT with a base derivation key (16 bytes).
-    public init(bdk: [UInt8]) throws {
+    package init(bdk: [UInt8]) throws {
         try DUKPT.checkKey(bdk, "BDK")
         self.bdk = bdk
     }
 
-    public func ipek(ksn: KSN) throws -> [UInt8] { try DUKPT.ipek(bdk: bdk, ksn: ksn.bytes) }
-    public func currentKey(ksn: KSN) throws -> [UInt8] { try DUKPT.currentKey(bdk: bdk, ksn: ksn.bytes) }
-    public func sessionKey(ksn: KSN, variant: KeyVariant) throws -> [UInt8] {
+    package func ipek(ksn: KSN) throws -> [UInt8] { try DUKPT.ipek(bdk: bdk, ksn: ksn.bytes) }
+    package func currentKey(ksn: KSN) throws -> [UInt8] { try DUKPT.currentKey(bdk: bdk, ksn: ksn.bytes) }
+    package func sessionKey(ksn: KSN, variant: KeyVariant) throws -> [UInt8] {
         try DUKPT.sessionKey(bdk: bdk, ksn: ksn.bytes, variant: variant)
     }
 
-    public var description: String { "DUKPT(bdk: <redacted>)" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["bdk": "<redacted>"]) }
+    package var description: String { "DUKPT(bdk: <redacted>)" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror { Mirror(self, children: ["bdk": "<redacted>"]) }
 
     // MARK: - Static API
 
     /// Initial PIN encryption key (16 bytes) for `ksn` (10 bytes; its counter bits are ignored).
-    public static func ipek(bdk: [UInt8], ksn: [UInt8]) throws -> [UInt8] {
+    package static func ipek(bdk: [UInt8], ksn: [UInt8]) throws -> [UInt8] {
         try checkKey(bdk, "BDK")
         let k = try KSN(bytes: ksn)
         var reg = Array(k.bytes[0..<8])
@@ -68,10 +68,10 @@ public struct DUKPT: Sendable, CustomStringConvertible, CustomDebugStringConvert
         return left + right
     }
 
-    public static func ipek(bdk: [UInt8], ksn: KSN) throws -> [UInt8] { try ipek(bdk: bdk, ksn: ksn.bytes) }
+    package static func ipek(bdk: [UInt8], ksn: KSN) throws -> [UInt8] { try ipek(bdk: bdk, ksn: ksn.bytes) }
 
     /// Current (un-varianted) transaction key for `ksn`, derived from the IPEK.
-    public static func currentKey(ipek: [UInt8], ksn: [UInt8]) throws -> [UInt8] {
+    package static func currentKey(ipek: [UInt8], ksn: [UInt8]) throws -> [UInt8] {
         try checkKey(ipek, "IPEK")
         let k = try KSN(bytes: ksn)
         let counter = k.counter
@@ -92,28 +92,28 @@ public struct DUKPT: Sendable, CustomStringConvertible, CustomDebugStringConvert
         return key
     }
 
-    public static func currentKey(ipek: [UInt8], ksn: KSN) throws -> [UInt8] {
+    package static func currentKey(ipek: [UInt8], ksn: KSN) throws -> [UInt8] {
         try currentKey(ipek: ipek, ksn: ksn.bytes)
     }
 
     /// Current transaction key for `ksn`, derived from the BDK (host side).
-    public static func currentKey(bdk: [UInt8], ksn: [UInt8]) throws -> [UInt8] {
+    package static func currentKey(bdk: [UInt8], ksn: [UInt8]) throws -> [UInt8] {
         try currentKey(ipek: ipek(bdk: bdk, ksn: ksn), ksn: ksn)
     }
 
-    public static func currentKey(bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
+    package static func currentKey(bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
         try currentKey(bdk: bdk, ksn: ksn.bytes)
     }
 
     /// `key` with the variant mask XORed into both halves (no self-encryption).
-    public static func variantKey(_ key: [UInt8], variant: KeyVariant) throws -> [UInt8] {
+    package static func variantKey(_ key: [UInt8], variant: KeyVariant) throws -> [UInt8] {
         try checkKey(key, "key")
         return Bytes.xor(key, variant.mask + variant.mask)
     }
 
     /// Working key for `variant` from a current transaction key: the variant key, encrypted under itself for the data
     /// variants.
-    public static func sessionKey(currentKey: [UInt8], variant: KeyVariant) throws -> [UInt8] {
+    package static func sessionKey(currentKey: [UInt8], variant: KeyVariant) throws -> [UInt8] {
         let v = try variantKey(currentKey, variant: variant)
         guard variant.encryptsUnderItself else { return v }
         let left = try TDES.encryptECB(key: v, data: Array(v[0..<8]))
@@ -122,20 +122,20 @@ public struct DUKPT: Sendable, CustomStringConvertible, CustomDebugStringConvert
     }
 
     /// Working key for `variant` at `ksn`, host side.
-    public static func sessionKey(bdk: [UInt8], ksn: [UInt8], variant: KeyVariant) throws -> [UInt8] {
+    package static func sessionKey(bdk: [UInt8], ksn: [UInt8], variant: KeyVariant) throws -> [UInt8] {
         try sessionKey(currentKey: currentKey(bdk: bdk, ksn: ksn), variant: variant)
     }
 
-    public static func sessionKey(bdk: [UInt8], ksn: KSN, variant: KeyVariant) throws -> [UInt8] {
+    package static func sessionKey(bdk: [UInt8], ksn: KSN, variant: KeyVariant) throws -> [UInt8] {
         try sessionKey(bdk: bdk, ksn: ksn.bytes, variant: variant)
     }
 
     /// Working key for `variant` at `ksn`, terminal side (from the IPEK).
-    public static func sessionKey(ipek: [UInt8], ksn: [UInt8], variant: KeyVariant) throws -> [UInt8] {
+    package static func sessionKey(ipek: [UInt8], ksn: [UInt8], variant: KeyVariant) throws -> [UInt8] {
         try sessionKey(currentKey: currentKey(ipek: ipek, ksn: ksn), variant: variant)
     }
 
-    public static func sessionKey(ipek: [UInt8], ksn: KSN, variant: KeyVariant) throws -> [UInt8] {
+    package static func sessionKey(ipek: [UInt8], ksn: KSN, variant: KeyVariant) throws -> [UInt8] {
         try sessionKey(ipek: ipek, ksn: ksn.bytes, variant: variant)
     }
 
@@ -170,15 +170,15 @@ public struct DUKPT: Sendable, CustomStringConvertible, CustomDebugStringConvert
 /// The counter starts at the initial KSN's counter (normally 0, which is never used for a transaction);
 /// `advance()` moves to the next valid counter (see `KSN.next()`) and returns the new KSN, whose keys
 /// `currentKey()` / `sessionKey(_:)` then give. `description` and the mirror never reveal the IPEK.
-public struct DUKPTTerminal: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+package struct DUKPTTerminal: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let ipek: [UInt8]
     /// The KSN the IPEK was loaded with.
-    public let initialKSN: KSN
+    package let initialKSN: KSN
     /// The KSN of the current transaction key.
-    public private(set) var currentKSN: KSN
+    package private(set) var currentKSN: KSN
 
     /// Terminal loaded with an IPEK (16 bytes) and its initial KSN.
-    public init(ipek: [UInt8], initialKSN: KSN) throws {
+    package init(ipek: [UInt8], initialKSN: KSN) throws {
         try DUKPT.checkKey(ipek, "IPEK")
         self.ipek = ipek
         self.initialKSN = initialKSN
@@ -186,32 +186,32 @@ public struct DUKPTTerminal: Sendable, CustomStringConvertible, CustomDebugStrin
     }
 
     /// Terminal whose IPEK is derived from `bdk` (test/simulator convenience; a real terminal never sees the BDK).
-    public init(bdk: [UInt8], initialKSN: KSN) throws {
+    package init(bdk: [UInt8], initialKSN: KSN) throws {
         try self.init(ipek: DUKPT.ipek(bdk: bdk, ksn: initialKSN.bytes), initialKSN: initialKSN)
     }
 
     /// The current transaction counter.
-    public var counter: UInt32 { currentKSN.counter }
+    package var counter: UInt32 { currentKSN.counter }
 
     /// Moves to the next valid counter value and returns the new KSN. Throws `.counterExhausted` after 0x1FF800
     /// (the state is then unchanged).
     @discardableResult
-    public mutating func advance() throws -> KSN {
+    package mutating func advance() throws -> KSN {
         currentKSN = try currentKSN.next()
         return currentKSN
     }
 
     /// Current transaction key (un-varianted).
-    public func currentKey() throws -> [UInt8] { try DUKPT.currentKey(ipek: ipek, ksn: currentKSN.bytes) }
+    package func currentKey() throws -> [UInt8] { try DUKPT.currentKey(ipek: ipek, ksn: currentKSN.bytes) }
 
     /// Working key for `variant` at the current KSN (same result as the host's `DUKPT.sessionKey(bdk:ksn:variant:)`).
-    public func sessionKey(_ variant: DUKPT.KeyVariant) throws -> [UInt8] {
+    package func sessionKey(_ variant: DUKPT.KeyVariant) throws -> [UInt8] {
         try DUKPT.sessionKey(ipek: ipek, ksn: currentKSN.bytes, variant: variant)
     }
 
-    public var description: String { "DUKPTTerminal(ipek: <redacted>, ksn: \(currentKSN))" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror {
+    package var description: String { "DUKPTTerminal(ipek: <redacted>, ksn: \(currentKSN))" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror {
         Mirror(self, children: ["ipek": "<redacted>", "initialKSN": initialKSN, "currentKSN": currentKSN])
     }
 }

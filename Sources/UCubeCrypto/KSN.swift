@@ -8,20 +8,20 @@
 /// the terminal adds the value of its lowest set bit instead of 1, which skips every intermediate value with more than
 /// 10 one-bits. `next()` implements exactly that rule, which is the same as "the smallest greater counter value with at
 /// most 10 one-bits". The last usable counter is 0x1FF800; advancing beyond it throws `.counterExhausted`.
-public struct KSN: Hashable, Sendable, CustomStringConvertible {
+package struct KSN: Hashable, Sendable, CustomStringConvertible {
     /// KSN length in bytes.
-    public static let byteCount = 10
+    package static let byteCount = 10
     /// Number of counter bits (rightmost bits of the KSN).
-    public static let counterBits = 21
+    package static let counterBits = 21
     /// Mask of the counter bits.
-    public static let counterMask: UInt32 = 0x1F_FFFF
+    package static let counterMask: UInt32 = 0x1F_FFFF
     /// Maximum number of one-bits a terminal-side counter value may have (X9.24-1).
-    public static let maxCounterOnes = 10
+    package static let maxCounterOnes = 10
 
     /// The 10 KSN bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init(bytes: [UInt8]) throws {
+    package init(bytes: [UInt8]) throws {
         guard bytes.count == KSN.byteCount else {
             throw CryptoError(.invalidKSN, "KSN must be \(KSN.byteCount) bytes, got \(bytes.count)")
         }
@@ -29,23 +29,23 @@ public struct KSN: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses 20 hex digits (spaces allowed).
-    public init(hex: String) throws {
+    package init(hex: String) throws {
         let b: [UInt8]
         do { b = try CryptoHex.decode(hex) } catch { throw CryptoError(.invalidKSN, "KSN is not valid hex") }
         try self.init(bytes: b)
     }
 
     /// The 21-bit transaction counter.
-    public var counter: UInt32 {
+    package var counter: UInt32 {
         (UInt32(bytes[7]) << 16 | UInt32(bytes[8]) << 8 | UInt32(bytes[9])) & KSN.counterMask
     }
 
     /// The same KSN with the counter bits cleared (the value the IPEK is derived from).
-    public var initial: KSN { KSN(unchecked: withCounterBits(0)) }
+    package var initial: KSN { KSN(unchecked: withCounterBits(0)) }
 
     /// The same key-set / device part with a different counter. Throws `.invalidKSN` if `counter` needs more than
     /// 21 bits. (Any 21-bit value is accepted here; use `isTerminalCounter(_:)` to check the ≤10 one-bits rule.)
-    public func withCounter(_ counter: UInt32) throws -> KSN {
+    package func withCounter(_ counter: UInt32) throws -> KSN {
         guard counter <= KSN.counterMask else {
             throw CryptoError(.invalidKSN, "DUKPT counter 0x\(String(counter, radix: 16)) does not fit in 21 bits")
         }
@@ -54,7 +54,7 @@ public struct KSN: Hashable, Sendable, CustomStringConvertible {
 
     /// The KSN with the next counter value a terminal may use (see the type documentation).
     /// Throws `.counterExhausted` past 0x1FF800.
-    public func next() throws -> KSN {
+    package func next() throws -> KSN {
         guard let n = KSN.nextCounter(after: counter) else {
             throw CryptoError(.counterExhausted, "DUKPT counter cannot advance past 0x\(String(counter, radix: 16))")
         }
@@ -62,7 +62,7 @@ public struct KSN: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True when `counter` fits in 21 bits and has at most 10 one-bits.
-    public static func isTerminalCounter(_ counter: UInt32) -> Bool {
+    package static func isTerminalCounter(_ counter: UInt32) -> Bool {
         counter <= counterMask && counter.nonzeroBitCount <= maxCounterOnes
     }
 
@@ -71,7 +71,7 @@ public struct KSN: Hashable, Sendable, CustomStringConvertible {
     /// X9.24-1 formulation: if the counter has fewer than 10 one-bits add 1, otherwise add its lowest set bit
     /// (for a counter that already has more than 10 one-bits, the lowest set bit is added repeatedly until the rule
     /// holds, which is again the smallest valid successor).
-    public static func nextCounter(after counter: UInt32) -> UInt32? {
+    package static func nextCounter(after counter: UInt32) -> UInt32? {
         var c = counter & counterMask
         if c.nonzeroBitCount < maxCounterOnes {
             c += 1
@@ -82,7 +82,7 @@ public struct KSN: Hashable, Sendable, CustomStringConvertible {
         return c <= counterMask ? c : nil
     }
 
-    public var description: String { CryptoHex.encode(bytes) }
+    package var description: String { CryptoHex.encode(bytes) }
 
     // MARK: - Internal
 

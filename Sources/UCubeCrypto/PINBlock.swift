@@ -1,5 +1,5 @@
 /// ISO 9564-1 PIN block formats supported by the project (spec §12.3: format 0 by default; 1, 3 and 4 selectable).
-public enum PINBlockFormat: UInt8, CaseIterable, Sendable {
+package enum PINBlockFormat: UInt8, CaseIterable, Sendable {
     /// Format 0 (8 bytes): `0 N PIN F…F` XOR `0000` + 12 rightmost PAN digits excluding the check digit.
     case iso0 = 0
     /// Format 1 (8 bytes): `1 N PIN` + transaction-field fill (any hex nibbles); not bound to a PAN.
@@ -28,12 +28,12 @@ public enum PINBlockFormat: UInt8, CaseIterable, Sendable {
 ///
 /// PINs are 4 to 12 decimal digits. PANs are 2 to 19 decimal digits (formats 0 and 3 use the 12 rightmost digits
 /// excluding the check digit, left-padded with zeros when shorter; format 1 ignores the PAN, which may be nil).
-public enum PINBlock {
-    public static let minPINLength = 4
-    public static let maxPINLength = 12
+package enum PINBlock {
+    package static let minPINLength = 4
+    package static let maxPINLength = 12
 
     /// How many caller-supplied random bytes `encode` consumes for this PIN length and format.
-    public static func randomByteCount(pinLength: Int, format: PINBlockFormat) -> Int {
+    package static func randomByteCount(pinLength: Int, format: PINBlockFormat) -> Int {
         switch format {
         case .iso0: 0
         case .iso1, .iso3: max(0, 14 - pinLength)
@@ -43,7 +43,7 @@ public enum PINBlock {
 
     /// Clear PIN block: 8 bytes for formats 0, 1, 3 (already combined with the PAN for 0 and 3); for format 4 the
     /// 16-byte clear PIN field.
-    public static func encode(
+    package static func encode(
         pin: String, pan: String?, format: PINBlockFormat, randomBytes: [UInt8] = []
     ) throws -> [UInt8] {
         let digits = try pinDigits(pin)
@@ -75,7 +75,7 @@ public enum PINBlock {
     /// control nibble, PIN length, digits and fill. A wrong PAN usually shows up as `.malformedPINBlock` (always when
     /// it changes a fill nibble in a way the format forbids), but a PAN difference falling only on PIN digit
     /// positions can go unnoticed — the block format cannot detect it.
-    public static func decode(block: [UInt8], pan: String?, format: PINBlockFormat) throws -> String {
+    package static func decode(block: [UInt8], pan: String?, format: PINBlockFormat) throws -> String {
         let expected = format == .iso4 ? 16 : 8
         guard block.count == expected else {
             throw CryptoError(.invalidDataLength, "format \(format.rawValue) PIN block must be \(expected) bytes, got \(block.count)")
@@ -112,19 +112,19 @@ public enum PINBlock {
     // MARK: Format 4 plain data
 
     /// The two 16-byte clear fields of an ISO 9564-1:2017 format 4 block (AES input). `description` is redacted.
-    public struct Format4Fields: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    package struct Format4Fields: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// `4 N PIN A…A` (8 bytes) ‖ 8 random bytes.
-        public let pinField: [UInt8]
+        package let pinField: [UInt8]
         /// `M` ‖ PAN digits (left-justified) ‖ `0…0`, M = max(0, PAN length − 12).
-        public let panField: [UInt8]
+        package let panField: [UInt8]
 
-        public var description: String { "PINBlock.Format4Fields(<redacted>)" }
-        public var debugDescription: String { description }
-        public var customMirror: Mirror { Mirror(self, children: ["fields": "<redacted>"]) }
+        package var description: String { "PINBlock.Format4Fields(<redacted>)" }
+        package var debugDescription: String { description }
+        package var customMirror: Mirror { Mirror(self, children: ["fields": "<redacted>"]) }
     }
 
     /// Both clear fields of a format 4 block.
-    public static func format4Fields(pin: String, pan: String, randomBytes: [UInt8]) throws -> Format4Fields {
+    package static func format4Fields(pin: String, pan: String, randomBytes: [UInt8]) throws -> Format4Fields {
         Format4Fields(
             pinField: try encode(pin: pin, pan: pan, format: .iso4, randomBytes: randomBytes),
             panField: try format4PANField(pan: pan)
@@ -133,7 +133,7 @@ public enum PINBlock {
 
     /// Format 4 PAN field (16 bytes): nibble M = PAN length − 12 (0 when shorter; a PAN shorter than 12 digits is
     /// right-justified in 12 digits with leading zeros), then the PAN, then zero nibbles.
-    public static func format4PANField(pan: String) throws -> [UInt8] {
+    package static func format4PANField(pan: String) throws -> [UInt8] {
         var digits = try panDigits(pan)
         let m = max(0, digits.count - 12)
         if digits.count < 12 { digits = [UInt8](repeating: 0, count: 12 - digits.count) + digits }
@@ -146,7 +146,7 @@ public enum PINBlock {
 
     /// Builds a clear PIN block and enciphers it with TDES-ECB under `key` (normally the DUKPT PIN variant key,
     /// 16 bytes). Throws `.unsupported` for format 4 (AES only).
-    public static func encrypt(
+    package static func encrypt(
         pin: String, pan: String?, format: PINBlockFormat, randomBytes: [UInt8] = [], key: [UInt8]
     ) throws -> [UInt8] {
         try rejectFormat4(format)
@@ -154,19 +154,19 @@ public enum PINBlock {
     }
 
     /// Deciphers an 8-byte encrypted PIN block and returns the PIN. Throws `.unsupported` for format 4.
-    public static func decrypt(block: [UInt8], pan: String?, format: PINBlockFormat, key: [UInt8]) throws -> String {
+    package static func decrypt(block: [UInt8], pan: String?, format: PINBlockFormat, key: [UInt8]) throws -> String {
         try rejectFormat4(format)
         return try decode(block: decrypt(encryptedBlock: block, key: key), pan: pan, format: format)
     }
 
     /// TDES-ECB of an 8-byte clear PIN block under a 16-byte key.
-    public static func encrypt(clearBlock: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    package static func encrypt(clearBlock: [UInt8], key: [UInt8]) throws -> [UInt8] {
         try checkBlockAndKey(clearBlock, key)
         return try TDES.encryptECB(key: key, data: clearBlock)
     }
 
     /// TDES-ECB decryption of an 8-byte encrypted PIN block under a 16-byte key.
-    public static func decrypt(encryptedBlock: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    package static func decrypt(encryptedBlock: [UInt8], key: [UInt8]) throws -> [UInt8] {
         try checkBlockAndKey(encryptedBlock, key)
         return try TDES.decryptECB(key: key, data: encryptedBlock)
     }

@@ -3,59 +3,59 @@
 /// None of these come from YouTransactor sources (which do not document the algorithms); they are the standard
 /// choices fixed by the project in ucube-protocol.md §12.2 (KSN-format record) and §12.3 (DUKPT, variants, SRED,
 /// MAC, PIN). Changing any value here changes the simulator's wire behaviour.
-public enum CryptoChoices {
+package enum CryptoChoices {
     // MARK: DUKPT (§12.3)
 
     /// Test BDK `0123456789ABCDEFFEDCBA9876543210` (the public ANSI X9.24-1 test key), used for both PIN and data keys.
-    public static let testBDK: [UInt8] = CryptoHex.literal("0123456789ABCDEFFEDCBA9876543210")
+    package static let testBDK: [UInt8] = CryptoHex.literal("0123456789ABCDEFFEDCBA9876543210")
 
     /// Initial KSN `FFFF9876543210E00000` (the public X9.24-1 test KSN), for both the PIN and the data DUKPT key.
-    public static let initialKSNBytes: [UInt8] = CryptoHex.literal("FFFF9876543210E00000")
+    package static let initialKSNBytes: [UInt8] = CryptoHex.literal("FFFF9876543210E00000")
 
     /// `initialKSNBytes` as a `KSN`.
-    public static let initialKSN = KSN(unchecked: initialKSNBytes)
+    package static let initialKSN = KSN(unchecked: initialKSNBytes)
 
     /// DUKPT key index of the PIN key (IPEK) in tag CD / RKI (§12.1).
-    public static let pinKeyIndex: UInt8 = 0
+    package static let pinKeyIndex: UInt8 = 0
     /// DUKPT key index of the data (SRED) key (IDEK) in tag CD / RKI (§12.1).
-    public static let dataKeyIndex: UInt8 = 1
+    package static let dataKeyIndex: UInt8 = 1
 
     // MARK: X9.24-1:2009 variant masks (§12.3), each applied to both 8-byte halves of the current key
 
-    public static let pinVariantMask: [UInt8] = CryptoHex.literal("00000000000000FF")
-    public static let macRequestVariantMask: [UInt8] = CryptoHex.literal("000000000000FF00")
-    public static let macResponseVariantMask: [UInt8] = CryptoHex.literal("00000000FF000000")
-    public static let dataRequestVariantMask: [UInt8] = CryptoHex.literal("0000000000FF0000")
-    public static let dataResponseVariantMask: [UInt8] = CryptoHex.literal("000000FF00000000")
+    package static let pinVariantMask: [UInt8] = CryptoHex.literal("00000000000000FF")
+    package static let macRequestVariantMask: [UInt8] = CryptoHex.literal("000000000000FF00")
+    package static let macResponseVariantMask: [UInt8] = CryptoHex.literal("00000000FF000000")
+    package static let dataRequestVariantMask: [UInt8] = CryptoHex.literal("0000000000FF0000")
+    package static let dataResponseVariantMask: [UInt8] = CryptoHex.literal("000000FF00000000")
 
     // MARK: SRED / ciphered outputs (§12.3)
 
     /// SRED and SIGNED_CIPHERED outputs: TDES-CBC with an all-zero IV ...
-    public static let sredIV: [UInt8] = [UInt8](repeating: 0, count: 8)
+    package static let sredIV: [UInt8] = [UInt8](repeating: 0, count: 8)
     /// ... after padding the plaintext with 0x00 to a multiple of 8 bytes ...
-    public static let sredPadByte: UInt8 = 0x00
+    package static let sredPadByte: UInt8 = 0x00
     /// ... under the data-response encryption key of the data DUKPT key.
-    public static let sredKeyVariant: DUKPT.KeyVariant = .dataResponse
+    package static let sredKeyVariant: DUKPT.KeyVariant = .dataResponse
 
     // MARK: MAC (§12.3)
 
     /// Secured-frame MAC: ISO 9797-1 MAC algorithm 3 (retail MAC), padding method 1, truncated to the 4 leftmost bytes.
-    public static let macLength = 4
+    package static let macLength = 4
     /// MAC key for terminal → host responses.
-    public static let responseMACVariant: DUKPT.KeyVariant = .macResponse
+    package static let responseMACVariant: DUKPT.KeyVariant = .macResponse
     /// MAC key for host/HSM → terminal (SIGNED) inputs.
-    public static let requestMACVariant: DUKPT.KeyVariant = .macRequest
+    package static let requestMACVariant: DUKPT.KeyVariant = .macRequest
 
     // MARK: PIN (§12.3)
 
     /// Default ISO 9564-1 PIN block format (1, 3 and 4 selectable), enciphered with the DUKPT PIN variant (TDES-ECB).
-    public static let defaultPINBlockFormat: PINBlockFormat = .iso0
+    package static let defaultPINBlockFormat: PINBlockFormat = .iso0
 
     // MARK: KSN-format record, tag CD (§12.2)
 
     /// Simulator value of tag CD: for key index 0 (PIN) and 1 (data): KSI 40 bits `FFFF987654`, KSN 80 bits
     /// `FFFF9876543210E00000`, TSC 21 bits `000000`, each record ended by 0xFF.
-    public static let ksnFormatRecord: [UInt8] = CryptoHex.literal(
+    package static let ksnFormatRecord: [UInt8] = CryptoHex.literal(
         "00 00 28 FFFF987654 01 50 FFFF9876543210E00000 03 15 000000 FF"
             + " 01 00 28 FFFF987654 01 50 FFFF9876543210E00000 03 15 000000 FF"
     )
@@ -68,7 +68,7 @@ extension CryptoChoices {
     /// the published **test** vendor code-signing key, ECDSA P-256 (`openssl ecparam -name prime256v1 -genkey
     /// -noout`). Like the X9.24 test BDK it is public on purpose: anyone can sign images for the simulator, never for
     /// a real terminal. Images are signed ECDSA/SHA-256 over the whole image, DER (`CodeSigning`).
-    public static let testCodeSigningPrivateKeyPEM = """
+    package static let testCodeSigningPrivateKeyPEM = """
         -----BEGIN EC PRIVATE KEY-----
         MHcCAQEEIDvM2t19cBmAvP4olzow9LzkGd48Nppx3gMXobbZtWO6oAoGCCqGSM49
         AwEHoUQDQgAE9tRYWa4yoepStBuzHC3Eir/tuARMby8bnR9RUMGGfRSfRAelHSk/
@@ -78,7 +78,7 @@ extension CryptoChoices {
         """
 
     /// The public half of `testCodeSigningPrivateKeyPEM`: what the simulated terminal verifies images against.
-    public static let testCodeSigningPublicKeyPEM = """
+    package static let testCodeSigningPublicKeyPEM = """
         -----BEGIN PUBLIC KEY-----
         MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE9tRYWa4yoepStBuzHC3Eir/tuARM
         by8bnR9RUMGGfRSfRAelHSk/iCbloOdXxS2ryayEs2iShfAGzzb05yugrg==

@@ -6,9 +6,9 @@
 ///
 /// Spec §12.3 MAC PROJECT CHOICE: the secured-frame MAC is `mac4` (the 4 leftmost bytes) keyed with the DUKPT
 /// MAC-response variant (terminal → host) or MAC-request variant (host → terminal).
-public enum RetailMAC {
+package enum RetailMAC {
     /// Full 8-byte MAC.
-    public static func compute(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    package static func compute(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
         guard key.count == 16 else {
             throw CryptoError(.invalidKeyLength, "retail MAC key must be 16 bytes, got \(key.count)")
         }
@@ -19,12 +19,12 @@ public enum RetailMAC {
     }
 
     /// The 4 leftmost bytes of `compute` (spec §12.3 secured-frame MAC).
-    public static func mac4(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    package static func mac4(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
         Array(try compute(key: key, data: data).prefix(CryptoChoices.macLength))
     }
 
     /// Checks a 4-byte (truncated) or 8-byte MAC in constant time. Any other MAC length returns false.
-    public static func verify(mac: [UInt8], key: [UInt8], data: [UInt8]) throws -> Bool {
+    package static func verify(mac: [UInt8], key: [UInt8], data: [UInt8]) throws -> Bool {
         let full = try compute(key: key, data: data)
         guard mac.count == 4 || mac.count == 8 else { return false }
         return Bytes.constantTimeEqual(Array(full.prefix(mac.count)), mac)

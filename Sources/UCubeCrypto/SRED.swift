@@ -6,27 +6,27 @@
 ///
 /// `decrypt` returns the **padded** plaintext: trailing zero padding cannot be told apart from trailing zero data, so
 /// callers parse the TLV and ignore what follows it.
-public enum SRED {
+package enum SRED {
     /// Encrypts under an explicit 16-byte key (normally `DUKPT.sessionKey(…, variant: .dataResponse)`).
-    public static func encrypt(plaintext: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    package static func encrypt(plaintext: [UInt8], key: [UInt8]) throws -> [UInt8] {
         try checkKey(key)
         return try TDES.encryptCBC(key: key, iv: CryptoChoices.sredIV, data: pad(plaintext))
     }
 
     /// Decrypts under an explicit 16-byte key; returns the zero-padded plaintext. Throws `.invalidDataLength` when the
     /// ciphertext is not a multiple of 8 bytes.
-    public static func decrypt(ciphertext: [UInt8], key: [UInt8]) throws -> [UInt8] {
+    package static func decrypt(ciphertext: [UInt8], key: [UInt8]) throws -> [UInt8] {
         try checkKey(key)
         return try TDES.decryptCBC(key: key, iv: CryptoChoices.sredIV, data: ciphertext)
     }
 
     /// Host/simulator convenience: key = data-response encryption key derived from `bdk` at `ksn`.
-    public static func encrypt(plaintext: [UInt8], bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
+    package static func encrypt(plaintext: [UInt8], bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
         try encrypt(plaintext: plaintext, key: DUKPT.sessionKey(bdk: bdk, ksn: ksn, variant: CryptoChoices.sredKeyVariant))
     }
 
     /// Host convenience: key = data-response encryption key derived from `bdk` at `ksn`.
-    public static func decrypt(ciphertext: [UInt8], bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
+    package static func decrypt(ciphertext: [UInt8], bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
         try decrypt(ciphertext: ciphertext, key: DUKPT.sessionKey(bdk: bdk, ksn: ksn, variant: CryptoChoices.sredKeyVariant))
     }
 

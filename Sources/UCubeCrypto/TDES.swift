@@ -10,23 +10,23 @@ import CLibCrypto
 ///   empty output.
 ///
 /// No key material ever appears in thrown errors.
-public enum TDES {
+package enum TDES {
     /// DES/TDES block size in bytes.
-    public static let blockSize = 8
+    package static let blockSize = 8
 
-    public static func encryptECB(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    package static func encryptECB(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
         try run(mode: .ecb, key: key, iv: nil, data: data, encrypt: true)
     }
 
-    public static func decryptECB(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    package static func decryptECB(key: [UInt8], data: [UInt8]) throws -> [UInt8] {
         try run(mode: .ecb, key: key, iv: nil, data: data, encrypt: false)
     }
 
-    public static func encryptCBC(key: [UInt8], iv: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    package static func encryptCBC(key: [UInt8], iv: [UInt8], data: [UInt8]) throws -> [UInt8] {
         try run(mode: .cbc, key: key, iv: iv, data: data, encrypt: true)
     }
 
-    public static func decryptCBC(key: [UInt8], iv: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    package static func decryptCBC(key: [UInt8], iv: [UInt8], data: [UInt8]) throws -> [UInt8] {
         try run(mode: .cbc, key: key, iv: iv, data: data, encrypt: false)
     }
 

@@ -1,18 +1,18 @@
-@_spi(Fuzz) import UCubeBluetooth
-@_spi(Fuzz) import UCubeCLI
+import UCubeBluetooth
+import UCubeCLI
 import Foundation
 import UCubeCrypto
 import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
-@_spi(Fuzz) import UCubeTMS
+import UCubeTMS
 import ZIPFoundation
 
 /// Every input ucube takes from outside the process, as a libFuzzer target (Fuzz/README.md). `run` feeds one input
 /// to the same code the driver runs on such bytes. A thrown error is the expected answer to bad input; a trap, a
 /// hang (libFuzzer's -timeout) or an allocation over -rss_limit_mb is a finding. `swift test` replays every file
 /// under Fuzz/corpus/TARGET and Fuzz/regressions/TARGET through `run`.
-public enum FuzzTarget: String, CaseIterable, Sendable {
+package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Frames (both layouts), the BLE de-stuffer and reassembler, BER-TLV (both rule sets) and its formatter.
     case frames
     /// A TMS binary download (docs/protocol.md §10.5), plain and ciphered, every block read back; the same bytes as
@@ -39,7 +39,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case driver
 
     /// Runs one input.
-    public func run(_ bytes: [UInt8]) {
+    package func run(_ bytes: [UInt8]) {
         switch self {
         case .frames: FrameTargets.run(bytes)
         case .tmsPackage:
@@ -98,7 +98,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// Inputs to start from, made by the code that writes such inputs for real (the simulator, the PKI of the TMS
     /// simulator's tests is not linked here, so PKCS#12 starts from the committed corpus).
-    public func seeds() async -> [[UInt8]] {
+    package func seeds() async -> [[UInt8]] {
         switch self {
         case .driver: return await VirtualTerminal.recordedSeeds()
         case .dbus: return BlueZFuzzSurface.seedMessages()

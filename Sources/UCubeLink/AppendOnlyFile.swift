@@ -11,13 +11,13 @@ import UCubeSupport
 /// file. The file is created 0600 (its directory 0700) and opened `O_APPEND`, so processes appending at once never
 /// overwrite each other; a last line torn by a process that died mid-write is closed before the next one, so it never
 /// swallows a record; the write goes on after EINTR and a short write, and is synced.
-public struct AppendOnlyFile: Sendable {
-    public let path: String
+package struct AppendOnlyFile: Sendable {
+    package let path: String
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// Appends `line` (its newline added here); durable on return. Throws a sentence naming the path and the cause.
-    public func append(_ line: [UInt8]) throws(AppendError) {
+    package func append(_ line: [UInt8]) throws(AppendError) {
         let directory = (path as NSString).deletingLastPathComponent
         let fd: Int32
         do throws(PrivateFileError) {
@@ -46,8 +46,8 @@ public struct AppendOnlyFile: Sendable {
 }
 
 /// Why a line could not be appended: one sentence with the path and the system's reason.
-public struct AppendError: Error, CustomStringConvertible {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
+package struct AppendError: Error, CustomStringConvertible {
+    package let reason: String
+    package init(_ reason: String) { self.reason = reason }
+    package var description: String { reason }
 }

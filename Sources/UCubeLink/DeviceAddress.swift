@@ -1,7 +1,7 @@
 import UCubeProtocol
 
 /// Where a terminal is: the `--device` grammar (docs/architecture.md "The command line").
-public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
+package enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     /// The built-in simulator, in process.
     case simulator
     /// Raw frames over TCP (spec §3.4), e.g. another `ucube simulate --listen`.
@@ -18,10 +18,10 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     case replay(path: String)
 
     /// Default TCP port of the simulator (PROJECT CHOICE, spec §3.4).
-    public static let defaultTCPPort = 5000
+    package static let defaultTCPPort = 5000
 
     /// Parses `sim`, `tcp://host:port`, `serial:///dev/rfcomm0`, `ble://…`, `rfcomm://…`, or a remembered name.
-    public init(parsing text: String) throws(LinkError) {
+    package init(parsing text: String) throws(LinkError) {
         if text == "sim" || text == "simulator" {
             self = .simulator
         } else if text.hasPrefix("tcp://") {
@@ -93,14 +93,14 @@ public enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A simulator or a recording, not a terminal: what it answers is never a real payment.
-    public var isSimulated: Bool {
+    package var isSimulated: Bool {
         switch self {
         case .simulator, .replay: true
         case .tcp, .serial, .ble, .rfcomm, .remembered: false
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .simulator: "sim"
         case .tcp(let host, let port): host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"

@@ -2,8 +2,8 @@ import UCubeProtocol
 
 /// A failure of the link or of the exchange, never a terminal status (a status is a value in `Reply`).
 /// `code` is stable (exit codes and tests key on it); `reason` says what happened and what to do.
-public struct LinkError: CodedError {
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+package struct LinkError: CodedError {
+    package enum Code: String, Sendable, Hashable, CaseIterable {
         /// The terminal did not answer in time.
         case timeout
         /// The link dropped (peer closed, radio lost, device removed).
@@ -32,14 +32,14 @@ public struct LinkError: CodedError {
         case replayDiverged
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
     /// What to do about it, when there is something to do.
-    public let hint: String?
+    package let hint: String?
     /// The transport library's own text (`--log-level debug`, the log).
-    public let detail: String?
+    package let detail: String?
 
-    public init(_ code: Code, _ reason: String, hint: String? = nil, detail: String? = nil) {
+    package init(_ code: Code, _ reason: String, hint: String? = nil, detail: String? = nil) {
         self.code = code
         self.reason = reason
         self.hint = hint

@@ -33,13 +33,13 @@ private final class StreamingHandler: ChannelInboundHandler, Sendable {
 }
 
 /// A transport over a SwiftNIO channel: a TCP socket or a device file (serial port, RFCOMM tty, pseudo-terminal).
-public struct ChannelTransport: Transport {
-    public let name: String
-    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+package struct ChannelTransport: Transport {
+    package let name: String
+    package let incoming: AsyncThrowingStream<[UInt8], any Error>
     private let channel: any Channel
 
     /// Connects over TCP (spec §3.4: raw RPC frames, no BLE stuffing).
-    public static func connectTCP(host: String, port: Int, timeout: Duration = .seconds(5)) async throws -> ChannelTransport {
+    package static func connectTCP(host: String, port: Int, timeout: Duration = .seconds(5)) async throws -> ChannelTransport {
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let handler = StreamingHandler(continuation: continuation)
         do {
@@ -60,7 +60,7 @@ public struct ChannelTransport: Transport {
     }
 
     /// Opens a serial or RFCOMM device file (or a pseudo-terminal) in raw mode.
-    public static func openDevice(path: String) async throws -> ChannelTransport {
+    package static func openDevice(path: String) async throws -> ChannelTransport {
         let fd = open(path, O_RDWR | O_NOCTTY)
         guard fd >= 0 else {
             throw LinkError(.connectFailed, "cannot open \(path): \(ErrorNumber.text(errno))")
@@ -76,7 +76,7 @@ public struct ChannelTransport: Transport {
     }
 
     /// Takes ownership of a connected stream descriptor (a device file, an RFCOMM socket); closes it on failure.
-    public static func adoptDescriptor(_ fd: Int32, name: String) async throws -> ChannelTransport {
+    package static func adoptDescriptor(_ fd: Int32, name: String) async throws -> ChannelTransport {
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let handler = StreamingHandler(continuation: continuation)
         do {
@@ -94,7 +94,7 @@ public struct ChannelTransport: Transport {
         }
     }
 
-    public func write(_ bytes: [UInt8]) async throws {
+    package func write(_ bytes: [UInt8]) async throws {
         guard channel.isActive else { throw LinkError(.disconnected, "\(name) is closed") }
         do {
             try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
@@ -104,7 +104,7 @@ public struct ChannelTransport: Transport {
         }
     }
 
-    public func close() async {
+    package func close() async {
         try? await channel.close()
     }
 }

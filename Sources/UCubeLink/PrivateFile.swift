@@ -15,9 +15,9 @@ import UCubeSupport
 ///   a character device (`/dev/null`, `/dev/full`), never a FIFO or a socket a write could block on;
 /// - a directory ucube keeps state in (`$XDG_STATE_HOME/ucube`, `$XDG_RUNTIME_DIR/ucube`, …) is created 0700, and is
 ///   refused when another user owns it or when its group or others can write to it.
-public enum PrivateFile {
+package enum PrivateFile {
     /// What a file opened for writing may be.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// A file ucube keeps: regular, owned by this user.
         case state
         /// A file the user named on the command line: regular, or a character device.
@@ -26,7 +26,7 @@ public enum PrivateFile {
 
     /// Opens `path` for writing (`flags` adds O_APPEND, O_TRUNC, O_EXCL… to O_WRONLY | O_CREAT | O_NOFOLLOW |
     /// O_CLOEXEC) and checks what was opened. The caller closes the descriptor.
-    public static func open(
+    package static func open(
         _ path: String, flags: Int32 = 0, mode: mode_t = 0o600, kind: Kind = .state, read: Bool = false
     ) throws(PrivateFileError) -> Int32 {
         let access = read ? O_RDWR : O_WRONLY
@@ -60,7 +60,7 @@ public enum PrivateFile {
     }
 
     /// The device and inode of the regular file at `path` (not followed if it is a link), or nil.
-    public static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+    package static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return (UInt64(info.st_dev), UInt64(info.st_ino))
@@ -68,7 +68,7 @@ public enum PrivateFile {
 
     /// Refuses `path` before any work when it is a symbolic link (what `open` would refuse once the work is done: a
     /// receipt after the payment, say). A path that does not exist yet passes.
-    public static func checkNotALink(_ path: String) throws(PrivateFileError) {
+    package static func checkNotALink(_ path: String) throws(PrivateFileError) {
         var info = stat()
         if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
             throw PrivateFileError(path: path, problem: .symbolicLink)
@@ -77,7 +77,7 @@ public enum PrivateFile {
 
     /// Writes `bytes` to `path` (created or truncated; see `open`), whole or not at all said. A file created now gets
     /// `mode` exactly, whatever the process's umask (an existing one keeps its own).
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, kind: Kind) throws(PrivateFileError) {
+    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, kind: Kind) throws(PrivateFileError) {
         var existing = stat()
         let created = lstat(path, &existing) != 0
         let fd = try open(path, flags: O_TRUNC, mode: mode, kind: kind)
@@ -87,7 +87,7 @@ public enum PrivateFile {
     }
 
     /// Creates `path` (and its parents) 0700 when missing, then checks it (`checkDirectory`).
-    public static func ensureDirectory(_ path: String) throws(PrivateFileError) {
+    package static func ensureDirectory(_ path: String) throws(PrivateFileError) {
         var info = stat()
         if stat(path, &info) != 0 {
             do {
@@ -103,7 +103,7 @@ public enum PrivateFile {
 
     /// A directory ucube keeps state in must be a directory (a link to one is followed: it is the target that is
     /// checked), owned by this user, and writable by no one else.
-    public static func checkDirectory(_ path: String) throws(PrivateFileError) {
+    package static func checkDirectory(_ path: String) throws(PrivateFileError) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw PrivateFileError(path: path, problem: .system(errno)) }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw PrivateFileError(path: path, problem: .notADirectory) }
@@ -117,8 +117,8 @@ public enum PrivateFile {
 }
 
 /// Why a file or directory was refused or could not be opened: the path, and a sentence that says what to do.
-public struct PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Problem: Hashable, Sendable {
+package struct PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Problem: Hashable, Sendable {
         case symbolicLink
         case notARegularFile
         case notADirectory
@@ -127,15 +127,15 @@ public struct PrivateFileError: Error, Hashable, Sendable, CustomStringConvertib
         case system(Int32)
     }
 
-    public let path: String
-    public let problem: Problem
+    package let path: String
+    package let problem: Problem
 
     /// Whether ucube refused the path for its safety (rather than the system failing to open it).
-    public var isRefusal: Bool {
+    package var isRefusal: Bool {
         if case .system = problem { false } else { true }
     }
 
-    public var description: String {
+    package var description: String {
         switch problem {
         case .symbolicLink:
             "\(path) is a symbolic link: ucube does not follow links for the files it writes; remove it"

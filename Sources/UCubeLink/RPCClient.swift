@@ -2,7 +2,7 @@ import Logging
 import UCubeProtocol
 
 /// One exchange as seen on the link, for `--trace` and logs.
-public enum TraceEvent: Sendable {
+package enum TraceEvent: Sendable {
     /// A frame we wrote, with its exact bytes.
     case sent(bytes: [UInt8], frame: CommandFrame)
     /// A frame we received, with its exact bytes; `secured`: read in the SECURED layout (spec §2.3).
@@ -15,34 +15,34 @@ public enum TraceEvent: Sendable {
 
 /// The answer to one command: the terminal's status (a value, not an error) and, when the status is one the
 /// command treats as success, its typed response.
-public struct Reply<Response: RPCResponse>: Sendable {
+package struct Reply<Response: RPCResponse>: Sendable {
     /// The SEQ our command carried.
-    public let sequence: UInt8
+    package let sequence: UInt8
     /// The response frame as interpreted (secured or plain).
-    public let frame: ResponseFrame
+    package let frame: ResponseFrame
     /// The decoded response; nil when the status is not a success status of the command, or the data is ciphered.
-    public let response: Response?
+    package let response: Response?
     /// The data is SIGNED_CIPHERED ciphertext (a secure session): only the HSM side can read it (spec §2.3).
-    public let isCiphered: Bool
+    package let isCiphered: Bool
 
-    public var status: Status { frame.status }
+    package var status: Status { frame.status }
     /// The terminal accepted the command (its status is one the command treats as success).
-    public var succeeded: Bool { response != nil || (isCiphered && frame.status.isSuccess) }
+    package var succeeded: Bool { response != nil || (isCiphered && frame.status.isSuccess) }
 }
 
 /// The answer to a hand-built command (`ucube rpc raw`).
-public struct RawReply: Sendable {
-    public let sequence: UInt8
-    public let frame: ResponseFrame
+package struct RawReply: Sendable {
+    package let sequence: UInt8
+    package let frame: ResponseFrame
 }
 
 /// The RPC client: owns the transport, numbers frames, tracks the secure session, keeps one command in flight
 /// (only CancelAll may overlap a pending command, spec §9), applies per-command deadlines and turns every link
 /// failure into a `LinkError` — never a hang.
-public actor RPCClient {
+package actor RPCClient {
     private let transport: any Transport
     private var decoder = FrameDecoder()
-    public private(set) var rules: LinkRules
+    package private(set) var rules: LinkRules
     private var defaultTimeout: Duration
     private var trace: (@Sendable (TraceEvent) -> Void)?
     /// The rpc layer's log: each command and answer by name, SEQ, length and status; data only for the commands
@@ -74,7 +74,7 @@ public actor RPCClient {
     }
 
     /// `rules` lets a caller resume a session kept across processes (SEQ and secured flag).
-    public init(
+    package init(
         transport: any Transport, defaultTimeout: Duration = .seconds(10), rules: LinkRules = LinkRules(),
         trace: (@Sendable (TraceEvent) -> Void)? = nil, logger: Logger? = nil, connectionLogger: Logger? = nil,
         frameSilence: Duration = ResponseTimeouts.frameSilence
@@ -90,27 +90,27 @@ public actor RPCClient {
 
     /// Changes the RPC timeout and the frame trace for the commands sent from now on (a shell keeps one client
     /// while its `set timeout` / `set trace` change).
-    public func configure(defaultTimeout: Duration, trace: (@Sendable (TraceEvent) -> Void)?) {
+    package func configure(defaultTimeout: Duration, trace: (@Sendable (TraceEvent) -> Void)?) {
         self.defaultTimeout = defaultTimeout
         self.trace = trace
     }
 
-    public var transportName: String { transport.name }
-    public var isConnected: Bool { closedReason == nil }
-    public var isSecured: Bool { rules.secured }
+    package var transportName: String { transport.name }
+    package var isConnected: Bool { closedReason == nil }
+    package var isSecured: Bool { rules.secured }
     /// The terminal's state is no longer known from this side: a command went unanswered (it may still be running
     /// there), an answer stopped halfway, or the terminal dropped the link (a secure session may have survived it).
-    public private(set) var lostTrack = false
+    package private(set) var lostTrack = false
     /// Answers dropped because no pending command had their SEQ (duplicates, replays, unknown SEQ; spec §2.4).
-    public private(set) var staleAnswersDropped = 0
+    package private(set) var staleAnswersDropped = 0
     /// Commands this client has handed to the transport (CancelAll included): a caller that remembers the count can
     /// tell whether anything was sent since (a terminal's state it learned still holds only if nothing was).
-    public private(set) var commandsSent = 0
+    package private(set) var commandsSent = 0
     /// True while a command other than CancelAll awaits its answer.
-    public var hasPendingCommand: Bool { pending.contains { $0.command != .cancelAll } }
+    package var hasPendingCommand: Bool { pending.contains { $0.command != .cancelAll } }
 
     /// Starts reading from the transport. Called once, before the first command (send calls it too).
-    public func start() {
+    package func start() {
         guard readerTask == nil else { return }
         connectionLogger?.info("link open: \(transport.name)")
         let stream = transport.incoming
@@ -127,7 +127,7 @@ public actor RPCClient {
     }
 
     /// Closes the link; pending commands fail with `.disconnected`.
-    public func close() async {
+    package func close() async {
         linkDropped(nil)
         readerTask?.cancel()
         await transport.close()
@@ -137,7 +137,7 @@ public actor RPCClient {
 
     /// Sends a typed command and waits for its answer, at most `timeout` (default: the command's own timeout for
     /// long-running commands, else the client's RPC timeout). A non-zero status is returned, not thrown.
-    public func send<C: RPCCommand>(_ command: C, timeout: Duration? = nil) async throws(LinkError) -> Reply<C.Response> {
+    package func send<C: RPCCommand>(_ command: C, timeout: Duration? = nil) async throws(LinkError) -> Reply<C.Response> {
         let payload: [UInt8]
         do {
             payload = try command.encodePayload()
@@ -163,7 +163,7 @@ public actor RPCClient {
     /// Sends a hand-built command. `inputMode`/`outputMode` override the catalogue: NONE sends `payload` as the
     /// whole body; SIGNED_NOT_CHECKED wraps it with crypto header 0x7F and a zero MAC; SIGNED and SIGNED_CIPHERED
     /// mean the payload is an HSM-built body (crypto header ‖ data ‖ MAC) and is sent as it is.
-    public func sendRaw(
+    package func sendRaw(
         id: CommandID, payload: [UInt8], inputMode: SecurityMode? = nil, outputMode: SecurityMode? = nil,
         timeout: Duration? = nil
     ) async throws(LinkError) -> RawReply {
@@ -179,7 +179,7 @@ public actor RPCClient {
     /// Sends CancelAll (spec §5.2): a pending long-running command then ends with −32, which its caller receives
     /// as an ordinary reply. Returns CancelAll's own status.
     @discardableResult
-    public func cancelAll(timeout: Duration? = nil) async throws(LinkError) -> Status {
+    package func cancelAll(timeout: Duration? = nil) async throws(LinkError) -> Status {
         try await exchange(
             id: .cancelAll, payload: [], inputMode: .none, outputMode: .none, rawBody: false,
             timeout: timeout ?? defaultTimeout
@@ -192,7 +192,7 @@ public actor RPCClient {
     /// the 2-byte status in READY and crypto header + status (3 bytes) in SECURED. A READY answer clears the flag.
     /// Returns whether the session is open; nil when the answer does not tell (it carried data).
     @discardableResult
-    public func verifySecureSession() async throws(LinkError) -> Bool? {
+    package func verifySecureSession() async throws(LinkError) -> Bool? {
         guard rules.secured else { return false }
         let (_, frame) = try await exchange(
             id: .getInfo, payload: [], inputMode: .none, outputMode: .none, rawBody: false, timeout: defaultTimeout)
@@ -207,7 +207,7 @@ public actor RPCClient {
     }
 
     /// Numbers the next command 0 again (`LinkRules.restartNumbering`), once the terminal is known to be READY.
-    public func restartNumbering() { rules.restartNumbering() }
+    package func restartNumbering() { rules.restartNumbering() }
 
     // MARK: Exchange
 

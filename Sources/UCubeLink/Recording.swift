@@ -15,43 +15,43 @@ import UCubeProtocol
 ///     < 0.000870 plain 0200070000...
 ///     x 1.250000 the terminal closed the link
 ///     end 1.300000
-public struct Recording: Sendable, Equatable {
-    public static let magic = "ucube-recording"
-    public static let version = 1
+package struct Recording: Sendable, Equatable {
+    package static let magic = "ucube-recording"
+    package static let version = 1
     /// A recording larger than this is refused (a firmware update of 2,068-byte frames is a few MB of hex): a replay
     /// checks it before reading the file, `decode` while reading standard input.
-    public static let maximumSize = 64 << 20
+    package static let maximumSize = 64 << 20
 
     /// The command line, masked as the log masks it.
-    public var command: String
-    public var links: [Link]
+    package var command: String
+    package var links: [Link]
 
-    public init(command: String, links: [Link] = []) {
+    package init(command: String, links: [Link] = []) {
         self.command = command
         self.links = links
     }
 
     /// One link: opened once by a command (the shell opens one per command line).
-    public struct Link: Sendable, Equatable {
+    package struct Link: Sendable, Equatable {
         /// The device as given (`sim`, `tcp://…`, `ble://…`).
-        public var device: String
+        package var device: String
         /// The link session the process found when it opened the link.
-        public var session: Session
-        public var events: [Event]
+        package var session: Session
+        package var events: [Event]
 
-        public init(device: String, session: Session, events: [Event] = []) {
+        package init(device: String, session: Session, events: [Event] = []) {
             self.device = device
             self.session = session
             self.events = events
         }
 
         /// The frames both ways, in order.
-        public var frames: [Event] { events.filter(\.isFrame) }
+        package var frames: [Event] { events.filter(\.isFrame) }
     }
 
     /// What the link session file said (`SessionRecord` in the CLI): the replay starts from the same state, so the
     /// command sends the same first frames.
-    public enum Session: Sendable, Equatable {
+    package enum Session: Sendable, Equatable {
         case missing
         /// `terminal`: the terminal the recorded process's last payment met (spec §8.6), so a replayed payment skips
         /// GetInfo as the recorded one did.
@@ -59,17 +59,17 @@ public struct Recording: Sendable, Equatable {
         case stale
     }
 
-    public struct Event: Sendable, Equatable {
+    package struct Event: Sendable, Equatable {
         /// Seconds since the link opened.
-        public var time: Double
-        public var kind: Kind
+        package var time: Double
+        package var kind: Kind
 
-        public init(time: Double, kind: Kind) {
+        package init(time: Double, kind: Kind) {
             self.time = time
             self.kind = kind
         }
 
-        public enum Kind: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
             /// A frame the host wrote; `secured`: in the SECURED layout.
             case sent([UInt8], secured: Bool)
             /// A frame the terminal sent.
@@ -91,12 +91,12 @@ public struct Recording: Sendable, Equatable {
     // MARK: Writing
 
     /// The first lines of a recording.
-    public static func header(command: String) -> String {
+    package static func header(command: String) -> String {
         "\(magic) \(version)\ncommand \(oneLine(command))\n"
     }
 
     /// The line that opens a link's records.
-    public static func line(device: String, session: Session) -> String {
+    package static func line(device: String, session: Session) -> String {
         let state =
             switch session {
             case .missing: "session=missing"
@@ -111,7 +111,7 @@ public struct Recording: Sendable, Equatable {
     /// secured frame's too, whose data is in clear when its output mode is SIGNED (GetPlainTag, TransactionProcess
     /// and TransactionFinalisation in a secure session, spec §2.3). Its MAC is kept as it is; the host never checks
     /// it (it has no terminal key), so a replay is not affected.
-    public static func line(for event: Event) -> String {
+    package static func line(for event: Event) -> String {
         let time = seconds(event.time)
         switch event.kind {
         case .sent(let bytes, let secured):
@@ -126,7 +126,7 @@ public struct Recording: Sendable, Equatable {
     /// A frame with the card data of its body masked and its CRC computed again; the bytes as they are when nothing
     /// in the body looks like card data, or when they are not a whole frame. In a secured frame the crypto header,
     /// STATUS and MAC are left as they are (none of them has the shape of card data in a TLV).
-    public static func masked(frame bytes: [UInt8]) -> [UInt8] {
+    package static func masked(frame bytes: [UInt8]) -> [UInt8] {
         let header = 1 + FrameLimits.headerSize
         guard bytes.count >= FrameLimits.overhead, bytes.first == FrameLimits.stx else {
             return Masking.maskingCardData(in: bytes)
@@ -152,7 +152,7 @@ public struct Recording: Sendable, Equatable {
     // MARK: Reading
 
     /// Parses a whole recording; every line is checked, and the first bad one is named.
-    public init(parsing text: String) throws(RecordingError) {
+    package init(parsing text: String) throws(RecordingError) {
         guard text.utf8.count <= Self.maximumSize else {
             throw RecordingError(line: 0, "the recording is larger than \(Self.maximumSize >> 20) MiB")
         }
@@ -175,9 +175,9 @@ public struct Recording: Sendable, Equatable {
     /// Reads a recording one line at a time, so that `decode` can show each frame as it comes without holding the
     /// file (`init(parsing:)` is built on it: one reader of the format). Each line is checked as it comes; the first
     /// bad one is named.
-    public struct Parser: Sendable {
+    package struct Parser: Sendable {
         /// What one line of a recording holds.
-        public enum Record: Sendable, Equatable {
+        package enum Record: Sendable, Equatable {
             case command(String)
             /// A link opened: the events that follow are its own, up to the next `link`.
             case link(Link)
@@ -188,11 +188,11 @@ public struct Recording: Sendable, Equatable {
         private var sawMagic = false
         private var sawLink = false
 
-        public init() {}
+        package init() {}
 
         /// The record of the next line (without its "\n"; a "\r" before it is dropped), or nil for a blank line,
         /// a comment or the magic line.
-        public mutating func read(_ raw: Substring) throws(RecordingError) -> Record? {
+        package mutating func read(_ raw: Substring) throws(RecordingError) -> Record? {
             number += 1
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
@@ -225,7 +225,7 @@ public struct Recording: Sendable, Equatable {
         }
 
         /// After the last line: a text without the magic line is no recording.
-        public func finish() throws(RecordingError) {
+        package func finish() throws(RecordingError) {
             guard sawMagic else { throw RecordingError(line: 0, "not a ucube recording: it is empty") }
         }
     }
@@ -290,16 +290,16 @@ public struct Recording: Sendable, Equatable {
 }
 
 /// A recording that cannot be read: which line, and why.
-public struct RecordingError: Error, Equatable, CustomStringConvertible {
-    public let line: Int
-    public let reason: String
+package struct RecordingError: Error, Equatable, CustomStringConvertible {
+    package let line: Int
+    package let reason: String
 
-    public init(line: Int, _ reason: String) {
+    package init(line: Int, _ reason: String) {
         self.line = line
         self.reason = reason
     }
 
-    public var description: String { line > 0 ? "line \(line): \(reason)" : reason }
+    package var description: String { line > 0 ? "line \(line): \(reason)" : reason }
 }
 
 extension String {

@@ -7,23 +7,23 @@ import UCubeProtocol
 /// once with `fast`. The first frame that differs (another command, payload or sequence number, or a command the
 /// recording does not have) stops the replay: the write fails with `.replayDiverged`, the link ends, and `outcome`
 /// keeps the failure for the caller, since a payment turns link failures into its own status.
-public struct ReplayTransport: Transport {
-    public let name: String
-    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+package struct ReplayTransport: Transport {
+    package let name: String
+    package let incoming: AsyncThrowingStream<[UInt8], any Error>
     private let engine: Engine
 
     /// What the replay of one link found.
-    public final class Outcome: Sendable {
+    package final class Outcome: Sendable {
         private let state = Mutex<LinkError?>(nil)
-        public init() {}
+        package init() {}
         /// The divergence, when the command left the recording.
-        public var divergence: LinkError? { state.withLock { $0 } }
+        package var divergence: LinkError? { state.withLock { $0 } }
         func record(_ error: LinkError) { state.withLock { if $0 == nil { $0 = error } } }
     }
 
-    public let outcome: Outcome
+    package let outcome: Outcome
 
-    public init(link: Recording.Link, name: String, fast: Bool) {
+    package init(link: Recording.Link, name: String, fast: Bool) {
         self.name = name
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         incoming = stream
@@ -31,9 +31,9 @@ public struct ReplayTransport: Transport {
         engine = Engine(events: link.events, fast: fast, continuation: continuation, outcome: outcome)
     }
 
-    public func write(_ bytes: [UInt8]) async throws { try await engine.hostWrote(bytes) }
+    package func write(_ bytes: [UInt8]) async throws { try await engine.hostWrote(bytes) }
 
-    public func close() async { await engine.close() }
+    package func close() async { await engine.close() }
 
     actor Engine {
         private let events: [Recording.Event]

@@ -10,7 +10,7 @@ import UCubeSupport
 /// What a failed connect or bind means, read from the errno NIO carries (`IOError.errnoCode`, each attempt of a
 /// `NIOConnectionError`, its DNS errors) — never from NIO's text, which names its own functions
 /// (`connect(descriptor:addr:size:)`). The TCP link, the TMS client and `ucube simulate` share it.
-public enum SocketFailure: Equatable, Sendable {
+package enum SocketFailure: Equatable, Sendable {
     /// Nothing listens at the address (ECONNREFUSED).
     case refused
     /// No route to the host or its network (EHOSTUNREACH, ENETUNREACH).
@@ -25,7 +25,7 @@ public enum SocketFailure: Equatable, Sendable {
     case system(Int32)
 
     /// The failure `error` stands for, or nil when it is not a socket failure NIO reports.
-    public init?(_ error: any Error) {
+    package init?(_ error: any Error) {
         switch error {
         case let error as IOError:
             self.init(errno: error.errnoCode)
@@ -49,7 +49,7 @@ public enum SocketFailure: Equatable, Sendable {
         }
     }
 
-    public init(errno code: Int32) {
+    package init(errno code: Int32) {
         switch code {
         case ECONNREFUSED: self = .refused
         case EHOSTUNREACH, ENETUNREACH: self = .unreachable
@@ -60,7 +60,7 @@ public enum SocketFailure: Equatable, Sendable {
     }
 
     /// A few words for the failure, for a sentence such as "cannot connect to X: connection refused".
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .refused: "connection refused"
         case .unreachable: "no route to the host"
@@ -75,7 +75,7 @@ public enum SocketFailure: Equatable, Sendable {
 extension LinkError {
     /// The error for a failed TCP connect to `address` (`tcp://HOST:PORT`): a sentence and a hint by errno, NIO's
     /// text kept as the detail.
-    public static func connecting(to address: String, host: String, port: Int, _ error: any Error) -> LinkError {
+    package static func connecting(to address: String, host: String, port: Int, _ error: any Error) -> LinkError {
         let detail = "\(error)"
         switch SocketFailure(error) {
         case .refused:

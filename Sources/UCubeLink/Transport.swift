@@ -4,7 +4,7 @@ import UCubeProtocol
 ///
 /// Transports move bytes only; framing is the RPC client's job. A transport whose peer goes away ends its
 /// `incoming` stream (with an error when it knows why), so nothing above it believes it is still connected.
-public protocol Transport: Sendable {
+package protocol Transport: Sendable {
     /// "tcp://127.0.0.1:5000", "serial:///dev/rfcomm0", "sim".
     var name: String { get }
     /// Bytes from the terminal, in arrival order. There is one consumer; it ends when the link drops.
@@ -17,15 +17,15 @@ public protocol Transport: Sendable {
 
 /// Two connected in-memory byte pipes: the client end is a `Transport`, the other end is handed to an in-process peer
 /// (the built-in simulator) as a byte stream and a writer.
-public struct InMemoryTransport: Transport {
-    public let name: String
-    public let incoming: AsyncThrowingStream<[UInt8], any Error>
+package struct InMemoryTransport: Transport {
+    package let name: String
+    package let incoming: AsyncThrowingStream<[UInt8], any Error>
     private let toPeer: AsyncStream<[UInt8]>.Continuation
     private let fromPeer: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
     /// The peer's side: what the client wrote, and a function to answer.
-    public struct PeerEnd: Sendable {
-        public let input: AsyncStream<[UInt8]>
+    package struct PeerEnd: Sendable {
+        package let input: AsyncStream<[UInt8]>
         private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
         fileprivate init(input: AsyncStream<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
@@ -34,14 +34,14 @@ public struct InMemoryTransport: Transport {
         }
 
         /// Sends bytes to the client.
-        public func write(_ bytes: [UInt8]) { continuation.yield(bytes) }
+        package func write(_ bytes: [UInt8]) { continuation.yield(bytes) }
 
         /// Drops the link from the peer's side (a terminal switched off, an out-of-range radio).
-        public func disconnect(reason: (any Error)? = nil) { continuation.finish(throwing: reason) }
+        package func disconnect(reason: (any Error)? = nil) { continuation.finish(throwing: reason) }
     }
 
     /// A connected pair.
-    public static func pair(name: String = "sim") -> (transport: InMemoryTransport, peer: PeerEnd) {
+    package static func pair(name: String = "sim") -> (transport: InMemoryTransport, peer: PeerEnd) {
         let (toPeerStream, toPeer) = AsyncStream<[UInt8]>.makeStream()
         let (fromPeerStream, fromPeer) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let transport = InMemoryTransport(name: name, incoming: fromPeerStream, toPeer: toPeer, fromPeer: fromPeer)
@@ -58,13 +58,13 @@ public struct InMemoryTransport: Transport {
         self.fromPeer = fromPeer
     }
 
-    public func write(_ bytes: [UInt8]) async throws {
+    package func write(_ bytes: [UInt8]) async throws {
         if case .terminated = toPeer.yield(bytes) {
             throw LinkError(.disconnected, "the in-process terminal has gone away")
         }
     }
 
-    public func close() async {
+    package func close() async {
         toPeer.finish()
         fromPeer.finish()
     }

@@ -8,10 +8,10 @@ import ZIPFoundation
 /// Every file is scrubbed again while it is zipped (defence in depth: a file dropped in the directory by another
 /// tool, or a line written before a masking rule existed, still leaves without a PAN). Files are read in chunks,
 /// never whole.
-public enum LogBundle {
+package enum LogBundle {
     /// The files a bundle takes: regular files of the directory (not symbolic links, which could point anywhere),
     /// not hidden (the lock file), sorted by name.
-    public static func files(in logDirectory: String) -> [String] {
+    package static func files(in logDirectory: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: logDirectory)) ?? []
         return names.filter { name in
             guard !name.hasPrefix(".") else { return false }
@@ -23,7 +23,7 @@ public enum LogBundle {
     /// Zips the scrubbed log files of `logDirectory` into a new file at `zipPath` (which must not exist) and
     /// returns the entry names. An empty or missing directory gives an error, not an empty bundle.
     @discardableResult
-    public static func make(from logDirectory: String, to zipPath: String) throws(LogBundleError) -> [String] {
+    package static func make(from logDirectory: String, to zipPath: String) throws(LogBundleError) -> [String] {
         let names = files(in: logDirectory)
         guard !names.isEmpty else {
             throw LogBundleError(.noLogs, "no log files in \(logDirectory)")
@@ -69,7 +69,7 @@ public enum LogBundle {
     }
 
     /// Deletes the log files a bundle takes (after the TMS answered HTTP 200, spec §10.7). The lock file stays.
-    public static func deleteLogs(in logDirectory: String) throws(LogBundleError) {
+    package static func deleteLogs(in logDirectory: String) throws(LogBundleError) {
         for name in files(in: logDirectory) {
             do {
                 try FileManager.default.removeItem(atPath: logDirectory + "/" + name)
@@ -125,15 +125,15 @@ public enum LogBundle {
 }
 
 /// A log bundle that could not be made.
-public struct LogBundleError: CodedError {
-    public enum Code: Sendable, Hashable {
+package struct LogBundleError: CodedError {
+    package enum Code: Sendable, Hashable {
         case noLogs, exists, io
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

@@ -16,9 +16,9 @@ import Darwin
 /// that finds `messages.log` is no longer the file it holds open reopens it first.
 ///
 /// Logging never fails the program: a line that cannot be written is dropped and counted (`droppedLines`).
-public final class LogFile: @unchecked Sendable {
-    public let directory: String
-    public let rotationSize: UInt64
+package final class LogFile: @unchecked Sendable {
+    package let directory: String
+    package let rotationSize: UInt64
     private let lock = NSLock()
     // Guarded by `lock`.
     private var fd: Int32 = -1
@@ -27,7 +27,7 @@ public final class LogFile: @unchecked Sendable {
     private var dropped = 0
     private var triedDirectory = false
 
-    public init(directory: String, rotationSize: UInt64 = LogChoices.rotationSize) {
+    package init(directory: String, rotationSize: UInt64 = LogChoices.rotationSize) {
         self.directory = directory
         self.rotationSize = rotationSize
     }
@@ -37,17 +37,17 @@ public final class LogFile: @unchecked Sendable {
         if lockFD >= 0 { close(lockFD) }
     }
 
-    public var currentPath: String { directory + "/" + LogChoices.currentFileName }
+    package var currentPath: String { directory + "/" + LogChoices.currentFileName }
 
     /// Lines that could not be written (no directory, disk full, …).
-    public var droppedLines: Int {
+    package var droppedLines: Int {
         lock.lock()
         defer { lock.unlock() }
         return dropped
     }
 
     /// Appends one line (the caller ends it with a newline), rotating first when the file is over the size.
-    public func append(_ line: [UInt8]) {
+    package func append(_ line: [UInt8]) {
         lock.lock()
         defer { lock.unlock() }
         guard openIfNeeded() else {
@@ -71,7 +71,7 @@ public final class LogFile: @unchecked Sendable {
     }
 
     /// Closes the file (tests; `LogBundle.deleteLogs`). The next line reopens it.
-    public func closeFile() {
+    package func closeFile() {
         lock.lock()
         defer { lock.unlock() }
         if fd >= 0 { close(fd) }

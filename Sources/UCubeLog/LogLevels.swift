@@ -5,24 +5,24 @@ import UCubeProtocol
 /// `--log-level` text parsed: one level for every layer ("debug"), or levels per layer with an optional default
 /// ("rpc=trace,mdm=debug,info"). Layers not named use the default, which is `LogChoices.defaultLevel` when the text
 /// names none.
-public struct LogLevels: Sendable, Hashable, CustomStringConvertible {
-    public var defaultLevel: Logger.Level
-    public var perLayer: [LogLayer: Logger.Level]
+package struct LogLevels: Sendable, Hashable, CustomStringConvertible {
+    package var defaultLevel: Logger.Level
+    package var perLayer: [LogLayer: Logger.Level]
 
-    public init(defaultLevel: Logger.Level = LogChoices.defaultLevel, perLayer: [LogLayer: Logger.Level] = [:]) {
+    package init(defaultLevel: Logger.Level = LogChoices.defaultLevel, perLayer: [LogLayer: Logger.Level] = [:]) {
         self.defaultLevel = defaultLevel
         self.perLayer = perLayer
     }
 
     /// The level of a layer's loggers.
-    public func level(for layer: LogLayer) -> Logger.Level { perLayer[layer] ?? defaultLevel }
+    package func level(for layer: LogLayer) -> Logger.Level { perLayer[layer] ?? defaultLevel }
 
     /// The lowest level any layer logs at (for a logger whose label is not one of ours).
-    public var lowest: Logger.Level { ([defaultLevel] + perLayer.values).min() ?? defaultLevel }
+    package var lowest: Logger.Level { ([defaultLevel] + perLayer.values).min() ?? defaultLevel }
 
     /// Parses `--log-level`: comma-separated items, each `LEVEL` (the default) or `LAYER=LEVEL`. Case-insensitive;
     /// spaces around items are ignored. A typo is an error listing the choices.
-    public init(parsing text: String) throws(LogLevelError) {
+    package init(parsing text: String) throws(LogLevelError) {
         self.init()
         var sawDefault = false
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map {
@@ -55,13 +55,13 @@ public struct LogLevels: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// "rpc=trace,mdm=debug,info": the canonical text, layers in `LogLayer` order, the default last.
-    public var description: String {
+    package var description: String {
         let layers = LogLayer.allCases.compactMap { layer in perLayer[layer].map { "\(layer)=\($0)" } }
         return (layers + [defaultLevel.rawValue]).joined(separator: ",")
     }
 
-    public static let levelNames = Logger.Level.allCases.map(\.rawValue)
-    public static let usage =
+    package static let levelNames = Logger.Level.allCases.map(\.rawValue)
+    package static let usage =
         "LEVEL or LAYER=LEVEL,…,LEVEL; levels: \(levelNames.joined(separator: ", ")); layers: \(LogLayer.allCases.map(\.rawValue).joined(separator: ", "))"
 
     private static func level(_ word: String) throws(LogLevelError) -> Logger.Level {
@@ -74,15 +74,15 @@ public struct LogLevels: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A `--log-level` text that does not parse.
-public struct LogLevelError: CodedError {
-    public enum Code: Sendable, Hashable {
+package struct LogLevelError: CodedError {
+    package enum Code: Sendable, Hashable {
         case empty, unknownLevel, unknownLayer, duplicate
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

@@ -10,15 +10,15 @@ import Darwin
 
 /// Everything that goes to a log passes through here: PANs and track data masked (`Masking.redactPANs`, and
 /// `Masking.redactCardDataInHex` for card-data tags inside hex, such as a `decode` argument), then one line per event.
-public enum LogScrubber {
+package enum LogScrubber {
     /// `text` with every PAN (plain, spaced, dashed, hex-dump BCD) and track-2-like data masked.
-    public static func scrub(_ text: String) -> String {
+    package static func scrub(_ text: String) -> String {
         guard mayHoldCardData(text.utf8) else { return text }
         return Masking.redactPANs(in: Masking.redactCardDataInHex(text))
     }
 
     /// Raw bytes (a file being bundled), same rules.
-    public static func scrub(_ bytes: [UInt8]) -> [UInt8] {
+    package static func scrub(_ bytes: [UInt8]) -> [UInt8] {
         guard mayHoldCardData(bytes) else { return bytes }
         return Masking.redactPANs(in: bytes)
     }

@@ -3,7 +3,7 @@ import Logging
 
 /// The process's logging: `bootstrap` once at start (swift-log's `LoggingSystem.bootstrap` may run only once per
 /// process, so later calls only change the levels), then `Logger(layer:)` anywhere.
-public enum LogSystem {
+package enum LogSystem {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var state: (file: LogFile, levels: LogLevelSource, mirror: Bool)?
 
@@ -11,7 +11,7 @@ public enum LogSystem {
     /// a second call keeps the first directory and mirror choice and only applies the new levels.
     /// `metadata`: what every line adds from its context (a fleet run names the terminal it was logged for).
     /// `stderr`: where the mirror's lines go; the executable passes its one writer to fd 2 (`Console.err`).
-    public static func bootstrap(
+    package static func bootstrap(
         directory: String, levels: LogLevels, mirrorToStderr: Bool, metadata: Logger.MetadataProvider? = nil,
         stderr: @escaping @Sendable ([UInt8]) -> Void
     ) {
@@ -36,7 +36,7 @@ public enum LogSystem {
     }
 
     /// The levels in force (nil before `bootstrap`); setting them changes every logger (`set log-level`).
-    public static var levels: LogLevels? {
+    package static var levels: LogLevels? {
         get {
             lock.lock()
             defer { lock.unlock() }
@@ -50,10 +50,10 @@ public enum LogSystem {
     }
 
     /// Whether `bootstrap` ran (before it, swift-log's default handler would print to stdout).
-    public static var isBootstrapped: Bool { file != nil }
+    package static var isBootstrapped: Bool { file != nil }
 
     /// The file of the bootstrapped system (nil before `bootstrap`).
-    public static var file: LogFile? {
+    package static var file: LogFile? {
         lock.lock()
         defer { lock.unlock() }
         return state?.file

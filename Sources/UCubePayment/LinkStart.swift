@@ -10,20 +10,20 @@ import UCubeLink
 /// | idle, secure session open | ExitSecureSession, GetInfo (or the known terminal's), EnterSecureSession |
 /// | idle, READY, terminal not known | GetInfo, EnterSecureSession |
 /// | idle, READY, terminal known | EnterSecureSession (its KSN must match the known terminal's, else ExitSecureSession, GetInfo, EnterSecureSession) |
-public struct LinkStart: Sendable, Hashable {
+package struct LinkStart: Sendable, Hashable {
     /// Nothing is pending on the terminal: the process that last used the link closed it with every command answered.
-    public var idle: Bool
+    package var idle: Bool
     /// A secure session is open (meaningful when `idle`).
-    public var secured: Bool
+    package var secured: Bool
     /// The terminal a clean earlier payment on this link met (meaningful when `idle`).
-    public var terminal: KnownTerminal?
+    package var terminal: KnownTerminal?
 
-    public init(idle: Bool, secured: Bool = false, terminal: KnownTerminal? = nil) {
+    package init(idle: Bool, secured: Bool = false, terminal: KnownTerminal? = nil) {
         self.idle = idle
         self.secured = secured
         self.terminal = terminal
     }
 
     /// Nothing known: the full sequence runs (what the SDKs always do).
-    public static let unknown = LinkStart(idle: false)
+    package static let unknown = LinkStart(idle: false)
 }

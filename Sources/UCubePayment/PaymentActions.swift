@@ -1,7 +1,7 @@
 import UCubeProtocol
 
 /// A terminal command the payment sends: one case per typed command of spec §5.2 the flows use.
-public enum PaymentCommand: Hashable, Sendable {
+package enum PaymentCommand: Hashable, Sendable {
     case cancelAll(CancelAll)
     case exitSecureSession(ExitSecureSession)
     case getInfo(GetInfo)
@@ -20,7 +20,7 @@ public enum PaymentCommand: Hashable, Sendable {
     case completeTransaction(NFCCompleteTransaction)
 
     /// The wire id of the wrapped command.
-    public var id: CommandID {
+    package var id: CommandID {
         switch self {
         case .cancelAll: CancelAll.id
         case .exitSecureSession: ExitSecureSession.id
@@ -44,15 +44,15 @@ public enum PaymentCommand: Hashable, Sendable {
 
 /// A terminal's answer as the machine reads it: the command it answers, the status (a value), and the DATA field.
 /// The machine decodes `data` with the command's typed response, so tests can build answers without a link.
-public struct TerminalResponse: Hashable, Sendable {
-    public var command: CommandID
-    public var status: Status
+package struct TerminalResponse: Hashable, Sendable {
+    package var command: CommandID
+    package var status: Status
     /// The response DATA field; ciphertext when `ciphered`.
-    public var data: [UInt8]
+    package var data: [UInt8]
     /// The data is SIGNED_CIPHERED ciphertext (secure session, spec §2.3): it is kept, never read.
-    public var ciphered: Bool
+    package var ciphered: Bool
 
-    public init(command: CommandID, status: Status, data: [UInt8] = [], ciphered: Bool = false) {
+    package init(command: CommandID, status: Status, data: [UInt8] = [], ciphered: Bool = false) {
         self.command = command
         self.status = status
         self.data = data
@@ -61,20 +61,20 @@ public struct TerminalResponse: Hashable, Sendable {
 
     /// A success answer carrying `response`'s data (status 0, or the status the response names for
     /// TransactionFinalisation).
-    public static func ok<C: RPCCommand>(_ command: C.Type, _ response: C.Response) -> TerminalResponse {
+    package static func ok<C: RPCCommand>(_ command: C.Type, _ response: C.Response) -> TerminalResponse {
         var status = Status.success
         if let finalisation = response as? TransactionFinalisation.Response { status = finalisation.status }
         return TerminalResponse(command: C.id, status: status, data: response.encodeData())
     }
 
     /// An answer with `status` and no data.
-    public static func status<C: RPCCommand>(_ command: C.Type, _ status: Status) -> TerminalResponse {
+    package static func status<C: RPCCommand>(_ command: C.Type, _ status: Status) -> TerminalResponse {
         TerminalResponse(command: C.id, status: status)
     }
 }
 
 /// Work the engine hands to a task hook.
-public enum TaskRequest: Hashable, Sendable {
+package enum TaskRequest: Hashable, Sendable {
     /// Choose among these candidates (more than one, none blocked).
     case selectApplication([CandidateApplication])
     /// Compute the TVR for the application TransactionInitialization selected.
@@ -84,16 +84,16 @@ public enum TaskRequest: Hashable, Sendable {
 }
 
 /// What the authorization task is asked to authorize.
-public struct AuthorizationRequest: Hashable, Sendable, Encodable {
-    public var entryMode: EntryMode
+package struct AuthorizationRequest: Hashable, Sendable, Encodable {
+    package var entryMode: EntryMode
     /// Minor units (the typed amount when the cardholder typed it).
-    public var amount: UInt64
-    public var currency: String
-    public var cryptogram: CryptogramType?
+    package var amount: UInt64
+    package var currency: String
+    package var cryptogram: CryptogramType?
     /// The online PIN was taken (its block is in the context).
-    public var onlinePIN: Bool
+    package var onlinePIN: Bool
 
-    public init(entryMode: EntryMode, amount: UInt64, currency: String, cryptogram: CryptogramType?, onlinePIN: Bool) {
+    package init(entryMode: EntryMode, amount: UInt64, currency: String, cryptogram: CryptogramType?, onlinePIN: Bool) {
         self.entryMode = entryMode
         self.amount = amount
         self.currency = currency
@@ -103,7 +103,7 @@ public struct AuthorizationRequest: Hashable, Sendable, Encodable {
 }
 
 /// What a task hook produced.
-public enum TaskResult: Hashable, Sendable {
+package enum TaskResult: Hashable, Sendable {
     /// The application-selection task's choice; `nil`: the task cancelled the payment.
     case applicationSelected(CandidateApplication?)
     /// The risk-management task's TVR (5 bytes).
@@ -117,18 +117,18 @@ public enum TaskResult: Hashable, Sendable {
 }
 
 /// How a payment ended: its status and, when not self-explanatory, why.
-public struct PaymentOutcome: Hashable, Sendable, Encodable {
-    public var status: PaymentStatus
-    public var reason: String?
+package struct PaymentOutcome: Hashable, Sendable, Encodable {
+    package var status: PaymentStatus
+    package var reason: String?
 
-    public init(_ status: PaymentStatus, reason: String? = nil) {
+    package init(_ status: PaymentStatus, reason: String? = nil) {
         self.status = status
         self.reason = reason
     }
 }
 
 /// What to do next, as plain data (STYLE: AsyncHTTPClient `Action`).
-public enum PaymentAction: Hashable, Sendable {
+package enum PaymentAction: Hashable, Sendable {
     /// Send this command and feed its answer to `responseReceived` (a link failure to `linkLost` / `commandFailed`).
     case send(PaymentCommand)
     /// Run this task hook and feed its result to `taskFinished`.
@@ -144,7 +144,7 @@ public enum PaymentAction: Hashable, Sendable {
 /// The answer to a cancel request (spec §8.1 "Cancel rules"). Each request gets exactly one, however many come and
 /// in whatever order: the first one the rule allows is `accepted`, every later one learns that the payment already
 /// ends CANCELLED, and one that comes after the card was read is refused.
-public enum CancelDecision: Hashable, Sendable {
+package enum CancelDecision: Hashable, Sendable {
     /// This request decided it: the payment will end CANCELLED; perform the action (`.cancelPendingCommand` while a
     /// card wait is pending).
     case accepted(PaymentAction)
@@ -155,5 +155,5 @@ public enum CancelDecision: Hashable, Sendable {
     case refused(String)
 
     /// The refusal after the card has been read.
-    public static let tooLate = "too late — card already read"
+    package static let tooLate = "too late — card already read"
 }

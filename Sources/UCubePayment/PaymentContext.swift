@@ -5,97 +5,97 @@ import UCubeProtocol
 /// output of `ucube pay`. Card data appears only masked (PAN first 6 / last 4) or as the ciphertext the terminal
 /// produced (SRED blobs, PIN block); a clear PAN, track or PIN is never stored (docs/architecture.md "Nothing sensitive
 /// leaks").
-public struct PaymentContext: Sendable, Hashable, Encodable {
-    public var request: PaymentRequest
+package struct PaymentContext: Sendable, Hashable, Encodable {
+    package var request: PaymentRequest
     /// `nil` until the payment ends.
-    public var status: PaymentStatus?
+    package var status: PaymentStatus?
     /// Why the payment ended this way, when a status alone does not say.
-    public var statusReason: String?
+    package var statusReason: String?
     /// Every state entered, in order.
-    public var states: [PaymentState] = []
-    public var entryMode: EntryMode?
+    package var states: [PaymentState] = []
+    package var entryMode: EntryMode?
     /// DF70 of the card-wait answer.
-    public var activatedReader: CardReader?
+    package var activatedReader: CardReader?
     /// ICC: BuildCandidateList's answer.
-    public var candidates: [CandidateApplication] = []
+    package var candidates: [CandidateApplication] = []
     /// 84 / the AID TransactionInitialization selected.
-    public var selectedAID: [UInt8]?
+    package var selectedAID: [UInt8]?
     /// 50 application label.
-    public var applicationLabel: String?
+    package var applicationLabel: String?
     /// 5A masked (first 6 / last 4) when the terminal gave the PAN in plain.
-    public var maskedPAN: String?
+    package var maskedPAN: String?
     /// 5F24, when given in plain.
-    public var expiryMonth: Int?
-    public var expiryYear: Int?
+    package var expiryMonth: Int?
+    package var expiryYear: Int?
     /// The amount the cardholder typed (9F02 of the StartNFC answer), when the request had none.
-    public var typedAmount: UInt64?
+    package var typedAmount: UInt64?
     /// NFC: outcome byte 0 = 0x31.
-    public var signatureRequired = false
+    package var signatureRequired = false
     /// 95 as sent in TransactionProcess or as the terminal answered it.
-    public var tvr: [UInt8]?
+    package var tvr: [UInt8]?
     /// 9B.
-    public var tsi: [UInt8]?
+    package var tsi: [UInt8]?
     /// 9F27 cryptogram type (the last one the terminal reported).
-    public var cryptogramType: CryptogramType?
+    package var cryptogramType: CryptogramType?
     /// 9F26 application cryptogram (ARQC, TC or AAC).
-    public var cryptogram: [UInt8]?
+    package var cryptogram: [UInt8]?
     /// 9F36 application transaction counter.
-    public var atc: [UInt8]?
+    package var atc: [UInt8]?
     /// The authorization task's answer.
-    public var authorization: AuthorizationResponse?
+    package var authorization: AuthorizationResponse?
     /// SRED KSN from EnterSecureSession (10 bytes).
-    public var sredKSN: [UInt8]?
+    package var sredKSN: [UInt8]?
     /// PIN KSN from SimplifiedOnlinePIN (DF3E).
-    public var pinKSN: [UInt8]?
+    package var pinKSN: [UInt8]?
     /// Enciphered online PIN block (DF3F), ciphertext only.
-    public var onlinePINBlock: [UInt8]?
+    package var onlinePINBlock: [UInt8]?
     /// GetSecuredTag blob before the authorization, ciphertext only.
-    public var authorizationSecuredData: [UInt8]?
+    package var authorizationSecuredData: [UInt8]?
     /// GetPlainTag answer before the authorization, without cardholder data (`SafeTLV`).
-    public var authorizationPlainTags: [SafeTLV] = []
+    package var authorizationPlainTags: [SafeTLV] = []
     /// GetSecuredTag blob after the status was decided, ciphertext only.
-    public var finalizationSecuredData: [UInt8]?
+    package var finalizationSecuredData: [UInt8]?
     /// GetPlainTag answer after the status was decided, without cardholder data.
-    public var finalizationPlainTags: [SafeTLV] = []
+    package var finalizationPlainTags: [SafeTLV] = []
     /// NFC: DF72 of the StartNFC answer.
-    public var nfcOutcome: NFCOutcome?
+    package var nfcOutcome: NFCOutcome?
     /// NFC: DF72 of the CompleteNFC answer.
-    public var nfcFinalOutcome: NFCOutcome?
+    package var nfcFinalOutcome: NFCOutcome?
     /// ICC: TransactionFinalisation answered 7 (true) or 8 (false).
-    public var finalisationApproved: Bool?
+    package var finalisationApproved: Bool?
     /// MSR: DF60.
-    public var msrAction: UInt8?
+    package var msrAction: UInt8?
     /// GetInfo D1 at the starting steps.
-    public var firmwareVersion: String?
+    package var firmwareVersion: String?
     /// GetInfo ED at the starting steps (3 = NFC module ready).
-    public var nfcModuleState: UInt8?
+    package var nfcModuleState: UInt8?
     /// The terminal as this payment met it (its KSN's identity and its GetInfo answer), for the next payment on a
     /// cleanly closed link to skip GetInfo (spec §8.6). Not in the JSON output.
-    public var knownTerminal: KnownTerminal?
+    package var knownTerminal: KnownTerminal?
     /// Level-2 logs by GetInfo tag ("CC", "F4", "F5"): the DATA field as hex (ciphertext in a secure session).
-    public var l2Logs: [String: String] = [:]
+    package var l2Logs: [String: String] = [:]
     /// ISO 8601 UTC, set by the engine.
-    public var startedAt: String?
-    public var finishedAt: String?
+    package var startedAt: String?
+    package var finishedAt: String?
     /// Commands sent to the terminal for this payment, every one counted once: the starting steps (the link's
     /// resynchronisation among them), the flow, a CancelAll a cancel sent.
-    public var roundTrips = 0
+    package var roundTrips = 0
     /// Seconds in each phase (`PaymentTimings`), set by the engine at the end.
-    public var timings: PaymentTimings?
+    package var timings: PaymentTimings?
     /// Problems met on the way, in order: failed steps, including those after the status was decided.
-    public var errors: [PaymentError] = []
+    package var errors: [PaymentError] = []
     /// Why the journal does not hold this payment whole (a step or the outcome could not be written), if it does
     /// not: the journal is then not the truth about this payment, and the caller must say the outcome elsewhere.
-    public var journalFailure: String?
+    package var journalFailure: String?
     /// The device the payment ran on, as the caller named it (`sim`, `tcp://…`, `replay:FILE`).
-    public var device: String?
+    package var device: String?
     /// The device is a simulator or a recording: the outcome is simulated, not a real payment.
-    public var simulated = false
+    package var simulated = false
 
-    public init(request: PaymentRequest) { self.request = request }
+    package init(request: PaymentRequest) { self.request = request }
 
     /// The amount charged: the request's, or the one typed on the terminal.
-    public var amount: UInt64? { request.amount ?? typedAmount }
+    package var amount: UInt64? { request.amount ?? typedAmount }
 
     /// Set once the card's cryptogram has decided the payment (spec §8.3): from then on `cryptogram` and
     /// `cryptogramType` are the ones judged, whatever a later tag read (finalisation tags, a duplicate tag) says.
@@ -154,7 +154,7 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
     /// The PAN of a 5A value, masked (first 6 / last 4). 5A may come clear or already truncated, with the nibble F
     /// in place of hidden digits (47 61 73 FF FF FF 00 10); F nibbles at the end are padding. Either way the result
     /// shows no more than the first 6 and last 4 digits.
-    public static func maskedPAN(fromBCD bytes: [UInt8]) -> String? {
+    package static func maskedPAN(fromBCD bytes: [UInt8]) -> String? {
         var chars: [Character] = []
         for nibble in bytes.flatMap({ [$0 >> 4, $0 & 0x0F] }) {
             if nibble <= 9 {
@@ -190,7 +190,7 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
         case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, timings, errors, journalFailure, device, simulated
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(request, forKey: .request)
         try c.encodeIfPresent(status, forKey: .status)
@@ -241,28 +241,28 @@ public struct PaymentContext: Sendable, Hashable, Encodable {
 
 /// A problem met during a payment: the state it happened in, what happened, and, when a terminal's answer did not
 /// decode, the decoder's code (`truncated`, `malformed`, …; its reason, with the offset, is in `reason`).
-public struct PaymentError: Hashable, Sendable, Encodable {
-    public var state: PaymentState?
-    public var code: String?
-    public var reason: String
+package struct PaymentError: Hashable, Sendable, Encodable {
+    package var state: PaymentState?
+    package var code: String?
+    package var reason: String
 
-    public init(state: PaymentState?, code: String? = nil, reason: String) {
+    package init(state: PaymentState?, code: String? = nil, reason: String) {
         self.state = state
         self.code = code
         self.reason = reason
     }
 
     /// An answer that did not decode: the decoder's code, and its reason after `what`.
-    public init(state: PaymentState?, _ what: String, decoding error: CommandError) {
+    package init(state: PaymentState?, _ what: String, decoding error: CommandError) {
         self.init(state: state, code: error.code.rawValue, reason: "\(what): \(error.reason)")
     }
 }
 
 /// A plain TLV that is safe to keep: cardholder data (PAN, tracks, name, expiry and every tag the dictionary marks
 /// sensitive) is refused, so it can never reach output or a journal.
-public struct SafeTLV: Hashable, Sendable, Encodable {
-    public let tag: Tag
-    public let value: [UInt8]
+package struct SafeTLV: Hashable, Sendable, Encodable {
+    package let tag: Tag
+    package let value: [UInt8]
 
     /// Tags never kept in clear, whatever the dictionary says (EMV Book 3 Annex A; spec §5.2 0x5025 SRED list).
     static let cardholderTags: Set<UInt32> = [
@@ -270,7 +270,7 @@ public struct SafeTLV: Hashable, Sendable, Encodable {
     ]
 
     /// `nil` for cardholder data.
-    public init?(_ tlv: TLV) {
+    package init?(_ tlv: TLV) {
         guard !Self.cardholderTags.contains(tlv.tag.rawValue),
             !TagDictionary.entries(for: tlv.tag).contains(where: \.isSensitive)
         else { return nil }
@@ -280,7 +280,7 @@ public struct SafeTLV: Hashable, Sendable, Encodable {
 
     private enum CodingKeys: String, CodingKey { case tag, name, value }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(tag.description, forKey: .tag)
         try c.encodeIfPresent(TagDictionary.info(for: tag, context: .payment)?.name, forKey: .name)

@@ -6,7 +6,7 @@ import UCubeSupport
 
 /// What a running payment reports, in order: one `stateChanged` per state entered, `taskRequested` before a task
 /// hook runs, and exactly one `finished` last.
-public enum PaymentEvent: Sendable, Encodable {
+package enum PaymentEvent: Sendable, Encodable {
     case stateChanged(PaymentState)
     case taskRequested(TaskRequest)
     /// A journal record that decides the payment's fate could not be written (a full disk, say): reported at once,
@@ -18,7 +18,7 @@ public enum PaymentEvent: Sendable, Encodable {
 
     /// `{"event":"state","state":"SMC_BUILD_CANDIDATE_LIST"}`, `{"event":"task","task":"authorize"}`,
     /// `{"event":"journal-failed","reason":"…"}`, `{"event":"finished","status":"APPROVED","context":{…}}`.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .stateChanged(let state):
@@ -46,15 +46,15 @@ public enum PaymentEvent: Sendable, Encodable {
 
 /// Where a stepped payment stands before its next action: the state whose command or task comes next, that action
 /// (`.send` or `.runTask`), and the context so far.
-public struct PaymentStep: Sendable {
-    public var state: PaymentState?
-    public var action: PaymentAction
-    public var context: PaymentContext
+package struct PaymentStep: Sendable {
+    package var state: PaymentState?
+    package var action: PaymentAction
+    package var context: PaymentContext
 }
 
 /// Called before each command or task of a payment and awaited: a debugger's pause (`ucube shell`, `pay --step`).
 /// It may call `cancel()` on the engine; the machine stays pure and never knows it was paused.
-public typealias PaymentStepper = @Sendable (PaymentStep) async -> Void
+package typealias PaymentStepper = @Sendable (PaymentStep) async -> Void
 
 /// Runs a `PaymentStateMachine` over an `RPCClient` (the design's `NIOSSHHandler`): asks the machine, performs the
 /// action (a command, a task hook), feeds the result back, and reports every state change. It makes no payment
@@ -62,7 +62,7 @@ public typealias PaymentStepper = @Sendable (PaymentStep) async -> Void
 ///
 /// Commands and hooks run in unstructured tasks, so cancelling the task that awaits `run` does not reach the
 /// terminal directly: it becomes a `cancel()`, which obeys the cancel rule (spec §8.1) like `ucube cancel` does.
-public actor PaymentEngine {
+package actor PaymentEngine {
     private let client: RPCClient
     private let selection: any ApplicationSelectionTask
     private let riskManagement: any RiskManagementTask
@@ -96,7 +96,7 @@ public actor PaymentEngine {
     /// ends CANCELLED before its first command.
     private var cancelledBeforeRun = false
 
-    public init(
+    package init(
         client: RPCClient,
         selection: any ApplicationSelectionTask = EMVPrioritySelection(),
         riskManagement: any RiskManagementTask = ZeroTVRRiskManagement(),
@@ -121,7 +121,7 @@ public actor PaymentEngine {
     /// Runs one payment to its end and returns its context (also delivered as the last event). One payment at a
     /// time: a second call while one runs returns an ERROR context without touching the terminal. `link` says what is
     /// known of the terminal's state, which decides the starting steps (spec §8.6); `.unknown` runs them all.
-    public func run(
+    package func run(
         _ request: PaymentRequest,
         link: LinkStart = .unknown,
         events: @escaping @Sendable (PaymentEvent) -> Void = { _ in }
@@ -214,7 +214,7 @@ public actor PaymentEngine {
 
     /// Asks the machine whether the payment may still be cancelled. When it may and a card wait is pending, sends
     /// CancelAll so that command answers −32 and the payment ends CANCELLED; otherwise the payment runs on.
-    public func cancel() async -> CancelDecision {
+    package func cancel() async -> CancelDecision {
         guard machine != nil else {
             if cancelledBeforeRun { return .alreadyCancelled }
             cancelledBeforeRun = true
@@ -245,7 +245,7 @@ public actor PaymentEngine {
     }
 
     /// The context as it stands (for a status display while the payment runs).
-    public var context: PaymentContext? { machine.map { withEngineFields($0.context) } }
+    package var context: PaymentContext? { machine.map { withEngineFields($0.context) } }
 
     // MARK: - Actions
 
@@ -415,7 +415,7 @@ public actor PaymentEngine {
     }
 
     /// ISO 8601, UTC, milliseconds: "2025-01-01T12:00:00.000Z".
-    public static func timestamp(_ date: Date = Date()) -> String {
+    package static func timestamp(_ date: Date = Date()) -> String {
         UTCTimestamp.string(date)
     }
 }

@@ -14,52 +14,52 @@ import Darwin
 /// outcome is unknown is a `resolution` record, appended, the original records kept. Each record is durable
 /// (`AppendOnlyFile`: `write` + `fsync`) before the call returns. The file is created with mode 0600 and
 /// opened `O_APPEND`. Records hold the masked PAN at most — never clear card data.
-public struct PaymentJournal: Sendable {
-    public let path: String
+package struct PaymentJournal: Sendable {
+    package let path: String
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// One line of the journal.
-    public struct Record: Codable, Hashable, Sendable {
+    package struct Record: Codable, Hashable, Sendable {
         /// "start", "step", "outcome" or "resolution".
-        public var kind: String
-        public var requestID: String
+        package var kind: String
+        package var requestID: String
         /// ISO 8601 UTC.
-        public var time: String
-        public var amount: UInt64?
-        public var currency: String?
-        public var type: String?
-        public var device: String?
+        package var time: String
+        package var amount: UInt64?
+        package var currency: String?
+        package var type: String?
+        package var device: String?
         /// A start: the device is a simulator or a recording, so the payment is not a real one (absent: a terminal).
-        public var simulated: Bool?
+        package var simulated: Bool?
         /// A start: the process that runs the payment, so that a reader can tell "running" from "the process died".
-        public var pid: Int32?
-        public var status: String?
-        public var reason: String?
-        public var maskedPAN: String?
-        public var aid: String?
-        public var applicationLabel: String?
-        public var sredKSN: String?
-        public var pinKSN: String?
-        public var entryMode: String?
+        package var pid: Int32?
+        package var status: String?
+        package var reason: String?
+        package var maskedPAN: String?
+        package var aid: String?
+        package var applicationLabel: String?
+        package var sredKSN: String?
+        package var pinKSN: String?
+        package var entryMode: String?
         /// A step: the command answered ("TransactionProcess"), its status, the state it was sent in.
-        public var command: String?
-        public var result: Int?
-        public var state: String?
+        package var command: String?
+        package var result: Int?
+        package var state: String?
         /// A resolution: the operator's note.
-        public var note: String?
+        package var note: String?
         /// An outcome: what a receipt shows (`Receipt`). The cryptogram is the card's, hex.
-        public var cvmResults: String?
-        public var signatureRequired: Bool?
-        public var authorizationResponseCode: String?
-        public var cryptogramType: String?
-        public var cryptogram: String?
-        public var tvr: String?
-        public var tsi: String?
+        package var cvmResults: String?
+        package var signatureRequired: Bool?
+        package var authorizationResponseCode: String?
+        package var cryptogramType: String?
+        package var cryptogram: String?
+        package var tvr: String?
+        package var tsi: String?
         /// An outcome: the commands sent to the terminal for the payment, its starting steps included (spec §8.6).
-        public var commands: Int?
+        package var commands: Int?
 
-        public init(kind: String, requestID: String, time: String) {
+        package init(kind: String, requestID: String, time: String) {
             self.kind = kind
             self.requestID = requestID
             self.time = time
@@ -67,7 +67,7 @@ public struct PaymentJournal: Sendable {
     }
 
     /// Appends the `start` record of a payment about to begin.
-    public func recordStart(
+    package func recordStart(
         _ request: PaymentRequest, deviceName: String?, simulated: Bool = false, time: String
     ) throws(JournalError) {
         try append(Self.start(request, deviceName: deviceName, simulated: simulated, time: time))
@@ -86,7 +86,7 @@ public struct PaymentJournal: Sendable {
     }
 
     /// Appends a `step` record: the terminal answered `command` with `status` while the payment was in `state`.
-    public func recordStep(
+    package func recordStep(
         requestID: String, command: CommandID, status: Status, state: PaymentState?, time: String
     ) throws(JournalError) {
         var record = Record(kind: "step", requestID: requestID, time: time)
@@ -98,7 +98,7 @@ public struct PaymentJournal: Sendable {
 
     /// Appends the operator's `resolution` of a payment whose outcome is unknown: the status they decided on (after
     /// checking with the acquirer, say), with a note. The payment's own records stay as they are.
-    public func recordResolution(requestID: String, status: PaymentStatus, note: String?, time: String) throws(JournalError) {
+    package func recordResolution(requestID: String, status: PaymentStatus, note: String?, time: String) throws(JournalError) {
         var record = Record(kind: "resolution", requestID: requestID, time: time)
         record.status = status.rawValue
         record.note = note
@@ -106,12 +106,12 @@ public struct PaymentJournal: Sendable {
     }
 
     /// Appends the `outcome` record of a finished payment.
-    public func recordOutcome(_ context: PaymentContext, time: String) throws(JournalError) {
+    package func recordOutcome(_ context: PaymentContext, time: String) throws(JournalError) {
         try append(Self.outcome(context, time: time))
     }
 
     /// The `outcome` record of a finished payment: what the journal keeps of it, and what its receipt shows.
-    public static func outcome(_ context: PaymentContext, time: String) -> Record {
+    package static func outcome(_ context: PaymentContext, time: String) -> Record {
         var record = Record(kind: "outcome", requestID: context.request.requestID, time: time)
         record.amount = context.amount
         record.currency = context.request.currency.alpha
@@ -137,7 +137,7 @@ public struct PaymentJournal: Sendable {
     }
 
     /// Appends one record as a line; durable on return.
-    public func append(_ record: Record) throws(JournalError) {
+    package func append(_ record: Record) throws(JournalError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line: String
@@ -160,7 +160,7 @@ public struct PaymentJournal: Sendable {
     /// The payments in the journal at `path`, oldest first: each start paired with its outcome by request id; a
     /// start without an outcome reads as status "unknown" (the process died). Lines that do not decode (a torn last
     /// line) are skipped. A missing file is an empty history.
-    public static func history(_ path: String) throws(JournalError) -> [JournalEntry] {
+    package static func history(_ path: String) throws(JournalError) -> [JournalEntry] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         let data: Data
         do {
@@ -172,7 +172,7 @@ public struct PaymentJournal: Sendable {
     }
 
     /// The payments in a journal's bytes (`history(_:)` without the file): never throws, whatever the bytes.
-    public static func history(parsing data: Data) -> [JournalEntry] {
+    package static func history(parsing data: Data) -> [JournalEntry] {
         let decoder = JSONDecoder()
         var entries: [JournalEntry] = []
         var openIndex: [String: Int] = [:]
@@ -211,60 +211,60 @@ public struct PaymentJournal: Sendable {
 }
 
 /// One payment in the journal's history.
-public struct JournalEntry: Hashable, Sendable, Encodable {
-    public var requestID: String
-    public var startedAt: String?
-    public var finishedAt: String?
-    public var amount: UInt64?
-    public var currency: String?
-    public var type: String?
-    public var device: String?
+package struct JournalEntry: Hashable, Sendable, Encodable {
+    package var requestID: String
+    package var startedAt: String?
+    package var finishedAt: String?
+    package var amount: UInt64?
+    package var currency: String?
+    package var type: String?
+    package var device: String?
     /// Taken on a simulator or a recording: not a real payment (`Receipt` prints it as a test).
-    public var simulated = false
+    package var simulated = false
     /// The process that ran (or runs) the payment, from its start record.
-    public var pid: Int32?
+    package var pid: Int32?
     /// Set by a reader that found the payment's process alive and holding its terminal: the payment is running, not
     /// unknown (`ucube history`, `diagnose`).
-    public var runningPID: Int32?
+    package var runningPID: Int32?
     /// The final status, or "unknown" when no outcome was recorded (the process died before the end).
-    public var status: String
-    public var reason: String?
-    public var maskedPAN: String?
-    public var aid: String?
-    public var applicationLabel: String?
-    public var sredKSN: String?
-    public var pinKSN: String?
-    public var entryMode: String?
+    package var status: String
+    package var reason: String?
+    package var maskedPAN: String?
+    package var aid: String?
+    package var applicationLabel: String?
+    package var sredKSN: String?
+    package var pinKSN: String?
+    package var entryMode: String?
     /// The last command known to have reached the terminal (its answer was journalled), and its status.
-    public var lastCommand: String?
-    public var lastResult: Int?
-    public var lastState: String?
+    package var lastCommand: String?
+    package var lastResult: Int?
+    package var lastState: String?
     /// The operator's decision on a payment whose outcome is unknown (`history resolve`).
-    public var resolution: Resolution?
+    package var resolution: Resolution?
     /// What a receipt shows (`Receipt`), from the outcome.
-    public var cvmResults: String?
-    public var signatureRequired: Bool?
-    public var authorizationResponseCode: String?
-    public var cryptogramType: String?
-    public var cryptogram: String?
-    public var tvr: String?
-    public var tsi: String?
+    package var cvmResults: String?
+    package var signatureRequired: Bool?
+    package var authorizationResponseCode: String?
+    package var cryptogramType: String?
+    package var cryptogram: String?
+    package var tvr: String?
+    package var tsi: String?
     /// The commands sent to the terminal for the payment, from the outcome.
-    public var commands: Int?
+    package var commands: Int?
 
-    public struct Resolution: Hashable, Sendable, Encodable {
-        public var status: String
-        public var time: String
-        public var note: String?
+    package struct Resolution: Hashable, Sendable, Encodable {
+        package var status: String
+        package var time: String
+        package var note: String?
     }
 
     /// The status of a start without an outcome.
-    public static let unknownStatus = "unknown"
+    package static let unknownStatus = "unknown"
 
-    public var isUnknown: Bool { finishedAt == nil }
+    package var isUnknown: Bool { finishedAt == nil }
 
     /// Unknown, not running, and no operator has resolved it.
-    public var isUnresolved: Bool { isUnknown && resolution == nil && runningPID == nil }
+    package var isUnresolved: Bool { isUnknown && resolution == nil && runningPID == nil }
 
     init(start: PaymentJournal.Record) {
         self.init(start: start, requestID: start.requestID, time: start.time)
@@ -312,7 +312,7 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
     }
 
     /// A finished payment as the journal will read it back: its start and its outcome record.
-    public init(_ context: PaymentContext, startedAt: String?, finishedAt: String) {
+    package init(_ context: PaymentContext, startedAt: String?, finishedAt: String) {
         self.init(
             start: PaymentJournal.start(
                 context.request, deviceName: context.device, simulated: context.simulated, time: startedAt ?? finishedAt))
@@ -321,16 +321,16 @@ public struct JournalEntry: Hashable, Sendable, Encodable {
 }
 
 /// The journal could not be written or read.
-public struct JournalError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct JournalError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         case io
         case encoding
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

@@ -1,48 +1,48 @@
 import UCubeProtocol
 
 /// What to charge and how (the SDKs' `UCubePaymentRequest`, spec §8.1 "Inputs").
-public struct PaymentRequest: Sendable, Hashable, Encodable {
+package struct PaymentRequest: Sendable, Hashable, Encodable {
     /// Minor units (1250 = 12.50 EUR); `nil`: the cardholder types the amount on the terminal (DF52 = 01).
-    public var amount: UInt64?
-    public var currency: Currency
-    public var transactionType: TransactionType
+    package var amount: UInt64?
+    package var currency: Currency
+    package var transactionType: TransactionType
     /// Minor units; transaction type `purchaseCashback` only.
-    public var cashback: UInt64?
+    package var cashback: UInt64?
     /// Enabled readers; ICC and NFC by default.
-    public var readers: [CardReader]
+    package var readers: [CardReader]
     /// The readers are the terminal's own, as the SDKs choose them from GetInfo (`TerminalReaders`), rather than
     /// `readers`, which then applies only when GetInfo does not say which product the terminal is.
-    public var readersFromTerminal = false
+    package var readersFromTerminal = false
     /// Seconds, 1…255 (spec §8.1: default 30, max 255).
-    public var cardWaitTimeout: Int
+    package var cardWaitTimeout: Int
     /// ISO 639-1 codes, 1…6 ("en", "fr").
-    public var preferredLanguages: [String]
+    package var preferredLanguages: [String]
     /// NFC/MSR: ask for the online PIN even when the card does not.
-    public var forceOnlinePIN: Bool
+    package var forceOnlinePIN: Bool
     /// NFC: DF7F = 1; ICC: TVR byte 4 bit 4 (`tvr[3] |= 0x08`, spec §8.1).
-    public var forceAuthorization: Bool
-    public var pinBlockFormat: PINBlockFormatCode
+    package var forceAuthorization: Bool
+    package var pinBlockFormat: PINBlockFormatCode
     /// Tags read in plain before the authorization; `nil` = the default of the entry mode (`PaymentTagDefaults`).
-    public var authorizationPlainTags: [Tag]?
+    package var authorizationPlainTags: [Tag]?
     /// SRED tags read as a ciphered blob before the authorization; `nil` = the default of the entry mode.
-    public var authorizationSecuredTags: [Tag]?
+    package var authorizationSecuredTags: [Tag]?
     /// Tags read in plain once an approved or declined status is decided; `nil` = the default.
-    public var finalizationPlainTags: [Tag]?
+    package var finalizationPlainTags: [Tag]?
     /// SRED tags read as a blob once an approved or declined status is decided; `nil` = the default (none).
-    public var finalizationSecuredTags: [Tag]?
+    package var finalizationSecuredTags: [Tag]?
     /// Skip START_CANCEL_ALL, START_EXIT_SECURE_SESSION and GET_INFO.
-    public var skipStartingSteps: Bool
+    package var skipStartingSteps: Bool
     /// Skip SMC_REMOVE_CARD.
-    public var skipCardRemoval: Bool
+    package var skipCardRemoval: Bool
     /// Fetch the level-2 logs CC, F4 and F5 at the end (GET_CC/F4/F5_L2_LOG).
-    public var retrieveL2Logs: Bool
+    package var retrieveL2Logs: Bool
     /// With several candidates, let the cardholder choose on the terminal (SMC_USER_SELECT_APPLICATION, DisplayListBox)
     /// instead of running the application-selection task.
-    public var selectApplicationOnTerminal: Bool
+    package var selectApplicationOnTerminal: Bool
     /// The caller's identifier for this payment (journal, logs); 1…64 printable ASCII characters.
-    public var requestID: String
+    package var requestID: String
 
-    public init(
+    package init(
         amount: UInt64?,
         currency: Currency = .eur,
         transactionType: TransactionType = .purchase,
@@ -87,14 +87,14 @@ public struct PaymentRequest: Sendable, Hashable, Encodable {
     }
 
     /// spec §8.1: "card wait timeout (default 30 s, max 255)".
-    public static let defaultCardWaitTimeout = 30
-    public static let cardWaitTimeoutRange = 1...255
+    package static let defaultCardWaitTimeout = 30
+    package static let cardWaitTimeoutRange = 1...255
     /// spec §8.1: "preferred languages (1–6 ISO‑639)".
-    public static let languageCountRange = 1...6
-    public static let maxRequestIDLength = 64
+    package static let languageCountRange = 1...6
+    package static let maxRequestIDLength = 64
 
     /// Checks every field against its range; throws the first problem found.
-    public func validate() throws(PaymentRequestError) {
+    package func validate() throws(PaymentRequestError) {
         if let amount, amount > Currency.maxMinorUnits {
             throw PaymentRequestError(.amountOutOfRange, "amount \(amount) exceeds the 12 digits EMV allows")
         }
@@ -149,7 +149,7 @@ public struct PaymentRequest: Sendable, Hashable, Encodable {
     }
 
     /// Requested-tag lists are written as `C1 LL …` (spec §4): at most 127 bytes keeps the short length form.
-    public static let maxTagsPerList = 40
+    package static let maxTagsPerList = 40
 
     // MARK: Tag lists by entry mode
 
@@ -181,7 +181,7 @@ public struct PaymentRequest: Sendable, Hashable, Encodable {
         case skipStartingSteps, skipCardRemoval, retrieveL2Logs, selectApplicationOnTerminal, requestID
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(amount, forKey: .amount)
         try c.encode(amount == nil, forKey: .amountOnTerminal)
@@ -209,8 +209,8 @@ public struct PaymentRequest: Sendable, Hashable, Encodable {
 }
 
 /// A request field out of its range. `code` is stable; `reason` says which value and why.
-public struct PaymentRequestError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct PaymentRequestError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         case amountOutOfRange
         case cashbackNotAllowed
         case currency
@@ -221,10 +221,10 @@ public struct PaymentRequestError: CodedError {
         case tags
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
@@ -237,7 +237,7 @@ public struct PaymentRequestError: CodedError {
 /// reads an SRED blob, so by default no GetSecuredTag is sent for them
 /// (`--authorization-secured-tags 57` asks for one, for an acquirer that wants it). The magstripe lists are the 2020
 /// SDK's (spec §8.2 `PaymentHelper`: secured {DF62}, plain {DF61}), with DF60, which decides its outcome.
-public enum PaymentTagDefaults {
+package enum PaymentTagDefaults {
     static let pan = Tag(0x5A)
     static let expiry = Tag(0x5F24)
     static let track2 = Tag(0x57)
@@ -258,7 +258,7 @@ public enum PaymentTagDefaults {
     /// | DF3E | the PIN KSN in the journal |
     /// | 5A | the masked PAN: receipt, journal, summary (at the end, for an approved or declined payment) |
     /// | 95, 9B | the TVR and TSI on the receipt and in the journal, as the card's last cryptogram left them |
-    public static func authorizationPlain(_ mode: EntryMode) -> [Tag] {
+    package static func authorizationPlain(_ mode: EntryMode) -> [Tag] {
         switch mode {
         case .icc, .nfc: [cvmResults, pinKSN]
         case .msr: [msrAction, msrBIN]
@@ -269,12 +269,12 @@ public enum PaymentTagDefaults {
     /// tags (5A, 5F24: never shown), with the PIN KSN and the magstripe BIN: the list `pay --authorize prompt` asks for,
     /// since the person who answers the prompt decides the outcome on these values. It rides in C1 like the others
     /// (spec §8.6): bytes, no command.
-    public static let issuerData: [Tag] = [
+    package static let issuerData: [Tag] = [
         0x5F34, 0x84, 0x50, 0x82, 0x95, 0x9A, 0x9B, 0x9C, 0x5F2A, 0x9F02, 0x9F03, 0x9F10, 0x9F1A, 0x9F26, 0x9F27, 0x9F33,
         0x9F34, 0x9F35, 0x9F36, 0x9F37, 0xDF3E, 0xDF61,
     ].map { Tag($0) }
 
-    public static func authorizationSecured(_ mode: EntryMode) -> [Tag] {
+    package static func authorizationSecured(_ mode: EntryMode) -> [Tag] {
         switch mode {
         case .icc, .nfc: []
         case .msr: [msrCardData]
@@ -282,14 +282,14 @@ public enum PaymentTagDefaults {
     }
 
     /// After the card's last cryptogram: the masked PAN, the TVR and TSI and the CVM results as they ended.
-    public static func finalizationPlain(_ mode: EntryMode) -> [Tag] {
+    package static func finalizationPlain(_ mode: EntryMode) -> [Tag] {
         switch mode {
         case .icc, .nfc: [pan, Tag(0x95), Tag(0x9B), cvmResults]
         case .msr: [msrBIN]
         }
     }
 
-    public static func finalizationSecured(_ mode: EntryMode) -> [Tag] { [] }
+    package static func finalizationSecured(_ mode: EntryMode) -> [Tag] { [] }
 
     /// Tags asked for in NFCStartTransaction: 9F02 always (the SDK does, for a typed amount), then what identifies
     /// the contactless application and its first cryptogram.

@@ -2,7 +2,7 @@ import UCubeProtocol
 
 /// A progress state of a payment (spec §8.1), named as the SDKs name it (`rawValue`, e.g. "SMC_BUILD_CANDIDATE_LIST").
 /// The engine emits one event each time the payment enters one.
-public enum PaymentState: String, CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
+package enum PaymentState: String, CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
     // MARK: Starting steps
 
     /// We sent CancelAll to end whatever the terminal was doing (skipped with `skipStartingSteps`).
@@ -98,8 +98,8 @@ public enum PaymentState: String, CaseIterable, Sendable, Hashable, Encodable, C
     case endExitSecureSession = "END_EXIT_SECURE_SESSION"
 
     /// The SDK name, "SMC_BUILD_CANDIDATE_LIST".
-    public var name: String { rawValue }
-    public var description: String { rawValue }
+    package var name: String { rawValue }
+    package var description: String { rawValue }
 
     /// Whether a cancel may still stop the payment in this state (spec §8.1 "Cancel rules": only before the card has
     /// been read — during the starting steps and START_TRANSACTION / WAITING_CARD). For NFC the end of
@@ -130,7 +130,7 @@ public enum PaymentState: String, CaseIterable, Sendable, Hashable, Encodable, C
 /// the phases follow the states (spec §8.1) as `PaymentState.phase` maps them; a contact card's offline PIN is
 /// entered inside TransactionProcess and so counts as reading the card, and PIN is the states that ask for one
 /// (online PIN, NFC simplified online PIN).
-public enum PaymentPhase: String, Sendable, CaseIterable, Codable {
+package enum PaymentPhase: String, Sendable, CaseIterable, Codable {
     /// The starting steps: resynchronisation, GetInfo, the secure session.
     case start
     /// WaitCard / StartNFC until a card is there.
@@ -147,7 +147,7 @@ public enum PaymentPhase: String, Sendable, CaseIterable, Codable {
     case end
 
     /// "card wait", for the summary.
-    public var label: String {
+    package var label: String {
         switch self {
         case .start: "start"
         case .cardWait: "card wait"
@@ -163,7 +163,7 @@ public enum PaymentPhase: String, Sendable, CaseIterable, Codable {
 
 extension PaymentState {
     /// The phase this state belongs to. Every state is listed: adding one breaks the build here.
-    public var phase: PaymentPhase {
+    package var phase: PaymentPhase {
         switch self {
         case .startCancelAll, .startExitSecureSession, .getInfo, .enterSecureSession, .ksnAvailable: .start
         case .startTransaction, .waitingCard: .cardWait
@@ -183,17 +183,17 @@ extension PaymentState {
 }
 
 /// Seconds spent in each phase of a payment, in phase order; a phase the flow did not go through is absent.
-public struct PaymentTimings: Hashable, Sendable, Encodable {
-    public private(set) var seconds: [PaymentPhase: Double] = [:]
+package struct PaymentTimings: Hashable, Sendable, Encodable {
+    package private(set) var seconds: [PaymentPhase: Double] = [:]
 
-    public init() {}
+    package init() {}
 
     /// From the states entered and when (seconds since the payment started), and the time it ended: each state
     /// lasts until the next one is entered.
     /// `pinInProcess`: a contact card's PIN (offline, or online enciphered) was entered during TransactionProcess,
     /// which has no state of its own for it: that state's time counts as the PIN phase (the cardholder typing is
     /// what it waits for), not as reading the card.
-    public init(states: [(PaymentState, Double)], end: Double, pinInProcess: Bool = false) {
+    package init(states: [(PaymentState, Double)], end: Double, pinInProcess: Bool = false) {
         for (index, (state, entered)) in states.enumerated() {
             let left = index + 1 < states.count ? states[index + 1].1 : end
             let phase = pinInProcess && state == .smcProcessTransaction ? .pin : state.phase
@@ -204,17 +204,17 @@ public struct PaymentTimings: Hashable, Sendable, Encodable {
     /// Whether CVM results (9F34, EMV Book 3 Annex C3) say a PIN was entered: the method (byte 1, bits 6–1) is a
     /// plaintext or enciphered offline PIN or an enciphered online PIN (01–05), and the result (byte 3) is not
     /// "failed" (01).
-    public static func pinEntered(cvmResults: [UInt8]?) -> Bool {
+    package static func pinEntered(cvmResults: [UInt8]?) -> Bool {
         guard let cvm = cvmResults, cvm.count == 3 else { return false }
         return (1...5).contains(cvm[0] & 0x3F) && cvm[2] != 0x01
     }
 
     /// The phases present, in order.
-    public var phases: [(phase: PaymentPhase, seconds: Double)] {
+    package var phases: [(phase: PaymentPhase, seconds: Double)] {
         PaymentPhase.allCases.compactMap { phase in seconds[phase].map { (phase, $0) } }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: PhaseKey.self)
         for (phase, value) in phases { try c.encode((value * 1000).rounded() / 1000, forKey: PhaseKey(phase)) }
     }
@@ -237,7 +237,7 @@ enum CancelWindow: Equatable {
 }
 
 /// How the card was read.
-public enum EntryMode: String, Sendable, Hashable, Encodable, CaseIterable {
+package enum EntryMode: String, Sendable, Hashable, Encodable, CaseIterable {
     /// Chip (contact), POS entry mode 0x09.
     case icc
     /// Contactless.
@@ -248,7 +248,7 @@ public enum EntryMode: String, Sendable, Hashable, Encodable, CaseIterable {
 
 /// The final status of a payment (spec §8.1 `PaymentStatus`), named as the SDKs name it. Each case says the condition
 /// that produces it.
-public enum PaymentStatus: String, CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
+package enum PaymentStatus: String, CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
     /// ICC: TransactionProcess answered TC (PROJECT CHOICE, spec §8.1), or TransactionFinalisation answered status 7.
     /// NFC: outcome byte 1 = 0x36 at StartNFC or at CompleteNFC. MSR: the authorization answered "00".
     case approved = "APPROVED"
@@ -293,6 +293,6 @@ public enum PaymentStatus: String, CaseIterable, Sendable, Hashable, Encodable, 
     /// CompleteNFC).
     case errorWrongNFCOutcome = "ERROR_WRONG_NFC_OUTCOME"
 
-    public var name: String { rawValue }
-    public var description: String { rawValue }
+    package var name: String { rawValue }
+    package var description: String { rawValue }
 }

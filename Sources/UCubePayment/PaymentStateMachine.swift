@@ -7,8 +7,8 @@ import UCubeProtocol
 /// Exactly one `.finish` is returned per payment; after it every event answers `.none` (a cancel is refused), so a
 /// late answer or a second cancel cannot produce a second outcome. Every state entered is appended to
 /// `context.states`, so the engine emits one event per state change.
-public struct PaymentStateMachine: Sendable {
-    public typealias Action = PaymentAction
+package struct PaymentStateMachine: Sendable {
+    package typealias Action = PaymentAction
 
     /// Where the payment stands.
     private enum State: Sendable {
@@ -34,7 +34,7 @@ public struct PaymentStateMachine: Sendable {
 
     private var state: State = .idle
     /// The request and everything learned so far.
-    public private(set) var context: PaymentContext
+    package private(set) var context: PaymentContext
     /// A cancel was accepted: the payment ends CANCELLED at the next answer.
     private var cancelAccepted = false
     /// ICC: a card is in the reader (card removal is due at the end).
@@ -63,7 +63,7 @@ public struct PaymentStateMachine: Sendable {
     private var leftByCompletion: [Tag]?
 
     /// `link` says what is known of the terminal at the start; `.unknown` (the default) runs every starting step.
-    public init(request: PaymentRequest, link: LinkStart = .unknown) {
+    package init(request: PaymentRequest, link: LinkStart = .unknown) {
         context = PaymentContext(request: request)
         self.link = link
     }
@@ -71,7 +71,7 @@ public struct PaymentStateMachine: Sendable {
     private var request: PaymentRequest { context.request }
 
     /// The state whose command or task is outstanding; `nil` before `start()` and after `.finish`.
-    public var currentState: PaymentState? {
+    package var currentState: PaymentState? {
         switch state {
         case .idle, .finished: nil
         case .step(let s): s
@@ -80,21 +80,21 @@ public struct PaymentStateMachine: Sendable {
     }
 
     /// The outcome once `.finish` has been returned.
-    public var outcome: PaymentOutcome? {
+    package var outcome: PaymentOutcome? {
         if case .finished(let outcome) = state { return outcome }
         return nil
     }
 
-    public var isFinished: Bool { outcome != nil }
+    package var isFinished: Bool { outcome != nil }
 
     /// Every state entered, in order.
-    public var transitions: [PaymentState] { context.states }
+    package var transitions: [PaymentState] { context.states }
 
     // MARK: - Events
 
     /// Begins the payment: the starting steps, or ENTER_SECURE_SESSION with `skipStartingSteps`. A request that
     /// does not validate finishes ERROR at once, before any command.
-    public mutating func start() -> Action {
+    package mutating func start() -> Action {
         switch state {
         case .idle: break
         case .finished: return .none
@@ -111,7 +111,7 @@ public struct PaymentStateMachine: Sendable {
     }
 
     /// The terminal answered the outstanding command (any status: a status is a value).
-    public mutating func responseReceived(_ response: TerminalResponse) -> Action {
+    package mutating func responseReceived(_ response: TerminalResponse) -> Action {
         switch state {
         case .idle:
             preconditionFailure("a terminal response before start()")
@@ -134,7 +134,7 @@ public struct PaymentStateMachine: Sendable {
     }
 
     /// A task hook finished.
-    public mutating func taskFinished(_ result: TaskResult) -> Action {
+    package mutating func taskFinished(_ result: TaskResult) -> Action {
         let step: PaymentState
         switch state {
         case .finished: return .none
@@ -176,7 +176,7 @@ public struct PaymentStateMachine: Sendable {
 
     /// A cancel request (Ctrl-C, `ucube cancel`). Accepted only before the card is read (`PaymentState.cancelWindow`);
     /// once a cancel is accepted, or the status is CANCELLED, every later request is told so, never "too late".
-    public mutating func cancelRequested() -> CancelDecision {
+    package mutating func cancelRequested() -> CancelDecision {
         switch state {
         case .finished(let outcome):
             if outcome.status == .cancelled { return .alreadyCancelled }
@@ -203,7 +203,7 @@ public struct PaymentStateMachine: Sendable {
 
     /// The link dropped. Before the status is decided the payment ends ERROR_DISCONNECT at once (no
     /// END_EXIT_SECURE_SESSION: nothing can be sent); during the ending steps the decided status stands.
-    public mutating func linkLost(_ reason: String = "the link to the terminal dropped") -> Action {
+    package mutating func linkLost(_ reason: String = "the link to the terminal dropped") -> Action {
         switch state {
         case .finished:
             return .none
@@ -220,7 +220,7 @@ public struct PaymentStateMachine: Sendable {
 
     /// The outstanding command failed on the link without a disconnect (timeout, bad frame, malformed response,
     /// a request that could not be encoded): ERROR, or the next ending step when the status is already decided.
-    public mutating func commandFailed(_ reason: String) -> Action {
+    package mutating func commandFailed(_ reason: String) -> Action {
         switch state {
         case .finished:
             return .none

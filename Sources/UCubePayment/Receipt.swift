@@ -8,38 +8,38 @@ import UCubeProtocol
 /// mode, the cardholder verification (with a signature line when a signature is required), the authorization
 /// response code, the application cryptogram, the TVR and the TSI. Never clear card data: the journal holds the
 /// masked PAN only.
-public struct Receipt: Encodable, Hashable, Sendable {
-    public var requestID: String
+package struct Receipt: Encodable, Hashable, Sendable {
+    package var requestID: String
     /// ISO 8601, UTC: when the payment ended (else started).
-    public var time: String?
-    public var type: String?
-    public var amount: UInt64?
-    public var currency: String?
+    package var time: String?
+    package var type: String?
+    package var amount: UInt64?
+    package var currency: String?
     /// "12.50 EUR".
-    public var amountText: String?
-    public var status: String
+    package var amountText: String?
+    package var status: String
     /// The operator's decision, for a payment whose outcome was unknown.
-    public var resolvedStatus: String?
-    public var maskedPAN: String?
-    public var application: String?
-    public var aid: String?
+    package var resolvedStatus: String?
+    package var maskedPAN: String?
+    package var application: String?
+    package var aid: String?
     /// "chip", "contactless", "magstripe".
-    public var entryMode: String?
+    package var entryMode: String?
     /// What 9F34 says was performed (EMV Book 3 Annex C3), or "signature" for a contactless signature outcome.
-    public var cvm: String?
-    public var signatureRequired: Bool
-    public var authorizationResponseCode: String?
-    public var cryptogramType: String?
-    public var cryptogram: String?
-    public var tvr: String?
-    public var tsi: String?
+    package var cvm: String?
+    package var signatureRequired: Bool
+    package var authorizationResponseCode: String?
+    package var cryptogramType: String?
+    package var cryptogram: String?
+    package var tvr: String?
+    package var tsi: String?
     /// Taken on a simulator or a recording: the receipt says, twice, that it is no valid transaction.
-    public var simulated: Bool
+    package var simulated: Bool
 
     /// What a simulated payment's receipt says, at its top and its foot.
-    public static let testBanner = "*** TEST – NOT A VALID TRANSACTION ***"
+    package static let testBanner = "*** TEST – NOT A VALID TRANSACTION ***"
 
-    public init(_ entry: JournalEntry) {
+    package init(_ entry: JournalEntry) {
         simulated = entry.simulated
         requestID = entry.requestID
         time = entry.finishedAt ?? entry.startedAt
@@ -70,7 +70,7 @@ public struct Receipt: Encodable, Hashable, Sendable {
 
     /// The receipt as text `width` columns wide (40: a receipt printer's roll), one field a line, its label on the
     /// left and its value on the right (below it, when both do not fit).
-    public func lines(width: Int = 40) -> [String] {
+    package func lines(width: Int = 40) -> [String] {
         let width = max(width, 24)
         var out: [String] = []
         func centred(_ text: String) {

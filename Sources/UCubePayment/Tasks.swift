@@ -4,40 +4,40 @@ import UCubeProtocol
 
 /// Chooses the application when the card offers several (spec §8.1 SMC_SELECT_APPLICATION). Returns `nil` to cancel
 /// the payment; throwing ends it with ERROR (`TaskCancelled` / `CancellationError`: CANCELLED).
-public protocol ApplicationSelectionTask: Sendable {
+package protocol ApplicationSelectionTask: Sendable {
     func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws -> CandidateApplication?
 }
 
 /// Computes the terminal verification results for the selected application (spec §8.1 SMC_RISK_MANAGEMENT).
-public protocol RiskManagementTask: Sendable {
+package protocol RiskManagementTask: Sendable {
     /// The TVR, tag 95: 5 bytes.
     func riskManagement(aid: [UInt8], context: PaymentContext) async throws -> [UInt8]
 }
 
 /// Asks the issuer (spec §8.1 AUTHORIZATION): returns 8A and optional issuer data and scripts (spec §7.7).
-public protocol AuthorizationTask: Sendable {
+package protocol AuthorizationTask: Sendable {
     func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse
 }
 
 /// Thrown by a task to cancel the payment (the payment ends CANCELLED, not ERROR).
-public struct TaskCancelled: Error, Hashable, Sendable {
-    public init() {}
+package struct TaskCancelled: Error, Hashable, Sendable {
+    package init() {}
 }
 
 // MARK: - Authorization response
 
 /// The issuer's answer (spec §7.7): 8A, optional 91 issuer authentication data, 71/72 issuer scripts.
-public struct AuthorizationResponse: Hashable, Sendable, Encodable {
+package struct AuthorizationResponse: Hashable, Sendable, Encodable {
     /// 8A: two ASCII characters ("00" = 30 30).
-    public var arc: [UInt8]
+    package var arc: [UInt8]
     /// 91: 8…16 bytes.
-    public var issuerAuthenticationData: [UInt8]?
+    package var issuerAuthenticationData: [UInt8]?
     /// Value of the 71 template.
-    public var script71: [UInt8]?
+    package var script71: [UInt8]?
     /// Value of the 72 template.
-    public var script72: [UInt8]?
+    package var script72: [UInt8]?
 
-    public init(
+    package init(
         arc: [UInt8],
         issuerAuthenticationData: [UInt8]? = nil,
         script71: [UInt8]? = nil,
@@ -50,17 +50,17 @@ public struct AuthorizationResponse: Hashable, Sendable, Encodable {
     }
 
     /// "00": approved (the only value the old SDK treats as approved, spec §7.7).
-    public static let approved = AuthorizationResponse(arc: Array("00".utf8))
+    package static let approved = AuthorizationResponse(arc: Array("00".utf8))
     /// "05": declined.
-    public static let declined = AuthorizationResponse(arc: Array("05".utf8))
+    package static let declined = AuthorizationResponse(arc: Array("05".utf8))
     /// "98": unable to go online (first character '9' → DF16 = 0x00).
-    public static let unableToGoOnline = AuthorizationResponse(arc: Array("98".utf8))
+    package static let unableToGoOnline = AuthorizationResponse(arc: Array("98".utf8))
 
     /// 8A is "00".
-    public var isApproved: Bool { arc == Array("00".utf8) }
+    package var isApproved: Bool { arc == Array("00".utf8) }
 
     /// "3030" or "3030:0102030405060708" — 8A as 4 hex digits, then optionally ':' and 91 as hex (8…16 bytes).
-    public init(parsing text: String) throws(AuthorizationParseError) {
+    package init(parsing text: String) throws(AuthorizationParseError) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let arc: [UInt8]
         do {
@@ -90,7 +90,7 @@ public struct AuthorizationResponse: Hashable, Sendable, Encodable {
 
     private enum CodingKeys: String, CodingKey { case arc, arcText, issuerAuthenticationData, script71, script72 }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(arc.hex, forKey: .arc)
         try c.encodeIfPresent(printableASCII(arc), forKey: .arcText)
@@ -101,16 +101,16 @@ public struct AuthorizationResponse: Hashable, Sendable, Encodable {
 }
 
 /// Authorization text that could not be read (`--authorize 8A-hex[:issuer-data]`).
-public struct AuthorizationParseError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct AuthorizationParseError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         case badHex
         case badLength
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
@@ -127,17 +127,17 @@ func printableASCII(_ bytes: [UInt8]) -> String? {
 /// Automatic selection by EMV rules (EMV Book 1 §12.4): blocked applications are skipped; the lowest application
 /// priority indicator (87, low nibble, 1 = highest) wins; 0 means "no priority" and ranks after every numbered one;
 /// ties keep the card's order.
-public struct EMVPrioritySelection: ApplicationSelectionTask {
-    public init() {}
+package struct EMVPrioritySelection: ApplicationSelectionTask {
+    package init() {}
 
-    public func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws
+    package func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws
         -> CandidateApplication?
     {
         Self.choose(candidates)
     }
 
     /// The pure rule, for tests and other tasks.
-    public static func choose(_ candidates: [CandidateApplication]) -> CandidateApplication? {
+    package static func choose(_ candidates: [CandidateApplication]) -> CandidateApplication? {
         func rank(_ app: CandidateApplication) -> Int {
             let priority = Int(app.priority & 0x0F)
             return priority == 0 ? 16 : priority
@@ -152,10 +152,10 @@ public struct EMVPrioritySelection: ApplicationSelectionTask {
 }
 
 /// The first application that is not blocked, in the card's order.
-public struct FirstApplicationSelection: ApplicationSelectionTask {
-    public init() {}
+package struct FirstApplicationSelection: ApplicationSelectionTask {
+    package init() {}
 
-    public func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws
+    package func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws
         -> CandidateApplication?
     {
         candidates.first { !$0.blocked }
@@ -163,12 +163,12 @@ public struct FirstApplicationSelection: ApplicationSelectionTask {
 }
 
 /// The application with this AID; fails (ERROR) when the card does not offer it.
-public struct FixedAIDSelection: ApplicationSelectionTask {
-    public let aid: [UInt8]
+package struct FixedAIDSelection: ApplicationSelectionTask {
+    package let aid: [UInt8]
 
-    public init(aid: [UInt8]) { self.aid = aid }
+    package init(aid: [UInt8]) { self.aid = aid }
 
-    public func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws
+    package func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws
         -> CandidateApplication?
     {
         guard let match = candidates.first(where: { $0.aid == aid }) else {
@@ -184,17 +184,17 @@ public struct FixedAIDSelection: ApplicationSelectionTask {
 }
 
 /// The default risk management: a TVR of all zeros (nothing the terminal itself flags).
-public struct ZeroTVRRiskManagement: RiskManagementTask {
-    public init() {}
+package struct ZeroTVRRiskManagement: RiskManagementTask {
+    package init() {}
 
-    public func riskManagement(aid: [UInt8], context: PaymentContext) async throws -> [UInt8] {
+    package func riskManagement(aid: [UInt8], context: PaymentContext) async throws -> [UInt8] {
         [UInt8](repeating: 0, count: 5)
     }
 }
 
 /// Always answers the same thing (`ucube pay --authorize approve|decline|unable|8A-hex[:issuer-data]`).
-public struct FixedAuthorization: AuthorizationTask {
-    public enum Decision: Hashable, Sendable {
+package struct FixedAuthorization: AuthorizationTask {
+    package enum Decision: Hashable, Sendable {
         /// 8A "00".
         case approve
         /// 8A "05".
@@ -205,11 +205,11 @@ public struct FixedAuthorization: AuthorizationTask {
         case raw(AuthorizationResponse)
     }
 
-    public let decision: Decision
+    package let decision: Decision
 
-    public init(_ decision: Decision) { self.decision = decision }
+    package init(_ decision: Decision) { self.decision = decision }
 
-    public var response: AuthorizationResponse {
+    package var response: AuthorizationResponse {
         switch decision {
         case .approve: .approved
         case .decline: .declined
@@ -218,7 +218,7 @@ public struct FixedAuthorization: AuthorizationTask {
         }
     }
 
-    public func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws
+    package func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws
         -> AuthorizationResponse
     {
         response

@@ -8,8 +8,8 @@ import UCubeProtocol
 /// - `7` (a YT-Key or YT-SOM) has no reader the SDKs name: the caller's readers stand, as without a D1;
 /// - anything else is a uCube: a magstripe reader and ICC, and NFC only when its NFC module is ready (ED = 3). The
 ///   2020 SDK enabled MSR, ICC and NFC in that order (A-Pay:PaymentHelper), and WaitCard without NFC.
-public enum TerminalReaders {
-    public static func readers(firmware: FirmwareVersion?, nfcModuleState: Int?) -> [CardReader]? {
+package enum TerminalReaders {
+    package static func readers(firmware: FirmwareVersion?, nfcModuleState: Int?) -> [CardReader]? {
         guard let first = firmware?.parts.first else { return nil }
         switch String(Int8(bitPattern: first)).first {
         case "6": return [.icc, .nfc]

@@ -3,7 +3,7 @@
 ///
 /// `reason` is one sentence in our words; `hint` (optional) says what to do about it; `detail` (optional) keeps the
 /// library's own text (NIO, BoringSSL, Foundation) for `--log-level debug` and the log, never for the sentence.
-public protocol CodedError: Error, Hashable, Sendable, CustomStringConvertible {
+package protocol CodedError: Error, Hashable, Sendable, CustomStringConvertible {
     associatedtype Code: Hashable & Sendable
     var code: Code { get }
     var reason: String { get }
@@ -12,16 +12,16 @@ public protocol CodedError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension CodedError {
-    public var description: String { reason }
-    public var hint: String? { nil }
-    public var detail: String? { nil }
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package var description: String { reason }
+    package var hint: String? { nil }
+    package var detail: String? { nil }
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// The stable, kebab-case name of an error code (`connectFailed` → `connect-failed`): the name `--json` prints
 /// and scripts match, derived from the code enums so there is no second list to drift.
-public func kebabCaseCodeName(_ raw: String) -> String {
+package func kebabCaseCodeName(_ raw: String) -> String {
     let characters = Array(raw)
     var out = ""
     for (i, character) in characters.enumerated() {

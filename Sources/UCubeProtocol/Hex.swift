@@ -1,11 +1,11 @@
 /// Hexadecimal text for byte arrays: the one place bytes become text and back.
-public enum Hex {
+package enum Hex {
     @usableFromInline static let digits = Array("0123456789ABCDEF".utf8)
 
     /// Upper-case hex with an optional separator between bytes ("02 00 03"). Inlinable, so a caller's `[UInt8]` gets
     /// a specialised copy: unspecialised, each first call with a new sequence type looked its iterator up by name.
     @inlinable
-    public static func encode<S: Sequence>(_ bytes: S, separator: String = "") -> String where S.Element == UInt8 {
+    package static func encode<S: Sequence>(_ bytes: S, separator: String = "") -> String where S.Element == UInt8 {
         var out = ""
         var first = true
         for byte in bytes {
@@ -18,7 +18,7 @@ public enum Hex {
     }
 
     /// Parses hex text. Spaces, colons, dashes and underscores between digits are ignored; a `0x` prefix is allowed.
-    public static func decode(_ text: String) throws(HexError) -> [UInt8] {
+    package static func decode(_ text: String) throws(HexError) -> [UInt8] {
         var s = Substring(text)
         if s.hasPrefix("0x") || s.hasPrefix("0X") { s = s.dropFirst(2) }
         var out: [UInt8] = []
@@ -51,17 +51,17 @@ public enum Hex {
 }
 
 /// Hex text that could not be read as bytes.
-public struct HexError: Error, Equatable, CustomStringConvertible {
-    public let reason: String
-    public var description: String { "invalid hex: \(reason)" }
+package struct HexError: Error, Equatable, CustomStringConvertible {
+    package let reason: String
+    package var description: String { "invalid hex: \(reason)" }
 }
 
 extension Array where Element == UInt8 {
     /// Upper-case hex, no separators.
-    public var hex: String { Hex.encode(self) }
+    package var hex: String { Hex.encode(self) }
 }
 
 extension ArraySlice where Element == UInt8 {
     /// Upper-case hex, no separators.
-    public var hex: String { Hex.encode(self) }
+    package var hex: String { Hex.encode(self) }
 }

@@ -3,26 +3,26 @@ import UCubeProtocol
 /// One named simulated-card scenario: the card the cardholder presents, the rest of the script (PIN, choices, delays,
 /// faults), and the final payment status the SDK rules of spec §8 give for it. The CLI selects one per run
 /// (`ucube --device sim pay 10 --card NAME`) and lists them.
-public struct CardScenario: Sendable, Hashable, Identifiable {
+package struct CardScenario: Sendable, Hashable, Identifiable {
     /// The CLI word, e.g. "visa-contact".
-    public var name: String
+    package var name: String
     /// One line for `--card` listings.
-    public var summary: String
+    package var summary: String
     /// The cardholder script: `card` (nil = no card comes), PIN, list-box choices, presentation delay, faults.
-    public var script: SimulatorScript
+    package var script: SimulatorScript
     /// The final status (spec §8.1 `PaymentStatus` name, or §7.4 CHIP_REQUIRED) a correct driver ends with, for a
     /// purchase with the readers of `readers`, the default application selection (EMV priority / list item 1) and an
     /// issuer that answers 8A "00" whenever the card goes online.
-    public var expectedStatus: String
+    package var expectedStatus: String
     /// The readers the driver must enable for the scenario to reach the card (spec §7.3); ICC + NFC for all but the
     /// magstripe scenario, which needs the MSR reader of the original uCube.
-    public var readers: [CardReader]
+    package var readers: [CardReader]
 
-    public var id: String { name }
+    package var id: String { name }
     /// The scenario's card (`nil` for card-timeout).
-    public var card: CardProfile? { script.card }
+    package var card: CardProfile? { script.card }
 
-    public init(
+    package init(
         name: String,
         summary: String,
         script: SimulatorScript,
@@ -37,7 +37,7 @@ public struct CardScenario: Sendable, Hashable, Identifiable {
     }
 
     /// `base` with this scenario's script.
-    public func configuration(_ base: SimulatorConfiguration = SimulatorConfiguration()) -> SimulatorConfiguration {
+    package func configuration(_ base: SimulatorConfiguration = SimulatorConfiguration()) -> SimulatorConfiguration {
         var configuration = base
         configuration.script = script
         return configuration
@@ -45,21 +45,21 @@ public struct CardScenario: Sendable, Hashable, Identifiable {
 }
 
 /// Every named card scenario, in one table. `visa-contact` is the default (the card of `SimulatorScript.default`).
-public enum CardCatalogue {
+package enum CardCatalogue {
     /// ICC and NFC (spec §7.3): what a uCube Touch payment enables.
-    public static let iccAndNFC: [CardReader] = [.icc, .nfc]
+    package static let iccAndNFC: [CardReader] = [.icc, .nfc]
     /// ICC, NFC and MSR: the original uCube.
-    public static let allReaders: [CardReader] = [.icc, .nfc, .msr]
+    package static let allReaders: [CardReader] = [.icc, .nfc, .msr]
 
     /// The scenario used when none is named.
-    public static let defaultName = "visa-contact"
-    public static var `default`: CardScenario { all[0] }
+    package static let defaultName = "visa-contact"
+    package static var `default`: CardScenario { all[0] }
 
     /// The scenario called `name` (exact CLI word), or `nil`.
-    public static func named(_ name: String) -> CardScenario? { all.first { $0.name == name } }
+    package static func named(_ name: String) -> CardScenario? { all.first { $0.name == name } }
 
     /// The CLI words, in table order.
-    public static var names: [String] { all.map(\.name) }
+    package static var names: [String] { all.map(\.name) }
 
     // MARK: Applications
 
@@ -139,7 +139,7 @@ public enum CardCatalogue {
     // MARK: The table
 
     /// Every scenario; the first is the default.
-    public static let all: [CardScenario] = [
+    package static let all: [CardScenario] = [
         CardScenario(
             name: "visa-contact",
             summary: "Visa, chip, one application, no CVM; online ARQC, approved when the issuer answers 00",

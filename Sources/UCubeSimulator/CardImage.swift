@@ -5,35 +5,35 @@ import UCubeProtocol
 /// terminal answers each command while it is presented. Decoding validates every field and throws a
 /// `DecodingError.dataCorrupted` whose coding path names the field, so a suite's error says where it is
 /// (`cards.my-card.applications[0].aid: …`). `ucube test` runs cases against it; `ucube simulate --suite` serves it.
-public struct CardImage: Sendable, Hashable, Decodable {
+package struct CardImage: Sendable, Hashable, Decodable {
     /// The card the simulator presents.
-    public var profile: CardProfile
+    package var profile: CardProfile
     /// A link drop or a card pulled when a given command arrives.
-    public var faults: SimulatorFaults
+    package var faults: SimulatorFaults
     /// How long the cardholder takes to present the card once the terminal waits for one.
-    public var presentationDelay: Duration
+    package var presentationDelay: Duration
 
     /// The readers a payment enables for this card when a case names none: every reader of its interfaces, in the
     /// order ICC, NFC, MSR (spec §7.3).
-    public var readers: [CardReader] {
+    package var readers: [CardReader] {
         CardProfile.Interface.allCases.filter(profile.interfaces.contains).compactMap { CardReader(rawValue: $0.readerID) }
     }
 
     /// The cardholder script: this card, its faults and delay, with the PIN and list-box choices of a case.
-    public func script(pin: String? = nil, choices: [Int] = []) -> SimulatorScript {
+    package func script(pin: String? = nil, choices: [Int] = []) -> SimulatorScript {
         SimulatorScript(
             card: profile, choices: choices, pin: pin ?? SimulatorChoices.defaultPIN,
             cardPresentationDelay: presentationDelay, faults: faults)
     }
 
     /// The card as a scenario the CLI's simulator takes (`expectedStatus` is empty: the suite's case says it).
-    public func scenario(pin: String? = nil, choices: [Int] = []) -> CardScenario {
+    package func scenario(pin: String? = nil, choices: [Int] = []) -> CardScenario {
         CardScenario(
             name: profile.name, summary: "card image \(profile.name) from a suite", script: script(pin: pin, choices: choices),
             expectedStatus: "", readers: readers)
     }
 
-    public init(profile: CardProfile, faults: SimulatorFaults = .none, presentationDelay: Duration = .zero) {
+    package init(profile: CardProfile, faults: SimulatorFaults = .none, presentationDelay: Duration = .zero) {
         self.profile = profile
         self.faults = faults
         self.presentationDelay = presentationDelay
@@ -49,11 +49,11 @@ public struct CardImage: Sendable, Hashable, Decodable {
     }
 
     /// The `cvm` words and the card behaviour each names.
-    public static let cvmWords: [(word: String, cvm: CardProfile.CardholderVerification)] = [
+    package static let cvmWords: [(word: String, cvm: CardProfile.CardholderVerification)] = [
         ("no-cvm", .noCVMRequired), ("signature", .signature), ("offline-pin", .offlinePIN), ("online-pin", .onlinePIN),
     ]
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let name = decoder.codingPath.last?.stringValue ?? "card"
@@ -213,7 +213,7 @@ public struct CardImage: Sendable, Hashable, Decodable {
     // MARK: Errors
 
     /// A decoding error as one line: the JSON path of the field (`cards.visa.applications[0].aid`), then what is wrong.
-    public static func describe(_ error: DecodingError) -> String {
+    package static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
             var out = ""
             for key in keys {

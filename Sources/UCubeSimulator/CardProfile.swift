@@ -5,9 +5,9 @@ import UCubeProtocol
 /// A value type so scenarios can be listed, compared and tweaked (`var card = CardProfile.visaContact; card.pan = …`).
 /// The default card is a Visa credit card on the contact interface that asks to go online (ARQC) at the first
 /// GENERATE AC and approves at the second when the issuer says "00".
-public struct CardProfile: Sendable, Hashable {
+package struct CardProfile: Sendable, Hashable {
     /// How a card can meet the terminal.
-    public enum Interface: String, Sendable, Hashable, CaseIterable {
+    package enum Interface: String, Sendable, Hashable, CaseIterable {
         /// Inserted in the ICC reader (reader id 0x11, spec §7.3).
         case contact
         /// Tapped on the NFC reader (reader id 0x21, spec §7.3).
@@ -16,7 +16,7 @@ public struct CardProfile: Sendable, Hashable {
         case magstripe
 
         /// The reader id of spec §7.3.
-        public var readerID: UInt8 {
+        package var readerID: UInt8 {
             switch self {
             case .contact: SimulatorChoices.iccReader
             case .contactless: SimulatorChoices.nfcReader
@@ -26,7 +26,7 @@ public struct CardProfile: Sendable, Hashable {
     }
 
     /// How the card verifies the cardholder on the contact interface (EMV CVM list outcome, shown in 9F34).
-    public enum CardholderVerification: String, Sendable, Hashable, CaseIterable {
+    package enum CardholderVerification: String, Sendable, Hashable, CaseIterable {
         /// No CVM required (9F34 1F 03 02).
         case noCVMRequired
         /// Signature on the receipt (9F34 1E 03 00).
@@ -49,7 +49,7 @@ public struct CardProfile: Sendable, Hashable {
     }
 
     /// The card's answer to the first GENERATE AC (spec §7.6 values of 9F27).
-    public enum Cryptogram: UInt8, Sendable, Hashable, CaseIterable {
+    package enum Cryptogram: UInt8, Sendable, Hashable, CaseIterable {
         /// Go online (ARQC).
         case arqc = 0x80
         /// Approved offline (TC).
@@ -59,16 +59,16 @@ public struct CardProfile: Sendable, Hashable {
     }
 
     /// One EMV application on the card (a candidate-list entry, spec §5.2 0x5510).
-    public struct Application: Sendable, Hashable {
-        public var aid: [UInt8]
+    package struct Application: Sendable, Hashable {
+        package var aid: [UInt8]
         /// Application label (tag 50), at most 16 ASCII characters.
-        public var label: String
+        package var label: String
         /// Application priority indicator (tag 87), low nibble used.
-        public var priority: UInt8
+        package var priority: UInt8
         /// Application version number (tag 9F08).
-        public var version: [UInt8]
+        package var version: [UInt8]
 
-        public init(aid: [UInt8], label: String, priority: UInt8 = 0x01, version: [UInt8] = [0x00, 0x96]) {
+        package init(aid: [UInt8], label: String, priority: UInt8 = 0x01, version: [UInt8] = [0x00, 0x96]) {
             self.aid = aid
             self.label = label
             self.priority = priority
@@ -77,56 +77,56 @@ public struct CardProfile: Sendable, Hashable {
     }
 
     /// A short name for scenarios and logs.
-    public var name: String
+    package var name: String
     /// Interfaces the card supports.
-    public var interfaces: Set<Interface>
+    package var interfaces: Set<Interface>
     /// How the cardholder presents the card when every interface it supports is enabled.
-    public var preferredInterface: Interface
+    package var preferredInterface: Interface
     /// The card's applications, in the order the candidate list reports them.
-    public var applications: [Application]
+    package var applications: [Application]
     /// Primary account number, 12 to 19 digits.
-    public var pan: String
+    package var pan: String
     /// PAN sequence number (5F34).
-    public var panSequenceNumber: UInt8
+    package var panSequenceNumber: UInt8
     /// Expiry "YYMM" (the day is the last day of that month in 5F24).
-    public var expiry: String
+    package var expiry: String
     /// Effective date "YYMM" (5F25).
-    public var effectiveDate: String
+    package var effectiveDate: String
     /// Magnetic-stripe service code, three digits.
-    public var serviceCode: String
+    package var serviceCode: String
     /// Cardholder name (5F20), "SURNAME/FIRST NAME".
-    public var cardholderName: String
+    package var cardholderName: String
     /// Issuer country, ISO 3166 numeric (5F28).
-    public var issuerCountry: UInt16
+    package var issuerCountry: UInt16
     /// The ATR the ICC reader reports; `nil` → a seeded ATR (`3B 68 00 00` + 8 seeded historical bytes).
-    public var atr: [UInt8]?
+    package var atr: [UInt8]?
     /// Application interchange profile (82).
-    public var aip: [UInt8]
+    package var aip: [UInt8]
     /// Issuer application data (9F10).
-    public var issuerApplicationData: [UInt8]
+    package var issuerApplicationData: [UInt8]
     /// The first GENERATE AC decision (TransactionProcess 9F27).
-    public var firstCryptogram: Cryptogram
+    package var firstCryptogram: Cryptogram
     /// DF72 outcome of a contactless read (spec §7.5): `30 36` receipt + approved offline.
-    public var contactlessOutcome: [UInt8]
+    package var contactlessOutcome: [UInt8]
     /// Application transaction counter (9F36) before the first transaction of a connection.
-    public var initialATC: UInt16
+    package var initialATC: UInt16
     /// Cardholder verification on the contact interface (done inside TransactionProcess).
-    public var cardholderVerification: CardholderVerification
+    package var cardholderVerification: CardholderVerification
     /// TransactionProcess answers −301 EMV_NOT_ACCEPTED (card refused, spec §5.2 0x5512) instead of a cryptogram.
-    public var refusesTransaction: Bool
+    package var refusesTransaction: Bool
     /// MSR action (DF60, spec §7.4) the terminal decides for a swipe of this card: 0x00 none, 0x01 online PIN,
     /// 0x02 chip required, 0x04 decline.
-    public var magstripeAction: UInt8
+    package var magstripeAction: UInt8
     /// Data objects the card adds or overrides (tag → value), answered before the transaction's own values while the
     /// card is at a reader: a suite's card image can give any tag any value (a wrong 9F27, another DF70).
-    public var tagOverrides: [UInt32: [UInt8]] = [:]
+    package var tagOverrides: [UInt32: [UInt8]] = [:]
     /// Data objects the terminal never answers while this card is at a reader (a 9F27 left out).
-    public var omittedTags: Set<UInt32> = []
+    package var omittedTags: Set<UInt32> = []
     /// Commands the terminal answers with a status instead of their usual answer while this card is scripted (the
     /// card image's "answers": NFCStartTransaction −0x1020, TransactionInit −32 …), without data.
-    public var commandStatuses: [CommandID: Status] = [:]
+    package var commandStatuses: [CommandID: Status] = [:]
 
-    public init(
+    package init(
         name: String,
         interfaces: Set<Interface>,
         preferredInterface: Interface,
@@ -172,7 +172,7 @@ public struct CardProfile: Sendable, Hashable {
 
     /// The default card: Visa credit, contact and contactless, inserted when the ICC reader is enabled.
     /// PAN 4761739001010010 is the Visa test-card PAN printed on public acquirer test cards.
-    public static let visaContact = CardProfile(
+    package static let visaContact = CardProfile(
         name: "visa",
         interfaces: [.contact, .contactless],
         preferredInterface: .contact,
@@ -245,23 +245,23 @@ public struct CardProfile: Sendable, Hashable {
 
 /// What the simulated cardholder and card do: the card to present, the keys and list-box choices to press, the PIN
 /// to type. Queues are consumed in order, one entry per display or list box.
-public struct SimulatorScript: Sendable, Hashable {
+package struct SimulatorScript: Sendable, Hashable {
     /// The card the cardholder presents when the terminal waits for one; `nil` = no card (waits time out with −2).
-    public var card: CardProfile?
+    package var card: CardProfile?
     /// Key codes answered to displays (DisplayMessage data, spec §5.2 PROJECT CHOICE), one per display; when empty a
     /// display answers when its timeout expires, with no key.
-    public var keys: [UInt8]
+    package var keys: [UInt8]
     /// 1-based list-box choices, one per list box (0: the cardholder aborts; negative: no choice until the list's
     /// timeout); when empty a list box answers `SimulatorChoices.defaultListChoice`.
-    public var choices: [Int]
+    package var choices: [Int]
     /// The PIN typed at SimplifiedOnlinePIN.
-    public var pin: String
+    package var pin: String
     /// How long the cardholder takes to present the card once the terminal waits for it (scaled by `timeScale`).
-    public var cardPresentationDelay: Duration
+    package var cardPresentationDelay: Duration
     /// Injected faults: a link drop or a card pulled when a given command arrives.
-    public var faults: SimulatorFaults
+    package var faults: SimulatorFaults
 
-    public init(
+    package init(
         card: CardProfile? = .visaContact,
         keys: [UInt8] = [],
         choices: [Int] = [],
@@ -278,7 +278,7 @@ public struct SimulatorScript: Sendable, Hashable {
     }
 
     /// `UCUBE_SIM_KEYS` / `simulate --keys`: key codes in hex, comma-separated (`01,02`).
-    public static func parseKeys(_ text: String) throws(CommandError) -> [UInt8] {
+    package static func parseKeys(_ text: String) throws(CommandError) -> [UInt8] {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { word throws(CommandError) -> UInt8 in
             let hex = String(word)
             let digits = hex.hasPrefix("0x") || hex.hasPrefix("0X") ? String(hex.dropFirst(2)) : hex
@@ -291,7 +291,7 @@ public struct SimulatorScript: Sendable, Hashable {
 
     /// `UCUBE_SIM_CHOICES` / `simulate --choices`: list-box answers, comma-separated: an item number from 1, `abort`
     /// (the cardholder aborts) or `none` (no choice until the list's timeout).
-    public static func parseChoices(_ text: String) throws(CommandError) -> [Int] {
+    package static func parseChoices(_ text: String) throws(CommandError) -> [Int] {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { word throws(CommandError) -> Int in
             let choice = String(word)
             switch choice {
@@ -308,41 +308,41 @@ public struct SimulatorScript: Sendable, Hashable {
     }
 
     /// The default card, no scripted keys, default choices, PIN 1234.
-    public static let `default` = SimulatorScript()
+    package static let `default` = SimulatorScript()
 }
 
 /// Faults the simulated terminal injects, each when a chosen command arrives, so a driver can be tested against a link
 /// drop or a card pulled at every state of a payment. Occurrences count the arrivals of that command id since the
 /// script was set (`TerminalSimulator.init`, `setScript`, `resetState`), over every connection; each fault fires once.
-public struct SimulatorFaults: Sendable, Hashable {
+package struct SimulatorFaults: Sendable, Hashable {
     /// The terminal drops the link when this command arrives, without answering it: `TerminalSimulator.serve` stops
     /// reading, flushes the answers already sent, and returns `.disconnected(command)`; `SimulatorServer` then closes
     /// the TCP connection.
-    public var disconnectAt: CommandID?
+    package var disconnectAt: CommandID?
     /// Which arrival of `disconnectAt` drops the link (1 = the first).
-    public var disconnectOccurrence: Int
+    package var disconnectOccurrence: Int
     /// The cardholder pulls the card out just before the terminal handles this command: the ICC reader is empty from
     /// then on, so contact payment commands answer −35 NO_CARD (SimulatorChoices.cardRemovedStatus).
-    public var cardRemovedAt: CommandID?
+    package var cardRemovedAt: CommandID?
     /// Which arrival of `cardRemovedAt` finds the card gone (1 = the first).
-    public var cardRemovedOccurrence: Int
+    package var cardRemovedOccurrence: Int
     /// The terminal drops the link when the Nth frame (of any command, counted from when the script was set, over
     /// every connection) arrives, without answering it: like `disconnectAt`, by position in the flow.
-    public var disconnectAtFrame: Int?
+    package var disconnectAtFrame: Int?
     /// The terminal goes silent when the Nth frame arrives: that frame and every later one on the same connection are
     /// read and never answered (a hung terminal). The next connection is answered again.
-    public var silentFromFrame: Int?
+    package var silentFromFrame: Int?
     /// The terminal reboots when the Nth frame arrives, without answering it: the link drops and RAM is lost (a
     /// secure session, a download in progress), as after a power cut (spec §9).
-    public var rebootAtFrame: Int?
+    package var rebootAtFrame: Int?
     /// The terminal refuses every image after its last Load block as if its signature did not verify (−910): the
     /// installed version stays.
-    public var refuseImages = false
+    package var refuseImages = false
     /// The terminal reads every frame and answers none, on every connection, for as long as it runs (a terminal that
     /// never answers: hung firmware, the wrong device at that address).
-    public var mute = false
+    package var mute = false
 
-    public init(
+    package init(
         disconnectAt: CommandID? = nil,
         disconnectOccurrence: Int = 1,
         cardRemovedAt: CommandID? = nil,
@@ -365,7 +365,7 @@ public struct SimulatorFaults: Sendable, Hashable {
     /// `reboot@N` (the terminal reboots when the Nth frame arrives), N counting from 1; `load-drop@K` (the link
     /// drops when the Kth Load block arrives), `refuse-image` (every image is refused after its last block, as a
     /// bad signature) and `mute` (no frame is ever answered, on any connection). Throws a sentence naming the bad item.
-    public init(parsing text: String) throws(SimulatorError) {
+    package init(parsing text: String) throws(SimulatorError) {
         self.init()
         for item in text.split(separator: ",").map({ String($0.filter { $0 != " " }) }) where !item.isEmpty {
             if item == "refuse-image" {
@@ -398,7 +398,7 @@ public struct SimulatorFaults: Sendable, Hashable {
     /// terminal faults are the command line's; a scenario's card faults (a card pulled out) stay, and its link drop
     /// at a command stays unless the line names one (`load-drop@K`). Kept beside the fields, so a new fault is
     /// carried over where it is declared.
-    public mutating func apply(commandLine positional: SimulatorFaults) {
+    package mutating func apply(commandLine positional: SimulatorFaults) {
         disconnectAtFrame = positional.disconnectAtFrame
         silentFromFrame = positional.silentFromFrame
         rebootAtFrame = positional.rebootAtFrame
@@ -411,5 +411,5 @@ public struct SimulatorFaults: Sendable, Hashable {
     }
 
     /// No fault.
-    public static let none = SimulatorFaults()
+    package static let none = SimulatorFaults()
 }

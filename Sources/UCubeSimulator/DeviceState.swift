@@ -6,74 +6,74 @@ import UCubeProtocol
 /// terminal state, DUKPT counters and bank parameters. Persisted as `device.json` (see `DeviceStore`).
 ///
 /// Decoding is lenient: a key missing from the file takes its default, so files written by older simulators load.
-public struct DeviceState: Sendable, Hashable {
+package struct DeviceState: Sendable, Hashable {
     /// Terminal serial number, printed in decimal (C3 carries it × 4, spec §4).
-    public var serialNumber: UInt64
+    package var serialNumber: UInt64
     /// Terminal part number, 15 ASCII bytes (C2).
-    public var partNumber: String
+    package var partNumber: String
     /// C1 Atmel serial.
-    public var atmelSerial: [UInt8]
+    package var atmelSerial: [UInt8]
     /// D1 SVPP firmware version.
-    public var firmwareVersion: FirmwareVersion
+    package var firmwareVersion: FirmwareVersion
     /// E8 → D1 NFC (ST) firmware version.
-    public var nfcFirmwareVersion: FirmwareVersion
+    package var nfcFirmwareVersion: FirmwareVersion
     /// E8 → A0 EMV L1 contactless library version.
-    public var nfcEMVL1Version: FirmwareVersion
+    package var nfcEMVL1Version: FirmwareVersion
     /// E8 → A2 EMV L2 contactless version.
-    public var nfcEMVL2Version: FirmwareVersion
+    package var nfcEMVL2Version: FirmwareVersion
     /// E8 → C4 NFC firmware state.
-    public var nfcFirmwareState: UInt8
+    package var nfcFirmwareState: UInt8
     /// D3 PCI PED version.
-    public var pciPEDVersion: FirmwareVersion
+    package var pciPEDVersion: FirmwareVersion
     /// D5 EMV L1 version.
-    public var emvL1Version: FirmwareVersion
+    package var emvL1Version: FirmwareVersion
     /// D7 EMV L2 version.
-    public var emvL2Version: FirmwareVersion
+    package var emvL2Version: FirmwareVersion
     /// D9 boot loader version.
-    public var bootLoaderVersion: FirmwareVersion
+    package var bootLoaderVersion: FirmwareVersion
     /// EC OS version.
-    public var osVersion: FirmwareVersion
+    package var osVersion: FirmwareVersion
     /// FD non-secure firmware version.
-    public var nonSecureFirmwareVersion: FirmwareVersion
+    package var nonSecureFirmwareVersion: FirmwareVersion
     /// EA EMV ICC configuration version.
-    public var iccConfigVersion: FirmwareVersion
+    package var iccConfigVersion: FirmwareVersion
     /// EB EMV NFC configuration version.
-    public var nfcConfigVersion: FirmwareVersion
+    package var nfcConfigVersion: FirmwareVersion
     /// C5 battery level in percent (PROJECT CHOICE, spec §7.1).
-    public var batteryPercent: UInt8
+    package var batteryPercent: UInt8
     /// FB charging status.
-    public var charging: UInt8
+    package var charging: UInt8
     /// FC BLE speed mode (0 slow, 1 quick).
-    public var speedMode: UInt8
+    package var speedMode: UInt8
     /// C6 power-off timeout in seconds (0 = never).
-    public var powerOffTimeout: UInt8
+    package var powerOffTimeout: UInt8
     /// F7 current merchant locale (PROJECT CHOICE, spec §5.2).
-    public var locale: String
+    package var locale: String
     /// F6 supported locales (PROJECT CHOICE, spec §5.2).
-    public var supportedLocales: [String]
+    package var supportedLocales: [String]
     /// ED mPOS (NFC) module state: 3 = ready.
-    public var nfcModuleState: UInt8
+    package var nfcModuleState: UInt8
     /// DB key serial list id.
-    public var kslID: [UInt8]
+    package var kslID: [UInt8]
     /// C4 terminal state. SECURED persists too: a real terminal outlives the host process.
-    public var terminalState: TerminalState
+    package var terminalState: TerminalState
     /// The data (SRED) DUKPT key's transaction counter; the SRED KSN is the initial KSN with this counter.
-    public var dataCounter: UInt32
+    package var dataCounter: UInt32
     /// The PIN DUKPT key's transaction counter.
-    public var pinCounter: UInt32
+    package var pinCounter: UInt32
     /// Opaque EMV bank parameters stored by 0x5501 and returned by 0x5503 (PROJECT CHOICE, spec §5.2).
-    public var bankParameters: [UInt8]
+    package var bankParameters: [UInt8]
     /// The terminal clock as last set by RTCSet (or when the terminal was made), in seconds since 2000-01-01 00:00:00.
-    public var clockSeconds: Int64
+    package var clockSeconds: Int64
     /// The host's clock at that moment, same unit: the terminal's clock runs on with the host's from there, across
     /// processes (nil: a state saved before this was kept; its clock runs only while a simulator runs).
-    public var clockSetAtHost: Int64?
+    package var clockSetAtHost: Int64?
     /// Versions of installed items GetInfo has no tag for (spec §10.4 types 6 and 8), keyed by the type in decimal.
-    public var itemVersions: [String: FirmwareVersion]
+    package var itemVersions: [String: FirmwareVersion]
 
     /// A new terminal: the values of `SimulatorChoices.DefaultDevice` (its serial number unless one is given),
     /// READY, counters at 0.
-    public init(serialNumber: UInt64? = nil) {
+    package init(serialNumber: UInt64? = nil) {
         typealias D = SimulatorChoices.DefaultDevice
         self.serialNumber = serialNumber ?? D.serialNumber
         partNumber = D.partNumber
@@ -114,7 +114,7 @@ public struct DeviceState: Sendable, Hashable {
 
     /// The installed version of an item type: 0 → D1, 3 → E8/D1, 4 → EA, 5 → EB, 6/8 → `itemVersions` (`nil`
     /// when none was installed yet).
-    public func installedVersion(of type: FirmwareItemType) -> FirmwareVersion? {
+    package func installedVersion(of type: FirmwareItemType) -> FirmwareVersion? {
         switch type {
         case .svppFirmware: firmwareVersion
         case .nfcFirmware: nfcFirmwareVersion
@@ -125,7 +125,7 @@ public struct DeviceState: Sendable, Hashable {
     }
 
     /// Records `version` as installed for `type`.
-    public mutating func install(_ type: FirmwareItemType, version: FirmwareVersion) {
+    package mutating func install(_ type: FirmwareItemType, version: FirmwareVersion) {
         switch type {
         case .svppFirmware: firmwareVersion = version
         case .nfcFirmware: nfcFirmwareVersion = version
@@ -215,7 +215,7 @@ extension DeviceState: Codable {
         case dataCounter, pinCounter, bankParameters, clockSeconds, clockSetAtHost, itemVersions
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func hex(_ key: CodingKeys, _ fallback: [UInt8]) throws -> [UInt8] {
@@ -281,7 +281,7 @@ extension DeviceState: Codable {
         itemVersions = try value(.itemVersions, itemVersions)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(serialNumber, forKey: .serialNumber)
         try c.encode(partNumber, forKey: .partNumber)
@@ -366,8 +366,8 @@ struct DeviceStore: Sendable {
 }
 
 /// A simulator failure a user can act on. `code` is stable; `reason` says what happened and what to do.
-public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+package struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable, Hashable {
         /// `device.json` exists but cannot be read or decoded.
         case stateUnreadable
         /// The state directory or `device.json` cannot be written.
@@ -382,15 +382,15 @@ public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible
         case badFault
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { reason }
-    public static func == (lhs: SimulatorError, rhs: SimulatorError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package var description: String { reason }
+    package static func == (lhs: SimulatorError, rhs: SimulatorError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -10,19 +10,19 @@ import UCubeProtocol
 ///
 /// where a term is left out when its figure is 0 (no chunking, unlimited throughput). The presets are a model built
 /// from nominal radio figures, not measurements of a real terminal; see each preset for where its numbers come from.
-public struct LinkModel: Sendable, Hashable, CustomStringConvertible {
+package struct LinkModel: Sendable, Hashable, CustomStringConvertible {
     /// Fixed one-way delay per frame (radio scheduling, stack and firmware turnaround).
-    public var latency: Duration
+    package var latency: Duration
     /// Bytes carried per link packet (BLE: MTU − 3); 0 = the frame travels as one unit.
-    public var chunkSize: Int
+    package var chunkSize: Int
     /// Time each chunk costs (BLE: one connection interval per write).
-    public var chunkInterval: Duration
+    package var chunkInterval: Duration
     /// Sustained throughput in bytes per second; 0 = unlimited.
-    public var bytesPerSecond: Int
+    package var bytesPerSecond: Int
     /// Count the frame's size after BLE stuffing (0x00 → 0x0C, escapes, 0x0E 0x0F end marker; spec §3.1).
-    public var appliesBLEStuffing: Bool
+    package var appliesBLEStuffing: Bool
 
-    public init(
+    package init(
         latency: Duration,
         chunkSize: Int = 0,
         chunkInterval: Duration = .zero,
@@ -38,19 +38,19 @@ public struct LinkModel: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// No delay at all (the same as configuring no link model).
-    public static let none = LinkModel(latency: .zero)
+    package static let none = LinkModel(latency: .zero)
 
     /// uCube Touch over BLE (spec §3.1): frames are byte-stuffed and written 20 bytes at a time (default MTU 23 − 3,
     /// `uCubeTxDataMaxSize`); the model assumes one 20-byte write per 30 ms connection interval (a common Android/iOS
     /// interval with "high" connection priority; write-with-response, spec §3.1 PROJECT CHOICE) and 15 ms average wait
     /// for the next interval: about 650 bytes/s.
-    public static let ble = ble(mtu: BLECodec.defaultMTU)
+    package static let ble = ble(mtu: BLECodec.defaultMTU)
 
     /// The same BLE model with writes of MTU − 3 bytes: what a host writes once BlueZ has negotiated a larger ATT MTU
     /// (spec §3.1; `BLECodec.chunkSize(mtu:)`, the driver's rule). The model keeps
     /// one write per connection interval, so a larger MTU saves writes, not latency. An MTU of 23 or less (or more than
     /// 515, whose MTU − 3 exceeds the 512 bytes of an attribute value) is taken as BLE allows it.
-    public static func ble(mtu: Int) -> LinkModel {
+    package static func ble(mtu: Int) -> LinkModel {
         LinkModel(
             latency: .milliseconds(15),
             chunkSize: BLECodec.chunkSize(mtu: mtu),
@@ -60,21 +60,21 @@ public struct LinkModel: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The ATT MTU the model's writes assume (BLE models only).
-    public var mtu: Int? { appliesBLEStuffing && chunkSize > 0 ? chunkSize + 3 : nil }
+    package var mtu: Int? { appliesBLEStuffing && chunkSize > 0 ? chunkSize + 3 : nil }
 
     /// Original uCube over Bluetooth Classic RFCOMM (spec §3.2): raw frames, about 20 kB/s (≈ 160 kbit/s, a typical
     /// sustained SPP rate) and 10 ms per frame for baseband scheduling and turnaround.
-    public static let classic = LinkModel(latency: .milliseconds(10), bytesPerSecond: 20_000)
+    package static let classic = LinkModel(latency: .milliseconds(10), bytesPerSecond: 20_000)
 
     /// The modelled transfer time of one raw frame.
-    public func transferTime(forFrame frame: [UInt8]) -> Duration {
+    package func transferTime(forFrame frame: [UInt8]) -> Duration {
         let size = appliesBLEStuffing ? BLECodec.stuff(frame).count : frame.count
         return transferTime(byteCount: size)
     }
 
     /// The modelled transfer time of `byteCount` bytes as they travel on the link (already stuffed, if stuffing
     /// applies).
-    public func transferTime(byteCount: Int) -> Duration {
+    package func transferTime(byteCount: Int) -> Duration {
         var total = latency
         if chunkSize > 0 {
             let chunks = (byteCount + chunkSize - 1) / chunkSize
@@ -86,7 +86,7 @@ public struct LinkModel: Sendable, Hashable, CustomStringConvertible {
         return total
     }
 
-    public var description: String {
+    package var description: String {
         var parts = ["latency \(latency)"]
         if chunkSize > 0 {
             parts.append("\(chunkSize)-byte chunks every \(chunkInterval)" + (mtu.map { " (ATT MTU \($0))" } ?? ""))

@@ -2,12 +2,12 @@
 /// (crypto headers, ATR bytes, cryptograms, unpredictable numbers, PIN fill) replays identically for a seed.
 ///
 /// Not for security (public for the tests that replay "random" choices): the simulator is a test peer and its keys are the public X9.24 test keys anyway.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,7 +16,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// `count` bytes drawn in order.
-    public mutating func bytes(_ count: Int) -> [UInt8] {
+    package mutating func bytes(_ count: Int) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(count)
         while out.count < count {

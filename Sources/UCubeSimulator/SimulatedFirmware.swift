@@ -5,23 +5,23 @@ import UCubeProtocol
 /// Signed firmware images for the simulator (format and signature: `FirmwareImageChoices`), and a default TMS-style
 /// catalogue of items newer than `SimulatorChoices.DefaultDevice`. Images are produced in chunks and written to
 /// files as a stream, so an 8 MB image costs no more memory than a 1 MB one.
-public enum SimulatedFirmware {
+package enum SimulatedFirmware {
     /// The payload is produced and written in chunks of this size.
     static let chunkSize = 64 * 1024
 
     /// One item of `catalogue.json` (shared contract with the TMS simulator and the update command).
-    public struct CatalogueItem: Codable, Sendable, Hashable {
-        public var type: Int
-        public var label: String
-        public var version: String
-        public var minVersion: String
-        public var ciphered: Bool
+    package struct CatalogueItem: Codable, Sendable, Hashable {
+        package var type: Int
+        package var label: String
+        package var version: String
+        package var minVersion: String
+        package var ciphered: Bool
         /// File name of the image, beside `catalogue.json`.
-        public var image: String
+        package var image: String
         /// File name of the raw DER signature, beside `catalogue.json`.
-        public var signature: String
+        package var signature: String
 
-        public init(
+        package init(
             type: Int, label: String, version: String, minVersion: String, ciphered: Bool, image: String,
             signature: String
         ) {
@@ -40,23 +40,23 @@ public enum SimulatedFirmware {
     }
 
     /// `catalogue.json`: `{"items":[…]}`.
-    public struct Catalogue: Codable, Sendable, Hashable {
-        public var items: [CatalogueItem]
-        public init(items: [CatalogueItem]) { self.items = items }
+    package struct Catalogue: Codable, Sendable, Hashable {
+        package var items: [CatalogueItem]
+        package init(items: [CatalogueItem]) { self.items = items }
     }
 
     /// What `writeCatalogue` writes by default: an SVPP firmware newer than the default device's 6.0.0.54 and
     /// mandatory (min_version = version), and ICC / NFC EMV configurations one step newer than EA 1.0.0.5 / EB
     /// 1.0.0.4, optional (min_version = the device's).
-    public struct ItemSpec: Sendable, Hashable {
-        public var type: FirmwareItemType
-        public var label: String
-        public var version: FirmwareVersion
-        public var minVersion: FirmwareVersion
-        public var payloadSize: Int
-        public var fileStem: String
+    package struct ItemSpec: Sendable, Hashable {
+        package var type: FirmwareItemType
+        package var label: String
+        package var version: FirmwareVersion
+        package var minVersion: FirmwareVersion
+        package var payloadSize: Int
+        package var fileStem: String
 
-        public init(
+        package init(
             type: FirmwareItemType, label: String, version: FirmwareVersion, minVersion: FirmwareVersion,
             payloadSize: Int, fileStem: String
         ) {
@@ -69,7 +69,7 @@ public enum SimulatedFirmware {
         }
     }
 
-    public static let defaultItems: [ItemSpec] = [
+    package static let defaultItems: [ItemSpec] = [
         ItemSpec(
             type: .svppFirmware, label: "SVPP firmware", version: FirmwareVersion([6, 0, 1, 0]),
             minVersion: FirmwareVersion([6, 0, 1, 0]), payloadSize: 256 * 1024, fileStem: "svpp"),
@@ -84,7 +84,7 @@ public enum SimulatedFirmware {
     // MARK: Images in memory
 
     /// A whole image in memory: header + `payloadSize` seeded bytes.
-    public static func makeImage(
+    package static func makeImage(
         type: FirmwareItemType, version: FirmwareVersion, payloadSize: Int, seed: UInt64 = 1
     ) -> [UInt8] {
         var image = header(type: type, version: version, payloadSize: payloadSize).encoded()
@@ -94,7 +94,7 @@ public enum SimulatedFirmware {
     }
 
     /// The DER signature of `image` under the test code-signing key.
-    public static func sign(_ image: [UInt8]) throws(CryptoError) -> [UInt8] {
+    package static func sign(_ image: [UInt8]) throws(CryptoError) -> [UInt8] {
         try CodeSigning.sign(image)
     }
 
@@ -103,7 +103,7 @@ public enum SimulatedFirmware {
     /// Writes an image of `payloadSize` seeded bytes to `imagePath` chunk by chunk, and its DER signature to
     /// `signaturePath` (when given). Returns the signature.
     @discardableResult
-    public static func writeImage(
+    package static func writeImage(
         type: FirmwareItemType, version: FirmwareVersion, payloadSize: Int, seed: UInt64 = 1,
         imagePath: String, signaturePath: String? = nil
     ) throws -> [UInt8] {
@@ -135,7 +135,7 @@ public enum SimulatedFirmware {
 
     /// Writes `catalogue.json` and each item's image and signature into `directory` (created if needed).
     @discardableResult
-    public static func writeCatalogue(
+    package static func writeCatalogue(
         directory: String, items: [ItemSpec] = defaultItems, seed: UInt64 = 1
     ) throws -> Catalogue {
         do {

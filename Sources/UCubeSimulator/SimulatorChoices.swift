@@ -89,7 +89,7 @@ import UCubeProtocol
 ///   simulator at the fixed default `DefaultDevice.clockSeconds` follows the host too.
 /// - §7.2: a new terminal is `initialState`; the state is persisted after every change (SECURED too: a real terminal
 ///   outlives the host process).
-public enum SimulatorChoices {
+package enum SimulatorChoices {
     // MARK: Framing and dispatch
 
     /// §2.7, §2.8: an unknown command id is answered with the command's own CMD, status −1, no data (plain, even in
@@ -103,14 +103,14 @@ public enum SimulatorChoices {
     static let legacyWrappedMAC: [UInt8] = [0, 0, 0, 0]
 
     /// §3.4: raw RPC frames (no BLE stuffing) over TCP, default port 5000.
-    public static let defaultTCPPort = 5000
+    package static let defaultTCPPort = 5000
 
     /// §3.4: the current SDK's `SOCKET` connection type connects to port 21350 by default (`ucube simulate
     /// --vendor-app` listens there, on the loopback interface).
-    public static let vendorSDKSocketPort = 21350
+    package static let vendorSDKSocketPort = 21350
 
     /// §2.8 PROJECT CHOICE: in vendor-app mode an answer leaves no sooner than 50 ms after the command's last byte.
-    public static let vendorAppMinimumAnswerDelay: Duration = .milliseconds(50)
+    package static let vendorAppMinimumAnswerDelay: Duration = .milliseconds(50)
 
     /// §2.2: command frames up to the current SDK's 2560-byte `MAX_RPC_PACKET_SIZE` are read (the answers the
     /// simulator writes stay within 2068 bytes, the 2020 SDK's limit).
@@ -126,12 +126,12 @@ public enum SimulatorChoices {
     // MARK: Statuses the sources do not name (simulator range −900…−999)
 
     /// §12.3: a SIGNED input (0x5501) whose MAC-request-variant retail MAC does not verify.
-    public static let macMismatchStatus = Status(-900)
+    package static let macMismatchStatus = Status(-900)
     /// §5.2: a request payload that does not follow its command's layout (bad TLV, wrong length, secured body too
     /// short for crypto header + MAC, an unsupported PIN block format, an unknown FC speed-mode value).
-    public static let malformedRequestStatus = Status(-901)
+    package static let malformedRequestStatus = Status(-901)
     /// §5.2 "Locale commands": SetInfoField F7 with a locale that is not in the F6 supported list.
-    public static let unsupportedLocaleStatus = Status(-902)
+    package static let unsupportedLocaleStatus = Status(-902)
 
     /// §9 + §2.7: the answer to anything but CancelAll while a long-running command is pending: −287.
     static let busyStatus = Status.badTerminalState
@@ -177,15 +177,15 @@ public enum SimulatorChoices {
 
     /// §6: what a contact command answers once the card was pulled out (`SimulatorFaults.cardRemovedAt`): −35 NO_CARD.
     /// The SDK ends such a payment with ERROR (§8.1 "any task/command failure").
-    public static let cardRemovedStatus = Status.noCard
+    package static let cardRemovedStatus = Status.noCard
 
     /// §5.2 0x5026 PROJECT CHOICE: PAN digits kept in clear at the start and end of the truncated 5A.
-    public static let truncatedPANLeadingDigits = 6
-    public static let truncatedPANTrailingDigits = 4
+    package static let truncatedPANLeadingDigits = 6
+    package static let truncatedPANTrailingDigits = 4
 
     /// `bcd` (a 5A value) with every digit between the first 6 and the last 4 replaced by the nibble F
     /// (47 61 73 90 01 01 00 10 → 47 61 73 FF FF FF 00 10). PANs shorter than 11 digits are truncated entirely.
-    public static func truncatedPAN(_ bcd: [UInt8]) -> [UInt8] {
+    package static func truncatedPAN(_ bcd: [UInt8]) -> [UInt8] {
         var nibbles = bcd.flatMap { [$0 >> 4, $0 & 0x0F] }
         let digits = nibbles.prefix { $0 <= 9 }.count
         let keepEnd = digits - truncatedPANTrailingDigits
@@ -218,10 +218,10 @@ public enum SimulatorChoices {
     static let tvrOnlinePINEnteredMask: UInt8 = 0x04
 
     /// §5.2 0x5042: a list box without a scripted choice answers item 1.
-    public static let defaultListChoice = 1
+    package static let defaultListChoice = 1
 
     /// §5.2 0x5171: the PIN the cardholder types when the script does not say.
-    public static let defaultPIN = "1234"
+    package static let defaultPIN = "1234"
 
     /// §5.1: the uCube Touch has no magnetic-stripe reader (§1), so MagstripeRead (0x5024) is answered like an unknown
     /// command (its own CMD, −1).
@@ -267,8 +267,8 @@ public enum SimulatorChoices {
 
     /// 0x5130: fixed demonstration certificate chain `LL LL` CA-prod certificate `LL LL` KEK certificate; the bytes are
     /// opaque labels, not X.509 (the real chain is signed by YouTransactor).
-    public static let demoCAProdCertificate: [UInt8] = Array("UCUBE-SIM DEMO CA-PROD CERTIFICATE v1".utf8)
-    public static func demoKEKCertificate(serial: UInt64) -> [UInt8] {
+    package static let demoCAProdCertificate: [UInt8] = Array("UCUBE-SIM DEMO CA-PROD CERTIFICATE v1".utf8)
+    package static func demoKEKCertificate(serial: UInt64) -> [UInt8] {
         Array("UCUBE-SIM DEMO K_KEK CERTIFICATE v1 SN ".utf8) + Array(String(serial).utf8)
     }
 
@@ -279,7 +279,7 @@ public enum SimulatorChoices {
 
     /// §9: how long the terminal takes to reboot after an SVPP firmware install (scaled by `timeScale`). The SDK polls
     /// every 5 s for up to 60 s (F-sil `waitReboot`); 8 s fits that.
-    public static let rebootDuration: Duration = .seconds(8)
+    package static let rebootDuration: Duration = .seconds(8)
 
     /// 0x5022 CardSendAPDU answers the status word 90 00 without response data.
     static let apduSuccess: [UInt8] = [0x90, 0x00]
@@ -293,50 +293,50 @@ public enum SimulatorChoices {
     // MARK: Default device (§4, §7.1)
 
     /// The profile of a new simulated terminal.
-    public enum DefaultDevice {
+    package enum DefaultDevice {
         /// §4: printed 202401001; C3 carries 202401001 × 4 = 809604004 = 00 30 41 93 A4.
-        public static let serialNumber: UInt64 = 202_401_001
+        package static let serialNumber: UInt64 = 202_401_001
         /// §4 / §13: the 2020 SDK swaps C2 and C3 unless the part number contains "UCUBE"; the current SDK unless it
         /// starts with "uCubeT" (vendor SDK's DeviceInfos). "uCubeTouchUCUBE" (15 bytes, the C2 length) satisfies
         /// both, so every SDK, and ucube, reads serial and part number the right way round.
-        public static let partNumber = "uCubeTouchUCUBE"
+        package static let partNumber = "uCubeTouchUCUBE"
         /// The part number of simulators before the current SDK was known; a saved `device.json` that holds it is
         /// read with `partNumber` instead (the current SDK would swap it).
-        public static let legacyPartNumbers: Set<String> = ["UCUBE-TOUCH-EU"]
-        public static let atmelSerial: [UInt8] = [0x5A, 0x17, 0x00, 0x20, 0x24, 0x01, 0x00, 0x01]
+        package static let legacyPartNumbers: Set<String> = ["UCUBE-TOUCH-EU"]
+        package static let atmelSerial: [UInt8] = [0x5A, 0x17, 0x00, 0x20, 0x24, 0x01, 0x00, 0x01]
         /// §3.1: 6.0.0.54 is the first firmware with the FC speed mode.
-        public static let firmwareVersion = FirmwareVersion([6, 0, 0, 54])
-        public static let nfcFirmwareVersion = FirmwareVersion([1, 4, 2, 7])
-        public static let nfcEMVL1Version = FirmwareVersion([4, 3, 0, 1])
-        public static let nfcEMVL2Version = FirmwareVersion([2, 6, 0, 0])
-        public static let nfcFirmwareState: UInt8 = 0x01
-        public static let pciPEDVersion = FirmwareVersion([5, 1, 0, 0])
-        public static let emvL1Version = FirmwareVersion([4, 3, 0, 0])
-        public static let emvL2Version = FirmwareVersion([4, 3, 1, 0])
-        public static let bootLoaderVersion = FirmwareVersion([1, 2, 0, 3])
-        public static let osVersion = FirmwareVersion([2, 3, 0, 1])
-        public static let nonSecureFirmwareVersion = FirmwareVersion([1, 0, 3, 0])
-        public static let iccConfigVersion = FirmwareVersion([1, 0, 0, 5])
-        public static let nfcConfigVersion = FirmwareVersion([1, 0, 0, 4])
+        package static let firmwareVersion = FirmwareVersion([6, 0, 0, 54])
+        package static let nfcFirmwareVersion = FirmwareVersion([1, 4, 2, 7])
+        package static let nfcEMVL1Version = FirmwareVersion([4, 3, 0, 1])
+        package static let nfcEMVL2Version = FirmwareVersion([2, 6, 0, 0])
+        package static let nfcFirmwareState: UInt8 = 0x01
+        package static let pciPEDVersion = FirmwareVersion([5, 1, 0, 0])
+        package static let emvL1Version = FirmwareVersion([4, 3, 0, 0])
+        package static let emvL2Version = FirmwareVersion([4, 3, 1, 0])
+        package static let bootLoaderVersion = FirmwareVersion([1, 2, 0, 3])
+        package static let osVersion = FirmwareVersion([2, 3, 0, 1])
+        package static let nonSecureFirmwareVersion = FirmwareVersion([1, 0, 3, 0])
+        package static let iccConfigVersion = FirmwareVersion([1, 0, 0, 5])
+        package static let nfcConfigVersion = FirmwareVersion([1, 0, 0, 4])
         /// §7.1 C5 PROJECT CHOICE: percent.
-        public static let batteryPercent: UInt8 = 87
-        public static let charging: UInt8 = 0x00
-        public static let speedMode: UInt8 = 0
-        public static let powerOffTimeout: UInt8 = 60
+        package static let batteryPercent: UInt8 = 87
+        package static let charging: UInt8 = 0x00
+        package static let speedMode: UInt8 = 0
+        package static let powerOffTimeout: UInt8 = 60
         /// §5.2 "Locale commands" PROJECT CHOICE: F7 current locale, F6 supported list "en\0fr\0de\0es\0it\0".
-        public static let locale = "en"
-        public static let supportedLocales = ["en", "fr", "de", "es", "it"]
+        package static let locale = "en"
+        package static let supportedLocales = ["en", "fr", "de", "es", "it"]
         /// §7.1 ED: 3 = NFC module ready.
-        public static let nfcModuleState: UInt8 = 3
+        package static let nfcModuleState: UInt8 = 3
         /// §7.1 DB: BEA704B46856 = "DEV KEY" (the simulator holds the public X9.24 test BDK, §12.3).
-        public static let kslID: [UInt8] = [0xBE, 0xA7, 0x04, 0xB4, 0x68, 0x56]
+        package static let kslID: [UInt8] = [0xBE, 0xA7, 0x04, 0xB4, 0x68, 0x56]
         /// 2025-01-01 00:00:00 in seconds since 2000-01-01 (9132 days).
-        public static let clockSeconds: Int64 = 9132 * 86_400
+        package static let clockSeconds: Int64 = 9132 * 86_400
     }
 
     /// §4: C2 is 15 ASCII bytes.
     static let partNumberLength = 15
 
     /// The seed of `SimulatorConfiguration()` when none is given.
-    public static let defaultSeed: UInt64 = 0x7563_7562_6553_494D
+    package static let defaultSeed: UInt64 = 0x7563_7562_6553_494D
 }

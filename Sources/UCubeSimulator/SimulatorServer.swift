@@ -9,7 +9,7 @@ import UCubeProtocol
 import UCubeSupport
 
 /// How the simulator's TCP stream carries frames.
-public enum SimulatorStreamCodec: String, Sendable, CaseIterable {
+package enum SimulatorStreamCodec: String, Sendable, CaseIterable {
     /// Raw RPC frames (spec §3.4).
     case raw
     /// The BLE byte-stuffed stream with end-of-message markers (spec §3.1), as written to and notified on TxRx: for a
@@ -19,7 +19,7 @@ public enum SimulatorStreamCodec: String, Sendable, CaseIterable {
 
 /// Serves a `TerminalSimulator` over TCP: raw RPC frames, no BLE stuffing (spec §3.4 PROJECT CHOICE, default port
 /// 5000), one connection at a time.
-public enum SimulatorServer {
+package enum SimulatorServer {
     /// Binds `host:port` and serves connections until the calling task is cancelled.
     ///
     /// `port` 0 binds an ephemeral port; `ready` receives the bound port once the socket listens. Connections are
@@ -27,7 +27,7 @@ public enum SimulatorServer {
     /// disconnects (SimulatorChoices). The device state lives in `simulator`, so it
     /// survives between connections. Throws `SimulatorError(.addressInUse)` when another socket holds the address, `.bindFailed` when it cannot be
     /// bound otherwise.
-    public static func listen(
+    package static func listen(
         host: String,
         port: Int = SimulatorChoices.defaultTCPPort,
         simulator: TerminalSimulator,

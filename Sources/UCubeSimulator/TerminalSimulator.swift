@@ -7,18 +7,18 @@ import UCubeProtocol
 /// It serves one connection at a time (`serve(input:output:)`); the device state outlives connections, as a real
 /// terminal outlives its BLE links. Every "random" value comes from the configuration's seed, so the same seed, state
 /// and input give byte-identical output.
-public actor TerminalSimulator {
+package actor TerminalSimulator {
     /// The configuration the simulator was made with (its script is the initial one; queues are consumed in `script`).
-    public nonisolated let configuration: SimulatorConfiguration
+    package nonisolated let configuration: SimulatorConfiguration
 
     /// The persisted device state.
-    public internal(set) var device: DeviceState
+    package internal(set) var device: DeviceState
     /// The last failure writing `device.json`; the terminal keeps working from memory meanwhile.
-    public private(set) var persistenceError: SimulatorError?
+    package private(set) var persistenceError: SimulatorError?
     /// The header of the last image installed by InstallForLoad + Load (signature verified, version newer).
-    public internal(set) var lastInstalled: FirmwareImageHeader?
+    package internal(set) var lastInstalled: FirmwareImageHeader?
     /// Reboots since the simulator started (one per SVPP firmware installed).
-    public private(set) var rebootCount = 0
+    package private(set) var rebootCount = 0
     /// `elapsed()` until which the terminal is rebooting: `serve` waits for it before reading a new connection.
     private var awakeAt: Duration?
 
@@ -52,7 +52,7 @@ public actor TerminalSimulator {
 
     /// Loads `device.json` from the state directory (or starts from the defaults). Throws
     /// `SimulatorError(.stateUnreadable)` when the file exists but cannot be read.
-    public init(configuration: SimulatorConfiguration) throws(SimulatorError) {
+    package init(configuration: SimulatorConfiguration) throws(SimulatorError) {
         self.configuration = configuration
         self.store = configuration.stateDirectory.map(DeviceStore.init(directory:))
         self.device = try store?.load() ?? DeviceState(serialNumber: configuration.serialNumber)
@@ -65,7 +65,7 @@ public actor TerminalSimulator {
 
     /// Back to a new terminal: default device state (written to `device.json` when persisting), an empty RAM state,
     /// the configured script and the seed's first value. A pending long-running command is dropped without an answer.
-    public func resetState() throws(SimulatorError) {
+    package func resetState() throws(SimulatorError) {
         dropPending()
         device = DeviceState(serialNumber: configuration.serialNumber)
         runtime = RuntimeState()
@@ -82,7 +82,7 @@ public actor TerminalSimulator {
 
     /// Replaces the cardholder's script (card, keys, choices, PIN, faults) from now on; fault occurrences count again
     /// from zero.
-    public func setScript(_ script: SimulatorScript) {
+    package func setScript(_ script: SimulatorScript) {
         self.script = script
         runtime.atc = script.card?.initialATC ?? runtime.atc
         runtime.arrivals = [:]
@@ -90,10 +90,10 @@ public actor TerminalSimulator {
     }
 
     /// `observer` is told, in a sentence, each time an injected fault fires.
-    public func observeFaults(_ observer: @escaping @Sendable (String) -> Void) { faultObserver = observer }
+    package func observeFaults(_ observer: @escaping @Sendable (String) -> Void) { faultObserver = observer }
 
     /// How a connection served by `serve(input:output:)` ended.
-    public enum ConnectionEnd: Sendable, Hashable {
+    package enum ConnectionEnd: Sendable, Hashable {
         /// The host finished `input` (it closed the link).
         case inputFinished
         /// The terminal dropped the link on its own: `SimulatorFaults.disconnectAt` fired on this command, which was
@@ -122,7 +122,7 @@ public actor TerminalSimulator {
     /// (ERROR_DISCONNECT) instead of waiting for an answer; `SimulatorServer` closes the TCP connection. The device
     /// state stays as it was (SECURED included) for the next connection.
     @discardableResult
-    public func serve(
+    package func serve(
         input: AsyncStream<[UInt8]>,
         output: @escaping @Sendable ([UInt8]) async -> Void
     ) async -> ConnectionEnd {
@@ -236,7 +236,7 @@ public actor TerminalSimulator {
     }
 
     /// True while the terminal reboots (no connection is served).
-    public var isRebooting: Bool {
+    package var isRebooting: Bool {
         guard let awakeAt else { return false }
         return awakeAt > elapsed()
     }

@@ -3,12 +3,12 @@ import CLibCrypto
 /// Builds the PKCS#12 keystore the TMS returns on register (spec §10.3) with libcrypto's `PKCS12_create`: password
 /// and alias from `TMSSimulatorChoices`, one key entry (key + certificate), legacy PBE-SHA1-3DES and a SHA-1 MAC so
 /// that BoringSSL (`NIOSSLPKCS12Bundle`) and Java keystores read it.
-public enum PKCS12Builder {
+package enum PKCS12Builder {
     /// - Parameters:
     ///   - certificatePEM: the client certificate (PEM).
     ///   - privateKeyPEM: its private key (PKCS#8 or traditional PEM).
     /// - Returns: the DER of the PKCS#12.
-    public static func build(
+    package static func build(
         certificatePEM: String,
         privateKeyPEM: String,
         password: String = TMSSimulatorChoices.pkcs12Password,

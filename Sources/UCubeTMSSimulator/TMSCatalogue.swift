@@ -5,21 +5,21 @@ import Foundation
 /// "image":"svpp-6.0.1.0.bin","signature":"svpp-6.0.1.0.sig"}]}`, with the image and the raw signature bytes beside it.
 /// An item may add `"answer":"zip"`: a current (v3) binary request for it is answered `application/zip` (spec §10.5,
 /// `TMSSimulatorChoices`); `"octet-stream"` is the default.
-public struct TMSCatalogue: Sendable, Hashable {
-    public struct Item: Sendable, Hashable {
+package struct TMSCatalogue: Sendable, Hashable {
+    package struct Item: Sendable, Hashable {
         /// §10.4 type (0 SVPP firmware, 3 NFC firmware, 4 ICC config, 5 NFC config, 6 misc, 8 files).
-        public let type: Int
-        public let label: String
+        package let type: Int
+        package let label: String
         /// `current_version` in the config answer, "a.b.c.d".
-        public let version: String
-        public let minimumVersion: String
-        public let ciphered: Bool
+        package let version: String
+        package let minimumVersion: String
+        package let ciphered: Bool
         /// Absolute path of the image file.
-        public let imagePath: String
+        package let imagePath: String
         /// The signature file's bytes (§10.5 `LL LL` + signature).
-        public let signature: [UInt8]
+        package let signature: [UInt8]
         /// Whether a v3 binary request is answered with a zip rather than the block stream.
-        public var answersZip: Bool = false
+        package var answersZip: Bool = false
 
         /// The zip's binary name: the image file's name without its extension.
         var zipName: String {
@@ -29,9 +29,9 @@ public struct TMSCatalogue: Sendable, Hashable {
         }
     }
 
-    public let items: [Item]
+    package let items: [Item]
 
-    public func item(type: Int) -> Item? { items.first { $0.type == type } }
+    package func item(type: Int) -> Item? { items.first { $0.type == type } }
 
     private struct File: Decodable {
         struct Entry: Decodable {
@@ -48,7 +48,7 @@ public struct TMSCatalogue: Sendable, Hashable {
     }
 
     /// Reads and checks the catalogue in `directory`. Blocking: call from a thread pool.
-    public static func load(directory: URL) throws(TMSSimulatorError) -> Self {
+    package static func load(directory: URL) throws(TMSSimulatorError) -> Self {
         let index = directory.appendingPathComponent(TMSSimulatorChoices.catalogueFileName)
         let data: Data
         do {

@@ -1,6 +1,6 @@
 /// A misbehaviour the simulator plays on the next requests to an endpoint, so that a client can be tested against a
 /// failing TMS (`TMSSimulator.setFault(_:for:times:)`).
-public enum TMSFault: Sendable, Hashable {
+package enum TMSFault: Sendable, Hashable {
     /// Answer this HTTP status (e.g. 500) with a small JSON error body, before any other check.
     case status(Int)
     /// Wait this long, then answer normally (a client read timeout shorter than it fires).
@@ -19,11 +19,11 @@ public enum TMSFault: Sendable, Hashable {
     case wrongSignature
 
     /// How long `silent` waits before answering: longer than any client read timeout.
-    public static let silence: Duration = .seconds(3600)
+    package static let silence: Duration = .seconds(3600)
 
     /// Whether this fault changes the answer of `endpoint`: an image and its signature come from the binary endpoint
     /// only, so `corrupt` and `bad-signature` elsewhere would do nothing and are refused.
-    public func acts(on endpoint: TMSEndpoint) -> Bool {
+    package func acts(on endpoint: TMSEndpoint) -> Bool {
         switch self {
         case .status, .delay, .malformedJSON, .truncatedBody, .dropConnection: true
         case .corruptedBinary, .wrongSignature: endpoint == .binary
@@ -38,11 +38,11 @@ public enum TMSFault: Sendable, Hashable {
 
     /// One `--tms-fault` item: the fault, the endpoint, the terminal it is for (its serial; nil: any) and how many
     /// requests it affects.
-    public struct Rule: Sendable, Hashable {
-        public let endpoint: TMSEndpoint
-        public let serial: String?
-        public let fault: TMSFault
-        public let times: Int
+    package struct Rule: Sendable, Hashable {
+        package let endpoint: TMSEndpoint
+        package let serial: String?
+        package let fault: TMSFault
+        package let times: Int
     }
 
     /// Parses the command line's `ENDPOINT[@SERIAL]:FAULT[xN],…` (`ucube simulate --tms-fault`): ENDPOINT is register,
@@ -50,7 +50,7 @@ public enum TMSFault: Sendable, Hashable {
     /// status (500, 503…), `slow=SECONDS`, `silent`, `malformed-json`, `truncated`, `drop`, and for binary only
     /// `corrupt` or `bad-signature`; N how many requests it affects (default 1). A fault that would not change the
     /// endpoint's answer is refused.
-    public static func parse(_ text: String) throws(TMSSimulatorError) -> [Rule] {
+    package static func parse(_ text: String) throws(TMSSimulatorError) -> [Rule] {
         try text.split(separator: ",").map { item throws(TMSSimulatorError) -> Rule in
             let bad = { (why: String) in
                 TMSSimulatorError(
@@ -98,7 +98,7 @@ public enum TMSFault: Sendable, Hashable {
 
 /// The HTTPS certificate the TMS simulator presents (`ucube simulate --tms-certificate`): a TLS fault is per server,
 /// since the handshake comes before any request.
-public enum TMSServerCertificate: String, Sendable, CaseIterable {
+package enum TMSServerCertificate: String, Sendable, CaseIterable {
     /// Issued by the simulator's CA, valid now.
     case valid
     /// Issued by the simulator's CA, expired yesterday.

@@ -2,17 +2,17 @@ import Foundation
 
 /// The endpoints of spec §10.2 the simulator serves, by name for `setFault(_:for:times:)`. Each name covers both
 /// dialects' forms of the endpoint (`TMSRouteDialect`).
-public enum TMSEndpoint: String, Sendable, Hashable, CaseIterable {
+package enum TMSEndpoint: String, Sendable, Hashable, CaseIterable {
     case register, infos, config, binary, logs
 }
 
 /// Which SDK's form of the TMS API a request used (spec §10.2): the 2020 Android SDK's paths, or the current SDK's
 /// (libApp 3.5.13 / 1.3.8.19). Config has one form, shared by both.
-public enum TMSRouteDialect: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum TMSRouteDialect: String, Sendable, Hashable, CaseIterable, Comparable {
     case v2020 = "2020"
     case current
 
-    public static func < (a: Self, b: Self) -> Bool { a == .v2020 && b == .current }
+    package static func < (a: Self, b: Self) -> Bool { a == .v2020 && b == .current }
 }
 
 /// A request line (and its `x-device-id` / `x-id-type` headers) mapped to an endpoint (pure).
@@ -165,10 +165,10 @@ struct TMSRoute: Sendable, Hashable {
 
 extension TMSRouteDialect {
     /// The words of `ucube simulate --tms-dialect`: `both` (the default), `2020` or `current`.
-    public static let servedChoices = ["both", "2020", "current"]
+    package static let servedChoices = ["both", "2020", "current"]
 
     /// The dialects a `--tms-dialect` word serves; nil for an unknown word.
-    public static func served(_ word: String) -> Set<TMSRouteDialect>? {
+    package static func served(_ word: String) -> Set<TMSRouteDialect>? {
         switch word {
         case "both": Set(allCases)
         case "2020": [.v2020]

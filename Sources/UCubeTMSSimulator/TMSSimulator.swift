@@ -21,7 +21,7 @@ import UCubeSupport
 /// await tms.setFault(.status(500), for: .config, times: 2)
 /// await tms.stop()
 /// ```
-public actor TMSSimulator {
+package actor TMSSimulator {
     private struct Running {
         let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
         let task: Task<Void, Never>
@@ -46,16 +46,16 @@ public actor TMSSimulator {
     private var infos: [String: [UInt8]] = [:]
     private var nextLogIndex = 1
 
-    public init() {}
+    package init() {}
 
     /// Where the CA certificate clients must trust is written: `<stateDirectory>/tms-ca.pem`.
-    public nonisolated static func caCertificateURL(stateDirectory: URL) -> URL {
+    package nonisolated static func caCertificateURL(stateDirectory: URL) -> URL {
         stateDirectory.appendingPathComponent(TMSSimulatorChoices.caCertificateFileName)
     }
 
     /// Loads the catalogue, loads or creates the CA in `stateDirectory`, issues a server certificate and listens.
     /// - Returns: the bound port (pass `port: 0` for an ephemeral one).
-    public func start(
+    package func start(
         host: String = "127.0.0.1", port: Int = 0, stateDirectory: URL, catalogue catalogueDirectory: URL,
         serverCertificate: TMSServerCertificate = .valid, dialects: Set<TMSRouteDialect> = Set(TMSRouteDialect.allCases)
     ) async throws(TMSSimulatorError) -> Int {
@@ -173,7 +173,7 @@ public actor TMSSimulator {
     }
 
     /// Closes the listening socket and every connection, and waits for them to end.
-    public func stop() async {
+    package func stop() async {
         guard let running else { return }
         self.running = nil
         try? await running.server.channel.close()
@@ -185,26 +185,26 @@ public actor TMSSimulator {
 
     /// Plays `fault` on the next `times` requests to `endpoint` (routed requests only; 404/405/400 do not count), from
     /// the terminal `serial` only when one is given.
-    public func setFault(_ fault: TMSFault, for endpoint: TMSEndpoint, serial: String? = nil, times: Int = 1) {
+    package func setFault(_ fault: TMSFault, for endpoint: TMSEndpoint, serial: String? = nil, times: Int = 1) {
         precondition(fault.acts(on: endpoint), "\(fault) does nothing on \(endpoint.rawValue): TMSFault.parse refuses it")
         faults[FaultKey(endpoint: endpoint, serial: serial)] = times > 0 ? (fault, times) : nil
     }
 
-    public func clearFaults() { faults = [:] }
+    package func clearFaults() { faults = [:] }
 
     /// How many more requests to `endpoint` the current fault will affect (0 = none set).
-    public func faultsRemaining(for endpoint: TMSEndpoint, serial: String? = nil) -> Int {
+    package func faultsRemaining(for endpoint: TMSEndpoint, serial: String? = nil) -> Int {
         faults[FaultKey(endpoint: endpoint, serial: serial)]?.remaining ?? 0
     }
 
     /// Serials that registered since start.
-    public func registeredSerials() -> Set<String> { registered }
+    package func registeredSerials() -> Set<String> { registered }
 
     /// The last body a terminal posted to `infos`: GetInfo TLVs (2020) or the JSON state (current).
-    public func deviceInfos(serial: String) -> [UInt8]? { infos[serial] }
+    package func deviceInfos(serial: String) -> [UInt8]? { infos[serial] }
 
     /// Every routed request since start, in order.
-    public func servedRequests() -> [TMSServedRequest] { served }
+    package func servedRequests() -> [TMSServedRequest] { served }
 
     // MARK: Serving (called by TMSConnection)
 
@@ -416,10 +416,10 @@ private final class CloseOnIdleHandler: ChannelInboundHandler, Sendable {
 }
 
 /// One request the simulator routed (`TMSSimulator.servedRequests()`).
-public struct TMSServedRequest: Sendable, Hashable {
-    public let endpoint: TMSEndpoint
+package struct TMSServedRequest: Sendable, Hashable {
+    package let endpoint: TMSEndpoint
     /// The form the request used; nil for config (one form for both dialects).
-    public let dialect: TMSRouteDialect?
+    package let dialect: TMSRouteDialect?
     /// false when the server does not speak that dialect (it answered 404).
-    public let served: Bool
+    package let served: Bool
 }

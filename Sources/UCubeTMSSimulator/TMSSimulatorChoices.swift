@@ -38,31 +38,31 @@ import Foundation
 ///   seen at once, and the delayed answer is dropped).
 /// - Any other path → 404, a known path with the wrong method → 405, a body over the endpoint's cap → 413 (and the
 ///   connection is closed), malformed HTTP → 400 from NIO's error handler and the connection is closed.
-public enum TMSSimulatorChoices {
+package enum TMSSimulatorChoices {
     /// §10.1: the service prefix of every path.
-    public static let pathPrefix = "/MDM/jaxrs"
+    package static let pathPrefix = "/MDM/jaxrs"
 
     /// §10.3: PKCS#12 password and the friendly name (alias) of the key entry.
-    public static let pkcs12Password = "gmxsas"
-    public static let pkcs12Alias = "MDM-client"
+    package static let pkcs12Password = "gmxsas"
+    package static let pkcs12Alias = "MDM-client"
     /// PKCS#12 algorithms (libcrypto `PKCS12_create`): PBE-SHA1-3DES for key and certificate, SHA-1 MAC, 2048
     /// iterations — the legacy profile every reader (BoringSSL in NIOSSL, Java keystores) accepts.
     static let pkcs12Iterations: Int32 = 2048
 
     /// §10.3: the client certificate's subject CN is the terminal serial (decimal, §4), checked against `{serial}`.
-    public static let clientCommonNameIsSerial = true
+    package static let clientCommonNameIsSerial = true
 
     // MARK: State directory
 
     /// The CA certificate (PEM), written for clients to trust: `<state>/tms-ca.pem`.
-    public static let caCertificateFileName = "tms-ca.pem"
+    package static let caCertificateFileName = "tms-ca.pem"
     /// The CA private key (PKCS#8 PEM), mode 0600: `<state>/tms-ca-key.pem`.
-    public static let caKeyFileName = "tms-ca-key.pem"
+    package static let caKeyFileName = "tms-ca-key.pem"
     static let caKeyPermissions: Int = 0o600
     /// Received log archives: `<state>/received-logs/`.
-    public static let receivedLogsDirectoryName = "received-logs"
+    package static let receivedLogsDirectoryName = "received-logs"
     /// The catalogue index inside the catalogue directory.
-    public static let catalogueFileName = "catalogue.json"
+    package static let catalogueFileName = "catalogue.json"
 
     // MARK: PKI (P-256, ECDSA with SHA-256)
 
@@ -82,18 +82,18 @@ public enum TMSSimulatorChoices {
     // MARK: Binary download (§10.5)
 
     /// §5.2 0x5161 PROJECT CHOICE: 2040-byte blocks, each `LL LL` + block, then `00 00`.
-    public static let binaryBlockSize = 2040
+    package static let binaryBlockSize = 2040
     /// §10.5 signatures are `LL LL`-prefixed.
     static let maximumSignatureSize = 0xFFFF
     /// `fault .dropConnection` on a binary closes the connection after the signature and this many blocks.
-    public static let blocksBeforeDrop = 1
+    package static let blocksBeforeDrop = 1
 
     // MARK: Caps
 
     /// Register / binary (dongle certificate) and infos (GetInfo TLV) bodies.
-    public static let maximumSmallBody = 64 * 1024
+    package static let maximumSmallBody = 64 * 1024
     /// Log archives.
-    public static let maximumLogsBody = 64 * 1024 * 1024
+    package static let maximumLogsBody = 64 * 1024 * 1024
     /// The `x-id-type` values under which a current logs request's `x-device-id` is the terminal serial.
     static let serialIDTypes: Set<String> = ["C3", "TERM_SN"]
     /// The largest image answered as a zip (built in memory); a larger one is answered 500.
@@ -105,7 +105,7 @@ public enum TMSSimulatorChoices {
     /// A connection with neither a read nor a write for this long is closed (a stalled TLS handshake, an idle
     /// keep-alive, a client that stopped reading). Longer than the spec's 30 s client read timeout (§10.1), so a
     /// `TMSFault.delay` of up to this long is seen by the client as its own timeout.
-    public static let idleTimeout: TimeInterval = 120
+    package static let idleTimeout: TimeInterval = 120
 
     // MARK: Faults
 

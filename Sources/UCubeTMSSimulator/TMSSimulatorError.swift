@@ -1,8 +1,8 @@
 import UCubeProtocol
 
 /// Why the TMS simulator could not start or serve.
-public struct TMSSimulatorError: CodedError {
-    public enum Code: String, Hashable, Sendable {
+package struct TMSSimulatorError: CodedError {
+    package enum Code: String, Hashable, Sendable {
         /// The catalogue directory, its `catalogue.json` or a file it names is missing or invalid.
         case invalidCatalogue
         /// The state directory or the CA kept in it could not be read, created or trusted.
@@ -17,10 +17,10 @@ public struct TMSSimulatorError: CodedError {
         case invalidArgument
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

@@ -170,10 +170,10 @@ enum Parse {
 protocol NamedArgument: NamedValue, ExpressibleByArgument, RawRepresentable where RawValue: ExpressibleByArgument {}
 
 extension NamedArgument {
-    public init?(argument: String) { self.init(name: argument) }
-    public static var allValueStrings: [String] { allCases.map(\.name) }
-    public static var allValueDescriptions: [String: String] { [:] }
-    public static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+    package init?(argument: String) { self.init(name: argument) }
+    package static var allValueStrings: [String] { allCases.map(\.name) }
+    package static var allValueDescriptions: [String: String] { [:] }
+    package static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 
     /// "icc, nfc, msr", for help texts and messages.
     static var valueList: String { allValueStrings.joined(separator: ", ") }
@@ -187,20 +187,20 @@ extension CorrectionKeyMode: NamedArgument {}
 
 extension PINBlockFormatCode: NamedArgument {
     /// "iso0" or the format number the SDK uses ("0", "1", "3", "4").
-    public init?(argument: String) {
+    package init?(argument: String) {
         guard let value = Self(name: argument) ?? UInt8(argument).flatMap(Self.init(rawValue:)) else { return nil }
         self = value
     }
 }
 
 extension SpeedMode: ExpressibleByArgument {
-    public init?(argument: String) {
+    package init?(argument: String) {
         guard let mode = Self.allCases.first(where: { $0.description == argument.lowercased() }) else { return nil }
         self = mode
     }
-    public static var allValueStrings: [String] { allCases.map(\.description) }
-    public static var allValueDescriptions: [String: String] { [:] }
-    public static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+    package static var allValueStrings: [String] { allCases.map(\.description) }
+    package static var allValueDescriptions: [String: String] { [:] }
+    package static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 // MARK: - Option groups shared by the payment commands

@@ -5,11 +5,11 @@ import UCubeProtocol
 /// What the fuzz targets (Fuzz/, `@_spi(Fuzz) import UCubeCLI`) reach in the command line: the files ucube reads back
 /// from disk, the control socket, and text typed on the command line or in the shell. Each entry runs the same code
 /// the commands run, minus the printing; a thrown error is the expected answer to bad input, a trap is a finding.
-@_spi(Fuzz) public enum CLIFuzzSurface {
+package enum CLIFuzzSurface {
     // MARK: Files read back from disk
 
     /// `$XDG_RUNTIME_DIR/ucube/session-*`, as `Connection` reads it before every command.
-    public static func sessionFile(_ data: Data) {
+    package static func sessionFile(_ data: Data) {
         switch SessionRecord.decode(data) {
         case .clean(let rules, let terminal): _ = (rules.nextSequence, terminal?.hex)
         case .stale(let owner): _ = owner
@@ -18,7 +18,7 @@ import UCubeProtocol
     }
 
     /// `$XDG_CONFIG_HOME/ucube/devices.json`, as `--device NAME` and `connect --list` read it.
-    public static func rememberedDevices(_ data: Data) {
+    package static func rememberedDevices(_ data: Data) {
         guard let devices = try? RememberedDevices.decode(data) else { return }
         for device in devices {
             _ = try? DeviceAddress(parsing: device.address)
@@ -27,7 +27,7 @@ import UCubeProtocol
 
     /// A recording (`--record FILE`), as `--device replay:FILE` and `decode` read it: parsed, decoded frame by frame,
     /// and written back, which must read again (the writer never writes what the reader refuses).
-    public static func recording(_ data: Data) {
+    package static func recording(_ data: Data) {
         // As `decode` streams it, line by line (`DecodeStream`), whether the whole reads or not.
         _ = try? UCube.Decode.reports(for: String(decoding: data, as: UTF8.self), kind: .auto, context: .payment, secured: false)
         guard let recording = try? Recording(parsing: String(decoding: data, as: UTF8.self)) else { return }
@@ -48,7 +48,7 @@ import UCubeProtocol
     /// A fleet run's run file and devices file, as a fleet run reads them: each verdict decoded, written back (it
     /// reads the same again), shown in the table and the JUnit report, whose text never carries markup or a control
     /// character from the file; each device line checked.
-    public static func fleetFiles(_ data: Data) {
+    package static func fleetFiles(_ data: Data) {
         let encoder = JSONEncoder()
         for verdict in FleetRunFile.parse(Array(data)).values {
             if let line = try? encoder.encode(verdict) {
@@ -73,7 +73,7 @@ import UCubeProtocol
     /// A request arriving in the pieces `cuts` gives (offsets into `bytes`), as the holder's server reads
     /// it; then the answer line, as `ucube cancel` reads it back. Checks what the socket promises: a line is taken up
     /// to its first newline whatever the cuts, and more than `RequestLineBuffer.maxRequest` bytes without one is refused.
-    public static func controlRequest(_ bytes: [UInt8], cuts: [Int]) {
+    package static func controlRequest(_ bytes: [UInt8], cuts: [Int]) {
         var buffer = RequestLineBuffer()
         var outcome = RequestLineBuffer.Outcome.needMore
         var start = 0
@@ -103,7 +103,7 @@ import UCubeProtocol
     /// shell splits a line into words, and as the log scrubber masks hex typed as an argument.
     /// `decode --as btsnoop`: the capture read, its frames decoded, the text and JSON made. Bytes without the btsnoop
     /// magic get a header first (datalink 1001, 1002 or 2001 by the first byte), so the records are what varies.
-    public static func capture(_ bytes: [UInt8]) {
+    package static func capture(_ bytes: [UInt8]) {
         var input = bytes
         if !BTSnoopFile.hasMagic(bytes) {
             let datalink: UInt32 = [1001, 1002, 2001][Int(bytes.first ?? 0) % 3]
@@ -117,7 +117,7 @@ import UCubeProtocol
         }
     }
 
-    public static func commandLineText(_ text: String) {
+    package static func commandLineText(_ text: String) {
         _ = try? Parse.hex(text)
         _ = try? Parse.byte(text)
         _ = try? Parse.seconds(text)

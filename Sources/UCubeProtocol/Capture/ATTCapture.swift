@@ -5,9 +5,9 @@
 /// Sources: Bluetooth Core Specification 5.x, Vol 4 Part E §5.4.2 (ACL data packets: handle, PB and BC flags,
 /// length), Vol 3 Part A §3.1 (the L2CAP basic header: length, channel id), Vol 3 Part F §3.4 (ATT PDUs); BlueZ
 /// `src/shared/btsnoop.h` (the Linux monitor opcodes).
-public struct ATTCapture: Sendable {
+package struct ATTCapture: Sendable {
     /// Who sent an HCI packet, as the capture saw it.
-    public enum Direction: String, Sendable {
+    package enum Direction: String, Sendable {
         /// Host to controller: what this machine sent.
         case sent
         /// Controller to host: what this machine received.
@@ -15,7 +15,7 @@ public struct ATTCapture: Sendable {
     }
 
     /// ATT opcodes this reader knows (Vol 3 Part F §3.4.8).
-    public enum Opcode: UInt8, Sendable {
+    package enum Opcode: UInt8, Sendable {
         case findInformationResponse = 0x05
         case readByTypeResponse = 0x09
         case writeRequest = 0x12
@@ -31,61 +31,61 @@ public struct ATTCapture: Sendable {
 
     /// A value carried to or from an attribute handle: a write (client to server) or a notification or indication
     /// (server to client).
-    public struct ValuePDU: Sendable, Equatable {
+    package struct ValuePDU: Sendable, Equatable {
         /// The record whose ACL packet completed the PDU: for a PDU in several fragments, the last one, where tshark
         /// shows the reassembled PDU too.
-        public let record: Int
-        public let timestamp: UInt64
+        package let record: Int
+        package let timestamp: UInt64
         /// The controller index (Linux monitor captures; 0 otherwise).
-        public let adapter: UInt16
+        package let adapter: UInt16
         /// The HCI connection handle.
-        public let connection: UInt16
-        public let direction: Direction
+        package let connection: UInt16
+        package let direction: Direction
         /// 0x12, 0x52, 0x1B or 0x1D; 0x18 for the value of a prepared write, executed; 0x23 for one handle and value
         /// of a Multiple Handle Value Notification (one `ValuePDU` per pair, all with the record of that PDU).
-        public let opcode: UInt8
-        public let handle: UInt16
-        public let value: [UInt8]
+        package let opcode: UInt8
+        package let handle: UInt16
+        package let value: [UInt8]
 
         /// A write from the client (the host, for a uCube Touch): 0x12, 0x52 or an executed prepared write.
-        public var isWrite: Bool { opcode == Opcode.writeRequest.rawValue || opcode == Opcode.writeCommand.rawValue || opcode == Opcode.executeWriteRequest.rawValue }
+        package var isWrite: Bool { opcode == Opcode.writeRequest.rawValue || opcode == Opcode.writeCommand.rawValue || opcode == Opcode.executeWriteRequest.rawValue }
     }
 
     /// A characteristic value handle the GATT discovery in the capture announced for a 128-bit UUID.
-    public struct Discovered: Sendable, Hashable {
-        public let adapter: UInt16
-        public let connection: UInt16
-        public let handle: UInt16
+    package struct Discovered: Sendable, Hashable {
+        package let adapter: UInt16
+        package let connection: UInt16
+        package let handle: UInt16
         /// The UUID as written on the wire: 16 bytes, little-endian.
-        public let uuid: [UInt8]
-        public let record: Int
+        package let uuid: [UInt8]
+        package let record: Int
     }
 
     /// A connection closed (HCI Disconnection Complete): what was pending on it is dropped, and a handle reused
     /// by a later connection starts afresh.
-    public struct Disconnection: Sendable, Equatable {
-        public let record: Int
-        public let adapter: UInt16
-        public let connection: UInt16
+    package struct Disconnection: Sendable, Equatable {
+        package let record: Int
+        package let adapter: UInt16
+        package let connection: UInt16
     }
 
     /// Every write, notification and indication, in capture order.
-    public private(set) var values: [ValuePDU] = []
+    package private(set) var values: [ValuePDU] = []
     /// Every Disconnection Complete event, in capture order.
-    public private(set) var disconnections: [Disconnection] = []
+    package private(set) var disconnections: [Disconnection] = []
     /// Every value handle announced by a Read By Type or Find Information response carrying a 128-bit UUID.
-    public private(set) var discovered: [Discovered] = []
+    package private(set) var discovered: [Discovered] = []
     /// HCI packets and ATT PDUs seen, for the summary.
-    public private(set) var aclPackets = 0
-    public private(set) var attPDUs = 0
+    package private(set) var aclPackets = 0
+    package private(set) var attPDUs = 0
     /// What was skipped, one sentence each.
-    public private(set) var notes: [String] = []
+    package private(set) var notes: [String] = []
 
     /// Keeps at most this many notes (a damaged capture could otherwise note every record).
-    public static let maxNotes = 50
+    package static let maxNotes = 50
     /// Bytes a queue of prepared writes may hold on one connection: the largest attribute value is 512 bytes (Vol 3
     /// Part F §3.2.9); a few of them are allowed.
-    public static let maxPreparedBytes = 8 * 512
+    package static let maxPreparedBytes = 8 * 512
 
     private struct StreamKey: Hashable {
         let adapter: UInt16
@@ -103,7 +103,7 @@ public struct ATTCapture: Sendable {
     private var droppedNotes = 0
 
     /// Reads every record of `file`.
-    public init(_ file: BTSnoopFile) {
+    package init(_ file: BTSnoopFile) {
         for record in file.records {
             read(record, datalink: file.datalink)
         }
@@ -338,7 +338,7 @@ public struct ATTCapture: Sendable {
 
     /// A UUID string (`d1f4c2d0-f8c2-4565-9349-e0312effd1ee`) as ATT carries it: 16 bytes, little-endian. `nil`
     /// when it is not 32 hex digits.
-    public static func wireUUID(_ text: String) -> [UInt8]? {
+    package static func wireUUID(_ text: String) -> [UInt8]? {
         guard let bytes = try? Hex.decode(text.replacingHyphens()), bytes.count == 16 else { return nil }
         return bytes.reversed()
     }

@@ -5,19 +5,19 @@
 /// flags (4), cumulative drops (4), timestamp (8: microseconds since midnight, 1 January of year 0 AD) and the
 /// included bytes. Every length is checked against what is left of the file and against the largest HCI packet, so
 /// a truncated or hostile file stops with a note instead of a crash or a large allocation.
-public struct BTSnoopFile: Sendable {
+package struct BTSnoopFile: Sendable {
     /// "btsnoop" and a NUL: the first 8 bytes of every btsnoop file.
-    public static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
-    public static let headerSize = 16
-    public static let recordHeaderSize = 24
+    package static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
+    package static let headerSize = 16
+    package static let recordHeaderSize = 24
     /// The largest record this reader accepts: an H4 type byte (or nothing) plus the largest HCI packet, an ACL
     /// packet of 4 header bytes and 65 535 data bytes. Anything longer is not HCI: the file is read no further.
-    public static let maxRecordLength = 1 + 4 + 0xFFFF
+    package static let maxRecordLength = 1 + 4 + 0xFFFF
     /// Microseconds from 1 January of year 0 AD to the Unix epoch, as Wireshark's btsnoop reader counts them.
-    public static let unixEpochOffset: UInt64 = 0x00DC_DDB3_0F2F_8000
+    package static let unixEpochOffset: UInt64 = 0x00DC_DDB3_0F2F_8000
 
     /// What the records carry (the header's datalink field).
-    public enum Datalink: UInt32, Sendable {
+    package enum Datalink: UInt32, Sendable {
         /// Un-encapsulated HCI: no packet-type byte; flags bit 1 says command/event (1) or data (0).
         case hci = 1001
         /// HCI UART (H4): a packet-type byte first (1 command, 2 ACL, 3 SCO, 4 event, 5 ISO).
@@ -25,7 +25,7 @@ public struct BTSnoopFile: Sendable {
         /// Linux monitor, as `btmon -w` writes it: flags hold the controller index (high 16 bits) and an opcode.
         case monitor = 2001
 
-        public var name: String {
+        package var name: String {
             switch self {
             case .hci: "un-encapsulated HCI (1001)"
             case .h4: "HCI UART H4 (1002)"
@@ -35,33 +35,33 @@ public struct BTSnoopFile: Sendable {
     }
 
     /// One record as stored: `number` counts from 1, as Wireshark's `frame.number` does.
-    public struct Record: Sendable {
-        public let number: Int
-        public let originalLength: Int
-        public let flags: UInt32
-        public let drops: UInt32
+    package struct Record: Sendable {
+        package let number: Int
+        package let originalLength: Int
+        package let flags: UInt32
+        package let drops: UInt32
         /// Microseconds since 1 January of year 0 AD.
-        public let timestamp: UInt64
-        public let data: [UInt8]
+        package let timestamp: UInt64
+        package let data: [UInt8]
 
         /// Microseconds since the Unix epoch (`nil` for a timestamp before 1970).
-        public var unixMicroseconds: Int64? {
+        package var unixMicroseconds: Int64? {
             timestamp >= BTSnoopFile.unixEpochOffset ? Int64(clamping: timestamp - BTSnoopFile.unixEpochOffset) : nil
         }
     }
 
-    public let datalink: Datalink
-    public let records: [Record]
+    package let datalink: Datalink
+    package let records: [Record]
     /// What was skipped or cut short, one sentence each (a truncated last record, an implausible length).
-    public let notes: [String]
+    package let notes: [String]
 
     /// Whether `bytes` start like a btsnoop file.
-    public static func hasMagic<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+    package static func hasMagic<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         bytes.starts(with: magic)
     }
 
     /// Reads the header and every complete record. A bad header throws; damage after it ends the reading with a note.
-    public init(bytes: [UInt8]) throws(CaptureError) {
+    package init(bytes: [UInt8]) throws(CaptureError) {
         guard bytes.count >= Self.headerSize else {
             if !bytes.isEmpty && (Self.hasMagic(bytes) || Self.magic.starts(with: bytes)) {
                 throw CaptureError(.truncated, "the btsnoop header needs \(Self.headerSize) bytes, the file has \(bytes.count)")
@@ -120,18 +120,18 @@ public struct BTSnoopFile: Sendable {
 }
 
 /// Why a capture could not be read at all (damage inside a readable capture is a note, not an error).
-public struct CaptureError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct CaptureError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         case notBTSnoop
         case truncated
         case unsupportedVersion
         case unsupportedDatalink
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

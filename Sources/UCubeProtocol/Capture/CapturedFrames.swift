@@ -7,9 +7,9 @@
 ///    announced for the TxRx UUID on that connection;
 /// 3. else every handle of that connection whose writes or notifications yield at least one uCube frame (STX, LEN,
 ///    CRC and ETX right after un-stuffing).
-public struct CapturedFrames: Sendable {
+package struct CapturedFrames: Sendable {
     /// How a TxRx handle was chosen.
-    public enum Source: String, Sendable {
+    package enum Source: String, Sendable {
         /// Named by the caller.
         case option
         /// Announced by the GATT discovery in the capture.
@@ -19,37 +19,37 @@ public struct CapturedFrames: Sendable {
     }
 
     /// A handle read as TxRx on one connection.
-    public struct TxRx: Sendable, Hashable {
-        public let adapter: UInt16
-        public let connection: UInt16
-        public let handle: UInt16
-        public let source: Source
+    package struct TxRx: Sendable, Hashable {
+        package let adapter: UInt16
+        package let connection: UInt16
+        package let handle: UInt16
+        package let source: Source
         /// The ATT writes and notifications (or indications) on it.
-        public var writes = 0
-        public var notifications = 0
+        package var writes = 0
+        package var notifications = 0
     }
 
     /// Who sent a frame: a write carries a command from the host, a notification an answer from the terminal.
-    public enum Flow: String, Sendable {
+    package enum Flow: String, Sendable {
         case hostToTerminal
         case terminalToHost
     }
 
-    public struct Frame: Sendable {
+    package struct Frame: Sendable {
         /// The record of the ATT PDU that ended the frame's BLE message.
-        public let record: Int
-        public let timestamp: UInt64
-        public let connection: UInt16
-        public let handle: UInt16
-        public let flow: Flow
+        package let record: Int
+        package let timestamp: UInt64
+        package let connection: UInt16
+        package let handle: UInt16
+        package let flow: Flow
         /// The frame as the RPC layer sees it: STX … ETX, un-stuffed.
-        public let bytes: [UInt8]
+        package let bytes: [UInt8]
     }
 
-    public let txRx: [TxRx]
+    package let txRx: [TxRx]
     /// Every frame, in capture order.
-    public let frames: [Frame]
-    public let notes: [String]
+    package let frames: [Frame]
+    package let notes: [String]
 
     private struct Key: Hashable, Comparable {
         let adapter: UInt16
@@ -66,7 +66,7 @@ public struct CapturedFrames: Sendable {
     /// - Parameters:
     ///   - txRxUUID: the TxRx characteristic's UUID as ATT carries it (16 bytes, little-endian).
     ///   - handle: the handle to read as TxRx on every connection, overriding the rest of the choice.
-    public init(_ capture: ATTCapture, txRxUUID: [UInt8], handle: UInt16? = nil) {
+    package init(_ capture: ATTCapture, txRxUUID: [UInt8], handle: UInt16? = nil) {
         var notes: [String] = []
         var chosen: [Key: Source] = [:]
         let keys = Set(capture.values.map { Key(adapter: $0.adapter, connection: $0.connection, handle: $0.handle) })

@@ -6,8 +6,8 @@
 /// `C3 01 n` are read too. The response is read in either layout: the full-TLV one (`C2 02 00 01 C3 01 NN`, then a
 /// flat run of items, each candidate opened by `84`) when the data starts with C2 or C3, else the legacy 64-byte
 /// blocks.
-public struct BuildCandidateList: RPCCommand, Hashable {
-    public static let id = CommandID.buildCandidateList
+package struct BuildCandidateList: RPCCommand, Hashable {
+    package static let id = CommandID.buildCandidateList
 
     static let outputFormatTag: UInt32 = 0xC2
     static let maxApplicationsTag: UInt32 = 0xC3
@@ -15,28 +15,28 @@ public struct BuildCandidateList: RPCCommand, Hashable {
     static let transactionTypeTag: UInt32 = 0x9C
 
     /// The C2 value that asks for the full TLV output (spec §5.2: `00 01`, "mode 1").
-    public static let fullTLVOutput: UInt8 = 0x01
+    package static let fullTLVOutput: UInt8 = 0x01
 
     /// C2: 0x00 legacy output, 0x01 full TLV output. Written `C2 02 00 mm` as the current Android SDK writes it;
     /// read from one byte or two.
-    public var outputFormat: UInt8?
+    package var outputFormat: UInt8?
     /// C3: the number of applications.
-    public var maxApplications: UInt8?
+    package var maxApplications: UInt8?
     /// 9C: the transaction type (libApp 1.3.8.19 sends it after C2).
-    public var transactionType: UInt8?
+    package var transactionType: UInt8?
 
-    public init(outputFormat: UInt8? = nil, maxApplications: UInt8? = nil, transactionType: UInt8? = nil) {
+    package init(outputFormat: UInt8? = nil, maxApplications: UInt8? = nil, transactionType: UInt8? = nil) {
         self.outputFormat = outputFormat
         self.maxApplications = maxApplications
         self.transactionType = transactionType
     }
 
     /// What the current SDK sends for a payment (spec §5.2, §8.4): the full TLV output, and the transaction type.
-    public static func currentSDK(transactionType: UInt8) -> BuildCandidateList {
+    package static func currentSDK(transactionType: UInt8) -> BuildCandidateList {
         BuildCandidateList(outputFormat: fullTLVOutput, transactionType: transactionType)
     }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         var writer = TLVWriter("BuildCandidateList")
         if let outputFormat { try writer.append(Self.outputFormatTag, [0x00, outputFormat]) }
         if let maxApplications { try writer.append(Self.maxApplicationsTag, [maxApplications]) }
@@ -44,7 +44,7 @@ public struct BuildCandidateList: RPCCommand, Hashable {
         return try writer.payload()
     }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         let fields = try TLVFields(payload, "BuildCandidateList request")
         if let format = fields.value(Self.outputFormatTag) {
             // One byte (iOS constants) or two, `00 mm` (the Android libraries): the mode is the last byte.
@@ -61,7 +61,7 @@ public struct BuildCandidateList: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case outputFormat, maxApplications, transactionType }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(outputFormat, forKey: .outputFormat)
         try container.encodeIfPresent(maxApplications, forKey: .maxApplications)
@@ -70,12 +70,12 @@ public struct BuildCandidateList: RPCCommand, Hashable {
 
     /// Legacy output: byte 0 = N, then N blocks of 64 bytes (`CandidateBlock`). Blocks that do not start with 0x84 are
     /// skipped, as the SDK does; bytes after the N blocks are ignored.
-    public struct Response: RPCResponse, Hashable {
-        public var candidates: [CandidateApplication]
+    package struct Response: RPCResponse, Hashable {
+        package var candidates: [CandidateApplication]
 
-        public init(candidates: [CandidateApplication]) { self.candidates = candidates }
+        package init(candidates: [CandidateApplication]) { self.candidates = candidates }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             if let first = data.first, first == UInt8(BuildCandidateList.outputFormatTag) || first == UInt8(BuildCandidateList.maxApplicationsTag) {
                 self.candidates = try Self.fullTLV(data)
                 return
@@ -93,14 +93,14 @@ public struct BuildCandidateList: RPCCommand, Hashable {
         }
 
         /// At most 255 candidates are written (the count is one byte).
-        public func encodeData() -> [UInt8] {
+        package func encodeData() -> [UInt8] {
             let written = candidates.prefix(255)
             return [UInt8(written.count)] + written.flatMap(CandidateBlock.encode)
         }
 
         /// The full TLV layout (spec §5.2): `C2 02 00 01 C3 01 NN`, then per candidate 84, 50 (or 9F12), 87, 9F11,
         /// DF22, DF04, every length one byte, as the current SDK requires.
-        public func encodeFullTLV() -> [UInt8] {
+        package func encodeFullTLV() -> [UInt8] {
             let written = candidates.prefix(255)
             var items = [
                 TLV(Tag(BuildCandidateList.outputFormatTag), [0x00, BuildCandidateList.fullTLVOutput]),
@@ -165,7 +165,7 @@ public struct BuildCandidateList: RPCCommand, Hashable {
 
         private enum CodingKeys: String, CodingKey { case candidates }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(candidates, forKey: .candidates)
         }
@@ -173,23 +173,23 @@ public struct BuildCandidateList: RPCCommand, Hashable {
 }
 
 /// One application the card offers (spec §5.2 BuildCandidateList, A-EMVApp).
-public struct CandidateApplication: Hashable, Sendable, Encodable {
+package struct CandidateApplication: Hashable, Sendable, Encodable {
     /// 84: up to 16 bytes.
-    public var aid: [UInt8]
+    package var aid: [UInt8]
     /// 50 application label or 9F12 preferred name: up to 16 characters.
-    public var label: String
+    package var label: String
     /// 87 low nibble.
-    public var priority: UInt8
+    package var priority: UInt8
     /// 9F11 low nibble.
-    public var issuerCodeTableIndex: UInt8
+    package var issuerCodeTableIndex: UInt8
     /// DF22 high nibble, kept in place (0x00, 0x10, … 0xF0) as the SDK keeps it.
-    public var selectionOptions: UInt8
+    package var selectionOptions: UInt8
     /// DF04 = 0x01.
-    public var blocked: Bool
+    package var blocked: Bool
     /// The label header was `9F 12` (preferred name) rather than `50` (label).
-    public var usesPreferredName: Bool
+    package var usesPreferredName: Bool
 
-    public init(
+    package init(
         aid: [UInt8],
         label: String,
         priority: UInt8 = 0,
@@ -211,7 +211,7 @@ public struct CandidateApplication: Hashable, Sendable, Encodable {
         case aid, label, priority, issuerCodeTableIndex, selectionOptions, blocked, usesPreferredName
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeHex(aid, forKey: .aid)
         try container.encode(label, forKey: .label)

@@ -1,25 +1,25 @@
 /// 0x5020 WaitCard (CardWaitInsertion): waits for a card on the given readers (spec §5.2).
 ///
 /// Request: reader ids followed by a one-byte timeout in seconds (last byte). Errors: −32 cancelled, −2 timeout.
-public struct WaitCard: RPCCommand, Hashable {
-    public static let id = CommandID.waitCard
+package struct WaitCard: RPCCommand, Hashable {
+    package static let id = CommandID.waitCard
 
-    public var readers: [CardReader]
-    public var timeoutSeconds: UInt8
+    package var readers: [CardReader]
+    package var timeoutSeconds: UInt8
 
-    public init(readers: [CardReader], timeoutSeconds: UInt8) {
+    package init(readers: [CardReader], timeoutSeconds: UInt8) {
         self.readers = readers
         self.timeoutSeconds = timeoutSeconds
     }
 
-    public var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
+    package var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         try ReaderList.check(readers, "WaitCard")
         return readers.map(\.rawValue) + [timeoutSeconds]
     }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         guard let timeout = payload.last else { throw CommandError(.truncated, "WaitCard request is empty") }
         guard payload.count >= 2 else { throw CommandError(.truncated, "WaitCard request names no reader") }
         readers = try ReaderList.parse(payload.dropLast(), "WaitCard request")
@@ -28,7 +28,7 @@ public struct WaitCard: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case readers, timeoutSeconds }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(readers, forKey: .readers)
         try container.encode(timeoutSeconds, forKey: .timeoutSeconds)
@@ -36,20 +36,20 @@ public struct WaitCard: RPCCommand, Hashable {
 
     /// Byte 0 the activated reader; for ICC, the ICC status, the ATR length and the ATR (spec §5.2). For NFC and MSR
     /// only byte 0 is read (trailing bytes ignored, as the SDK does).
-    public struct Response: RPCResponse, Hashable {
-        public var reader: CardReader
+    package struct Response: RPCResponse, Hashable {
+        package var reader: CardReader
         /// ICC only.
-        public var iccStatus: UInt8?
+        package var iccStatus: UInt8?
         /// ICC only: the card's answer to reset.
-        public var atr: [UInt8]?
+        package var atr: [UInt8]?
 
-        public init(reader: CardReader, iccStatus: UInt8? = nil, atr: [UInt8]? = nil) {
+        package init(reader: CardReader, iccStatus: UInt8? = nil, atr: [UInt8]? = nil) {
             self.reader = reader
             self.iccStatus = iccStatus
             self.atr = atr
         }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             var reader = ByteReader(data, what: "WaitCard response")
             let id = try reader.u8("activated reader")
             guard let activated = CardReader(rawValue: id) else {
@@ -64,7 +64,7 @@ public struct WaitCard: RPCCommand, Hashable {
         }
 
         /// For ICC a missing status or ATR is written as 0 / empty; an ATR over 255 bytes (our own bug) is cut.
-        public func encodeData() -> [UInt8] {
+        package func encodeData() -> [UInt8] {
             guard reader == .icc else { return [reader.rawValue] }
             let atrBytes = Array((atr ?? []).prefix(255))
             return [reader.rawValue, iccStatus ?? 0, UInt8(atrBytes.count)] + atrBytes
@@ -72,7 +72,7 @@ public struct WaitCard: RPCCommand, Hashable {
 
         private enum CodingKeys: String, CodingKey { case reader, iccStatus, atr }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(reader, forKey: .reader)
             try container.encodeIfPresent(iccStatus, forKey: .iccStatus)
@@ -82,22 +82,22 @@ public struct WaitCard: RPCCommand, Hashable {
 }
 
 /// 0x5021 WaitCardRemoval: powers the card off and waits for its removal. Request `11 tt` (spec §5.2).
-public struct WaitCardRemoval: RPCCommand, Hashable {
-    public typealias Response = EmptyResponse
-    public static let id = CommandID.waitCardRemoval
+package struct WaitCardRemoval: RPCCommand, Hashable {
+    package typealias Response = EmptyResponse
+    package static let id = CommandID.waitCardRemoval
 
     /// The SDK's default (spec §5.2).
-    public static let defaultTimeout: UInt8 = 30
+    package static let defaultTimeout: UInt8 = 30
 
-    public var timeoutSeconds: UInt8
+    package var timeoutSeconds: UInt8
 
-    public init(timeoutSeconds: UInt8 = WaitCardRemoval.defaultTimeout) { self.timeoutSeconds = timeoutSeconds }
+    package init(timeoutSeconds: UInt8 = WaitCardRemoval.defaultTimeout) { self.timeoutSeconds = timeoutSeconds }
 
-    public var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
+    package var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] { [CardReader.icc.rawValue, timeoutSeconds] }
+    package func encodePayload() throws(CommandError) -> [UInt8] { [CardReader.icc.rawValue, timeoutSeconds] }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         var reader = ByteReader(payload, what: "WaitCardRemoval request")
         let id = try reader.u8("reader")
         guard id == CardReader.icc.rawValue else {
@@ -111,7 +111,7 @@ public struct WaitCardRemoval: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case timeoutSeconds }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(timeoutSeconds, forKey: .timeoutSeconds)
     }

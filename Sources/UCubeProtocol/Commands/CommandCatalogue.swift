@@ -4,7 +4,7 @@
 /// The CLI's `rpc` words, the shell's completion, the simulator's dispatch, the man page and the decoders all read
 /// this table. The allowed-state column is a PROJECT CHOICE (spec §2.7: "Commands valid only in another terminal
 /// state should return −287"): payment, PIN and secured-tag commands need SECURED; key loading needs PERSO.
-public enum CommandCatalogue {
+package enum CommandCatalogue {
     private static let any: Set<TerminalState> = Set(TerminalState.allCases)
     private static let operational: Set<TerminalState> = [.ready, .secured]
     private static let secured: Set<TerminalState> = [.secured]
@@ -21,7 +21,7 @@ public enum CommandCatalogue {
     }
 
     /// Every command of spec §5.1, in id order.
-    public static let all: [CommandDescriptor] = [
+    package static let all: [CommandDescriptor] = [
         entry(.cancelAll, "CancelAll", "cancel-all", .none, .none, any,
               "cancel all asynchronous processing; a pending command ends with -32"),
         entry(.rtcGet, "RTCGet", "rtc-get", .none, .none, operational, "read the terminal's real-time clock"),
@@ -100,17 +100,17 @@ public enum CommandCatalogue {
         uniqueKeysWithValues: all.map { ($0.cliName, $0) })
 
     /// The descriptor of a known id.
-    public static func descriptor(for id: CommandID) -> CommandDescriptor? { byID[id] }
+    package static func descriptor(for id: CommandID) -> CommandDescriptor? { byID[id] }
 
     /// The descriptor for a CLI word ("get-info") or an SDK name ("GetInfo", case-insensitive).
-    public static func descriptor(named word: String) -> CommandDescriptor? {
+    package static func descriptor(named word: String) -> CommandDescriptor? {
         if let d = byCLIName[word] { return d }
         let lower = word.lowercased()
         return all.first { $0.name.lowercased() == lower }
     }
 
     /// Input and output modes; unknown commands are NONE/NONE (spec §2.3: "anything else").
-    public static func modes(for id: CommandID) -> (input: SecurityMode, output: SecurityMode) {
+    package static func modes(for id: CommandID) -> (input: SecurityMode, output: SecurityMode) {
         guard let d = byID[id] else { return (.none, .none) }
         return (d.inputMode, d.outputMode)
     }

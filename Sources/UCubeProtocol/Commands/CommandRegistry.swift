@@ -1,9 +1,9 @@
 /// Maps a command id to its typed request and response, so generic code (`ucube decode`, `--trace`, the simulator's
 /// dispatch) can read any frame. Descriptive data (names, modes) stays in `CommandCatalogue`; this table only lists
 /// the Swift types, each once.
-public enum CommandRegistry {
+package enum CommandRegistry {
     /// Every command type, in `CommandCatalogue` order.
-    public static let types: [any RPCCommand.Type] = [
+    package static let types: [any RPCCommand.Type] = [
         CancelAll.self,
         RTCGet.self,
         RTCSet.self,
@@ -52,23 +52,23 @@ public enum CommandRegistry {
     )
 
     /// The request type for `id`; `nil` for an id this project does not know.
-    public static func type(for id: CommandID) -> (any RPCCommand.Type)? { byID[id] }
+    package static func type(for id: CommandID) -> (any RPCCommand.Type)? { byID[id] }
 
     /// The typed request a payload reads as; `nil` for an unknown id or a payload that does not follow its layout.
-    public static func describeRequest(id: CommandID, payload: [UInt8]) -> (any RPCCommand)? {
+    package static func describeRequest(id: CommandID, payload: [UInt8]) -> (any RPCCommand)? {
         guard let type = byID[id] else { return nil }
         return try? type.init(payload: payload)
     }
 
     /// The typed request, or the reason the payload does not follow its layout; `nil` for an unknown id.
-    public static func decodeRequest(id: CommandID, payload: [UInt8]) throws(CommandError) -> (any RPCCommand)? {
+    package static func decodeRequest(id: CommandID, payload: [UInt8]) throws(CommandError) -> (any RPCCommand)? {
         guard let type = byID[id] else { return nil }
         return try type.init(payload: payload)
     }
 
     /// The typed response; `nil` for an unknown id or a status that carries no data for this command (anything but
     /// 0, or 7/8 for TransactionFinalisation). Throws when the data does not follow the layout.
-    public static func decodeResponse(
+    package static func decodeResponse(
         id: CommandID,
         status: Status,
         data: [UInt8]

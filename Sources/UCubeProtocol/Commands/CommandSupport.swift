@@ -5,10 +5,10 @@
 // MARK: - Limits and timeouts
 
 /// The size limit every request payload is checked against.
-public enum PayloadLimits {
+package enum PayloadLimits {
     /// The largest payload that still fits a 2068-byte frame once wrapped for SECURED state:
     /// 2068 − 9 (STX, LEN, SEQ, CMD, CRC, ETX) − 1 (crypto header) − 4 (MAC) = 2054 (spec §2.1, §2.2, §2.3).
-    public static let maxPayloadSize = FrameLimits.maxBodySize - FrameLimits.cryptoHeaderSize - FrameLimits.macSize
+    package static let maxPayloadSize = FrameLimits.maxBodySize - FrameLimits.cryptoHeaderSize - FrameLimits.macSize
 
     /// Returns `payload` when it fits in a frame, else throws `.tooLong`.
     static func checked(_ payload: [UInt8], _ command: String) throws(CommandError) -> [UInt8] {
@@ -23,27 +23,27 @@ public enum PayloadLimits {
 }
 
 /// How long the client waits for long-running commands (spec §9: they answer only on an event or their own timeout).
-public enum ResponseTimeouts {
+package enum ResponseTimeouts {
     /// Added to the command's own timeout field so the terminal's timeout answer (−2) arrives before ours fires.
-    public static let margin: Duration = .seconds(5)
+    package static let margin: Duration = .seconds(5)
     /// For long-running commands whose payload carries no timeout (opaque layouts, offline PIN inside
     /// TransactionProcess): the SDK's 60 s cardholder default (DisplayListBox, DF34) plus the margin.
-    public static let cardholderInteraction: Duration = .seconds(60) + margin
+    package static let cardholderInteraction: Duration = .seconds(60) + margin
 
     /// How long the link may stay silent in the middle of a frame, once its first bytes arrived: the terminal is
     /// then answering, and the rest of even the largest frame (2068 bytes, spec §2.2) comes within about 3 s over BLE
     /// at 20-byte notifications (spec §3.1). PROJECT CHOICE: 5 s; a longer silence fails the command at once, where
     /// the command's own timeout (up to 65 s for TransactionProcess) would otherwise hold it.
-    public static let frameSilence: Duration = .seconds(5)
+    package static let frameSilence: Duration = .seconds(5)
 
     /// The command's own timeout field plus the margin.
     static func after(seconds: some BinaryInteger) -> Duration { .seconds(Int64(seconds)) + margin }
 }
 
 /// Checks for values a CLI user types, with messages that say the allowed range.
-public enum CommandArguments {
+package enum CommandArguments {
     /// A timeout in whole seconds as carried in a one-byte field (WaitCard, DisplayMessage, DF71, …).
-    public static func timeoutSeconds(_ value: Int, field: String = "timeout") throws(CommandError) -> UInt8 {
+    package static func timeoutSeconds(_ value: Int, field: String = "timeout") throws(CommandError) -> UInt8 {
         guard let byte = UInt8(exactly: value) else {
             throw CommandError(.invalidArgument, "\(field) must be 0…255 seconds, got \(value)")
         }

@@ -1,19 +1,19 @@
 /// One line of text on the terminal's screen: `font ‖ length+1 ‖ text ‖ 00 ‖ x ‖ y` (spec §5.2 DisplayMessage; the
 /// same block carries SimplifiedOnlinePIN's prompt and wait texts).
-public struct DisplayLine: Hashable, Sendable, Encodable {
+package struct DisplayLine: Hashable, Sendable, Encodable {
     /// x = 0xFF centres the line (the SDK's "centered" field).
-    public static let centred: UInt8 = 0xFF
+    package static let centred: UInt8 = 0xFF
     /// "max 254 chars": the length byte also counts the terminator.
-    public static let maxTextLength = CountedText.maxTextCount
+    package static let maxTextLength = CountedText.maxTextCount
 
-    public var font: UInt8
+    package var font: UInt8
     /// ISO-8859-1 text (characters up to U+00FF).
-    public var text: String
-    public var x: UInt8
+    package var text: String
+    package var x: UInt8
     /// Pixel row.
-    public var y: UInt8
+    package var y: UInt8
 
-    public init(font: UInt8 = 0, text: String, x: UInt8 = DisplayLine.centred, y: UInt8 = 0) {
+    package init(font: UInt8 = 0, text: String, x: UInt8 = DisplayLine.centred, y: UInt8 = 0) {
         self.font = font
         self.text = text
         self.x = x
@@ -39,20 +39,20 @@ public struct DisplayLine: Hashable, Sendable, Encodable {
 
 /// 0x5040 DisplayMessage (without key input): shows lines of text until the timeout expires or an abort key is
 /// pressed (spec §5.2).
-public struct DisplayMessage: RPCCommand, Hashable {
-    public static let id = CommandID.displayMessage
+package struct DisplayMessage: RPCCommand, Hashable {
+    package static let id = CommandID.displayMessage
 
     /// The clear-config the samples use most (0x05, spec §2.6 "Hello world"); bit meanings are not in the sources.
-    public static let defaultClearConfig: UInt8 = 0x05
+    package static let defaultClearConfig: UInt8 = 0x05
 
-    public var timeoutSeconds: UInt8
+    package var timeoutSeconds: UInt8
     /// Bitmask of keys that end the display (values not in sources; the sample uses 0x07).
-    public var abortKeys: UInt8
+    package var abortKeys: UInt8
     /// Bit flags (`SVPP_COM_CLEAR_DISPLAY`, yes/no prompt; values not in sources).
-    public var clearConfig: UInt8
-    public var lines: [DisplayLine]
+    package var clearConfig: UInt8
+    package var lines: [DisplayLine]
 
-    public init(
+    package init(
         timeoutSeconds: UInt8,
         abortKeys: UInt8 = 0,
         clearConfig: UInt8 = DisplayMessage.defaultClearConfig,
@@ -65,13 +65,13 @@ public struct DisplayMessage: RPCCommand, Hashable {
     }
 
     /// One centred line in font 0 on row 0, no abort key, clear config 0x05 — the spec §2.6 "Hello world" shape.
-    public init(text: String, timeout: UInt8 = 0) {
+    package init(text: String, timeout: UInt8 = 0) {
         self.init(timeoutSeconds: timeout, lines: [DisplayLine(text: text)])
     }
 
-    public var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
+    package var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         guard !lines.isEmpty else { throw CommandError(.invalidArgument, "DisplayMessage needs at least one line") }
         guard lines.count <= 255 else {
             throw CommandError(.invalidArgument, "DisplayMessage takes at most 255 lines, got \(lines.count)")
@@ -83,7 +83,7 @@ public struct DisplayMessage: RPCCommand, Hashable {
         return try PayloadLimits.checked(out, "DisplayMessage")
     }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         var reader = ByteReader(payload, what: "DisplayMessage request")
         timeoutSeconds = try reader.u8("timeout")
         abortKeys = try reader.u8("abort keys")
@@ -101,7 +101,7 @@ public struct DisplayMessage: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case timeoutSeconds, abortKeys, clearConfig, lines }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(timeoutSeconds, forKey: .timeoutSeconds)
         try container.encode(abortKeys, forKey: .abortKeys)
@@ -111,17 +111,17 @@ public struct DisplayMessage: RPCCommand, Hashable {
 
     /// PROJECT CHOICE (spec §5.2): data = one byte, the key that ended the display, or empty on timeout. Bytes after
     /// the first are ignored.
-    public struct Response: RPCResponse, Hashable {
-        public var key: UInt8?
+    package struct Response: RPCResponse, Hashable {
+        package var key: UInt8?
 
-        public init(key: UInt8? = nil) { self.key = key }
-        public init(status: Status, data: [UInt8]) throws(CommandError) { key = data.first }
+        package init(key: UInt8? = nil) { self.key = key }
+        package init(status: Status, data: [UInt8]) throws(CommandError) { key = data.first }
 
-        public func encodeData() -> [UInt8] { key.map { [$0] } ?? [] }
+        package func encodeData() -> [UInt8] { key.map { [$0] } ?? [] }
 
         private enum CodingKeys: String, CodingKey { case key }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(key, forKey: .key)
         }
@@ -132,28 +132,28 @@ public struct DisplayMessage: RPCCommand, Hashable {
 ///
 /// `timeout ‖ title font ‖ title length ‖ title + 00 ‖ scroll-key font ‖ 00 ‖ text font ‖ list length ‖ items`, each
 /// item ASCII + 00. Fonts are written 0 as the SDK does and ignored when read.
-public struct DisplayListBox: RPCCommand, Hashable {
-    public static let id = CommandID.displayListBox
+package struct DisplayListBox: RPCCommand, Hashable {
+    package static let id = CommandID.displayListBox
 
     /// The SDK default (spec §5.2).
-    public static let defaultTimeout: UInt8 = 60
+    package static let defaultTimeout: UInt8 = 60
     /// The SDK caps the list at 200 bytes; longer lists are refused rather than cut.
-    public static let maxListBytes = 200
+    package static let maxListBytes = 200
 
-    public var timeoutSeconds: UInt8
+    package var timeoutSeconds: UInt8
     /// `nil` sends the SDK's empty title ("\0"); an empty string is the same thing.
-    public var title: String?
-    public var items: [String]
+    package var title: String?
+    package var items: [String]
 
-    public init(timeoutSeconds: UInt8 = DisplayListBox.defaultTimeout, title: String? = nil, items: [String]) {
+    package init(timeoutSeconds: UInt8 = DisplayListBox.defaultTimeout, title: String? = nil, items: [String]) {
         self.timeoutSeconds = timeoutSeconds
         self.title = title?.isEmpty == true ? nil : title
         self.items = items
     }
 
-    public var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
+    package var responseTimeout: Duration? { ResponseTimeouts.after(seconds: timeoutSeconds) }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         guard !items.isEmpty else { throw CommandError(.invalidArgument, "DisplayListBox needs at least one item") }
         let titleBytes = try ASCII.encodePrintable(title ?? "", field: "list title")
         guard titleBytes.count <= CountedText.maxTextCount else {
@@ -176,7 +176,7 @@ public struct DisplayListBox: RPCCommand, Hashable {
         return out
     }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         var reader = ByteReader(payload, what: "DisplayListBox request")
         timeoutSeconds = try reader.u8("timeout")
         _ = try reader.u8("title font")
@@ -201,7 +201,7 @@ public struct DisplayListBox: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case timeoutSeconds, title, items }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(timeoutSeconds, forKey: .timeoutSeconds)
         try container.encodeIfPresent(title, forKey: .title)
@@ -209,12 +209,12 @@ public struct DisplayListBox: RPCCommand, Hashable {
     }
 
     /// Byte 0: the selected item, 1-based. Status −114 means the user aborted. Trailing bytes are ignored.
-    public struct Response: RPCResponse, Hashable {
-        public var selectedIndex: Int
+    package struct Response: RPCResponse, Hashable {
+        package var selectedIndex: Int
 
-        public init(selectedIndex: Int) { self.selectedIndex = selectedIndex }
+        package init(selectedIndex: Int) { self.selectedIndex = selectedIndex }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             var reader = ByteReader(data, what: "DisplayListBox response")
             let index = try reader.u8("selected item")
             guard index >= 1 else {
@@ -224,11 +224,11 @@ public struct DisplayListBox: RPCCommand, Hashable {
         }
 
         /// An index outside 1…255 (our own bug in the simulator) is written as 0.
-        public func encodeData() -> [UInt8] { [UInt8(exactly: selectedIndex) ?? 0] }
+        package func encodeData() -> [UInt8] { [UInt8(exactly: selectedIndex) ?? 0] }
 
         private enum CodingKeys: String, CodingKey { case selectedIndex }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(selectedIndex, forKey: .selectedIndex)
         }

@@ -1,27 +1,27 @@
 /// 0x5130 InstallForLoadKey: reads the terminal's certificate chain for the TMS (spec §5.2). Request empty.
-public struct InstallForLoadKey: EmptyPayloadCommand {
-    public static let id = CommandID.installForLoadKey
-    public init() {}
+package struct InstallForLoadKey: EmptyPayloadCommand {
+    package static let id = CommandID.installForLoadKey
+    package init() {}
 
     /// `LL LL ‖ CA-prod certificate ‖ LL LL ‖ K_KEK certificate ‖ [iKSN data (10) ‖ [iKSN PIN (10)]]` (2-byte BE
     /// lengths; the KSNs are read by the current SDK when at least 10 bytes remain for each, spec §5.2 0x5130).
     /// `raw` is the whole data — the "dongle certificate" sent to the TMS. The 2020 SDK's bug of copying the KEK
     /// into the CA buffer is not copied.
-    public struct Response: RPCResponse, Hashable {
+    package struct Response: RPCResponse, Hashable {
         /// The length of each initial KSN (spec §5.2 0x5130, L:InstallForLoadKeyCommand.parseResponse).
-        public static let initialKSNLength = 10
+        package static let initialKSNLength = 10
 
-        public let caCertificate: [UInt8]
-        public let kekCertificate: [UInt8]
+        package let caCertificate: [UInt8]
+        package let kekCertificate: [UInt8]
         /// The initial KSN of the data (SRED) DUKPT key, when the answer carries one (current firmware).
-        public let initialDataKSN: [UInt8]?
+        package let initialDataKSN: [UInt8]?
         /// The initial KSN of the PIN DUKPT key, when the answer carries one after the data KSN.
-        public let initialPINKSN: [UInt8]?
-        public let raw: [UInt8]
+        package let initialPINKSN: [UInt8]?
+        package let raw: [UInt8]
 
         /// Builds the data from the two certificates and, for the current dialect, the initial KSNs (a PIN KSN only
         /// after a data KSN, each 10 bytes).
-        public init(
+        package init(
             caCertificate: [UInt8],
             kekCertificate: [UInt8],
             initialDataKSN: [UInt8]? = nil,
@@ -48,12 +48,12 @@ public struct InstallForLoadKey: EmptyPayloadCommand {
 
         /// Builds the data from the two certificates and `trailing` bytes as they are (read back as KSNs when they
         /// are long enough).
-        public init(caCertificate: [UInt8], kekCertificate: [UInt8], trailing: [UInt8]) throws(CommandError) {
+        package init(caCertificate: [UInt8], kekCertificate: [UInt8], trailing: [UInt8]) throws(CommandError) {
             let chain = try Self(caCertificate: caCertificate, kekCertificate: kekCertificate)
             try self.init(status: .success, data: chain.raw + trailing)
         }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             var reader = ByteReader(data, what: "InstallForLoadKey response")
             caCertificate = try reader.take(Int(try reader.u16("CA certificate length")), "CA certificate")
             kekCertificate = try reader.take(Int(try reader.u16("KEK certificate length")), "KEK certificate")
@@ -68,11 +68,11 @@ public struct InstallForLoadKey: EmptyPayloadCommand {
             [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
         }
 
-        public func encodeData() -> [UInt8] { raw }
+        package func encodeData() -> [UInt8] { raw }
 
         private enum CodingKeys: String, CodingKey { case caCertificate, kekCertificate, initialDataKSN, initialPINKSN, raw }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeHex(caCertificate, forKey: .caCertificate)
             try container.encodeHex(kekCertificate, forKey: .kekCertificate)
@@ -93,22 +93,22 @@ public struct InstallForLoadKey: EmptyPayloadCommand {
 /// number of bytes that follow them, and the method agrees with the length (DYNAMIC ⇔ length > 0). Everything before
 /// p is the signature. The newer 280-byte firmware layout (spec §5.2) ends in `02 00 00` and so reads as PLAIN with
 /// a 277-byte "signature".
-public struct InstallForLoad: RPCCommand, Hashable {
-    public typealias Response = EmptyResponse
-    public static let id = CommandID.installForLoad
+package struct InstallForLoad: RPCCommand, Hashable {
+    package typealias Response = EmptyResponse
+    package static let id = CommandID.installForLoad
 
-    public var signature: [UInt8]
-    public var method: EncryptionMethod
+    package var signature: [UInt8]
+    package var method: EncryptionMethod
     /// DYNAMIC only: the ciphered session key.
-    public var sessionKey: [UInt8]?
+    package var sessionKey: [UInt8]?
 
-    public init(signature: [UInt8], method: EncryptionMethod, sessionKey: [UInt8]? = nil) {
+    package init(signature: [UInt8], method: EncryptionMethod, sessionKey: [UInt8]? = nil) {
         self.signature = signature
         self.method = method
         self.sessionKey = sessionKey
     }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         guard !signature.isEmpty else { throw CommandError(.invalidArgument, "InstallForLoad needs a signature") }
         let parameter = sessionKey ?? []
         switch method {
@@ -127,7 +127,7 @@ public struct InstallForLoad: RPCCommand, Hashable {
         return try PayloadLimits.checked(payload, "InstallForLoad")
     }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         guard payload.count >= 3 else {
             throw CommandError(.truncated, "InstallForLoad request is \(payload.count) bytes; it needs at least 4")
         }
@@ -157,7 +157,7 @@ public struct InstallForLoad: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case signature, method, sessionKey }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeHex(signature, forKey: .signature)
         try container.encode(method, forKey: .method)
@@ -168,22 +168,22 @@ public struct InstallForLoad: RPCCommand, Hashable {
 /// 0x5161 Load: one block of a binary; the next is sent after status 0 (spec §5.2).
 ///
 /// `last-block flag (01 last, 00 more) ‖ block length (2, BE) ‖ block`.
-public struct Load: RPCCommand, Hashable {
-    public typealias Response = EmptyResponse
-    public static let id = CommandID.load
+package struct Load: RPCCommand, Hashable {
+    package typealias Response = EmptyResponse
+    package static let id = CommandID.load
 
     /// PROJECT CHOICE (spec §5.2 Load): 2040-byte blocks, the size the SDK's frame limit was sized for.
-    public static let maxBlockSize = 2040
+    package static let maxBlockSize = 2040
 
-    public var isLast: Bool
-    public var block: [UInt8]
+    package var isLast: Bool
+    package var block: [UInt8]
 
-    public init(isLast: Bool, block: [UInt8]) {
+    package init(isLast: Bool, block: [UInt8]) {
         self.isLast = isLast
         self.block = block
     }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         guard !block.isEmpty else { throw CommandError(.invalidArgument, "a Load block cannot be empty") }
         guard block.count <= Self.maxBlockSize else {
             throw CommandError(
@@ -194,7 +194,7 @@ public struct Load: RPCCommand, Hashable {
         return [isLast ? 0x01 : 0x00, UInt8(block.count >> 8), UInt8(block.count & 0xFF)] + block
     }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         var reader = ByteReader(payload, what: "Load request")
         let flag = try reader.u8("last-block flag")
         guard flag <= 1 else {
@@ -211,7 +211,7 @@ public struct Load: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case isLast, blockLength, block }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(isLast, forKey: .isLast)
         try container.encode(block.count, forKey: .blockLength)

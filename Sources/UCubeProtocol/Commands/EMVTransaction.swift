@@ -42,35 +42,35 @@ enum EMVTag {
 /// TLVs in this order: `84` AID; `5F2A 02` currency; `5F36 01` exponent; `9C 01` type; `9F02 06` amount; `9F03 06`
 /// cash-back (type 09 only); `9F39 01 09` POS entry mode ICC; `DF2D` languages; `DF50 01` TIP; `9A 03`, `9F21 03`;
 /// `C1` requested tags. Answers the requested tags as TLVs.
-public struct TransactionInit: RPCCommand, Hashable {
-    public typealias Response = TLVResponse
-    public static let id = CommandID.transactionInit
+package struct TransactionInit: RPCCommand, Hashable {
+    package typealias Response = TLVResponse
+    package static let id = CommandID.transactionInit
 
     /// 9F39 value: ICC (spec §7.3).
     static let posEntryModeICC: UInt8 = 0x09
     /// DF2D carries 1…6 ISO 639 codes (spec §5.2).
-    public static let maxLanguages = 6
+    package static let maxLanguages = 6
 
     /// The selected application's AID (5…16 bytes).
-    public var aid: [UInt8]
+    package var aid: [UInt8]
     /// Numeric ISO 4217 code (978 EUR).
-    public var currencyCode: UInt16
-    public var exponent: UInt8
-    public var type: TransactionType
+    package var currencyCode: UInt16
+    package var exponent: UInt8
+    package var type: TransactionType
     /// In minor units (12 digits at most).
-    public var amount: UInt64
+    package var amount: UInt64
     /// Type `purchaseCashback` only.
-    public var cashback: UInt64?
+    package var cashback: UInt64?
     /// ISO 639 two-letter codes, 1…6 ("en", "fr"); empty sends no DF2D.
-    public var languages: [String]
-    public var tipEnabled: Bool?
+    package var languages: [String]
+    package var tipEnabled: Bool?
     /// 9A, YYMMDD BCD.
-    public var date: [UInt8]?
+    package var date: [UInt8]?
     /// 9F21, HHMMSS BCD.
-    public var time: [UInt8]?
-    public var requestedTags: [Tag]
+    package var time: [UInt8]?
+    package var requestedTags: [Tag]
 
-    public init(
+    package init(
         aid: [UInt8],
         currencyCode: UInt16,
         exponent: UInt8,
@@ -96,7 +96,7 @@ public struct TransactionInit: RPCCommand, Hashable {
         self.requestedTags = requestedTags
     }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         guard (5...16).contains(aid.count) else {
             throw CommandError(.invalidArgument, "AID must be 5…16 bytes, got \(aid.count)")
         }
@@ -140,7 +140,7 @@ public struct TransactionInit: RPCCommand, Hashable {
     }
 
     /// Reads the request; unknown tags and 9F39 are ignored.
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         let fields = try TLVFields(payload, "TransactionInit request")
         aid = try fields.requiredAny(EMVTag.dfName, "AID")
         currencyCode = UInt16(try fields.requiredBCD(EMVTag.currencyCode, "currency code", count: 2))
@@ -166,7 +166,7 @@ public struct TransactionInit: RPCCommand, Hashable {
         case aid, currencyCode, exponent, type, amount, cashback, languages, tipEnabled, date, time, requestedTags
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeHex(aid, forKey: .aid)
         try container.encode(currencyCode, forKey: .currencyCode)
@@ -201,34 +201,34 @@ enum PaymentFields {
 /// TLVs: `95 05` TVR; `9A`/`9F21` (only if not sent at init); `9F41 04` sequence counter (with its length byte, unlike
 /// the SDK, spec §13); `9F09 02`; `D6` DDOL, `D7` TDOL; `D8`/`D9`/`DA 05` TACs; `DF12`/`DF13`/`DF14 04` floor limits;
 /// `DF0D 01`, `DF0E 04`, `DF0F 01` random selection; `C1` requested tags.
-public struct TransactionProcess: RPCCommand, Hashable {
-    public typealias Response = TLVResponse
-    public static let id = CommandID.transactionProcess
+package struct TransactionProcess: RPCCommand, Hashable {
+    package typealias Response = TLVResponse
+    package static let id = CommandID.transactionProcess
 
     /// Terminal verification results (from the risk-management task).
-    public var tvr: [UInt8]
-    public var date: [UInt8]?
-    public var time: [UInt8]?
+    package var tvr: [UInt8]
+    package var date: [UInt8]?
+    package var time: [UInt8]?
     /// 9F41, 4 bytes BCD.
-    public var transactionSequenceCounter: [UInt8]?
+    package var transactionSequenceCounter: [UInt8]?
     /// 9F09, 2 bytes (e.g. 00 8C, 00 02).
-    public var applicationVersion: [UInt8]?
-    public var ddol: [UInt8]?
-    public var tdol: [UInt8]?
-    public var tacDefault: [UInt8]?
-    public var tacDenial: [UInt8]?
-    public var tacOnline: [UInt8]?
-    public var pinFloorLimit: UInt32?
-    public var signatureFloorLimit: UInt32?
-    public var pinSignatureFloorLimit: UInt32?
+    package var applicationVersion: [UInt8]?
+    package var ddol: [UInt8]?
+    package var tdol: [UInt8]?
+    package var tacDefault: [UInt8]?
+    package var tacDenial: [UInt8]?
+    package var tacOnline: [UInt8]?
+    package var pinFloorLimit: UInt32?
+    package var signatureFloorLimit: UInt32?
+    package var pinSignatureFloorLimit: UInt32?
     /// Random-selection target percentage, 0…99 (EMV Book 3 §10.6.2).
-    public var targetPercent: UInt8?
-    public var threshold: UInt32?
+    package var targetPercent: UInt8?
+    package var threshold: UInt32?
     /// 0…99, not below `targetPercent`.
-    public var maxTargetPercent: UInt8?
-    public var requestedTags: [Tag]
+    package var maxTargetPercent: UInt8?
+    package var requestedTags: [Tag]
 
-    public init(
+    package init(
         tvr: [UInt8] = [0, 0, 0, 0, 0],
         date: [UInt8]? = nil,
         time: [UInt8]? = nil,
@@ -267,9 +267,9 @@ public struct TransactionProcess: RPCCommand, Hashable {
     }
 
     /// Offline PIN entry happens inside this command and the layout carries no timeout.
-    public var responseTimeout: Duration? { ResponseTimeouts.cardholderInteraction }
+    package var responseTimeout: Duration? { ResponseTimeouts.cardholderInteraction }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         var writer = TLVWriter("TransactionProcess")
         try writer.append(EMVTag.tvr, try FieldCheck.exact(tvr, count: 5, "TVR (95)"))
         if let date { try writer.append(EMVTag.transactionDate, try FieldCheck.bcd(date, count: 3, "date (9A)")) }
@@ -325,7 +325,7 @@ public struct TransactionProcess: RPCCommand, Hashable {
     }
 
     /// Reads the request; unknown tags are ignored.
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         let fields = try TLVFields(payload, "TransactionProcess request")
         tvr = try fields.required(EMVTag.tvr, "TVR", count: 5)
         date = try fields.optional(EMVTag.transactionDate, "date", count: 3)
@@ -356,7 +356,7 @@ public struct TransactionProcess: RPCCommand, Hashable {
         case maxTargetPercent, requestedTags
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeHex(tvr, forKey: .tvr)
         try container.encodeHexIfPresent(date, forKey: .date)
@@ -386,32 +386,32 @@ public struct TransactionProcess: RPCCommand, Hashable {
 /// TLVs: `DF15 01` force flag; `DF16 01` authorisation status; `8A 02` ARC; `91` issuer authentication data;
 /// `71 81 LL` issuer script 1; `72 81 LL` issuer script 2 (the long length form, as the SDK writes it); `C1`. The
 /// SDK's bugs (8A's second byte written twice, script 2 tagged 71) are not copied.
-public struct TransactionFinalisation: RPCCommand, Hashable {
-    public static let id = CommandID.transactionFinalisation
-    public static var successStatuses: Set<Status> { [.finalisationApproved, .finalisationDeclined] }
+package struct TransactionFinalisation: RPCCommand, Hashable {
+    package static let id = CommandID.transactionFinalisation
+    package static var successStatuses: Set<Status> { [.finalisationApproved, .finalisationDeclined] }
 
     /// DF15 values (spec §5.2).
-    public static let forceNone: UInt8 = 0x00
-    public static let forceAfterAuthorisation: UInt8 = 0x01
-    public static let voiceReferralAccepted: UInt8 = 0x59
-    public static let voiceReferralDeclined: UInt8 = 0x5A
+    package static let forceNone: UInt8 = 0x00
+    package static let forceAfterAuthorisation: UInt8 = 0x01
+    package static let voiceReferralAccepted: UInt8 = 0x59
+    package static let voiceReferralDeclined: UInt8 = 0x5A
 
     /// An issuer script's value must fit the one-byte `81 LL` length.
-    public static let maxScriptLength = 255
+    package static let maxScriptLength = 255
 
-    public var forceFlag: UInt8
-    public var authorisationStatus: AuthorisationStatus
+    package var forceFlag: UInt8
+    package var authorisationStatus: AuthorisationStatus
     /// 8A, two bytes ("00" = 30 30).
-    public var authorisationResponseCode: [UInt8]
+    package var authorisationResponseCode: [UInt8]
     /// 91, 8…16 bytes.
-    public var issuerAuthenticationData: [UInt8]?
+    package var issuerAuthenticationData: [UInt8]?
     /// Value of the 71 template.
-    public var issuerScript1: [UInt8]?
+    package var issuerScript1: [UInt8]?
     /// Value of the 72 template.
-    public var issuerScript2: [UInt8]?
-    public var requestedTags: [Tag]
+    package var issuerScript2: [UInt8]?
+    package var requestedTags: [Tag]
 
-    public init(
+    package init(
         forceFlag: UInt8 = TransactionFinalisation.forceNone,
         authorisationStatus: AuthorisationStatus,
         authorisationResponseCode: [UInt8],
@@ -431,13 +431,13 @@ public struct TransactionFinalisation: RPCCommand, Hashable {
 
     /// DF16 as the SDK derives it from 8A (spec §5.2, §7.7): "00" → approved; first character '9' → unable to go
     /// online; anything else → declined.
-    public static func authorisationStatus(forResponseCode code: [UInt8]) -> AuthorisationStatus {
+    package static func authorisationStatus(forResponseCode code: [UInt8]) -> AuthorisationStatus {
         if code == Array("00".utf8) { return .approved }
         if code.first == UInt8(ascii: "9") { return .unableToGoOnline }
         return .declined
     }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         var writer = TLVWriter("TransactionFinalisation")
         try writer.append(EMVTag.forceFlag, [forceFlag])
         try writer.append(EMVTag.authorisationStatus, [authorisationStatus.rawValue])
@@ -471,7 +471,7 @@ public struct TransactionFinalisation: RPCCommand, Hashable {
     }
 
     /// Reads the request; unknown tags are ignored.
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         let fields = try TLVFields(payload, "TransactionFinalisation request")
         forceFlag = try fields.optionalByte(EMVTag.forceFlag, "force flag") ?? Self.forceNone
         let status = try fields.required(EMVTag.authorisationStatus, "authorisation status", count: 1)[0]
@@ -495,7 +495,7 @@ public struct TransactionFinalisation: RPCCommand, Hashable {
         case issuerScript2, requestedTags
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(forceFlag, forKey: .forceFlag)
         try container.encode(authorisationStatus, forKey: .authorisationStatus)
@@ -507,16 +507,16 @@ public struct TransactionFinalisation: RPCCommand, Hashable {
     }
 
     /// The card's verdict, carried by the status (7 approved, 8 declined), and the requested tags.
-    public struct Response: RPCResponse, Hashable {
-        public var approved: Bool
-        public var tlvs: [TLV]
+    package struct Response: RPCResponse, Hashable {
+        package var approved: Bool
+        package var tlvs: [TLV]
 
-        public init(approved: Bool, tlvs: [TLV] = []) {
+        package init(approved: Bool, tlvs: [TLV] = []) {
             self.approved = approved
             self.tlvs = tlvs
         }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             switch status {
             case .finalisationApproved: approved = true
             case .finalisationDeclined: approved = false
@@ -530,16 +530,16 @@ public struct TransactionFinalisation: RPCCommand, Hashable {
         }
 
         /// The status a terminal sends with this response.
-        public var status: Status { approved ? .finalisationApproved : .finalisationDeclined }
+        package var status: Status { approved ? .finalisationApproved : .finalisationDeclined }
 
-        public func encodeData() -> [UInt8] { tlvs.encoded }
+        package func encodeData() -> [UInt8] { tlvs.encoded }
 
         /// 9F27 of the second GENERATE AC, when requested.
-        public var cryptogram: CryptogramType? { TLVResponse(tlvs: tlvs).cryptogram }
+        package var cryptogram: CryptogramType? { TLVResponse(tlvs: tlvs).cryptogram }
 
         private enum CodingKeys: String, CodingKey { case approved, tlvs }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(approved, forKey: .approved)
             try container.encodeTLVs(tlvs, forKey: .tlvs)

@@ -2,39 +2,39 @@
 ///
 /// Request: concatenation of 1-byte tag ids ("usable tags are all on 1 byte"). Response: TLVs for the tags the
 /// terminal knows; unknown tags are omitted. E8 may carry a "YT style" length (spec §4).
-public struct GetInfo: RPCCommand, Hashable {
-    public typealias Response = DeviceInfo
-    public static let id = CommandID.getInfo
+package struct GetInfo: RPCCommand, Hashable {
+    package typealias Response = DeviceInfo
+    package static let id = CommandID.getInfo
 
-    public var tags: [UInt8]
+    package var tags: [UInt8]
 
-    public init(tags: [UInt8] = GetInfo.standardTags) { self.tags = tags }
+    package init(tags: [UInt8] = GetInfo.standardTags) { self.tags = tags }
 
     /// What `ucube info` asks for: identity, versions, state, power and configuration versions.
-    public static let standardTags: [UInt8] = [
+    package static let standardTags: [UInt8] = [
         0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xD1, 0xD3, 0xD5, 0xD7, 0xD9, 0xDB, 0xE8, 0xEA, 0xEB, 0xEC, 0xED,
         0xFB, 0xFC, 0xFD, 0xF6, 0xF7,
     ]
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         guard !tags.isEmpty else { throw CommandError(.invalidArgument, "GetInfo needs at least one tag") }
         return tags
     }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         guard !payload.isEmpty else { throw CommandError(.truncated, "GetInfo request has no tag") }
         tags = payload
     }
 }
 
 /// A four-byte version printed "a.b.c.d" in decimal, bytes 128…255 as positive (spec §4 "Versions").
-public struct FirmwareVersion: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
-    public var parts: [UInt8]
+package struct FirmwareVersion: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+    package var parts: [UInt8]
 
-    public init(_ parts: [UInt8]) { self.parts = parts }
+    package init(_ parts: [UInt8]) { self.parts = parts }
 
     /// Parses "6.0.0.54".
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let fields = text.split(separator: ".", omittingEmptySubsequences: false)
         guard fields.count == 4 else { return nil }
         var parts: [UInt8] = []
@@ -45,16 +45,16 @@ public struct FirmwareVersion: Hashable, Sendable, Comparable, CustomStringConve
         self.parts = parts
     }
 
-    public var description: String { parts.map(String.init).joined(separator: ".") }
+    package var description: String { parts.map(String.init).joined(separator: ".") }
 
-    public static func < (lhs: FirmwareVersion, rhs: FirmwareVersion) -> Bool { lhs.parts.lexicographicallyPrecedes(rhs.parts) }
+    package static func < (lhs: FirmwareVersion, rhs: FirmwareVersion) -> Bool { lhs.parts.lexicographicallyPrecedes(rhs.parts) }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let v = FirmwareVersion(text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a.b.c.d: \(text)"))
@@ -64,16 +64,16 @@ public struct FirmwareVersion: Hashable, Sendable, Comparable, CustomStringConve
 }
 
 /// The GetInfo response, with every §7.1 tag the terminal returned decoded into a field, and the raw TLVs kept.
-public struct DeviceInfo: RPCResponse, Hashable {
-    public var tlvs: [TLV]
+package struct DeviceInfo: RPCResponse, Hashable {
+    package var tlvs: [TLV]
 
-    public init(tlvs: [TLV]) { self.tlvs = tlvs }
+    package init(tlvs: [TLV]) { self.tlvs = tlvs }
 
-    public init(status: Status, data: [UInt8]) throws(CommandError) {
+    package init(status: Status, data: [UInt8]) throws(CommandError) {
         tlvs = try TLVParser.parseCommandData(data, "GetInfo response")
     }
 
-    public func encodeData() -> [UInt8] { tlvs.encoded }
+    package func encodeData() -> [UInt8] { tlvs.encoded }
 
     private func top(_ tag: UInt32) -> [UInt8]? { tlvs.first { $0.tag == Tag(tag) }?.value }
 
@@ -83,57 +83,57 @@ public struct DeviceInfo: RPCResponse, Hashable {
     }
 
     /// C3: 5-byte big-endian integer divided by 4, in decimal (spec §4 "Serial number").
-    public var serialNumber: String? {
+    package var serialNumber: String? {
         guard let v = top(0xC3), v.count == 5 else { return nil }
         let n = v.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return String(n / 4)
     }
 
     /// C2: 15 ASCII bytes, spaces removed.
-    public var partNumber: String? {
+    package var partNumber: String? {
         guard let v = top(0xC2) else { return nil }
         return String(decoding: v.filter { $0 != 0x20 && $0 != 0x00 }, as: UTF8.self)
     }
 
-    public var atmelSerial: String? { top(0xC1).map { Hex.encode($0) } }
+    package var atmelSerial: String? { top(0xC1).map { Hex.encode($0) } }
     /// C4 (PROJECT CHOICE values, spec §7.2).
-    public var state: TerminalState? { top(0xC4).flatMap { $0.count == 1 ? TerminalState(rawValue: $0[0]) : nil } }
+    package var state: TerminalState? { top(0xC4).flatMap { $0.count == 1 ? TerminalState(rawValue: $0[0]) : nil } }
     /// C5 battery percent (PROJECT CHOICE, spec §7.1).
-    public var batteryPercent: Int? { top(0xC5).flatMap { $0.count == 1 ? Int($0[0]) : nil } }
+    package var batteryPercent: Int? { top(0xC5).flatMap { $0.count == 1 ? Int($0[0]) : nil } }
     /// C6 power-off timeout in seconds (0 = never).
-    public var powerOffTimeout: Int? { top(0xC6).flatMap { $0.count == 1 ? Int($0[0]) : nil } }
+    package var powerOffTimeout: Int? { top(0xC6).flatMap { $0.count == 1 ? Int($0[0]) : nil } }
     /// FB charging status (IS:DeviceInfoTableViewController).
-    public var charging: ChargingStatus? { top(0xFB).flatMap { $0.count == 1 ? ChargingStatus(rawValue: $0[0]) : nil } }
+    package var charging: ChargingStatus? { top(0xFB).flatMap { $0.count == 1 ? ChargingStatus(rawValue: $0[0]) : nil } }
     /// FC BLE speed mode: 0 slow, 1 quick.
-    public var speedMode: SpeedMode? { top(0xFC).flatMap { $0.count == 1 ? SpeedMode(rawValue: $0[0]) : nil } }
+    package var speedMode: SpeedMode? { top(0xFC).flatMap { $0.count == 1 ? SpeedMode(rawValue: $0[0]) : nil } }
     /// ED mPOS (NFC) module state: 0 none, 1–2 not ready, 3 ready (A-Pay:PaymentHelper).
-    public var nfcModuleState: Int? { top(0xED).flatMap { $0.count == 1 ? Int($0[0]) : nil } }
+    package var nfcModuleState: Int? { top(0xED).flatMap { $0.count == 1 ? Int($0[0]) : nil } }
 
-    public var firmwareVersion: FirmwareVersion? { version(0xD1) }
-    public var pciPEDVersion: FirmwareVersion? { version(0xD3) }
-    public var emvL1Version: FirmwareVersion? { version(0xD5) }
-    public var emvL2Version: FirmwareVersion? { version(0xD7) }
-    public var bootLoaderVersion: FirmwareVersion? { version(0xD9) }
-    public var emvICCConfigVersion: FirmwareVersion? { version(0xEA) }
-    public var emvNFCConfigVersion: FirmwareVersion? { version(0xEB) }
-    public var osVersion: FirmwareVersion? { version(0xEC) }
-    public var nonSecureFirmwareVersion: FirmwareVersion? { version(0xFD) }
+    package var firmwareVersion: FirmwareVersion? { version(0xD1) }
+    package var pciPEDVersion: FirmwareVersion? { version(0xD3) }
+    package var emvL1Version: FirmwareVersion? { version(0xD5) }
+    package var emvL2Version: FirmwareVersion? { version(0xD7) }
+    package var bootLoaderVersion: FirmwareVersion? { version(0xD9) }
+    package var emvICCConfigVersion: FirmwareVersion? { version(0xEA) }
+    package var emvNFCConfigVersion: FirmwareVersion? { version(0xEB) }
+    package var osVersion: FirmwareVersion? { version(0xEC) }
+    package var nonSecureFirmwareVersion: FirmwareVersion? { version(0xFD) }
     /// E8 → D1: the NFC (ST) firmware version.
-    public var nfcFirmwareVersion: FirmwareVersion? {
+    package var nfcFirmwareVersion: FirmwareVersion? {
         guard let e8 = tlvs.first(where: { $0.tag == Tag(0xE8) }), let d1 = e8.first(Tag(0xD1)), d1.value.count >= 4 else { return nil }
         return FirmwareVersion(Array(d1.value.prefix(4)))
     }
     /// DB key serial list id, with the known names of spec §7.1.
-    public var kslID: String? { top(0xDB).map { Hex.encode($0) } }
+    package var kslID: String? { top(0xDB).map { Hex.encode($0) } }
 
     /// F6: supported locales, "en\0fr\0" (PROJECT CHOICE, spec §5.2 "Locale commands").
-    public var supportedLocales: [String]? {
+    package var supportedLocales: [String]? {
         guard let v = top(0xF6) else { return nil }
         return v.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// F7: current merchant locale (PROJECT CHOICE, spec §5.2).
-    public var locale: String? {
+    package var locale: String? {
         guard let v = top(0xF7) else { return nil }
         return String(decoding: v.filter { $0 != 0 }, as: UTF8.self)
     }
@@ -145,7 +145,7 @@ public struct DeviceInfo: RPCResponse, Hashable {
         case supportedLocales, tlv
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(serialNumber, forKey: .serialNumber)
         try c.encodeIfPresent(partNumber, forKey: .partNumber)
@@ -180,9 +180,9 @@ public struct DeviceInfo: RPCResponse, Hashable {
 }
 
 /// FB charging status (IS:DeviceInfoTableViewController).
-public enum ChargingStatus: UInt8, Sendable, CustomStringConvertible {
+package enum ChargingStatus: UInt8, Sendable, CustomStringConvertible {
     case notCharging = 0x00, charging = 0x01, fullOnUSB = 0x03
-    public var description: String {
+    package var description: String {
         switch self {
         case .notCharging: "not charging"
         case .charging: "charging"
@@ -192,7 +192,7 @@ public enum ChargingStatus: UInt8, Sendable, CustomStringConvertible {
 }
 
 /// FC BLE speed mode (AR-README §9).
-public enum SpeedMode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+package enum SpeedMode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case slow = 0, quick = 1
-    public var description: String { self == .slow ? "slow" : "quick" }
+    package var description: String { self == .slow ? "slow" : "quick" }
 }

@@ -22,45 +22,45 @@ enum NFCTag {
 ///
 /// TLVs — DF70, DF71, DF52, 9C first, in that order — then `5F2A`, `5F36`, `9F02`, `9F03` (type 09 only), `9A`,
 /// `9F21`, `9F15` MCC, `9F16` merchant id, `9F53`, `9F7C`, `DF04`, `DF05`, `DF7F`, the caller's extra TLVs, `C1`.
-public struct NFCStartTransaction: RPCCommand, Hashable {
-    public static let id = CommandID.nfcStartTransaction
+package struct NFCStartTransaction: RPCCommand, Hashable {
+    package static let id = CommandID.nfcStartTransaction
 
     /// Longest 9F7C value (spec §5.2 "9F7C ≤20").
-    public static let maxMerchantProprietaryData = 20
+    package static let maxMerchantProprietaryData = 20
     /// 9F16 is `ans 15` (EMV Book 3 Annex A).
-    public static let merchantIdentifierLength = 15
+    package static let merchantIdentifierLength = 15
 
-    public var readers: [CardReader]
-    public var cardWaitTimeout: UInt8
+    package var readers: [CardReader]
+    package var cardWaitTimeout: UInt8
     /// DF52 = 01: the cardholder types the amount on the terminal (9F02 comes back in the response).
-    public var amountOnTerminal: Bool
-    public var type: TransactionType
-    public var currencyCode: UInt16
-    public var exponent: UInt8
+    package var amountOnTerminal: Bool
+    package var type: TransactionType
+    package var currencyCode: UInt16
+    package var exponent: UInt8
     /// Minor units.
-    public var amount: UInt64
+    package var amount: UInt64
     /// Type `purchaseCashback` only.
-    public var cashback: UInt64?
-    public var date: [UInt8]?
-    public var time: [UInt8]?
+    package var cashback: UInt64?
+    package var date: [UInt8]?
+    package var time: [UInt8]?
     /// 9F15, 2 bytes BCD.
-    public var merchantCategoryCode: [UInt8]?
+    package var merchantCategoryCode: [UInt8]?
     /// 9F16, 15 bytes.
-    public var merchantIdentifier: [UInt8]?
-    public var transactionCategoryCode: UInt8?
-    public var merchantProprietaryData: [UInt8]?
+    package var merchantIdentifier: [UInt8]?
+    package var transactionCategoryCode: UInt8?
+    package var merchantProprietaryData: [UInt8]?
     /// DF04, minor units, 6-byte BCD.
-    public var balanceBefore: UInt64?
+    package var balanceBefore: UInt64?
     /// DF05, minor units, 6-byte BCD.
-    public var balanceAfter: UInt64?
+    package var balanceAfter: UInt64?
     /// DF7F.
-    public var forceOnline: Bool
+    package var forceOnline: Bool
     /// Caller-supplied proprietary TLVs, written after DF7F; they may not repeat a tag this type writes itself. Kept
     /// as tag and value (see `SetInfoField.fields`).
-    public var extraTLVs: [TLV]
-    public var requestedTags: [Tag]
+    package var extraTLVs: [TLV]
+    package var requestedTags: [Tag]
 
-    public init(
+    package init(
         readers: [CardReader],
         cardWaitTimeout: UInt8,
         amountOnTerminal: Bool = false,
@@ -116,9 +116,9 @@ public struct NFCStartTransaction: RPCCommand, Hashable {
         NFCTag.readers, NFCTag.cardWaitTimeout, NFCTag.amountOnTerminal, EMVTag.transactionType,
     ]
 
-    public var responseTimeout: Duration? { ResponseTimeouts.after(seconds: cardWaitTimeout) }
+    package var responseTimeout: Duration? { ResponseTimeouts.after(seconds: cardWaitTimeout) }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         try ReaderList.check(readers, "NFCStartTransaction")
         var writer = TLVWriter("NFCStartTransaction")
         try writer.append(NFCTag.readers, readers.map(\.rawValue))
@@ -184,7 +184,7 @@ public struct NFCStartTransaction: RPCCommand, Hashable {
 
     /// Reads the request. The first four objects must be DF70, DF71, DF52, 9C (the terminal's rule); objects with
     /// other tags than this type's fields become `extraTLVs`.
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         let what = "NFCStartTransaction request"
         let fields = try TLVFields(payload, what)
         let leading = fields.tlvs.prefix(Self.leadingTags.count).map(\.tag.rawValue)
@@ -219,7 +219,7 @@ public struct NFCStartTransaction: RPCCommand, Hashable {
         case balanceBefore, balanceAfter, forceOnline, extraTLVs, requestedTags
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(readers, forKey: .readers)
         try container.encode(cardWaitTimeout, forKey: .cardWaitTimeout)
@@ -245,15 +245,15 @@ public struct NFCStartTransaction: RPCCommand, Hashable {
     /// TLVs: `DF70 01` the activated reader, `DF72 02` the NFC outcome (NFC only), 9F02 when the amount was typed,
     /// and the requested tags. `activatedReader` and `outcome` read `tlvs`; an unknown reader id or a DF72 that is not
     /// two bytes reads as `nil`, leaving the decision to the payment layer.
-    public struct Response: RPCResponse, Hashable {
-        public static let activatedReaderTag = Tag(NFCTag.readers)
+    package struct Response: RPCResponse, Hashable {
+        package static let activatedReaderTag = Tag(NFCTag.readers)
 
-        public var tlvs: [TLV]
+        package var tlvs: [TLV]
 
-        public init(tlvs: [TLV]) { self.tlvs = tlvs }
+        package init(tlvs: [TLV]) { self.tlvs = tlvs }
 
         /// DF70 and DF72 first (when given), then `tlvs` without any DF70/DF72 of their own.
-        public init(activatedReader: CardReader?, outcome: NFCOutcome?, tlvs: [TLV] = []) {
+        package init(activatedReader: CardReader?, outcome: NFCOutcome?, tlvs: [TLV] = []) {
             var all: [TLV] = []
             if let activatedReader { all.append(TLV(Self.activatedReaderTag, [activatedReader.rawValue])) }
             if let outcome { all.append(TLV(NFCOutcome.tag, outcome.bytes)) }
@@ -261,22 +261,22 @@ public struct NFCStartTransaction: RPCCommand, Hashable {
             self.tlvs = all
         }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             tlvs = try TLVParser.parseCommandData(data, "NFCStartTransaction response")
         }
 
-        public var activatedReader: CardReader? {
+        package var activatedReader: CardReader? {
             guard let value = tlvs[Self.activatedReaderTag], value.count == 1 else { return nil }
             return CardReader(rawValue: value[0])
         }
 
-        public var outcome: NFCOutcome? { NFCOutcomeField.read(tlvs) }
+        package var outcome: NFCOutcome? { NFCOutcomeField.read(tlvs) }
 
-        public func encodeData() -> [UInt8] { tlvs.encoded }
+        package func encodeData() -> [UInt8] { tlvs.encoded }
 
         private enum CodingKeys: String, CodingKey { case activatedReader, outcome, tlvs }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(activatedReader, forKey: .activatedReader)
             try container.encodeIfPresent(outcome, forKey: .outcome)
@@ -299,20 +299,20 @@ enum NFCOutcomeField {
 ///
 /// `DF73 02` authorisation response code ‖ `C1` requested tags. The default ARC is `60 60`, the "technical issue"
 /// placeholder the SDK meant to send when none is known (it assigned it to a local instead, spec §13).
-public struct NFCCompleteTransaction: RPCCommand, Hashable {
-    public static let id = CommandID.nfcCompleteTransaction
+package struct NFCCompleteTransaction: RPCCommand, Hashable {
+    package static let id = CommandID.nfcCompleteTransaction
 
-    public static let technicalIssue: [UInt8] = [0x60, 0x60]
+    package static let technicalIssue: [UInt8] = [0x60, 0x60]
 
-    public var authorisationResponseCode: [UInt8]
-    public var requestedTags: [Tag]
+    package var authorisationResponseCode: [UInt8]
+    package var requestedTags: [Tag]
 
-    public init(authorisationResponseCode: [UInt8] = NFCCompleteTransaction.technicalIssue, requestedTags: [Tag] = []) {
+    package init(authorisationResponseCode: [UInt8] = NFCCompleteTransaction.technicalIssue, requestedTags: [Tag] = []) {
         self.authorisationResponseCode = authorisationResponseCode
         self.requestedTags = requestedTags
     }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         var writer = TLVWriter("NFCCompleteTransaction")
         try writer.append(
             NFCTag.authorisationResponseCode,
@@ -323,7 +323,7 @@ public struct NFCCompleteTransaction: RPCCommand, Hashable {
     }
 
     /// Reads the request; an absent DF73 reads as the `60 60` default.
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         let fields = try TLVFields(payload, "NFCCompleteTransaction request")
         authorisationResponseCode =
             try fields.optional(
@@ -336,36 +336,36 @@ public struct NFCCompleteTransaction: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case authorisationResponseCode, requestedTags }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeHex(authorisationResponseCode, forKey: .authorisationResponseCode)
         try container.encodeTags(requestedTags, forKey: .requestedTags)
     }
 
     /// TLVs including DF72, the final outcome.
-    public struct Response: RPCResponse, Hashable {
-        public var tlvs: [TLV]
+    package struct Response: RPCResponse, Hashable {
+        package var tlvs: [TLV]
 
-        public init(tlvs: [TLV]) { self.tlvs = tlvs }
+        package init(tlvs: [TLV]) { self.tlvs = tlvs }
 
         /// DF72 first, then `tlvs` without a DF72 of their own.
-        public init(outcome: NFCOutcome?, tlvs: [TLV] = []) {
+        package init(outcome: NFCOutcome?, tlvs: [TLV] = []) {
             var all: [TLV] = []
             if let outcome { all.append(TLV(NFCOutcome.tag, outcome.bytes)) }
             self.tlvs = all + tlvs.filter { $0.tag != NFCOutcome.tag }
         }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             tlvs = try TLVParser.parseCommandData(data, "NFCCompleteTransaction response")
         }
 
-        public var outcome: NFCOutcome? { NFCOutcomeField.read(tlvs) }
+        package var outcome: NFCOutcome? { NFCOutcomeField.read(tlvs) }
 
-        public func encodeData() -> [UInt8] { tlvs.encoded }
+        package func encodeData() -> [UInt8] { tlvs.encoded }
 
         private enum CodingKeys: String, CodingKey { case outcome, tlvs }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(outcome, forKey: .outcome)
             try container.encodeTLVs(tlvs, forKey: .tlvs)

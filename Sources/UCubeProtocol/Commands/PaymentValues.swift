@@ -1,19 +1,19 @@
 /// Small fixed value sets the card and payment commands share (spec §7.3–§7.7). Each has a `name` for the CLI, the
 /// shell's completion and `--json`, and encodes to JSON as that name.
-public protocol NamedValue: CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
+package protocol NamedValue: CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
     /// The word on the command line and in JSON ("icc", "purchase-cashback").
     var name: String { get }
 }
 
 extension NamedValue {
     /// The value whose `name` is `name` (case-insensitive).
-    public init?(name: String) {
+    package init?(name: String) {
         let lower = name.lowercased()
         guard let match = Self.allCases.first(where: { $0.name == lower }) else { return nil }
         self = match
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Encodes `name` as a single JSON string. Each type's `encode(to:)` calls this explicitly: a default
     /// `encode(to:)` here would lose to the compiler's synthesised enum encoding.
@@ -26,7 +26,7 @@ extension NamedValue {
 // MARK: - Readers
 
 /// A card reader id (spec §5.2 WaitCard, §7.3): 0x11 ICC, 0x21 NFC, 0x41 MSR.
-public enum CardReader: UInt8, NamedValue {
+package enum CardReader: UInt8, NamedValue {
     /// The chip (contact) reader.
     case icc = 0x11
     /// The contactless reader.
@@ -34,7 +34,7 @@ public enum CardReader: UInt8, NamedValue {
     /// The magnetic stripe reader (original uCube only).
     case msr = 0x41
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .icc: "icc"
         case .nfc: "nfc"
@@ -42,13 +42,13 @@ public enum CardReader: UInt8, NamedValue {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
 }
 
 // MARK: - Transaction
 
 /// Transaction type, tag 9C (spec §7.3; F-sil's decimal numbering is ignored).
-public enum TransactionType: UInt8, NamedValue {
+package enum TransactionType: UInt8, NamedValue {
     case purchase = 0x00
     case withdrawal = 0x01
     case purchaseCashback = 0x09
@@ -56,7 +56,7 @@ public enum TransactionType: UInt8, NamedValue {
     case refund = 0x20
     case inquiry = 0x31
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .purchase: "purchase"
         case .withdrawal: "withdrawal"
@@ -68,13 +68,13 @@ public enum TransactionType: UInt8, NamedValue {
     }
 
     /// Only a purchase with cash-back carries 9F03 (spec §5.2 TransactionInitialization).
-    public var carriesCashback: Bool { self == .purchaseCashback }
+    package var carriesCashback: Bool { self == .purchaseCashback }
 
-    public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
 }
 
 /// Cryptogram type from the CID, tag 9F27 bits 8–7 (spec §7.6; EMV Book 3 Table 14).
-public enum CryptogramType: UInt8, NamedValue {
+package enum CryptogramType: UInt8, NamedValue {
     /// Authorisation request: go online.
     case arqc = 0x80
     /// Transaction certificate: approved offline.
@@ -83,9 +83,9 @@ public enum CryptogramType: UInt8, NamedValue {
     case aac = 0x00
 
     /// The type a CID byte announces; `nil` for the reserved value 0xC0.
-    public init?(cid: UInt8) { self.init(rawValue: cid & 0xC0) }
+    package init?(cid: UInt8) { self.init(rawValue: cid & 0xC0) }
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .arqc: "arqc"
         case .tc: "tc"
@@ -93,16 +93,16 @@ public enum CryptogramType: UInt8, NamedValue {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
 }
 
 /// Authorisation status, tag DF16 of TransactionFinalisation (spec §5.2).
-public enum AuthorisationStatus: UInt8, NamedValue {
+package enum AuthorisationStatus: UInt8, NamedValue {
     case unableToGoOnline = 0x00
     case approved = 0x01
     case declined = 0x02
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .unableToGoOnline: "unable-to-go-online"
         case .approved: "approved"
@@ -110,19 +110,19 @@ public enum AuthorisationStatus: UInt8, NamedValue {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
 }
 
 // MARK: - PIN
 
 /// ISO 9564 PIN block format (spec §7.3; SimplifiedOnlinePIN field 3).
-public enum PINBlockFormatCode: UInt8, NamedValue {
+package enum PINBlockFormatCode: UInt8, NamedValue {
     case iso0 = 0
     case iso1 = 1
     case iso3 = 3
     case iso4 = 4
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .iso0: "iso0"
         case .iso1: "iso1"
@@ -131,34 +131,34 @@ public enum PINBlockFormatCode: UInt8, NamedValue {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
 }
 
 /// What the correction key does during PIN entry, tag DF35 (spec §5.2, §7.3).
-public enum CorrectionKeyMode: UInt8, NamedValue {
+package enum CorrectionKeyMode: UInt8, NamedValue {
     case eraseLastDigit = 1
     case eraseAll = 2
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .eraseLastDigit: "erase-last-digit"
         case .eraseAll: "erase-all"
         }
     }
 
-    public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
 }
 
 // MARK: - Download
 
 /// How a binary sent with Load is protected (spec §5.2 InstallForLoad, §7.3).
-public enum EncryptionMethod: UInt8, NamedValue {
+package enum EncryptionMethod: UInt8, NamedValue {
     case sred = 0x00
     /// Ciphered with a session key that InstallForLoad carries as its optional parameter.
     case dynamic = 0x01
     case plain = 0x02
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .sred: "sred"
         case .dynamic: "dynamic"
@@ -166,22 +166,22 @@ public enum EncryptionMethod: UInt8, NamedValue {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
 }
 
 // MARK: - NFC outcome
 
 /// The contactless outcome, tag DF72: byte 0 the CVM / receipt, byte 1 the result (spec §7.5). Unknown byte values are
 /// kept, so a new firmware's outcome still decodes and prints.
-public struct NFCOutcome: Hashable, Sendable, Encodable, CustomStringConvertible {
+package struct NFCOutcome: Hashable, Sendable, Encodable, CustomStringConvertible {
     /// Byte 0: cardholder verification and receipt.
-    public enum CVM: UInt8, NamedValue {
+    package enum CVM: UInt8, NamedValue {
         case receipt = 0x30
         case receiptWithSignature = 0x31
         case noReceipt = 0x32
         case onlinePIN = 0x34
 
-        public var name: String {
+        package var name: String {
             switch self {
             case .receipt: "receipt"
             case .receiptWithSignature: "receipt-with-signature"
@@ -190,11 +190,11 @@ public struct NFCOutcome: Hashable, Sendable, Encodable, CustomStringConvertible
             }
         }
 
-        public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+        package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
     }
 
     /// Byte 1: the transaction result.
-    public enum Result: UInt8, NamedValue {
+    package enum Result: UInt8, NamedValue {
         case approved = 0x36
         case declined = 0x37
         case onlineRequest = 0x3E
@@ -203,7 +203,7 @@ public struct NFCOutcome: Hashable, Sendable, Encodable, CustomStringConvertible
         case endApplication = 0x3F
         case failed = 0x38
 
-        public var name: String {
+        package var name: String {
             switch self {
             case .approved: "approved"
             case .declined: "declined"
@@ -215,42 +215,42 @@ public struct NFCOutcome: Hashable, Sendable, Encodable, CustomStringConvertible
             }
         }
 
-        public func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+        package func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
     }
 
     /// The tag that carries the outcome in StartNFC and CompleteNFC responses.
-    public static let tag = Tag(0xDF72)
+    package static let tag = Tag(0xDF72)
 
-    public var cvmByte: UInt8
-    public var resultByte: UInt8
+    package var cvmByte: UInt8
+    package var resultByte: UInt8
 
-    public init(cvmByte: UInt8, resultByte: UInt8) {
+    package init(cvmByte: UInt8, resultByte: UInt8) {
         self.cvmByte = cvmByte
         self.resultByte = resultByte
     }
 
-    public init(cvm: CVM, result: Result) {
+    package init(cvm: CVM, result: Result) {
         self.init(cvmByte: cvm.rawValue, resultByte: result.rawValue)
     }
 
     /// From the two value bytes of DF72.
-    public init(bytes: [UInt8]) throws(CommandError) {
+    package init(bytes: [UInt8]) throws(CommandError) {
         guard bytes.count == 2 else {
             throw CommandError(.malformed, "NFC outcome (DF72) must be 2 bytes, got \(bytes.count)")
         }
         self.init(cvmByte: bytes[0], resultByte: bytes[1])
     }
 
-    public var bytes: [UInt8] { [cvmByte, resultByte] }
-    public var cvm: CVM? { CVM(rawValue: cvmByte) }
-    public var result: Result? { Result(rawValue: resultByte) }
+    package var bytes: [UInt8] { [cvmByte, resultByte] }
+    package var cvm: CVM? { CVM(rawValue: cvmByte) }
+    package var result: Result? { Result(rawValue: resultByte) }
     /// "0x31 receipt + signature required".
-    public var signatureRequired: Bool { cvm == .receiptWithSignature }
+    package var signatureRequired: Bool { cvm == .receiptWithSignature }
     /// "0x34 online PIN request".
-    public var onlinePINRequested: Bool { cvm == .onlinePIN }
+    package var onlinePINRequested: Bool { cvm == .onlinePIN }
 
     /// "approved, receipt" or "unknown result 0x40, receipt".
-    public var description: String {
+    package var description: String {
         let resultText = result?.name ?? "unknown result 0x\(Hex.encode([resultByte]))"
         let cvmText = cvm?.name ?? "unknown CVM 0x\(Hex.encode([cvmByte]))"
         return "\(resultText), \(cvmText)"
@@ -260,7 +260,7 @@ public struct NFCOutcome: Hashable, Sendable, Encodable, CustomStringConvertible
         case raw, cvm, result, signatureRequired, onlinePINRequested
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeHex(bytes, forKey: .raw)
         try container.encodeIfPresent(cvm, forKey: .cvm)

@@ -1,7 +1,7 @@
 /// A typed terminal command: its id, how its payload is written and read, and the response type it names
 /// (in the style of smpclient's request → response typing). Both directions are implemented so the simulator,
 /// which is a peer, reads requests and writes responses with the same code the driver uses.
-public protocol RPCCommand: Sendable, Encodable {
+package protocol RPCCommand: Sendable, Encodable {
     associatedtype Response: RPCResponse
     static var id: CommandID { get }
     /// The request payload (spec §5.2 layout).
@@ -16,9 +16,9 @@ public protocol RPCCommand: Sendable, Encodable {
 }
 
 extension RPCCommand {
-    public static var successStatuses: Set<Status> { [.success] }
-    public var responseTimeout: Duration? { nil }
-    public static var descriptor: CommandDescriptor {
+    package static var successStatuses: Set<Status> { [.success] }
+    package var responseTimeout: Duration? { nil }
+    package static var descriptor: CommandDescriptor {
         guard let d = CommandCatalogue.descriptor(for: id) else {
             preconditionFailure("every RPCCommand type is in CommandCatalogue: \(id)")
         }
@@ -27,24 +27,24 @@ extension RPCCommand {
 }
 
 /// A typed response: read from and written to the DATA field of a response frame.
-public protocol RPCResponse: Sendable, Encodable {
+package protocol RPCResponse: Sendable, Encodable {
     init(status: Status, data: [UInt8]) throws(CommandError)
     /// The DATA field (simulator).
     func encodeData() -> [UInt8]
 }
 
 /// A response without data.
-public struct EmptyResponse: RPCResponse, Equatable {
-    public init() {}
-    public init(status: Status, data: [UInt8]) throws(CommandError) {
+package struct EmptyResponse: RPCResponse, Equatable {
+    package init() {}
+    package init(status: Status, data: [UInt8]) throws(CommandError) {
         // Tolerate trailing bytes: some firmware pads; nothing is lost since nothing is expected.
     }
-    public func encodeData() -> [UInt8] { [] }
+    package func encodeData() -> [UInt8] { [] }
 }
 
 /// A request or response that does not match its command's layout. `code` is stable; `reason` says what.
-public struct CommandError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct CommandError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         /// A field is out of its allowed range (a timeout over 255 s, a text over 254 characters, …).
         case invalidArgument
         /// The payload or data is shorter than its layout.
@@ -55,10 +55,10 @@ public struct CommandError: CodedError {
         case tooLong
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
@@ -66,32 +66,32 @@ public struct CommandError: CodedError {
 }
 
 /// A tiny cursor for reading fixed layouts; every read is bounds-checked and throws `.truncated`.
-public struct ByteReader: Sendable {
-    public let bytes: [UInt8]
-    public private(set) var offset: Int = 0
+package struct ByteReader: Sendable {
+    package let bytes: [UInt8]
+    package private(set) var offset: Int = 0
     let what: String
 
-    public init(_ bytes: [UInt8], what: String) {
+    package init(_ bytes: [UInt8], what: String) {
         self.bytes = bytes
         self.what = what
     }
 
-    public var remaining: Int { bytes.count - offset }
-    public var isAtEnd: Bool { offset >= bytes.count }
+    package var remaining: Int { bytes.count - offset }
+    package var isAtEnd: Bool { offset >= bytes.count }
 
-    public mutating func u8(_ field: String) throws(CommandError) -> UInt8 {
+    package mutating func u8(_ field: String) throws(CommandError) -> UInt8 {
         guard offset < bytes.count else { throw CommandError(.truncated, "\(what): missing \(field) at byte \(offset)") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    public mutating func u16(_ field: String) throws(CommandError) -> UInt16 {
+    package mutating func u16(_ field: String) throws(CommandError) -> UInt16 {
         let hi = try u8(field)
         let lo = try u8(field)
         return UInt16(hi) << 8 | UInt16(lo)
     }
 
-    public mutating func take(_ count: Int, _ field: String) throws(CommandError) -> [UInt8] {
+    package mutating func take(_ count: Int, _ field: String) throws(CommandError) -> [UInt8] {
         guard count >= 0, remaining >= count else {
             throw CommandError(.truncated, "\(what): \(field) needs \(count) bytes at byte \(offset), \(remaining) remain")
         }
@@ -99,7 +99,7 @@ public struct ByteReader: Sendable {
         return Array(bytes[offset..<(offset + count)])
     }
 
-    public mutating func rest() -> [UInt8] {
+    package mutating func rest() -> [UInt8] {
         defer { offset = bytes.count }
         return Array(bytes[offset...])
     }
@@ -107,7 +107,7 @@ public struct ByteReader: Sendable {
 
 extension TLVParser {
     /// Parses command data as TLV, mapping a TLV failure to a `CommandError` that names the command.
-    public static func parseCommandData(_ bytes: [UInt8], _ what: String, rules: TLVRules = .terminal) throws(CommandError) -> [TLV] {
+    package static func parseCommandData(_ bytes: [UInt8], _ what: String, rules: TLVRules = .terminal) throws(CommandError) -> [TLV] {
         do {
             return try parse(bytes, rules: rules)
         } catch {

@@ -3,9 +3,9 @@
 /// PROJECT CHOICE (the byte layout is not in the sources, spec §5.1/§14): six binary bytes
 /// `day ‖ month ‖ year − 2000 ‖ hour ‖ minute ‖ second`, in the order MP-README names the fields. This enum is the
 /// only place that knows it.
-public enum RTCLayout {
-    public static let size = 6
-    public static let baseYear = 2000
+package enum RTCLayout {
+    package static let size = 6
+    package static let baseYear = 2000
 
     /// A validated date and time as six bytes.
     static func encode(_ time: RTCDateTime) throws(CommandError) -> [UInt8] {
@@ -36,15 +36,15 @@ public enum RTCLayout {
 }
 
 /// A calendar date and time of day as the terminal's clock holds it (no time zone; years 2000…2255).
-public struct RTCDateTime: Hashable, Sendable, Encodable, CustomStringConvertible {
-    public var year: Int
-    public var month: Int
-    public var day: Int
-    public var hour: Int
-    public var minute: Int
-    public var second: Int
+package struct RTCDateTime: Hashable, Sendable, Encodable, CustomStringConvertible {
+    package var year: Int
+    package var month: Int
+    package var day: Int
+    package var hour: Int
+    package var minute: Int
+    package var second: Int
 
-    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+    package init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
         self.year = year
         self.month = month
         self.day = day
@@ -54,7 +54,7 @@ public struct RTCDateTime: Hashable, Sendable, Encodable, CustomStringConvertibl
     }
 
     /// Throws `.invalidArgument` naming the first field out of range.
-    public func validate() throws(CommandError) {
+    package func validate() throws(CommandError) {
         let maxYear = RTCLayout.baseYear + 255
         guard (RTCLayout.baseYear...maxYear).contains(year) else {
             throw CommandError(.invalidArgument, "year must be \(RTCLayout.baseYear)…\(maxYear), got \(year)")
@@ -86,45 +86,45 @@ public struct RTCDateTime: Hashable, Sendable, Encodable, CustomStringConvertibl
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// "2024-02-29 13:05:09".
-    public var description: String {
+    package var description: String {
         "\(year)-\(Self.pad(month))-\(Self.pad(day)) \(Self.pad(hour)):\(Self.pad(minute)):\(Self.pad(second))"
     }
 }
 
 /// 0x0301 RTCGet: reads the terminal's clock (MP-README). Request empty.
-public struct RTCGet: EmptyPayloadCommand {
-    public static let id = CommandID.rtcGet
-    public init() {}
+package struct RTCGet: EmptyPayloadCommand {
+    package static let id = CommandID.rtcGet
+    package init() {}
 
     /// The clock, in the `RTCLayout` (PROJECT CHOICE). Trailing bytes are ignored.
-    public struct Response: RPCResponse, Hashable {
-        public var dateTime: RTCDateTime
+    package struct Response: RPCResponse, Hashable {
+        package var dateTime: RTCDateTime
 
-        public init(dateTime: RTCDateTime) { self.dateTime = dateTime }
+        package init(dateTime: RTCDateTime) { self.dateTime = dateTime }
 
-        public init(day: Int, month: Int, year: Int, hour: Int, minute: Int, second: Int) {
+        package init(day: Int, month: Int, year: Int, hour: Int, minute: Int, second: Int) {
             dateTime = RTCDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             dateTime = try RTCLayout.decode(data, what: "RTCGet response")
         }
 
-        public var day: Int { dateTime.day }
-        public var month: Int { dateTime.month }
-        public var year: Int { dateTime.year }
-        public var hour: Int { dateTime.hour }
-        public var minute: Int { dateTime.minute }
-        public var second: Int { dateTime.second }
+        package var day: Int { dateTime.day }
+        package var month: Int { dateTime.month }
+        package var year: Int { dateTime.year }
+        package var hour: Int { dateTime.hour }
+        package var minute: Int { dateTime.minute }
+        package var second: Int { dateTime.second }
 
         /// The six clock bytes; a value outside the layout (our own bug in the simulator) writes zeros.
-        public func encodeData() -> [UInt8] {
+        package func encodeData() -> [UInt8] {
             (try? RTCLayout.encode(dateTime)) ?? [UInt8](repeating: 0, count: RTCLayout.size)
         }
 
         private enum CodingKeys: String, CodingKey { case dateTime }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(dateTime.description, forKey: .dateTime)
         }
@@ -132,28 +132,28 @@ public struct RTCGet: EmptyPayloadCommand {
 }
 
 /// 0x0302 RTCSet: sets the terminal's clock (MP-README; the Android sample does it inside a secure session).
-public struct RTCSet: RPCCommand, Hashable {
-    public typealias Response = EmptyResponse
-    public static let id = CommandID.rtcSet
+package struct RTCSet: RPCCommand, Hashable {
+    package typealias Response = EmptyResponse
+    package static let id = CommandID.rtcSet
 
-    public var dateTime: RTCDateTime
+    package var dateTime: RTCDateTime
 
-    public init(_ dateTime: RTCDateTime) { self.dateTime = dateTime }
+    package init(_ dateTime: RTCDateTime) { self.dateTime = dateTime }
 
-    public init(day: Int, month: Int, year: Int, hour: Int, minute: Int, second: Int) {
+    package init(day: Int, month: Int, year: Int, hour: Int, minute: Int, second: Int) {
         dateTime = RTCDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
-    public var day: Int { dateTime.day }
-    public var month: Int { dateTime.month }
-    public var year: Int { dateTime.year }
-    public var hour: Int { dateTime.hour }
-    public var minute: Int { dateTime.minute }
-    public var second: Int { dateTime.second }
+    package var day: Int { dateTime.day }
+    package var month: Int { dateTime.month }
+    package var year: Int { dateTime.year }
+    package var hour: Int { dateTime.hour }
+    package var minute: Int { dateTime.minute }
+    package var second: Int { dateTime.second }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] { try RTCLayout.encode(dateTime) }
+    package func encodePayload() throws(CommandError) -> [UInt8] { try RTCLayout.encode(dateTime) }
 
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         guard payload.count <= RTCLayout.size else {
             throw CommandError(.malformed, "RTCSet request is \(payload.count) bytes; the layout has \(RTCLayout.size)")
         }
@@ -162,7 +162,7 @@ public struct RTCSet: RPCCommand, Hashable {
 
     private enum CodingKeys: String, CodingKey { case dateTime }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(dateTime.description, forKey: .dateTime)
     }

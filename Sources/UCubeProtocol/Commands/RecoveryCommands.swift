@@ -1,41 +1,41 @@
 /// 0x0330 RepeatLastMessage (current SDK, spec §2.9): the terminal sends its last answer again, with the SEQ and
 /// CMD ID of the command it answered, so that a command whose answer was lost can match it. The SDK expects no answer
 /// of its own: it marks the command done once written.
-public struct RepeatLastMessage: EmptyPayloadCommand {
-    public typealias Response = EmptyResponse
-    public static let id = CommandID.repeatLastMessage
-    public init() {}
+package struct RepeatLastMessage: EmptyPayloadCommand {
+    package typealias Response = EmptyResponse
+    package static let id = CommandID.repeatLastMessage
+    package init() {}
 }
 
 /// 0x0331 GetStatus (current SDK, spec §2.9): whether the terminal is still busy with a process, asked while a long
 /// command waits for its answer. Empty request, NONE both ways.
-public struct GetStatus: EmptyPayloadCommand {
-    public static let id = CommandID.getStatus
-    public init() {}
+package struct GetStatus: EmptyPayloadCommand {
+    package static let id = CommandID.getStatus
+    package init() {}
 
     /// Status 0 and at least one data byte, the process state (spec §2.9, L:GetStatusCommand): 0 no process, 1 a
     /// secure-firmware process, 2 a non-secure-firmware process, 3 both; anything else is "unknown" to the SDK.
     /// No data byte: the SDK fails the GetStatus. Bytes after the first are ignored.
-    public struct Response: RPCResponse, Hashable {
-        public static let idle: UInt8 = 0x00
-        public static let secureFirmwareBusy: UInt8 = 0x01
-        public static let nonSecureFirmwareBusy: UInt8 = 0x02
-        public static let bothBusy: UInt8 = 0x03
+    package struct Response: RPCResponse, Hashable {
+        package static let idle: UInt8 = 0x00
+        package static let secureFirmwareBusy: UInt8 = 0x01
+        package static let nonSecureFirmwareBusy: UInt8 = 0x02
+        package static let bothBusy: UInt8 = 0x03
 
         /// The process-state byte as received.
-        public var processState: UInt8
+        package var processState: UInt8
 
-        public init(processState: UInt8) { self.processState = processState }
+        package init(processState: UInt8) { self.processState = processState }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             var reader = ByteReader(data, what: "GetStatus response")
             processState = try reader.u8("process state")
         }
 
-        public func encodeData() -> [UInt8] { [processState] }
+        package func encodeData() -> [UInt8] { [processState] }
 
         /// The SDK's reading of the byte: idle, busy (and which firmware), or unknown.
-        public var meaning: String {
+        package var meaning: String {
             switch processState {
             case Self.idle: "idle"
             case Self.secureFirmwareBusy: "busy (secure firmware)"
@@ -47,7 +47,7 @@ public struct GetStatus: EmptyPayloadCommand {
 
         private enum CodingKeys: String, CodingKey { case processState, meaning }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(processState, forKey: .processState)
             try container.encode(meaning, forKey: .meaning)

@@ -3,22 +3,22 @@
 ///
 /// Request, in order: amount text (counted, NUL-terminated); currency label (same); PIN block format (1); prompt text
 /// line; wait text line (`font ‖ length ‖ text ‖ 00 ‖ x ‖ y` each); TLVs DF30…DF36.
-public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
-    public static let id = CommandID.simplifiedOnlinePIN
+package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
+    package static let id = CommandID.simplifiedOnlinePIN
 
     // SDK defaults (spec §5.2).
-    public static let defaultPrompt = DisplayLine(font: 0, text: "PIN ?", x: 0, y: 0)
-    public static let defaultWaitText = DisplayLine(font: 0, text: "...", x: 0, y: 0)
-    public static let defaultMinDigits: UInt8 = 4
-    public static let defaultMaxDigits: UInt8 = 12
-    public static let defaultFirstDigitTimeout: UInt16 = 24
-    public static let defaultInterDigitTimeout: UInt16 = 24
-    public static let defaultGlobalTimeout: UInt16 = 60
+    package static let defaultPrompt = DisplayLine(font: 0, text: "PIN ?", x: 0, y: 0)
+    package static let defaultWaitText = DisplayLine(font: 0, text: "...", x: 0, y: 0)
+    package static let defaultMinDigits: UInt8 = 4
+    package static let defaultMaxDigits: UInt8 = 12
+    package static let defaultFirstDigitTimeout: UInt16 = 24
+    package static let defaultInterDigitTimeout: UInt16 = 24
+    package static let defaultGlobalTimeout: UInt16 = 60
     /// The SDK limits the global timeout to 1…60 s.
-    public static let globalTimeoutRange: ClosedRange<UInt16> = 1...60
+    package static let globalTimeoutRange: ClosedRange<UInt16> = 1...60
     /// The spec gives no SDK default for DF35; erasing the last digit is the usual PIN-pad behaviour.
-    public static let defaultCorrectionKeyMode = CorrectionKeyMode.eraseLastDigit
-    public static let defaultDigitsPerLine: UInt8 = 6
+    package static let defaultCorrectionKeyMode = CorrectionKeyMode.eraseLastDigit
+    package static let defaultDigitsPerLine: UInt8 = 6
 
     private enum TLVTag {
         static let minDigits: UInt32 = 0xDF30
@@ -31,28 +31,28 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
     }
 
     /// The amount as shown, e.g. "1234.50" (see `amountText(minorUnits:exponent:)`).
-    public var amountText: String
+    package var amountText: String
     /// The currency as shown, e.g. "EUR".
-    public var currencyLabel: String
-    public var pinBlockFormat: PINBlockFormatCode
-    public var prompt: DisplayLine
-    public var waitText: DisplayLine
+    package var currencyLabel: String
+    package var pinBlockFormat: PINBlockFormatCode
+    package var prompt: DisplayLine
+    package var waitText: DisplayLine
     /// DF30.
-    public var minDigits: UInt8
+    package var minDigits: UInt8
     /// DF31.
-    public var maxDigits: UInt8
+    package var maxDigits: UInt8
     /// DF32, seconds.
-    public var firstDigitTimeout: UInt16
+    package var firstDigitTimeout: UInt16
     /// DF33, seconds.
-    public var interDigitTimeout: UInt16
+    package var interDigitTimeout: UInt16
     /// DF34, seconds, 1…60.
-    public var globalTimeout: UInt16
+    package var globalTimeout: UInt16
     /// DF35.
-    public var correctionKeyMode: CorrectionKeyMode
+    package var correctionKeyMode: CorrectionKeyMode
     /// DF36.
-    public var digitsPerLine: UInt8
+    package var digitsPerLine: UInt8
 
-    public init(
+    package init(
         amountText: String,
         currencyLabel: String,
         pinBlockFormat: PINBlockFormatCode = .iso0,
@@ -83,7 +83,7 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
     /// The amount text for `minorUnits` of a currency with `exponent` decimals: always two decimals, '.' as the
     /// separator, no grouping ("1234.50"). The SDK uses Java's locale-dependent `"%,.2f"` ("1,234.50" or "1 234,50",
     /// spec §13); a fixed form is chosen instead. Exponents over 2 round half up; exponents under 2 pad with zeros.
-    public static func amountText(minorUnits: UInt64, exponent: UInt8) throws(CommandError) -> String {
+    package static func amountText(minorUnits: UInt64, exponent: UInt8) throws(CommandError) -> String {
         guard minorUnits <= 999_999_999_999 else {
             throw CommandError(.invalidArgument, "amount must be at most 999999999999 minor units, got \(minorUnits)")
         }
@@ -100,9 +100,9 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
         return "\(cents / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
-    public var responseTimeout: Duration? { ResponseTimeouts.after(seconds: globalTimeout) }
+    package var responseTimeout: Duration? { ResponseTimeouts.after(seconds: globalTimeout) }
 
-    public func encodePayload() throws(CommandError) -> [UInt8] {
+    package func encodePayload() throws(CommandError) -> [UInt8] {
         let amount = try ASCII.encodePrintable(amountText, field: "amount text")
         guard (1...CountedText.maxTextCount).contains(amount.count) else {
             throw CommandError(.invalidArgument, "amount text must be 1…254 characters, got \(amount.count)")
@@ -140,7 +140,7 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
     private static func twoBytes(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
 
     /// Reads the request; a DF30…DF36 object that is absent takes the SDK default.
-    public init(payload: [UInt8]) throws(CommandError) {
+    package init(payload: [UInt8]) throws(CommandError) {
         let what = "SimplifiedOnlinePIN request"
         var reader = ByteReader(payload, what: what)
         amountText = Latin1.decode(try CountedText.read(&reader, "amount text"))
@@ -179,7 +179,7 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
         case interDigitTimeout, globalTimeout, correctionKeyMode, digitsPerLine
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(amountText, forKey: .amountText)
         try container.encode(currencyLabel, forKey: .currencyLabel)
@@ -196,21 +196,21 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
     }
 
     /// PROJECT CHOICE (spec §5.2): TLV `DF3E 0A <PIN KSN> DF3F 08 <enciphered PIN block>` (tags from IS:Constants).
-    public struct Response: RPCResponse, Hashable {
-        public static let pinKSNTag = Tag(0xDF3E)
-        public static let pinBlockTag = Tag(0xDF3F)
-        public static let pinKSNLength = 10
-        public static let pinBlockLength = 8
+    package struct Response: RPCResponse, Hashable {
+        package static let pinKSNTag = Tag(0xDF3E)
+        package static let pinBlockTag = Tag(0xDF3F)
+        package static let pinKSNLength = 10
+        package static let pinBlockLength = 8
 
-        public var pinKSN: [UInt8]
-        public var pinBlock: [UInt8]
+        package var pinKSN: [UInt8]
+        package var pinBlock: [UInt8]
 
-        public init(pinKSN: [UInt8], pinBlock: [UInt8]) {
+        package init(pinKSN: [UInt8], pinBlock: [UInt8]) {
             self.pinKSN = pinKSN
             self.pinBlock = pinBlock
         }
 
-        public init(status: Status, data: [UInt8]) throws(CommandError) {
+        package init(status: Status, data: [UInt8]) throws(CommandError) {
             let fields = TLVFields(
                 tlvs: try TLVParser.parseCommandData(data, "SimplifiedOnlinePIN response"),
                 "SimplifiedOnlinePIN response"
@@ -219,13 +219,13 @@ public struct SimplifiedOnlinePIN: RPCCommand, Hashable {
             pinBlock = try fields.required(Self.pinBlockTag.rawValue, "PIN block", count: Self.pinBlockLength)
         }
 
-        public func encodeData() -> [UInt8] {
+        package func encodeData() -> [UInt8] {
             [TLV(Self.pinKSNTag, pinKSN), TLV(Self.pinBlockTag, pinBlock)].encoded
         }
 
         private enum CodingKeys: String, CodingKey { case pinKSN, pinBlock }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeHex(pinKSN, forKey: .pinKSN)
             try container.encodeHex(pinBlock, forKey: .pinBlock)

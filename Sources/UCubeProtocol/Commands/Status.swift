@@ -1,68 +1,68 @@
 /// A terminal status: signed 16-bit, big-endian on the wire (spec §2.2, §6). An open set: any value decodes.
-public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int16
-    public init(rawValue: Int16) { self.rawValue = rawValue }
-    public init(_ rawValue: Int16) { self.rawValue = rawValue }
+package struct Status: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: Int16
+    package init(rawValue: Int16) { self.rawValue = rawValue }
+    package init(_ rawValue: Int16) { self.rawValue = rawValue }
     /// From the two wire bytes, high byte first.
-    public init(bytes high: UInt8, _ low: UInt8) { self.rawValue = Int16(bitPattern: UInt16(high) << 8 | UInt16(low)) }
+    package init(bytes high: UInt8, _ low: UInt8) { self.rawValue = Int16(bitPattern: UInt16(high) << 8 | UInt16(low)) }
 
     /// The two wire bytes, high byte first.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         let u = UInt16(bitPattern: rawValue)
         return [UInt8(u >> 8), UInt8(u & 0xFF)]
     }
 
-    public var isSuccess: Bool { rawValue == 0 }
+    package var isSuccess: Bool { rawValue == 0 }
 
     /// The table entry, when the value is known.
-    public var info: StatusInfo? { StatusTable.info(for: self) }
+    package var info: StatusInfo? { StatusTable.info(for: self) }
 
     /// "-2 (0xFFFE) TIMEOUT" or "-1234 (0xFB2E)".
-    public var description: String {
+    package var description: String {
         let hex = "0x" + Hex.encode(bytes)
         if let info { return "\(rawValue) (\(hex)) \(info.name)" }
         return "\(rawValue) (\(hex))"
     }
 
-    public static let success = Status(0)
-    public static let finalisationApproved = Status(7)
-    public static let finalisationDeclined = Status(8)
-    public static let unknownCommand = Status(-1)
-    public static let timeout = Status(-2)
-    public static let actionCancelled = Status(-28)
-    public static let cancelled = Status(-32)
-    public static let noCard = Status(-35)
-    public static let cardMute = Status(-43)
-    public static let aborted = Status(-114)
-    public static let badTerminalState = Status(-287)
-    public static let emvNotSupported = Status(-300)
-    public static let emvNotAccepted = Status(-301)
-    public static let cardNotAccepted = Status(-328)
-    public static let cardBlocked = Status(-350)
-    public static let nfcModuleNotReady = Status(-0x102A)
+    package static let success = Status(0)
+    package static let finalisationApproved = Status(7)
+    package static let finalisationDeclined = Status(8)
+    package static let unknownCommand = Status(-1)
+    package static let timeout = Status(-2)
+    package static let actionCancelled = Status(-28)
+    package static let cancelled = Status(-32)
+    package static let noCard = Status(-35)
+    package static let cardMute = Status(-43)
+    package static let aborted = Status(-114)
+    package static let badTerminalState = Status(-287)
+    package static let emvNotSupported = Status(-300)
+    package static let emvNotAccepted = Status(-301)
+    package static let cardNotAccepted = Status(-328)
+    package static let cardBlocked = Status(-350)
+    package static let nfcModuleNotReady = Status(-0x102A)
     /// PROJECT CHOICE (FirmwareImageChoices): the last Load block completed an image whose signature does not verify.
-    public static let imageSignatureInvalid = Status(-910)
+    package static let imageSignatureInvalid = Status(-910)
     /// PROJECT CHOICE (FirmwareImageChoices): the loaded image's header is malformed or its length is wrong.
-    public static let imageMalformed = Status(-911)
+    package static let imageMalformed = Status(-911)
     /// PROJECT CHOICE (FirmwareImageChoices): the loaded image is not newer than the installed version.
-    public static let imageNotNewer = Status(-912)
+    package static let imageNotNewer = Status(-912)
 
     /// True for the NFC ("mPOS") module error range −0x1020 … −0x1030 (spec §6).
-    public var isNFCModuleError: Bool { (-0x1030)...(-0x1020) ~= Int(rawValue) }
+    package var isNFCModuleError: Bool { (-0x1030)...(-0x1020) ~= Int(rawValue) }
 }
 
 /// Name and plain-language meaning of a status.
-public struct StatusInfo: Sendable, Hashable {
-    public let status: Status
-    public let name: String
-    public let meaning: String
+package struct StatusInfo: Sendable, Hashable {
+    package let status: Status
+    package let name: String
+    package let meaning: String
     /// Where the value comes from (spec §0 citation key).
-    public let source: String
+    package let source: String
 }
 
 /// The one table of status meanings (spec §6).
-public enum StatusTable {
-    public static let all: [StatusInfo] = {
+package enum StatusTable {
+    package static let all: [StatusInfo] = {
         var list: [StatusInfo] = [
             .init(status: .success, name: "SUCCESS", meaning: "the command succeeded", source: "A-Const"),
             .init(status: .finalisationApproved, name: "APPROVED_TC",
@@ -114,10 +114,10 @@ public enum StatusTable {
 
     private static let byValue: [Status: StatusInfo] = Dictionary(uniqueKeysWithValues: all.map { ($0.status, $0) })
 
-    public static func info(for status: Status) -> StatusInfo? { byValue[status] }
+    package static func info(for status: Status) -> StatusInfo? { byValue[status] }
 
     /// Looks a status up by name ("BAD_TERMINAL_STATE") or by decimal/hex value ("-287", "0xFEE1").
-    public static func lookup(_ text: String) -> Status? {
+    package static func lookup(_ text: String) -> Status? {
         if let v = Int16(text) { return Status(v) }
         if text.hasPrefix("0x") || text.hasPrefix("0X"), let u = UInt16(text.dropFirst(2), radix: 16) {
             return Status(Int16(bitPattern: u))

@@ -1,13 +1,13 @@
 /// What a data object means, bit by bit or field by field: lines for people, and the table they come from.
 /// `ucube decode`, the shell's `context` and `tlv` views and `pay --json` show the same explanation.
-public struct Explanation: Sendable, Hashable, Encodable {
+package struct Explanation: Sendable, Hashable, Encodable {
     /// The table the lines were read from ("EMV 4.4 Book 3 Annex C5 Table 46").
-    public let source: String
+    package let source: String
     /// One line per set bit, multi-bit field or decoded part ("byte 1 bit 8: Offline data authentication was not
     /// performed").
-    public let lines: [String]
+    package let lines: [String]
 
-    public init(source: String, lines: [String]) {
+    package init(source: String, lines: [String]) {
         self.source = source
         self.lines = lines
     }
@@ -16,15 +16,15 @@ public struct Explanation: Sendable, Hashable, Encodable {
 /// A data object with its explanation, as `--json` output carries it:
 /// `{"tag":"95","name":"terminalVerificationResults","value":"8000000000","source":"…","explanation":["…"]}`.
 /// Only tags `Explainer` explains appear here, and none of them is cardholder data.
-public struct ExplainedField: Sendable, Hashable, Encodable {
-    public let tag: String
-    public let name: String?
+package struct ExplainedField: Sendable, Hashable, Encodable {
+    package let tag: String
+    package let name: String?
     /// The value in upper-case hex.
-    public let value: String
-    public let source: String
-    public let explanation: [String]
+    package let value: String
+    package let source: String
+    package let explanation: [String]
 
-    public init(_ tlv: TLV, _ explained: Explanation, context: TagContext = .payment) {
+    package init(_ tlv: TLV, _ explained: Explanation, context: TagContext = .payment) {
         tag = tlv.tag.description
         name = TagDictionary.info(for: tlv.tag, context: context)?.name
         value = Hex.encode(tlv.value)
@@ -35,12 +35,12 @@ public struct ExplainedField: Sendable, Hashable, Encodable {
 
 /// One bit of a bit-coded data object with its meaning when set. Bytes and bits are numbered as the EMV books number
 /// them: byte 1 first, bit 8 the most significant.
-public struct BitMeaning: Sendable, Hashable {
-    public let byte: Int
-    public let bit: Int
-    public let meaning: String
+package struct BitMeaning: Sendable, Hashable {
+    package let byte: Int
+    package let bit: Int
+    package let meaning: String
 
-    public init(_ byte: Int, _ bit: Int, _ meaning: String) {
+    package init(_ byte: Int, _ bit: Int, _ meaning: String) {
         precondition((1...8).contains(bit), "bits are numbered 8…1")
         self.byte = byte
         self.bit = bit
@@ -52,20 +52,20 @@ public struct BitMeaning: Sendable, Hashable {
 
 /// Several adjacent bits of one byte read together as a number, each value with its meaning (the CID's cryptogram
 /// type, a CVR's GENERATE AC results, a counter).
-public struct BitField: Sendable, Hashable {
-    public let byte: Int
+package struct BitField: Sendable, Hashable {
+    package let byte: Int
     /// Most and least significant bit of the field (8…1, high ≥ low).
-    public let high: Int
-    public let low: Int
-    public let name: String
+    package let high: Int
+    package let low: Int
+    package let name: String
     /// Meaning of each value (the field's bits shifted down); a value missing here is shown by `otherwise`.
-    public let values: [UInt8: String]
+    package let values: [UInt8: String]
     /// For values not in `values`: "RFU", or nil to show the number ("Script counter: 3").
-    public let otherwise: String?
+    package let otherwise: String?
     /// Whether the field is shown when its value is 0 (a counter at 0 or "no information" says nothing).
-    public let showsZero: Bool
+    package let showsZero: Bool
 
-    public init(
+    package init(
         _ byte: Int, bits high: Int, _ low: Int, _ name: String, _ values: [UInt8: String] = [:],
         otherwise: String? = nil, showsZero: Bool = true
     ) {
@@ -97,19 +97,19 @@ public struct BitField: Sendable, Hashable {
 
 /// The meaning of every bit of a fixed-length bit-coded data object (TVR, AIP, terminal capabilities …), declared
 /// once per tag with the source it was read from. Bits that no entry names are RFU: a set RFU bit is flagged.
-public struct BitTable: Sendable {
+package struct BitTable: Sendable {
     /// The data object's name ("Terminal Verification Results").
-    public let name: String
+    package let name: String
     /// Where the meanings come from ("EMV 4.4 Book 3 Annex C5 Table 46").
-    public let source: String
+    package let source: String
     /// Bytes the data object has.
-    public let length: Int
-    public let bits: [BitMeaning]
-    public let fields: [BitField]
+    package let length: Int
+    package let bits: [BitMeaning]
+    package let fields: [BitField]
     /// The number the first byte of the value has in the source (2 for a Visa CVR, whose byte 1 is its length).
-    public let firstByte: Int
+    package let firstByte: Int
 
-    public init(
+    package init(
         name: String, source: String, length: Int, bits: [BitMeaning], fields: [BitField] = [], firstByte: Int = 1
     ) {
         self.name = name
@@ -122,7 +122,7 @@ public struct BitTable: Sendable {
 
     /// One line per set bit and per field, in byte order, bit 8 first; set RFU bits flagged; "no bit set" when the
     /// value is all zeros and no field is shown.
-    public func explain(_ value: [UInt8]) -> Explanation {
+    package func explain(_ value: [UInt8]) -> Explanation {
         Explanation(source: source, lines: lines(value))
     }
 

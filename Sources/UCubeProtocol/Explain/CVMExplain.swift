@@ -1,11 +1,11 @@
 /// Cardholder verification: the CVM list (8E), the CVM results (9F34), and the terminal type (9F35), whose values
 /// are codes rather than bit flags.
-public enum CVMTables {
+package enum CVMTables {
     /// CV Rule byte 1 bits 6–1, the CVM code: EMV 4.4 Book 3 Annex C3 Table 43.
-    public static let source = "EMV 4.4 Book 3 Annex C3 Tables 43-44"
+    package static let source = "EMV 4.4 Book 3 Annex C3 Tables 43-44"
 
     /// The CVM code's name (bits 6–1 of a CV Rule's first byte).
-    public static func method(_ code: UInt8) -> String {
+    package static func method(_ code: UInt8) -> String {
         switch code & 0x3F {
         case 0x00: "Fail CVM processing"
         case 0x01: "Plaintext PIN verification performed by ICC"
@@ -33,7 +33,7 @@ public enum CVMTables {
     }
 
     /// CV Rule byte 2, the CVM condition code: EMV 4.4 Book 3 Annex C3 Table 44.
-    public static func condition(_ code: UInt8) -> String {
+    package static func condition(_ code: UInt8) -> String {
         switch code {
         case 0x00: "Always"
         case 0x01: "If unattended cash"
@@ -59,7 +59,7 @@ public enum CVMTables {
 
     /// 8E: Amount X and Amount Y (4 bytes binary each, in the application currency), then CV Rules of 2 bytes.
     /// `currency` is the application currency (9F42) when it travels alongside.
-    public static func cvmList(_ value: [UInt8], currency: Currency?) -> Explanation {
+    package static func cvmList(_ value: [UInt8], currency: Currency?) -> Explanation {
         guard value.count >= 8, value.count % 2 == 0 else {
             return Explanation(
                 source: source,
@@ -86,9 +86,9 @@ public enum CVMTables {
     }
 
     /// 9F34 CVM Results: EMV 4.4 Book 4 Annex A4 Table 33.
-    public static let resultsSource = "EMV 4.4 Book 4 Annex A4 Table 33; CVM codes: EMV 4.4 Book 3 Annex C3"
+    package static let resultsSource = "EMV 4.4 Book 4 Annex A4 Table 33; CVM codes: EMV 4.4 Book 3 Annex C3"
 
-    public static func cvmResults(_ value: [UInt8]) -> Explanation {
+    package static func cvmResults(_ value: [UInt8]) -> Explanation {
         guard value.count == 3 else {
             return Explanation(source: resultsSource, lines: ["\(value.count) bytes: CVM Results has 3; not explained"])
         }
@@ -114,9 +114,9 @@ public enum CVMTables {
 
     /// 9F35 Terminal Type: EMV 4.4 Book 4 Annex A1 Table 24. Two digits: who operates the terminal, then its
     /// environment; a terminal operated by the cardholder is always unattended (34, 35, 36).
-    public static let terminalTypeSource = "EMV 4.4 Book 4 Annex A1 Table 24"
+    package static let terminalTypeSource = "EMV 4.4 Book 4 Annex A1 Table 24"
 
-    public static func terminalType(_ value: [UInt8]) -> Explanation {
+    package static func terminalType(_ value: [UInt8]) -> Explanation {
         let control: [UInt8: String] = [1: "Financial institution", 2: "Merchant", 3: "Cardholder"]
         let environment: [UInt8: String] = [
             1: "Attended, online only", 2: "Attended, offline with online capability", 3: "Attended, offline only",

@@ -1,9 +1,9 @@
 /// The bit tables of EMV data objects, one per tag, each with the source it was read from. The wording follows the
 /// books; the bits were cross-checked against openemv/emv-utils (`emv-decode`), which the issue names as the model.
 /// Where a book reserves a bit for another specification, the meaning says whose it is.
-public enum EMVBitTables {
+package enum EMVBitTables {
     /// 95 Terminal Verification Results: EMV 4.4 Book 3 Annex C5 Table 46.
-    public static let tvr = BitTable(
+    package static let tvr = BitTable(
         name: "Terminal Verification Results",
         source: "EMV 4.4 Book 3 Annex C5 Table 46",
         length: 5,
@@ -50,7 +50,7 @@ public enum EMVBitTables {
         ])
 
     /// 9B Transaction Status Information: EMV 4.4 Book 3 Annex C6 Table 47.
-    public static let tsi = BitTable(
+    package static let tsi = BitTable(
         name: "Transaction Status Information",
         source: "EMV 4.4 Book 3 Annex C6 Table 47",
         length: 2,
@@ -66,7 +66,7 @@ public enum EMVBitTables {
     /// 82 Application Interchange Profile: EMV 4.4 Book 3 Annex C1 Table 41 (byte 1); byte 1 bit 2 and byte 2 are
     /// left by Book 3 to the contactless specifications, and are named here as EMV Contactless Book C-2 v2.11
     /// Annex A.1.16 defines them (other kernels may read them otherwise).
-    public static let aip = BitTable(
+    package static let aip = BitTable(
         name: "Application Interchange Profile",
         source: "EMV 4.4 Book 3 Annex C1 Table 41; byte 1 bit 2 and byte 2: EMV Contactless Book C-2 Annex A.1.16",
         length: 2,
@@ -86,7 +86,7 @@ public enum EMVBitTables {
         ])
 
     /// 9F07 Application Usage Control: EMV 4.4 Book 3 Annex C2 Table 42.
-    public static let auc = BitTable(
+    package static let auc = BitTable(
         name: "Application Usage Control",
         source: "EMV 4.4 Book 3 Annex C2 Table 42",
         length: 2,
@@ -105,7 +105,7 @@ public enum EMVBitTables {
 
     /// 9F27 Cryptogram Information Data: EMV 4.4 Book 3 §6.5.5.4 Table 15. The cryptogram types are
     /// `CryptogramType`'s (spec §7.6).
-    public static let cid = BitTable(
+    package static let cid = BitTable(
         name: "Cryptogram Information Data",
         source: "EMV 4.4 Book 3 §6.5.5.4 Table 15",
         length: 1,
@@ -133,7 +133,7 @@ public enum EMVBitTables {
     }()
 
     /// 9F33 Terminal Capabilities: EMV 4.4 Book 4 Annex A2 Tables 25–27.
-    public static let terminalCapabilities = BitTable(
+    package static let terminalCapabilities = BitTable(
         name: "Terminal Capabilities",
         source: "EMV 4.4 Book 4 Annex A2 Tables 25-27",
         length: 3,
@@ -157,7 +157,7 @@ public enum EMVBitTables {
         ])
 
     /// 9F40 Additional Terminal Capabilities: EMV 4.4 Book 4 Annex A3 Tables 28–32.
-    public static let additionalTerminalCapabilities = BitTable(
+    package static let additionalTerminalCapabilities = BitTable(
         name: "Additional Terminal Capabilities",
         source: "EMV 4.4 Book 4 Annex A3 Tables 28-32",
         length: 5,
@@ -185,7 +185,7 @@ public enum EMVBitTables {
 
     /// 9F66 Terminal Transaction Qualifiers: EMV Contactless Book A v2.11 §5.7 Table 5-4 and Book C-3 v2.11
     /// Annex A.2. Bits only one kernel book defines say which (C-6, C-7); elsewhere they are RFU.
-    public static let ttq = BitTable(
+    package static let ttq = BitTable(
         name: "Terminal Transaction Qualifiers",
         source: "EMV Contactless Book A v2.11 §5.7 Table 5-4; Book C-3 v2.11 Annex A.2",
         length: 4,
@@ -210,7 +210,7 @@ public enum EMVBitTables {
         ])
 
     /// 9F6C Card Transaction Qualifiers: EMV Contactless Book C-3 v2.11 Annex A.2.
-    public static let ctq = BitTable(
+    package static let ctq = BitTable(
         name: "Card Transaction Qualifiers",
         source: "EMV Contactless Book C-3 v2.11 Annex A.2",
         length: 2,
@@ -230,7 +230,7 @@ public enum EMVBitTables {
     /// 9F1D Terminal Risk Management Data as Mastercard defines it: EMV Contactless Book C-2 v2.11 Annex A.1.161
     /// (8 bytes; bytes 5–8 RFU). Other schemes may use 9F1D for their own data. Byte 1 bit 8 ("Restart supported")
     /// is not in every version of Book C-2: it is named as emv-utils reads the M/Chip Requirements (2023), unchecked.
-    public static let terminalRiskManagementData = BitTable(
+    package static let terminalRiskManagementData = BitTable(
         name: "Terminal Risk Management Data",
         source: "EMV Contactless Book C-2 v2.11 Annex A.1.161",
         length: 8,

@@ -2,9 +2,9 @@
 /// reads which tag, and the explanations of codes (amounts with their currency, dates, country, currency and language
 /// codes, the uCube's NFC outcome). uCube statuses are explained by `StatusTable` (spec §6). Pure: a value and its
 /// neighbours in, lines out.
-public enum Explainer {
+package enum Explainer {
     /// The tags explained in the payment context, for documentation and tests.
-    public static let explainedTags: [Tag] = ([
+    package static let explainedTags: [Tag] = ([
         0x95, 0x9B, 0x8E, 0x9F34, 0x82, 0x9F07, 0x9F27, 0x9F33, 0x9F40, 0x9F35, 0x9F66, 0x9F6C, 0x9F10, 0x9F1D,
         0xDF72, 0x9F02, 0x9F03, 0x81, 0x9F3A, 0x9A, 0x5F25, 0x9F1A, 0x5F28, 0x5F55, 0x5F56, 0x5F2A, 0x9F42, 0x9F3C,
         0x5F2D, 0xDF2D,
@@ -13,7 +13,7 @@ public enum Explainer {
     /// The explanation of one data object, or nil when its tag is not explained (or is cardholder data, which is
     /// never explained). `siblings` are the other objects of the same message: an amount is read with the currency
     /// that travels with it (5F2A, 9F3C), a CVM list with the application currency (9F42).
-    public static func explain(_ tlv: TLV, context: TagContext, siblings: [TLV] = []) -> Explanation? {
+    package static func explain(_ tlv: TLV, context: TagContext, siblings: [TLV] = []) -> Explanation? {
         guard context == .payment else { return nil }
         if let info = TagDictionary.info(for: tlv.tag, context: context), info.isSensitive { return nil }
         let v = tlv.value
@@ -50,7 +50,7 @@ public enum Explainer {
 
     /// Every explained object of a TLV tree (templates walked), with its explanation, for `--json`. `siblings`:
     /// the objects amounts and CVM lists look for their currency among (default: every leaf of `nodes`).
-    public static func fields(_ nodes: [TLV], context: TagContext, siblings: [TLV]? = nil) -> [ExplainedField] {
+    package static func fields(_ nodes: [TLV], context: TagContext, siblings: [TLV]? = nil) -> [ExplainedField] {
         let all = siblings ?? flatten(nodes)
         var out: [ExplainedField] = []
         func walk(_ nodes: [TLV], _ context: TagContext) {
@@ -68,7 +68,7 @@ public enum Explainer {
     }
 
     /// The leaves of a TLV tree, in order.
-    public static func flatten(_ nodes: [TLV]) -> [TLV] {
+    package static func flatten(_ nodes: [TLV]) -> [TLV] {
         nodes.flatMap { node in node.children.map(flatten) ?? [node] }
     }
 

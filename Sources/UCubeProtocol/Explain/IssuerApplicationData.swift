@@ -1,16 +1,16 @@
 /// 9F10 Issuer Application Data in the Visa and Mastercard layouts. The layout is recognised by its shape, as
 /// emv-decode does: nothing in the value names the scheme, so a value that fits neither layout is not explained,
 /// and one that fits a layout by chance is explained as that layout (the AID, 4F / 84, tells the scheme for sure).
-public enum IssuerApplicationData {
+package enum IssuerApplicationData {
     /// Visa Smart Debit/Credit IAD formats 0, 1 and 3: byte 1 = 06 (length of the Visa discretionary data), byte 2
     /// Derivation Key Index, byte 3 Cryptogram Version Number (its high nibble is the format), bytes 4–7 the Card
     /// Verification Results (byte 4 = 03, their length), then optionally a length and issuer discretionary data.
     /// Source: Visa Contactless Payment Specification (VCPS) Supplemental Requirements 2.2 Appendix M, and VIS 1.5/1.6
     /// (the VIS appendix number was not checked).
-    public static let visaSource = "VCPS 2.2 Supplemental Requirements Appendix M (VSDC IAD formats 0/1/3); VIS 1.5/1.6 CVR"
+    package static let visaSource = "VCPS 2.2 Supplemental Requirements Appendix M (VSDC IAD formats 0/1/3); VIS 1.5/1.6 CVR"
 
     /// The Visa CVR of formats 0/1/3, bytes 2–4 (byte 1 is its length, 03).
-    public static let visaCVR = BitTable(
+    package static let visaCVR = BitTable(
         name: "Visa Card Verification Results",
         source: visaSource,
         length: 3,
@@ -46,9 +46,9 @@ public enum IssuerApplicationData {
     /// Number, bytes 11–18 the counters. Source: M/Chip Requirements for Contact and Contactless (Appendix B, 9F10)
     /// and the M/Chip 4 / M/Chip Advance card application specifications, as emv-utils reads them; the bytes after
     /// the 18th in the M/Chip Advance lengths are not explained.
-    public static let mastercardSource = "M/Chip Requirements for Contact and Contactless Appendix B (9F10); M/Chip 4 and M/Chip Advance CVR"
+    package static let mastercardSource = "M/Chip Requirements for Contact and Contactless Appendix B (9F10); M/Chip 4 and M/Chip Advance CVR"
 
-    public static let mastercardCVR = BitTable(
+    package static let mastercardCVR = BitTable(
         name: "Mastercard Card Verification Results",
         source: mastercardSource,
         length: 6,
@@ -100,7 +100,7 @@ public enum IssuerApplicationData {
         ])
 
     /// The explanation of `value` in the first layout it fits, or nil.
-    public static func explain(_ value: [UInt8]) -> Explanation? {
+    package static func explain(_ value: [UInt8]) -> Explanation? {
         visa013(value) ?? visa24(value) ?? mastercard(value)
     }
 

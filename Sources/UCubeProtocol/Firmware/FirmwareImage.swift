@@ -15,19 +15,19 @@
 ///   signature does not verify → `Status.imageSignatureInvalid`; header malformed (magic, type, length ≠ bytes
 ///   received) → `Status.imageMalformed`; version not strictly newer than the installed one of that type →
 ///   `Status.imageNotNewer` (spec §10.4 "PCI: same-version and downgrade updates are not allowed by the terminal").
-public enum FirmwareImageChoices {
+package enum FirmwareImageChoices {
     /// "UCFW".
-    public static let magic: [UInt8] = [0x55, 0x43, 0x46, 0x57]
+    package static let magic: [UInt8] = [0x55, 0x43, 0x46, 0x57]
     /// magic (4) + type (1) + version (4) + payload length (4).
-    public static let headerSize = 13
+    package static let headerSize = 13
     /// The largest payload an image may announce: 64 MiB (a real SVPP image is a few MB). Larger lengths are hostile.
-    public static let maxPayloadLength: UInt32 = 64 << 20
+    package static let maxPayloadLength: UInt32 = 64 << 20
     /// Blocks for local updates (spec §5.2 Load PROJECT CHOICE).
-    public static let localBlockSize = Load.maxBlockSize
+    package static let localBlockSize = Load.maxBlockSize
 }
 
 /// The kinds of loadable item (spec §10.4 `type`).
-public enum FirmwareItemType: UInt8, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+package enum FirmwareItemType: UInt8, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case svppFirmware = 0
     case nfcFirmware = 3
     case iccConfig = 4
@@ -36,9 +36,9 @@ public enum FirmwareItemType: UInt8, Sendable, Hashable, CaseIterable, Codable, 
     case additionalFiles = 8
 
     /// A firmware item after which the terminal reboots (spec §9, §10.6: type 0 only).
-    public var rebootsTerminal: Bool { self == .svppFirmware }
+    package var rebootsTerminal: Bool { self == .svppFirmware }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .svppFirmware: "SVPP firmware"
         case .nfcFirmware: "NFC firmware"
@@ -51,8 +51,8 @@ public enum FirmwareItemType: UInt8, Sendable, Hashable, CaseIterable, Codable, 
 }
 
 /// A bad image header.
-public struct FirmwareImageError: CodedError {
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+package struct FirmwareImageError: CodedError {
+    package enum Code: String, Sendable, Hashable, CaseIterable {
         /// Fewer bytes than a header, or fewer payload bytes than announced.
         case truncated
         /// The first 4 bytes are not "UCFW".
@@ -63,32 +63,32 @@ public struct FirmwareImageError: CodedError {
         case badLength
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 }
 
 /// The header of a simulated image (`FirmwareImageChoices`). Pure encode/parse.
-public struct FirmwareImageHeader: Sendable, Hashable {
-    public var type: FirmwareItemType
-    public var version: FirmwareVersion
-    public var payloadLength: UInt32
+package struct FirmwareImageHeader: Sendable, Hashable {
+    package var type: FirmwareItemType
+    package var version: FirmwareVersion
+    package var payloadLength: UInt32
 
-    public init(type: FirmwareItemType, version: FirmwareVersion, payloadLength: UInt32) {
+    package init(type: FirmwareItemType, version: FirmwareVersion, payloadLength: UInt32) {
         self.type = type
         self.version = version
         self.payloadLength = payloadLength
     }
 
     /// The whole image's size: header + payload.
-    public var imageSize: Int { FirmwareImageChoices.headerSize + Int(payloadLength) }
+    package var imageSize: Int { FirmwareImageChoices.headerSize + Int(payloadLength) }
 
     /// The 13 header bytes. The version must have 4 parts (`FirmwareVersion("a.b.c.d")`); missing parts are 0.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let parts = (version.parts + [0, 0, 0, 0]).prefix(4)
         let n = payloadLength
         return FirmwareImageChoices.magic + [type.rawValue] + parts
@@ -96,7 +96,7 @@ public struct FirmwareImageHeader: Sendable, Hashable {
     }
 
     /// Parses the header at the start of `bytes` (only the first `headerSize` bytes are read).
-    public init(parsing bytes: some Collection<UInt8>) throws(FirmwareImageError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(FirmwareImageError) {
         let head = Array(bytes.prefix(FirmwareImageChoices.headerSize))
         guard head.count == FirmwareImageChoices.headerSize else {
             throw FirmwareImageError(
@@ -121,7 +121,7 @@ public struct FirmwareImageHeader: Sendable, Hashable {
     }
 
     /// Checks that an image of `totalSize` bytes is exactly this header's size.
-    public func checkSize(_ totalSize: Int) throws(FirmwareImageError) {
+    package func checkSize(_ totalSize: Int) throws(FirmwareImageError) {
         if totalSize < imageSize {
             throw FirmwareImageError(.truncated, "the image is \(totalSize) bytes; its header announces \(imageSize)")
         }

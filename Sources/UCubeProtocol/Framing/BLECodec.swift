@@ -3,15 +3,15 @@
 /// A complete RPC frame is stuffed (0x00 → 0x0C; 0x08, 0x0A, 0x0C, 0x0D, 0x0E → 0x0E, 0xF0|low nibble), followed by the
 /// end-of-message pair 0x0E 0x0F, and written in chunks of at most MTU−3 bytes (20 with the default MTU 23).
 /// Because a raw 0x0E is always escaped, the pairs 0x0E 0x0E and 0x0E 0x0F never occur inside stuffed data.
-public enum BLECodec {
+package enum BLECodec {
     /// `uCubeTxDataMaxSize` (spec §3.1, IS:Constants): bytes per write with the default MTU.
-    public static let defaultChunkSize = 20
+    package static let defaultChunkSize = 20
     /// The ATT MTU of every BLE link before an exchange (Bluetooth Core Specification Vol 3 Part F §3.2.8).
-    public static let defaultMTU = 23
+    package static let defaultMTU = 23
 
     /// Bytes per write for a negotiated ATT MTU (spec §3.1 PROJECT CHOICE): MTU − 3 (the ATT write header), at most
     /// 512 (an attribute value's limit); 20 when the MTU is unknown or not above 23.
-    public static func chunkSize(mtu: Int?) -> Int {
+    package static func chunkSize(mtu: Int?) -> Int {
         guard let mtu, mtu > defaultMTU else { return defaultChunkSize }
         return min(mtu - 3, 512)
     }
@@ -19,7 +19,7 @@ public enum BLECodec {
     static let endOfMessage: [UInt8] = [0x0E, 0x0F]
 
     /// Stuffs one frame and appends the end-of-message marker.
-    public static func stuff<C: Collection>(_ frame: C) -> [UInt8] where C.Element == UInt8 {
+    package static func stuff<C: Collection>(_ frame: C) -> [UInt8] where C.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(frame.count + frame.count / 8 + 2)
         for byte in frame {
@@ -34,7 +34,7 @@ public enum BLECodec {
     }
 
     /// Splits stuffed bytes into writes of at most `chunkSize` bytes (MTU − 3).
-    public static func chunks(_ stuffed: [UInt8], chunkSize: Int = defaultChunkSize) -> [[UInt8]] {
+    package static func chunks(_ stuffed: [UInt8], chunkSize: Int = defaultChunkSize) -> [[UInt8]] {
         precondition(chunkSize > 0, "a BLE write carries at least one byte")
         return stride(from: 0, to: stuffed.count, by: chunkSize).map {
             Array(stuffed[$0..<Swift.min($0 + chunkSize, stuffed.count)])
@@ -42,7 +42,7 @@ public enum BLECodec {
     }
 
     /// Un-stuffs one message (with or without its end marker): 0x0C → 0x00, 0x0E X → X & 0x0F, EOM pairs dropped.
-    public static func unstuff<C: Collection>(_ message: C) throws(BLEError) -> [UInt8] where C.Element == UInt8 {
+    package static func unstuff<C: Collection>(_ message: C) throws(BLEError) -> [UInt8] where C.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(message.count)
         var escaped = false
@@ -66,19 +66,19 @@ public enum BLECodec {
 
 /// Collects BLE notifications until the buffer ends with an end-of-message pair, then yields the un-stuffed frame
 /// (A-BLE `txRxReceived`). Bounded: a message that grows past twice the largest stuffed frame is rejected.
-public struct BLEReassembler: Sendable {
+package struct BLEReassembler: Sendable {
     private var buffer: [UInt8] = []
     /// A stuffed frame is at most 2 × 2068 + 2 bytes.
-    public static let maxMessageSize = 2 * FrameLimits.maxFrameSize + 2
+    package static let maxMessageSize = 2 * FrameLimits.maxFrameSize + 2
 
-    public init() {}
+    package init() {}
 
-    public var bufferedCount: Int { buffer.count }
+    package var bufferedCount: Int { buffer.count }
 
-    public mutating func reset() { buffer.removeAll(keepingCapacity: true) }
+    package mutating func reset() { buffer.removeAll(keepingCapacity: true) }
 
     /// Appends one notification; returns the raw frames completed by it (usually zero or one).
-    public mutating func append<C: Collection>(_ notification: C) throws(BLEError) -> [[UInt8]] where C.Element == UInt8 {
+    package mutating func append<C: Collection>(_ notification: C) throws(BLEError) -> [[UInt8]] where C.Element == UInt8 {
         var completed: [[UInt8]] = []
         var escaped = false
         var messageStart = 0
@@ -111,16 +111,16 @@ public struct BLEReassembler: Sendable {
 }
 
 /// Why BLE bytes could not be un-stuffed.
-public struct BLEError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct BLEError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         case danglingEscape
         case oversize
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

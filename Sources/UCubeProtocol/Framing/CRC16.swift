@@ -3,7 +3,7 @@
 /// Check value for ASCII "123456789" is 0x31C3 (the CRC catalogue's `check` for CRC-16/XMODEM: Greg Cook's
 /// "Catalogue of parametrised CRC algorithms", CRC RevEng). Table-driven, one byte a step: every frame both ways is
 /// checked, and a firmware update sends thousands of 2 KB frames.
-public enum CRC16 {
+package enum CRC16 {
     private static let table: [UInt16] = (0..<256).map { byte -> UInt16 in
         var crc = UInt16(byte) << 8
         for _ in 0..<8 {
@@ -13,7 +13,7 @@ public enum CRC16 {
     }
 
     /// The CRC of `bytes`, continuing from `initial` (0 for a fresh computation).
-    public static func xmodem<C: Collection>(_ bytes: C, initial: UInt16 = 0) -> UInt16 where C.Element == UInt8 {
+    package static func xmodem<C: Collection>(_ bytes: C, initial: UInt16 = 0) -> UInt16 where C.Element == UInt8 {
         if let crc = bytes.withContiguousStorageIfAvailable({ update(initial, $0) }) { return crc }
         var crc = initial
         for byte in bytes {

@@ -7,36 +7,36 @@
 /// - missing ETX or oversize LEN: the LEN is not trusted, so only the STX is dropped and the search for the next STX
 ///   starts from the byte after it. Bytes before an STX are garbage and are
 /// dropped (counted in `discardedBytes`). Bytes after a complete frame stay for the next call (spec §2.2, A-BT).
-public struct FrameDecoder: Sendable {
+package struct FrameDecoder: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
     /// Garbage bytes dropped while looking for STX, and bytes of rejected frames.
-    public private(set) var discardedBytes = 0
+    package private(set) var discardedBytes = 0
     /// The largest frame accepted (spec §2.2): `FrameLimits.maxFrameSize` (2068, the 2020 SDK's and ucube's), or
     /// `FrameLimits.currentSDKMaxFrameSize` (2560) for a peer that must read what the current SDK may send.
-    public let maxFrameSize: Int
+    package let maxFrameSize: Int
 
-    public init(maxFrameSize: Int = FrameLimits.maxFrameSize) {
+    package init(maxFrameSize: Int = FrameLimits.maxFrameSize) {
         precondition(maxFrameSize >= FrameLimits.overhead, "a frame limit below the 9 framing bytes")
         self.maxFrameSize = maxFrameSize
     }
 
     /// Bytes received but not yet returned as frames.
-    public var bufferedCount: Int { buffer.count - start }
+    package var bufferedCount: Int { buffer.count - start }
 
-    public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+    package mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         compact()
         buffer.append(contentsOf: bytes)
     }
 
     /// Forgets everything buffered (e.g. after a link reset).
-    public mutating func reset() {
+    package mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         start = 0
     }
 
     /// The next complete frame, `nil` if more bytes are needed, or a throw for a bad frame.
-    public mutating func next() throws(FrameError) -> RawFrame? {
+    package mutating func next() throws(FrameError) -> RawFrame? {
         // Skip garbage up to the next STX.
         while start < buffer.count && buffer[start] != FrameLimits.stx {
             start += 1

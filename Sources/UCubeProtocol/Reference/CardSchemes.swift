@@ -1,9 +1,9 @@
 /// Payment schemes, named from an application identifier's RID or, with no AID (a swiped card), from the PAN's first
 /// digits. For display only: nothing routes or decides on it.
-public enum CardSchemes {
+package enum CardSchemes {
     /// Registered application provider identifiers (the first 5 bytes of an AID), as registered under ISO/IEC 7816-5
     /// (RIDs are assigned by the ISO/IEC 7816-5 registration authority and published by the schemes with their AIDs).
-    public static let rids: [(rid: [UInt8], scheme: String)] = [
+    package static let rids: [(rid: [UInt8], scheme: String)] = [
         ([0xA0, 0x00, 0x00, 0x00, 0x03], "Visa"),
         ([0xA0, 0x00, 0x00, 0x00, 0x04], "Mastercard"),
         ([0xA0, 0x00, 0x00, 0x00, 0x25], "American Express"),
@@ -18,7 +18,7 @@ public enum CardSchemes {
     ]
 
     /// The scheme of an AID (its RID, the first 5 bytes), or nil when the RID is not in `rids`.
-    public static func scheme(aid: [UInt8]) -> String? {
+    package static func scheme(aid: [UInt8]) -> String? {
         guard aid.count >= 5 else { return nil }
         let rid = Array(aid.prefix(5))
         return rids.first { $0.rid == rid }?.scheme
@@ -27,7 +27,7 @@ public enum CardSchemes {
     /// The scheme from the leading digits of a PAN (its issuer identification number, ISO/IEC 7812-1; the ranges are
     /// the ones the schemes publish): 4 Visa, 51–55 and 2221–2720 Mastercard, 34 and 37 American Express, 6011 and 65
     /// Discover, 3528–3589 JCB, 62 UnionPay. `digits` may be masked after its first 6 characters.
-    public static func scheme(panPrefix digits: String) -> String? {
+    package static func scheme(panPrefix digits: String) -> String? {
         let leading = digits.prefix { $0.isASCII && $0.isNumber }
         guard leading.count >= 4, let four = Int(leading.prefix(4)) else { return nil }
         let two = four / 100

@@ -1,13 +1,13 @@
 /// One row of the ISO 3166-1 list (generated into `ISO3166Table` by `Scripts/generate-iso3166.py`).
-public struct ISO3166Entry: Hashable, Sendable {
+package struct ISO3166Entry: Hashable, Sendable {
     /// Numeric code (250), as EMV 9F1A and 5F28 carry it in packed BCD.
-    public let numeric: UInt16
+    package let numeric: UInt16
     /// Alpha-2 code ("FR"), as in 5F55.
-    public let alpha2: String
+    package let alpha2: String
     /// Alpha-3 code ("FRA"), as in 5F56.
-    public let alpha3: String
+    package let alpha3: String
     /// English name ("France").
-    public let name: String
+    package let name: String
 
     init(_ numeric: UInt16, _ alpha2: String, _ alpha3: String, _ name: String) {
         self.numeric = numeric
@@ -28,8 +28,8 @@ public struct ISO3166Entry: Hashable, Sendable {
     }()
 
     /// The country with this numeric code.
-    public static func lookup(numeric: UInt16) -> ISO3166Entry? { byNumeric[numeric] }
+    package static func lookup(numeric: UInt16) -> ISO3166Entry? { byNumeric[numeric] }
 
     /// The country for an alpha-2 ("FR") or alpha-3 ("FRA") code, ignoring case.
-    public static func lookup(alpha: String) -> ISO3166Entry? { byAlpha[alpha.uppercased()] }
+    package static func lookup(alpha: String) -> ISO3166Entry? { byAlpha[alpha.uppercased()] }
 }

@@ -1,13 +1,13 @@
 /// One row of the ISO 4217 list (generated into `ISO4217Table`).
-public struct ISO4217Entry: Hashable, Sendable {
+package struct ISO4217Entry: Hashable, Sendable {
     /// Alphabetic code ("EUR").
-    public let alpha: String
+    package let alpha: String
     /// Numeric code (978).
-    public let numeric: UInt16
+    package let numeric: UInt16
     /// Digits after the decimal point; `nil` where the list says "N.A." (XXX, XAU, XDR, test codes …).
-    public let minorUnits: Int?
+    package let minorUnits: Int?
     /// English name from the list ("Euro").
-    public let name: String
+    package let name: String
 
     init(_ alpha: String, _ numeric: UInt16, _ minorUnits: Int?, _ name: String) {
         self.alpha = alpha
@@ -26,7 +26,7 @@ public struct ISO4217Entry: Hashable, Sendable {
     )
 
     /// The row for "EUR", "eur", "978" or "0978"; `nil` when the list has no such code.
-    public static func lookup(_ text: String) -> ISO4217Entry? {
+    package static func lookup(_ text: String) -> ISO4217Entry? {
         if text.unicodeScalars.count == 3, text.unicodeScalars.allSatisfy(\.isASCIILetter) {
             return byAlpha[text.uppercased()]
         }
@@ -37,7 +37,7 @@ public struct ISO4217Entry: Hashable, Sendable {
     }
 
     /// The row for a numeric code.
-    public static func lookup(numeric: UInt16) -> ISO4217Entry? { byNumeric[numeric] }
+    package static func lookup(numeric: UInt16) -> ISO4217Entry? { byNumeric[numeric] }
 }
 
 extension Unicode.Scalar {
@@ -46,8 +46,8 @@ extension Unicode.Scalar {
 }
 
 /// Why an amount or a BCD field was refused. `code` is stable; `reason` says what was wrong.
-public struct AmountError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct AmountError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         /// No text at all.
         case empty
         /// A minus sign: payments carry no negative amounts (a refund is a transaction type, spec §7.3).
@@ -62,10 +62,10 @@ public struct AmountError: CodedError {
         case invalidBCD
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
@@ -73,17 +73,17 @@ public struct AmountError: CodedError {
 }
 
 /// An ISO 4217 currency that amounts can be expressed in: code, numeric code and exponent from `ISO4217Table`.
-public struct Currency: Hashable, Sendable, CustomStringConvertible {
+package struct Currency: Hashable, Sendable, CustomStringConvertible {
     /// Alphabetic code ("EUR").
-    public let alpha: String
+    package let alpha: String
     /// Numeric code, sent as 2-byte BCD in 5F2A (spec §4).
-    public let numeric: UInt16
+    package let numeric: UInt16
     /// Minor-unit digits, sent in 5F36 (spec §4).
-    public let exponent: Int
+    package let exponent: Int
     /// English name from the ISO 4217 list.
-    public let name: String
+    package let name: String
 
-    public init(alpha: String, numeric: UInt16, exponent: Int, name: String) {
+    package init(alpha: String, numeric: UInt16, exponent: Int, name: String) {
         self.alpha = alpha
         self.numeric = numeric
         self.exponent = exponent
@@ -92,12 +92,12 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
 
     /// The currency for "EUR", "eur", "978" or "0978". `nil` for an unknown code and for the list's "N.A." codes
     /// (XXX, XAU, XDR, XTS …), which have no minor units and so no amounts.
-    public static func lookup(_ text: String) -> Currency? {
+    package static func lookup(_ text: String) -> Currency? {
         ISO4217Entry.lookup(text).flatMap(Currency.init(entry:))
     }
 
     /// The currency for a numeric code (as carried in 5F2A).
-    public static func lookup(numeric: UInt16) -> Currency? {
+    package static func lookup(numeric: UInt16) -> Currency? {
         ISO4217Entry.lookup(numeric: numeric).flatMap(Currency.init(entry:))
     }
 
@@ -107,20 +107,20 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     }
 
     // The payment defaults of spec §8.1; the table always has them (CurrencyTests checks).
-    public static let eur = Currency.lookup("EUR")!
-    public static let usd = Currency.lookup("USD")!
-    public static let gbp = Currency.lookup("GBP")!
+    package static let eur = Currency.lookup("EUR")!
+    package static let usd = Currency.lookup("USD")!
+    package static let gbp = Currency.lookup("GBP")!
 
-    public var description: String { alpha }
+    package var description: String { alpha }
 
     // MARK: Amounts
 
     /// The largest amount EMV n12 can carry (9F02/9F03, spec §4).
-    public static let maxMinorUnits: UInt64 = 999_999_999_999
+    package static let maxMinorUnits: UInt64 = 999_999_999_999
 
     /// Minor units for a decimal text: "12.5" EUR → 1250, "1250" JPY → 1250. Refuses more fractional digits than
     /// the exponent ("12.5" JPY, "12.505" EUR), signs, anything but digits and one point, and more than 12 digits.
-    public func minorUnits(fromDecimal text: String) throws(AmountError) -> UInt64 {
+    package func minorUnits(fromDecimal text: String) throws(AmountError) -> UInt64 {
         guard !text.isEmpty else { throw AmountError(.empty, "no amount given") }
         if text.hasPrefix("-") { throw AmountError(.negative, "amount \(text) is negative") }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -141,12 +141,12 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// "12.50 EUR", "1250 JPY".
-    public func format(minorUnits: UInt64) -> String {
+    package func format(minorUnits: UInt64) -> String {
         "\(decimalText(minorUnits)) \(alpha)"
     }
 
     /// The amount without the code: "12.50".
-    public func decimalText(_ minorUnits: UInt64) -> String {
+    package func decimalText(_ minorUnits: UInt64) -> String {
         let digits = String(minorUnits)
         guard exponent > 0 else { return digits }
         let padded = String(repeating: "0", count: max(0, exponent + 1 - digits.count)) + digits
@@ -156,13 +156,13 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     // MARK: BCD (spec §4)
 
     /// 9F02/9F03: six bytes of packed BCD (12.50 EUR → 00 00 00 00 12 50).
-    public static func bcdAmount(_ minor: UInt64) -> [UInt8] {
+    package static func bcdAmount(_ minor: UInt64) -> [UInt8] {
         precondition(minor <= maxMinorUnits, "amounts are checked against n12 before they are encoded")
         return bcd(minor, bytes: 6)
     }
 
     /// Inverse of `bcdAmount`: six packed BCD bytes → minor units.
-    public static func minorUnits(fromBCD bytes: [UInt8]) throws(AmountError) -> UInt64 {
+    package static func minorUnits(fromBCD bytes: [UInt8]) throws(AmountError) -> UInt64 {
         guard bytes.count == 6, let value = bcdValue(bytes) else {
             throw AmountError(
                 .invalidBCD,
@@ -173,13 +173,13 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// 5F2A: the numeric code as 2 bytes of BCD (978 → 09 78).
-    public var numericBCD: [UInt8] { Currency.bcd(UInt64(numeric), bytes: 2) }
+    package var numericBCD: [UInt8] { Currency.bcd(UInt64(numeric), bytes: 2) }
 
     /// 5F36: the exponent as one BCD byte.
-    public var exponentBCD: [UInt8] { Currency.bcd(UInt64(exponent), bytes: 1) }
+    package var exponentBCD: [UInt8] { Currency.bcd(UInt64(exponent), bytes: 1) }
 
     /// Inverse of `numericBCD`: 09 78 → 978.
-    public static func numericCode(fromBCD bytes: [UInt8]) throws(AmountError) -> UInt16 {
+    package static func numericCode(fromBCD bytes: [UInt8]) throws(AmountError) -> UInt16 {
         guard bytes.count == 2, let value = bcdValue(bytes) else {
             throw AmountError(
                 .invalidBCD,
@@ -190,7 +190,7 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The currency of a 5F2A value.
-    public static func lookup(bcd bytes: [UInt8]) -> Currency? {
+    package static func lookup(bcd bytes: [UInt8]) -> Currency? {
         guard let code = try? numericCode(fromBCD: bytes) else { return nil }
         return lookup(numeric: code)
     }
@@ -208,13 +208,13 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
 // MARK: - Languages (ISO 639-1)
 
 /// One row of the ISO 639 list (generated into `ISO639Table`).
-public struct ISO639Entry: Hashable, Sendable {
+package struct ISO639Entry: Hashable, Sendable {
     /// ISO 639-1 code ("fr").
-    public let alpha2: String
+    package let alpha2: String
     /// ISO 639-2/T code ("fra").
-    public let alpha3: String
+    package let alpha3: String
     /// English name ("French").
-    public let name: String
+    package let name: String
 
     init(_ alpha2: String, _ alpha3: String, _ name: String) {
         self.alpha2 = alpha2
@@ -224,7 +224,7 @@ public struct ISO639Entry: Hashable, Sendable {
 }
 
 /// ISO 639-1 languages, for EMV 5F2D and the uCube's DF2D preferred languages (spec §5.2 TransactionInitialization).
-public enum Language {
+package enum Language {
     private static let byCode: [String: ISO639Entry] = {
         var map: [String: ISO639Entry] = [:]
         for entry in ISO639Table.entries {
@@ -235,7 +235,7 @@ public enum Language {
     }()
 
     /// The language for a two-letter ("fr") or three-letter ("fra") code, ignoring case.
-    public static func lookup(_ code: String) -> (alpha2: String, name: String)? {
+    package static func lookup(_ code: String) -> (alpha2: String, name: String)? {
         guard let entry = byCode[code.lowercased()] else { return nil }
         return (entry.alpha2, entry.name)
     }

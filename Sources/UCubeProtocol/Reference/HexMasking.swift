@@ -11,7 +11,7 @@
 /// A value that only looks like card data (random bytes) is masked too: a dump shown to a person loses nothing.
 extension Masking {
     /// `Hex.encode(bytes, separator:)` with card data masked.
-    public static func hex(_ bytes: [UInt8], separator: String = "") -> String {
+    package static func hex(_ bytes: [UInt8], separator: String = "") -> String {
         let hidden = hiddenNibbles(in: bytes)
         let digits = Array("0123456789ABCDEF")
         var out = ""
@@ -26,7 +26,7 @@ extension Masking {
 
     /// `text` with card data masked inside each run of hex digits (bytes written together, "5A08…", or separated by
     /// single spaces, "5A 08 …"), at either nibble alignment. Other characters are left as they are.
-    public static func redactCardDataInHex(_ text: String) -> String {
+    package static func redactCardDataInHex(_ text: String) -> String {
         // Over the UTF-8 bytes: hex digits and spaces are ASCII, and every other byte (of any character) ends a run and
         // is copied as it is. Every byte ucube writes passes here (`Console`), so no Character array is built.
         var bytes = Array(text.utf8)
@@ -98,7 +98,7 @@ extension Masking {
     /// `bytes` with card data hidden in place, same length: a hidden BCD digit becomes `maskedNibble`, a hidden
     /// track 1 character `*`. For bytes that are kept rather than shown (a recording: docs/recording.md), which a
     /// reader then decodes like any other: `panDigits` and `maskTrack2` read `maskedNibble` as a hidden digit.
-    public static func maskingCardData(in bytes: [UInt8]) -> [UInt8] {
+    package static func maskingCardData(in bytes: [UInt8]) -> [UInt8] {
         let found = cardDataNibbles(in: bytes)
         guard !found.digits.isEmpty || !found.characters.isEmpty else { return bytes }
         var out = bytes

@@ -3,11 +3,11 @@
 // from the Debian package iso-codes 4.15.0-1 (released 27 Apr 2023) (ISO 3166-1 list).
 
 /// ISO 3166-1 countries: numeric code, alpha-2 code, alpha-3 code, English name.
-public enum ISO3166Table {
+package enum ISO3166Table {
     /// The package the list was read from.
-    public static let source = "iso-codes 4.15.0-1"
+    package static let source = "iso-codes 4.15.0-1"
 
-    public static let entries: [ISO3166Entry] = [
+    package static let entries: [ISO3166Entry] = [
         ISO3166Entry(4, "AF", "AFG", "Afghanistan"),
         ISO3166Entry(8, "AL", "ALB", "Albania"),
         ISO3166Entry(10, "AQ", "ATA", "Antarctica"),

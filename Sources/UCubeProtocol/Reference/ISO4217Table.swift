@@ -4,14 +4,14 @@
 // Minor units nil = "N.A." in the list (funds, precious metals, test and no-currency codes).
 
 /// The ISO 4217 currency list, one row per alphabetic code (spec §4 "Currency").
-public enum ISO4217Table {
+package enum ISO4217Table {
     /// Publication date of the list the rows were generated from.
-    public static let published = "2026-01-01"
+    package static let published = "2026-01-01"
     /// The package the list was read from.
-    public static let source = "table.xml from PyPI iso4217 1.16.20260101"
+    package static let source = "table.xml from PyPI iso4217 1.16.20260101"
 
     /// Every code: alphabetic, numeric, minor units (nil for N.A.), English name.
-    public static let entries: [ISO4217Entry] = [
+    package static let entries: [ISO4217Entry] = [
         ISO4217Entry("AED", 784, 2, "UAE Dirham"),
         ISO4217Entry("AFN", 971, 2, "Afghani"),
         ISO4217Entry("ALL", 8, 2, "Lek"),

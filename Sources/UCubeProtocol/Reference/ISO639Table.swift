@@ -4,11 +4,11 @@
 // (ISO 639-2 list with ISO 639-1 codes); only languages that have a two-letter code are kept.
 
 /// ISO 639-1 languages: two-letter code, ISO 639-2/T three-letter code, English name.
-public enum ISO639Table {
+package enum ISO639Table {
     /// The package the list was read from.
-    public static let source = "iso-codes 4.15.0-1"
+    package static let source = "iso-codes 4.15.0-1"
 
-    public static let entries: [ISO639Entry] = [
+    package static let entries: [ISO639Entry] = [
         ISO639Entry("aa", "aar", "Afar"),
         ISO639Entry("ab", "abk", "Abkhazian"),
         ISO639Entry("ae", "ave", "Avestan"),

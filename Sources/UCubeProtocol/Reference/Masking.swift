@@ -2,22 +2,22 @@
 ///
 /// Output, logs, journals and bundles show a PAN only as first 6 / last 4 (PCI DSS requirement 3.4, the most it
 /// allows) — see docs/architecture.md "Nothing sensitive leaks".
-public enum Masking {
+package enum Masking {
     /// What stands for each hidden digit.
-    public static let maskCharacter: Character = "*"
+    package static let maskCharacter: Character = "*"
 
     /// What stands for a hidden digit inside BCD bytes that are kept rather than shown (a recording's frames,
     /// `maskingCardData(in:)`): F, as terminals themselves truncate a PAN they send in clear (47 61 73 FF FF FF 00 10).
     /// Not a digit, so no masked PAN passes a Luhn check; F nibbles with digits after them are hidden digits, F
     /// nibbles at the end are padding.
-    public static let maskedNibble: UInt8 = 0xF
+    package static let maskedNibble: UInt8 = 0xF
 
     /// What stands for the hidden part of track data after the separator, whatever its length.
     static let hiddenRest = "****"
 
     /// "4761739001010010" → "476173******0010": first 6 and last 4 kept (PCI DSS). Shorter than 13 digits, fewer
     /// are kept so that at least half of the digits stay hidden.
-    public static func maskPAN(_ digits: String) -> String {
+    package static func maskPAN(_ digits: String) -> String {
         let chars = Array(digits)
         let n = chars.count
         let first: Int
@@ -37,7 +37,7 @@ public enum Masking {
     /// PAN digits from packed BCD ("cn": left-justified, padded with F), e.g. 5A: 47 61 73 90 01 01 00 10 →
     /// "4761739001010010". Stops at the first nibble that is neither a digit nor F; an F with digits after it is a
     /// hidden digit (`maskedNibble`), shown as `*`, and F nibbles at the end are padding.
-    public static func panDigits(from bcd: [UInt8]) -> String {
+    package static func panDigits(from bcd: [UInt8]) -> String {
         var out = ""
         for nibble in nibbles(bcd) {
             if nibble == maskedNibble {
@@ -53,7 +53,7 @@ public enum Masking {
 
     /// Track 2 equivalent data (57, 9F6B: PAN, separator nibble D, expiry, service code, discretionary data, F pad):
     /// the PAN masked, everything after the separator hidden: "476173******0010=****".
-    public static func maskTrack2(_ bytes: [UInt8]) -> String {
+    package static func maskTrack2(_ bytes: [UInt8]) -> String {
         var pan = ""
         var sawSeparator = false
         for nibble in nibbles(bytes) {
@@ -74,7 +74,7 @@ public enum Masking {
     }
 
     /// Track 1 data (56; ISO/IEC 7813 format B, ASCII "B<PAN>^<name>^<expiry>…"): "B476173******0010^****".
-    public static func maskTrack1(_ bytes: [UInt8]) -> String {
+    package static func maskTrack1(_ bytes: [UInt8]) -> String {
         var rest = bytes[...]
         var prefix = ""
         if rest.first == UInt8(ascii: "%") { rest = rest.dropFirst() }
@@ -89,7 +89,7 @@ public enum Masking {
     }
 
     /// "<n bytes hidden>": how a sensitive value that is not a PAN is shown.
-    public static func hidden(_ count: Int) -> String {
+    package static func hidden(_ count: Int) -> String {
         "<\(count) byte\(count == 1 ? "" : "s") hidden>"
     }
 
@@ -100,18 +100,18 @@ public enum Masking {
     /// of clock, information, display, session and power commands, none of which the catalogue confines to SECURED.
     /// Every other command — card, payment, PIN, tag, key and binary loading, unknown ids — is logged by name,
     /// sequence, length and status only.
-    public static let commandsWithLoggableData: Set<CommandID> = [
+    package static let commandsWithLoggableData: Set<CommandID> = [
         .cancelAll, .rtcGet, .rtcSet, .getInfo, .setInfoField, .displayMessage, .displayListBox, .powerOff,
         .enterSecureSession, .exitSecureSession, .getKeyInfo, .waitCardRemoval, .cardPowerOff, .bankParametersGet,
     ]
 
     /// Whether the RPC log may show this command's data (see `commandsWithLoggableData`).
-    public static func commandDataIsLoggable(_ id: CommandID) -> Bool { commandsWithLoggableData.contains(id) }
+    package static func commandDataIsLoggable(_ id: CommandID) -> Bool { commandsWithLoggableData.contains(id) }
 
     // MARK: Luhn detection
 
     /// The Luhn (ISO/IEC 7812-1 Annex B) check on a digit string; `false` for empty text or any non-digit.
-    public static func luhnValid(_ digits: String) -> Bool {
+    package static func luhnValid(_ digits: String) -> Bool {
         let values = digits.utf8.map { Int($0) - Int(UInt8(ascii: "0")) }
         guard !values.isEmpty, values.allSatisfy({ (0...9).contains($0) }) else { return false }
         var sum = 0
@@ -130,14 +130,14 @@ public enum Masking {
     /// unbroken, written in groups of 3–6 digits separated by single spaces or dashes ("4012 3456 7890 9"), or as a
     /// hex dump of packed BCD ("47 61 73 90 01 01 00 10", "40 12 34 56 78 90 9F"); or track-2-like data, 12 or
     /// more digits, a separator `=` or `D`, then 4 or more digits ("4761739001010010D2512201…").
-    public static func containsUnmaskedPAN(_ text: String) -> Bool {
+    package static func containsUnmaskedPAN(_ text: String) -> Bool {
         !sensitiveSpans(in: Array(text.utf8)).isEmpty
     }
 
     /// `text` with every PAN that `containsUnmaskedPAN` would find replaced by its masked form (first 6, last 4), and
     /// track-2-like data by the masked PAN, its separator and "****". Numbers that are not PANs (amounts, serial
     /// numbers, timestamps, Luhn-failing runs, runs longer than 19 digits) are left alone.
-    public static func redactPANs(in text: String) -> String {
+    package static func redactPANs(in text: String) -> String {
         let bytes = Array(text.utf8)
         guard let redacted = redacted(bytes) else { return text }
         return String(decoding: redacted, as: UTF8.self)
@@ -145,7 +145,7 @@ public enum Masking {
 
     /// `redactPANs(in:)` on raw bytes (a log file read in chunks, whatever its encoding): only ASCII digits and
     /// separators are looked at, every other byte is copied as it is.
-    public static func redactPANs(in bytes: [UInt8]) -> [UInt8] {
+    package static func redactPANs(in bytes: [UInt8]) -> [UInt8] {
         redacted(bytes) ?? bytes
     }
 

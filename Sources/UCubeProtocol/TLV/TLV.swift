@@ -1,20 +1,20 @@
 /// One BER-TLV data object: a tag, its value and, for a constructed tag whose value parses, its children.
 ///
 /// Every node keeps `encoded` (tag ‖ length ‖ value as received) so traces can show exactly what arrived.
-public struct TLV: Hashable, Sendable, CustomStringConvertible {
-    public var tag: Tag
-    public var value: [UInt8]
+package struct TLV: Hashable, Sendable, CustomStringConvertible {
+    package var tag: Tag
+    package var value: [UInt8]
     /// Children of a constructed tag whose value parsed as TLV; `nil` for primitive or opaque values.
-    public var children: [TLV]?
+    package var children: [TLV]?
 
-    public init(_ tag: Tag, _ value: [UInt8]) {
+    package init(_ tag: Tag, _ value: [UInt8]) {
         self.tag = tag
         self.value = value
         self.children = nil
     }
 
     /// A constructed object from children; the value is their encoding.
-    public init(_ tag: Tag, children: [TLV]) {
+    package init(_ tag: Tag, children: [TLV]) {
         self.tag = tag
         self.children = children
         self.value = children.flatMap { $0.encoded }
@@ -27,25 +27,25 @@ public struct TLV: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Tag ‖ BER length ‖ value, with correct short form below 0x80 (not the SDK's `< 0x7F`, spec §4).
-    public var encoded: [UInt8] { tag.bytes + TLVLength.encode(value.count) + value }
+    package var encoded: [UInt8] { tag.bytes + TLVLength.encode(value.count) + value }
 
     /// The first child with `tag`, searching depth-first.
-    public func first(_ tag: Tag) -> TLV? { children?.first(tag) }
+    package func first(_ tag: Tag) -> TLV? { children?.first(tag) }
 
-    public var description: String { "\(tag)=\(Hex.encode(value))" }
+    package var description: String { "\(tag)=\(Hex.encode(value))" }
 
     /// Two objects are equal when tag and value are: `children` is only a parsed view of the value.
-    public static func == (lhs: TLV, rhs: TLV) -> Bool { lhs.tag == rhs.tag && lhs.value == rhs.value }
+    package static func == (lhs: TLV, rhs: TLV) -> Bool { lhs.tag == rhs.tag && lhs.value == rhs.value }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(tag)
         hasher.combine(value)
     }
 }
 
 /// BER length encoding (spec §4): short form below 0x80, then 0x81 LL, 0x82 LL LL.
-public enum TLVLength {
-    public static func encode(_ length: Int) -> [UInt8] {
+package enum TLVLength {
+    package static func encode(_ length: Int) -> [UInt8] {
         precondition(length >= 0 && length <= 0xFFFF, "a TLV value in a 2068-byte frame is never longer than 0xFFFF")
         if length < 0x80 { return [UInt8(length)] }
         if length <= 0xFF { return [0x81, UInt8(length)] }
@@ -55,7 +55,7 @@ public enum TLVLength {
 
 extension Array where Element == TLV {
     /// The first object with `tag`, depth-first through constructed objects.
-    public func first(_ tag: Tag) -> TLV? {
+    package func first(_ tag: Tag) -> TLV? {
         for node in self {
             if node.tag == tag { return node }
             if let hit = node.children?.first(tag) { return hit }
@@ -64,24 +64,24 @@ extension Array where Element == TLV {
     }
 
     /// The value of the first object with `tag` (depth-first).
-    public subscript(tag: Tag) -> [UInt8]? { first(tag)?.value }
+    package subscript(tag: Tag) -> [UInt8]? { first(tag)?.value }
 
     /// The concatenated encodings.
-    public var encoded: [UInt8] { flatMap { $0.encoded } }
+    package var encoded: [UInt8] { flatMap { $0.encoded } }
 }
 
 /// How lenient the parser is. One parser, one rules value (style of swift-asn1's `EncodingRules`).
-public struct TLVRules: Sendable, Hashable {
+package struct TLVRules: Sendable, Hashable {
     /// Tags whose one-byte length may be "YT style" with the top bit set (0x8C = 140), unless 0x81/0x82 (spec §4, E8).
-    public var ytMixedLengthTags: Set<Tag>
+    package var ytMixedLengthTags: Set<Tag>
     /// Skip 0x00 (and 0xFF) bytes between objects (EMV Book 3 Annex B allows 00 padding).
-    public var allowsPadding: Bool
+    package var allowsPadding: Bool
     /// Keep a constructed tag whose value does not parse as TLV as an opaque value instead of failing.
-    public var allowsOpaqueConstructed: Bool
+    package var allowsOpaqueConstructed: Bool
     /// Deepest nesting accepted.
-    public var maxDepth: Int
+    package var maxDepth: Int
 
-    public init(ytMixedLengthTags: Set<Tag>, allowsPadding: Bool, allowsOpaqueConstructed: Bool, maxDepth: Int) {
+    package init(ytMixedLengthTags: Set<Tag>, allowsPadding: Bool, allowsOpaqueConstructed: Bool, maxDepth: Int) {
         self.ytMixedLengthTags = ytMixedLengthTags
         self.allowsPadding = allowsPadding
         self.allowsOpaqueConstructed = allowsOpaqueConstructed
@@ -89,14 +89,14 @@ public struct TLVRules: Sendable, Hashable {
     }
 
     /// For what we encode and for tests: standard BER, no quirks.
-    public static let strict = TLVRules(ytMixedLengthTags: [], allowsPadding: false, allowsOpaqueConstructed: false, maxDepth: 8)
+    package static let strict = TLVRules(ytMixedLengthTags: [], allowsPadding: false, allowsOpaqueConstructed: false, maxDepth: 8)
     /// For what a terminal sends: the E8 length quirk, 00 padding, opaque proprietary constructed values.
-    public static let terminal = TLVRules(ytMixedLengthTags: [Tag(0xE8)], allowsPadding: true, allowsOpaqueConstructed: true, maxDepth: 8)
+    package static let terminal = TLVRules(ytMixedLengthTags: [Tag(0xE8)], allowsPadding: true, allowsOpaqueConstructed: true, maxDepth: 8)
 }
 
 /// Why bytes were not a TLV list. `code` is stable; `reason` says where.
-public struct TLVError: CodedError {
-    public enum Code: String, Sendable, Hashable {
+package struct TLVError: CodedError {
+    package enum Code: String, Sendable, Hashable {
         /// The input ended inside a tag.
         case truncatedTag
         /// A tag longer than 3 bytes.
@@ -111,28 +111,28 @@ public struct TLVError: CodedError {
         case tooDeep
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
     /// Offset in the input where the problem was found.
-    public let offset: Int
+    package let offset: Int
 
-    public init(_ code: Code, _ reason: String, offset: Int) {
+    package init(_ code: Code, _ reason: String, offset: Int) {
         self.code = code
         self.reason = reason
         self.offset = offset
     }
 
-    public var description: String { "\(reason) at byte \(offset)" }
+    package var description: String { "\(reason) at byte \(offset)" }
 }
 
 /// BER-TLV parser (spec §4; EMV Book 3 Annex B). Bounded: tags ≤ 3 bytes, lengths ≤ 2 bytes, depth ≤ `maxDepth`.
-public enum TLVParser {
+package enum TLVParser {
     /// Parses a concatenation of TLV objects.
-    public static func parse(_ bytes: [UInt8], rules: TLVRules = .terminal) throws(TLVError) -> [TLV] {
+    package static func parse(_ bytes: [UInt8], rules: TLVRules = .terminal) throws(TLVError) -> [TLV] {
         try parse(bytes[...], rules: rules, depth: 0, base: 0)
     }
 
-    public static func parse(_ bytes: ArraySlice<UInt8>, rules: TLVRules = .terminal) throws(TLVError) -> [TLV] {
+    package static func parse(_ bytes: ArraySlice<UInt8>, rules: TLVRules = .terminal) throws(TLVError) -> [TLV] {
         try parse(bytes, rules: rules, depth: 0, base: 0)
     }
 

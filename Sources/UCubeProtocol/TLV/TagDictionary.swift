@@ -1,6 +1,6 @@
 /// Where a tag appears: GetInfo's proprietary C1…FD tags mean something else inside payment commands (C1 there is
 /// the requested-tag list). Lookups name the context.
-public enum TagContext: String, Sendable, CaseIterable {
+package enum TagContext: String, Sendable, CaseIterable {
     /// GetInfo / SetInfoField responses (spec §7.1), top level.
     case getInfo
     /// Payment commands and responses: EMV Book 3 tags and the proprietary tags of spec §7.3–§7.8.
@@ -10,7 +10,7 @@ public enum TagContext: String, Sendable, CaseIterable {
 }
 
 /// How a tag's value is shown (see `TagValueFormatter`).
-public enum TagFormat: String, Sendable, CaseIterable {
+package enum TagFormat: String, Sendable, CaseIterable {
     /// Raw bytes, shown as hex.
     case binary
     /// EMV "n": packed BCD digits.
@@ -76,24 +76,24 @@ public enum TagFormat: String, Sendable, CaseIterable {
 }
 
 /// One row of the tag dictionary.
-public struct TagInfo: Sendable, Hashable {
-    public let tag: Tag
-    public let context: TagContext
+package struct TagInfo: Sendable, Hashable {
+    package let tag: Tag
+    package let context: TagContext
     /// Identifier-style name for the CLI and JSON ("amountAuthorised"), unique across the whole dictionary.
-    public let name: String
+    package let name: String
     /// Human title ("Amount, Authorised (Numeric)").
-    public let title: String
-    public let format: TagFormat
+    package let title: String
+    package let format: TagFormat
     /// PAN, track data and other cardholder data: shown masked, never in clear.
-    public let isSensitive: Bool
+    package let isSensitive: Bool
     /// Where the name comes from ("EMV Book 3 Annex A1", "spec §7.1 A-Const", ...).
-    public let source: String
+    package let source: String
 }
 
 /// The one table of tag names, formats and sensitivity; the CLI, completion, decoders and simulator read it.
-public enum TagDictionary {
+package enum TagDictionary {
     /// Every known tag, in every context.
-    public static let all: [TagInfo] = emvBook3 + emvContactless + proprietaryPayment + getInfo + nfcInfo
+    package static let all: [TagInfo] = emvBook3 + emvContactless + proprietaryPayment + getInfo + nfcInfo
 
     private struct Key: Hashable {
         let tag: Tag
@@ -111,27 +111,27 @@ public enum TagDictionary {
     )
 
     /// The row for `tag` in `context`, or `nil` for a tag the dictionary does not know there.
-    public static func info(for tag: Tag, context: TagContext) -> TagInfo? {
+    package static func info(for tag: Tag, context: TagContext) -> TagInfo? {
         byKey[Key(tag: tag, context: context)]
     }
 
     /// The row whose `name` matches, ignoring case ("amountauthorised" finds 9F02).
-    public static func entry(named name: String) -> TagInfo? {
+    package static func entry(named name: String) -> TagInfo? {
         byName[name.lowercased()]
     }
 
     /// Every row for `tag`, whatever its context (for `ucube decode` when the context is not known).
-    public static func entries(for tag: Tag) -> [TagInfo] {
+    package static func entries(for tag: Tag) -> [TagInfo] {
         TagContext.allCases.compactMap { info(for: tag, context: $0) }
     }
 
     /// The rows of one context, in table order.
-    public static func entries(in context: TagContext) -> [TagInfo] {
+    package static func entries(in context: TagContext) -> [TagInfo] {
         all.filter { $0.context == context }
     }
 
     /// The context of the children of `tag`: E8 in a GetInfo response holds NFC-module tags (spec §7.1).
-    public static func context(inside tag: Tag, of context: TagContext) -> TagContext {
+    package static func context(inside tag: Tag, of context: TagContext) -> TagContext {
         if context == .getInfo && tag == Tag(0xE8) { return .nfcInfo }
         return context
     }

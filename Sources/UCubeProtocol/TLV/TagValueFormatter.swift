@@ -1,9 +1,9 @@
 /// Turns TLV values into readable text by the format the tag dictionary gives them; used by `ucube decode`,
 /// traces and the log bundle. Sensitive values never come out in clear (docs/architecture.md "Nothing sensitive
 /// leaks").
-public enum TagValueFormatter {
+package enum TagValueFormatter {
     /// One value as text: "80 (ARQC)", "6.0.0.55", "476173******0010". Unknown tags are hex.
-    public static func render(_ tlv: TLV, context: TagContext) -> String {
+    package static func render(_ tlv: TLV, context: TagContext) -> String {
         guard let info = TagDictionary.info(for: tlv.tag, context: context) ?? strayCardData(tlv.tag, context: context)
         else {
             return Masking.redactPANs(in: Hex.encode(tlv.value))
@@ -13,7 +13,7 @@ public enum TagValueFormatter {
 
     /// A tag `context` does not define but the payment context defines as sensitive (a terminal answering a GetInfo
     /// with a 5A, 57 or 56): it is card data, shown masked as such, never as hex.
-    public static func strayCardData(_ tag: Tag, context: TagContext) -> TagInfo? {
+    package static func strayCardData(_ tag: Tag, context: TagContext) -> TagInfo? {
         guard context != .payment, TagDictionary.info(for: tag, context: context) == nil,
             let info = TagDictionary.info(for: tag, context: .payment), info.isSensitive
         else { return nil }
@@ -21,7 +21,7 @@ public enum TagValueFormatter {
     }
 
     /// Whether `tlv`'s value may be shown as hex: not when it is sensitive where it stands or card data astray.
-    public static func mayShowHex(_ tlv: TLV, context: TagContext) -> Bool {
+    package static func mayShowHex(_ tlv: TLV, context: TagContext) -> Bool {
         TagDictionary.info(for: tlv.tag, context: context)?.isSensitive != true
             && strayCardData(tlv.tag, context: context) == nil
     }
@@ -29,7 +29,7 @@ public enum TagValueFormatter {
     /// An indented tree, one line per object: "9F27 cryptogramInformationData: 80 (ARQC)". Templates list their
     /// children below them, two spaces deeper per level. With `explain`, the objects `Explainer` explains have their
     /// explanation below them, one level deeper ("  byte 1 bits 8-7 = 10: cryptogram type: ARQC …").
-    public static func describe(_ nodes: [TLV], context: TagContext, indent: Int = 0, explain: Bool = false) -> [String] {
+    package static func describe(_ nodes: [TLV], context: TagContext, indent: Int = 0, explain: Bool = false) -> [String] {
         // An amount is shown with the exponent of a currency sent alongside it (5F2A in the same message).
         let currency = nodes.first(Tag(0x5F2A)).flatMap { Currency.lookup(bcd: $0.value) }
         let siblings = explain ? Explainer.flatten(nodes) : nil
@@ -355,9 +355,9 @@ public enum TagValueFormatter {
 /// The names of tag values that no command type owns (spec §7). One table per fact: values that have a type elsewhere
 /// in the module are read from it (`TerminalState`, `ChargingStatus`, `SpeedMode`, `CardReader`, `TransactionType`,
 /// `CryptogramType`, `AuthorisationStatus`, `CorrectionKeyMode`, `NFCOutcome`).
-public enum TagValueNames {
+package enum TagValueNames {
     /// ED mPOS (NFC) module state (spec §7.1; A-Pay:PaymentHelper retries 1 and 2 every 2 s).
-    public static let nfcModuleStates: [UInt8: String] = [
+    package static let nfcModuleStates: [UInt8: String] = [
         0: "no NFC module",
         1: "not ready",
         2: "not ready",
@@ -365,23 +365,23 @@ public enum TagValueNames {
     ]
 
     /// DB: key serial list ids the samples name (spec §7.1).
-    public static let kslIDs: [(id: String, name: String)] = [
+    package static let kslIDs: [(id: String, name: String)] = [
         ("550911E31DB7", "LEGACY KEY"),
         ("54A8E843A954", "PROD 1 KEY"),
         ("BEA704B46856", "DEV KEY"),
     ]
 
     /// CD record key index (spec §12.1, §12.2).
-    public static let dukptKeys: [UInt8: String] = [0: "PIN", 1: "data"]
+    package static let dukptKeys: [UInt8: String] = [0: "PIN", 1: "data"]
 
     /// CD item types (spec §12.2).
-    public static let ksnItemTypes: [UInt8: String] = [0: "KSI", 1: "KSN", 2: "KLC", 3: "TSC"]
+    package static let ksnItemTypes: [UInt8: String] = [0: "KSI", 1: "KSN", 2: "KLC", 3: "TSC"]
 
     /// 9F39 POS entry mode (spec §7.3).
-    public static let posEntryModes: [UInt8: String] = [0x02: "MSR", 0x09: "ICC"]
+    package static let posEntryModes: [UInt8: String] = [0x02: "MSR", 0x09: "ICC"]
 
     /// DF60 MSR action (spec §7.4; 03 and 06 from the F-sil fork).
-    public static let msrActions: [UInt8: String] = [
+    package static let msrActions: [UInt8: String] = [
         0x00: "none",
         0x01: "online PIN required",
         0x02: "chip required",
@@ -391,7 +391,7 @@ public enum TagValueNames {
     ]
 
     /// DF15 finalisation force flag (spec §5.2 TransactionFinalisation).
-    public static let finalisationForceFlags: [UInt8: String] = [
+    package static let finalisationForceFlags: [UInt8: String] = [
         0x00: "none",
         0x01: "forced after authorisation",
         0x59: "voice referral accepted",
@@ -399,10 +399,10 @@ public enum TagValueNames {
     ]
 
     /// C2 candidate list output format (spec §5.2 BuildCandidateList).
-    public static let candidateListFormats: [UInt8: String] = [0x00: "legacy", 0x01: "full TLV"]
+    package static let candidateListFormats: [UInt8: String] = [0x00: "legacy", 0x01: "full TLV"]
 
     /// 8A as given to the SDK (spec §7.7); any other code starting with '9' means "unable to go online".
-    public static let authorisationResponseCodes: [String: String] = [
+    package static let authorisationResponseCodes: [String: String] = [
         "00": "approved",
         "05": "declined",
         "98": "unable to go online",
@@ -411,7 +411,7 @@ public enum TagValueNames {
     ]
 
     /// The name of one byte of an `.enumerated` tag's value, or `nil` when the value is not one of its names.
-    public static func name(of byte: UInt8, tag: Tag, context: TagContext) -> String? {
+    package static func name(of byte: UInt8, tag: Tag, context: TagContext) -> String? {
         switch (context, tag.rawValue) {
         case (.payment, 0x9C): TransactionType(rawValue: byte)?.name
         case (.payment, 0x9F39): posEntryModes[byte]

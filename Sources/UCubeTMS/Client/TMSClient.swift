@@ -20,10 +20,10 @@ import UCubeLink
 /// per service root (`TMSDialectMemory`). A bare server name is reached as `api.` + name first (spec §10.1,
 /// `TMSSettings.HostForm`). 5xx, network errors and timeouts are retried with exponential backoff; every failure is a
 /// `TMSError` whose reason names the URL. Call `shutdown()` when done.
-public final class TMSClient: Sendable {
-    public let settings: TMSSettings
+package final class TMSClient: Sendable {
+    package let settings: TMSSettings
     /// Whether requests carry a client certificate.
-    public let hasIdentity: Bool
+    package let hasIdentity: Bool
     private let http: HTTPClient
     private let logger: Logger?
     private let memory: TMSDialectMemory
@@ -31,7 +31,7 @@ public final class TMSClient: Sendable {
     /// Reads the extra CA file and loads the identity (throws `.configuration` / `.tls`); no connection is made.
     /// `logger` receives AsyncHTTPClient's request logs (none by default; it never sees bodies) and the dialect and
     /// host fallbacks (notice). `memory` is the process's by default.
-    public init(
+    package init(
         settings: TMSSettings, identity: TMSIdentity? = nil, logger: Logger? = nil, memory: TMSDialectMemory = .shared
     ) throws(TMSError) {
         self.settings = settings
@@ -69,7 +69,7 @@ public final class TMSClient: Sendable {
     }
 
     /// Closes connections. The client cannot be used afterwards.
-    public func shutdown() async {
+    package func shutdown() async {
         try? await http.shutdown()
     }
 
@@ -77,14 +77,14 @@ public final class TMSClient: Sendable {
 
     /// What a register gave: the client identity, and the form the server took (the 2020 form is followed by a
     /// send-state, spec §10.3; the current SDK sends none).
-    public struct Registration: Sendable {
-        public let identity: TMSIdentity
-        public let dialect: TMSDialect
+    package struct Registration: Sendable {
+        package let identity: TMSIdentity
+        package let dialect: TMSDialect
     }
 
     /// POST /public/v1/dongle/register/{serial}/RFU (2020: …/{serial}/{pn}) with the InstallForLoadKey response
     /// data; the 200 or 201 body is the terminal's PKCS#12 client identity (spec §10.3), validated.
-    public func register(terminal: TerminalIdentity, certificate: [UInt8]) async throws(TMSError) -> Registration {
+    package func register(terminal: TerminalIdentity, certificate: [UInt8]) async throws(TMSError) -> Registration {
         try await exchange(
             kind: .register, method: .POST, path: { TMSChoices.Path.register(terminal, $0) }, identityHeaders: { _ in false },
             accepted: TMSChoices.createdAccepted, body: { .bytes(ByteBuffer(bytes: certificate)) }
@@ -96,7 +96,7 @@ public final class TMSClient: Sendable {
 
     /// POST /v2/dongle/infos/{serial}/{pn} with the raw GetInfo TLV of the terminal: the 2020 SDK's send-state after
     /// register (A-MDM:RegisterService). The current SDK sends no state (spec §10.2).
-    public func sendState(terminal: TerminalIdentity, getInfo: [UInt8]) async throws(TMSError) {
+    package func sendState(terminal: TerminalIdentity, getInfo: [UInt8]) async throws(TMSError) {
         try await exchange(
             kind: nil, method: .POST, path: { _ in TMSChoices.Path.state(terminal) }, identityHeaders: { _ in false },
             accepted: [200], body: { .bytes(ByteBuffer(bytes: getInfo)) }
@@ -106,7 +106,7 @@ public final class TMSClient: Sendable {
     }
 
     /// GET /v2/dongle/config/{serial}/{pn} with `x-device-id` / `x-id-type`: the items the TMS offers (spec §10.4).
-    public func config(terminal: TerminalIdentity) async throws(TMSError) -> [TMSConfigItem] {
+    package func config(terminal: TerminalIdentity) async throws(TMSError) -> [TMSConfigItem] {
         try await exchange(
             kind: nil, method: .GET, path: { _ in TMSChoices.Path.config(terminal) }, identityHeaders: { _ in true },
             accepted: [200], serial: terminal.serial, body: { nil }
@@ -121,7 +121,7 @@ public final class TMSClient: Sendable {
     /// `TMSChoices.maximumBinary` bytes). A current answer must be `application/octet-stream` (the block stream,
     /// kept as is) or `application/zip` (spec §10.5: each binary of the zip written as a package at
     /// `TMSDownload.packagePath(path, index:)`, its key included when `ciphered`). A 2020 answer is the block stream.
-    public func downloadBinary(
+    package func downloadBinary(
         type: Int, terminal: TerminalIdentity, certificate: [UInt8], ciphered: Bool = false, to path: String
     ) async throws(TMSError) -> TMSDownload {
         let logger = logger
@@ -169,7 +169,7 @@ public final class TMSClient: Sendable {
     /// POST /public/v3/dongle/logs/?type=zip with `x-device-id` / `x-id-type` (2020: /v1/dongle/logs/{serial}/{pn}
     /// ?type=zip), the zip file streamed as octet-stream (spec §10.7); 200 or 201 is success.
     @discardableResult
-    public func sendLogs(terminal: TerminalIdentity, zipFile: String) async throws(TMSError) -> TMSDialect {
+    package func sendLogs(terminal: TerminalIdentity, zipFile: String) async throws(TMSError) -> TMSDialect {
         let size = try FileIO.fileSize(zipFile)
         return try await exchange(
             kind: .logs, method: .POST, path: { TMSChoices.Path.logs(terminal, $0) }, identityHeaders: { $0 == .current },

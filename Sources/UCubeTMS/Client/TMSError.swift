@@ -3,8 +3,8 @@ import UCubeProtocol
 /// Every failure of the TMS client. `code` is stable (tests and exit codes key on it); `reason` names the URL and says
 /// what happened and what to do. `status` is the HTTP status when the server answered, `attempts` how many requests
 /// were made.
-public struct TMSError: CodedError {
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+package struct TMSError: CodedError {
+    package enum Code: String, Sendable, Hashable, CaseIterable {
         /// The server answered with a status other than 200 (after retries for 5xx).
         case httpStatus
         /// The connection failed or dropped (refused, reset, DNS), after retries.
@@ -39,20 +39,20 @@ public struct TMSError: CodedError {
         case cancelled
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
     /// The HTTP status of the last reply, when there was one.
-    public let status: Int?
+    package let status: Int?
     /// Requests made before giving up (0 when the failure came before any connection).
-    public let attempts: Int
+    package let attempts: Int
     /// What to do about it, when there is something to do.
-    public let hint: String?
+    package let hint: String?
     /// The HTTP, NIO or BoringSSL library's own text (`--log-level debug`, the log).
-    public let detail: String?
+    package let detail: String?
     /// The host name did not resolve (the client then tries a bare server name without its `api.` prefix).
     var unresolvedHost = false
 
-    public init(
+    package init(
         _ code: Code, _ reason: String, status: Int? = nil, attempts: Int = 0, hint: String? = nil, detail: String? = nil
     ) {
         self.code = code

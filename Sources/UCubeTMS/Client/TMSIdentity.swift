@@ -3,13 +3,13 @@ import NIOSSL
 
 /// The per-terminal TLS client identity the TMS returns on register: a PKCS#12 keystore with password "gmxsas" holding
 /// one private key and its certificate (spec §10.3). Only a validated keystore can be made.
-public struct TMSIdentity: Hashable, Sendable {
+package struct TMSIdentity: Hashable, Sendable {
     /// The keystore as received and stored.
-    public let pkcs12: [UInt8]
+    package let pkcs12: [UInt8]
 
     /// Validates `pkcs12` (it must open with the spec's password and hold a private key and its certificate).
     /// Throws `.malformedReply` naming `source` (a URL or a file) otherwise.
-    public init(pkcs12: [UInt8], source: String) throws(TMSError) {
+    package init(pkcs12: [UInt8], source: String) throws(TMSError) {
         if let problem = PKCS12Check.problem(pkcs12, password: TMSChoices.pkcs12Password) {
             throw TMSError(.malformedReply, "\(source): not a usable client identity: \(problem)")
         }
@@ -23,7 +23,7 @@ public struct TMSIdentity: Hashable, Sendable {
 
     /// When the client certificate (the first of the chain) stops being valid, in seconds since 1970; nil when the
     /// keystore does not load. `ucube diagnose` warns before it expires.
-    public var certificateNotValidAfter: Int? {
+    package var certificateNotValidAfter: Int? {
         guard let certificate = try? bundle().certificateChain.first else { return nil }
         return Int(certificate.notValidAfter)
     }

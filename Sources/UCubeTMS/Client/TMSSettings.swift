@@ -2,14 +2,14 @@ import Foundation
 import UCubeSupport
 
 /// How often to try a request and how long to wait in between (exponential backoff).
-public struct RetryPolicy: Hashable, Sendable {
+package struct RetryPolicy: Hashable, Sendable {
     /// Requests in all, at least 1.
-    public var attempts: Int
-    public var initialBackoff: Duration
-    public var multiplier: Double
-    public var maximumBackoff: Duration
+    package var attempts: Int
+    package var initialBackoff: Duration
+    package var multiplier: Double
+    package var maximumBackoff: Duration
 
-    public init(
+    package init(
         attempts: Int = TMSChoices.retryAttempts,
         initialBackoff: Duration = TMSChoices.retryInitialBackoff,
         multiplier: Double = TMSChoices.retryMultiplier,
@@ -22,10 +22,10 @@ public struct RetryPolicy: Hashable, Sendable {
     }
 
     /// No retry.
-    public static let once = RetryPolicy(attempts: 1)
+    package static let once = RetryPolicy(attempts: 1)
 
     /// The wait after failed attempt `attempt` (1-based).
-    public func backoff(after attempt: Int) -> Duration {
+    package func backoff(after attempt: Int) -> Duration {
         var d = initialBackoff
         for _ in 1..<Swift.max(1, attempt) { d = d * multiplier }
         return Swift.min(d, maximumBackoff)
@@ -34,9 +34,9 @@ public struct RetryPolicy: Hashable, Sendable {
 
 /// Where the TMS is and how to talk to it. Build it with `resolve` (explicit value, environment, config file) or
 /// `init(baseURL:)`; both check the URL (HTTPS, or plain http to loopback only).
-public struct TMSSettings: Hashable, Sendable {
+package struct TMSSettings: Hashable, Sendable {
     /// How the TMS was named, which decides its host (spec §10.1, PROJECT CHOICE).
-    public enum HostForm: String, Sendable, Hashable {
+    package enum HostForm: String, Sendable, Hashable {
         /// A URL with a scheme (`https://host[:port][/path]`): that host, as is. What `ucube simulate --tms` prints
         /// and what every earlier ucube documented.
         case url
@@ -47,16 +47,16 @@ public struct TMSSettings: Hashable, Sendable {
     }
 
     /// The server as given, normalised: scheme, host, optional port and path, no trailing '/'. Without `/MDM/jaxrs`.
-    public let baseURL: String
-    public let hostForm: HostForm
+    package let baseURL: String
+    package let hostForm: HostForm
     /// A PEM file of extra CA certificates trusted besides the system store.
-    public var trustedCAFile: String?
-    public var connectTimeout: Duration
-    public var readTimeout: Duration
-    public var attemptDeadline: Duration
-    public var retry: RetryPolicy
+    package var trustedCAFile: String?
+    package var connectTimeout: Duration
+    package var readTimeout: Duration
+    package var attemptDeadline: Duration
+    package var retry: RetryPolicy
 
-    public init(
+    package init(
         baseURL: String,
         trustedCAFile: String? = nil,
         connectTimeout: Duration = TMSChoices.connectTimeout,
@@ -74,14 +74,14 @@ public struct TMSSettings: Hashable, Sendable {
     }
 
     /// The full URL of a service path under the preferred root (spec §10.1: base + `/MDM/jaxrs` + path).
-    public func url(_ path: String) -> String { serviceRoot + path }
+    package func url(_ path: String) -> String { serviceRoot + path }
 
     /// The preferred service root.
-    public var serviceRoot: String { serviceRoots[0] }
+    package var serviceRoot: String { serviceRoots[0] }
 
     /// The service roots to try, best first: base + `/MDM/jaxrs` (kept once if the base already ends with it); for a
     /// bare server name, `https://api.` + name + `/MDM/jaxrs` first (spec §10.1, L:mdm.MDMManager.initRequest).
-    public var serviceRoots: [String] {
+    package var serviceRoots: [String] {
         let plain = baseURL.hasSuffix(TMSChoices.pathPrefix) ? baseURL : baseURL + TMSChoices.pathPrefix
         guard hostForm == .server, let prefixed = Self.apiPrefixed(plain) else { return [plain] }
         return [prefixed, plain]
@@ -100,13 +100,13 @@ public struct TMSSettings: Hashable, Sendable {
     }
 
     /// Whether requests go over TLS.
-    public var isHTTPS: Bool { baseURL.lowercased().hasPrefix("https://") }
+    package var isHTTPS: Bool { baseURL.lowercased().hasPrefix("https://") }
 
     /// Resolves the base URL and CA file, first match wins: explicit values (`--tms`, `--tms-ca`), then the environment
     /// (`UCUBE_TMS_URL`, `UCUBE_TMS_CA`), then `<configDirectory>/config.json` keys `tms_url`, `tms_ca` (a relative
     /// `tms_ca` is taken relative to the config directory). Throws `.configuration` when no URL is found or the config
     /// file is not a JSON object, `.insecureURL` for plain http to a non-loopback host.
-    public static func resolve(
+    package static func resolve(
         url explicitURL: String? = nil,
         ca explicitCA: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -140,7 +140,7 @@ public struct TMSSettings: Hashable, Sendable {
     }
 
     /// `$XDG_CONFIG_HOME/ucube` (default `~/.config/ucube`).
-    public static func defaultConfigDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultConfigDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         (XDGDirectories(environment: environment).configHome ?? NSHomeDirectory() + "/.config") + "/ucube"
     }
 
@@ -157,7 +157,7 @@ public struct TMSSettings: Hashable, Sendable {
 
     /// The settings a config.json's bytes give on their own (no --tms, no environment), as `resolve` reads them;
     /// nil when the file names no URL. For the fuzz targets.
-    @_spi(Fuzz) public static func fromConfigFile(_ data: Data, directory: String) throws(TMSError) -> TMSSettings? {
+    package static func fromConfigFile(_ data: Data, directory: String) throws(TMSError) -> TMSSettings? {
         let values = configValues(try parseConfig(data, path: directory + "/" + TMSChoices.configFileName), directory: directory)
         guard let url = values.url else { return nil }
         return try TMSSettings(baseURL: url, trustedCAFile: values.ca)

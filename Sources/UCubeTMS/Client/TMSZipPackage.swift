@@ -2,22 +2,22 @@ import Foundation
 import ZIPFoundation
 
 /// One binary a download gave, as a spec §10.5 package file (`LLLL` signature, [`LLLL` key], blocks, `00 00`).
-public struct TMSDownloadedPackage: Sendable, Hashable {
+package struct TMSDownloadedPackage: Sendable, Hashable {
     /// The binary's name: the zip manifest's, or the download file's name for a block-stream answer.
-    public let name: String
-    public let path: String
+    package let name: String
+    package let path: String
 }
 
 /// The answer to a binary request (spec §10.5): the form it came in, the request form that got it, and the packages
 /// written. A block-stream answer gives one package; a zip gives one per binary of its manifest.
-public struct TMSDownload: Sendable, Hashable {
-    public enum Format: String, Sendable, Hashable {
+package struct TMSDownload: Sendable, Hashable {
+    package enum Format: String, Sendable, Hashable {
         case octetStream = "application/octet-stream"
         case zip = "application/zip"
 
         /// The format a `Content-Type` names: its media type (before any `;`), without case (PROJECT CHOICE; the SDK
         /// compares the whole header as a string, spec §10.5). nil for any other type.
-        public init?(contentType: String) {
+        package init?(contentType: String) {
             let media = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
                 .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             switch media {
@@ -27,19 +27,19 @@ public struct TMSDownload: Sendable, Hashable {
             }
         }
     }
-    public let format: Format
-    public let dialect: TMSDialect
+    package let format: Format
+    package let dialect: TMSDialect
     /// Bytes received.
-    public let bytes: Int64
-    public let packages: [TMSDownloadedPackage]
+    package let bytes: Int64
+    package let packages: [TMSDownloadedPackage]
 
     /// Where the package `index` (0-based) of a download to `path` is written: `path`, then `path.2`, `path.3` ….
-    public static func packagePath(_ path: String, index: Int) -> String {
+    package static func packagePath(_ path: String, index: Int) -> String {
         index == 0 ? path : "\(path).\(index + 1)"
     }
 
     /// Every file a download to `path` may leave: the packages, the zip and the partial files.
-    public static func files(at path: String) -> [String] {
+    package static func files(at path: String) -> [String] {
         [path + ".part", path + ".zip", path + ".zip.part"]
             + (0..<TMSChoices.maximumZipBinaries).map { packagePath(path, index: $0) }
     }
@@ -50,16 +50,16 @@ public struct TMSDownload: Sendable, Hashable {
 /// for each NAME the first entry whose name starts with NAME and ends with `.sig` (the signature) and the first that
 /// starts with NAME and ends with `.bin` (`LLLL` + block …, up to `00 00` or the end). A NAME without both is
 /// skipped (`skipped`); a missing `key` or manifest, or no binary at all, fails. Bounded by `TMSChoices`' zip limits.
-public enum TMSZipPackage {
-    public struct Binary: Sendable, Hashable {
-        public let name: String
+package enum TMSZipPackage {
+    package struct Binary: Sendable, Hashable {
+        package let name: String
         /// The §10.5 package: `LLLL` signature, [`LLLL` key when ciphered], the blocks, `00 00`.
-        public let package: [UInt8]
+        package let package: [UInt8]
     }
 
     /// Reads the archive at `zipPath` (entries into memory, bounded) and makes the packages. `url` names the
     /// request in errors.
-    public static func read(zipPath: String, ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
+    package static func read(zipPath: String, ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
         let archive: Archive
         do {
             archive = try Archive(url: URL(fileURLWithPath: zipPath), accessMode: .read)
@@ -70,7 +70,7 @@ public enum TMSZipPackage {
     }
 
     /// `read` over an answer in memory (the fuzz target).
-    @_spi(Fuzz) public static func read(bytes: [UInt8], ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
+    package static func read(bytes: [UInt8], ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
         let archive: Archive
         do {
             archive = try Archive(data: Data(bytes), accessMode: .read)

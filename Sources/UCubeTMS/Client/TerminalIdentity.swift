@@ -1,15 +1,15 @@
 import UCubeProtocol
 
 /// Which terminal a TMS request is about: the `{serial}/{partNumber}` suffix of every endpoint (spec §10.2).
-public struct TerminalIdentity: Hashable, Sendable, CustomStringConvertible {
+package struct TerminalIdentity: Hashable, Sendable, CustomStringConvertible {
     /// The decimal serial number of spec §4 (C3 / 4).
-    public let serial: String
+    package let serial: String
     /// The part number, ASCII with spaces removed (spec §4).
-    public let partNumber: String
+    package let partNumber: String
 
     /// Throws `.configuration` unless `serial` is 1…20 decimal digits and `partNumber` is 1…32 printable ASCII
     /// characters without spaces or '/'.
-    public init(serial: String, partNumber: String) throws(TMSError) {
+    package init(serial: String, partNumber: String) throws(TMSError) {
         guard (1...20).contains(serial.utf8.count), serial.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             throw TMSError(.configuration, "terminal serial number \"\(serial.prefix(40))\" is not decimal digits")
         }
@@ -23,7 +23,7 @@ public struct TerminalIdentity: Hashable, Sendable, CustomStringConvertible {
 
     /// From a GetInfo response holding C2 and C3 (spec §7.1). Old uCube firmware swaps the two (spec §4, A-DevInfos):
     /// when C3 is not 5 bytes but C2 is, they are read the other way round.
-    public init(_ info: DeviceInfo) throws(TMSError) {
+    package init(_ info: DeviceInfo) throws(TMSError) {
         if let serial = info.serialNumber, let pn = info.partNumber {
             try self.init(serial: serial, partNumber: pn)
             return
@@ -54,7 +54,7 @@ public struct TerminalIdentity: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
-    public var description: String { "\(serial)/\(partNumber)" }
+    package var description: String { "\(serial)/\(partNumber)" }
 }
 
 extension String {

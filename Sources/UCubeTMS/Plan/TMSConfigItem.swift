@@ -3,29 +3,29 @@ import UCubeProtocol
 
 /// The kinds of item a TMS config lists (spec §10.4; 8 from iOS) as the config's integer `type`. The one table of
 /// kinds and their names is `FirmwareItemType` (UCubeProtocol); this only spells its raw values as `Int`.
-public enum TMSItemType {
-    public static let svppFirmware = Int(FirmwareItemType.svppFirmware.rawValue)
-    public static let nfcFirmware = Int(FirmwareItemType.nfcFirmware.rawValue)
-    public static let iccEMVConfig = Int(FirmwareItemType.iccConfig.rawValue)
-    public static let nfcEMVConfig = Int(FirmwareItemType.nfcConfig.rawValue)
-    public static let miscParameters = Int(FirmwareItemType.miscParameters.rawValue)
-    public static let additionalFiles = Int(FirmwareItemType.additionalFiles.rawValue)
+package enum TMSItemType {
+    package static let svppFirmware = Int(FirmwareItemType.svppFirmware.rawValue)
+    package static let nfcFirmware = Int(FirmwareItemType.nfcFirmware.rawValue)
+    package static let iccEMVConfig = Int(FirmwareItemType.iccConfig.rawValue)
+    package static let nfcEMVConfig = Int(FirmwareItemType.nfcConfig.rawValue)
+    package static let miscParameters = Int(FirmwareItemType.miscParameters.rawValue)
+    package static let additionalFiles = Int(FirmwareItemType.additionalFiles.rawValue)
 
     /// The name of `type`, or "type N" for one the spec does not name.
-    public static func name(_ type: Int) -> String {
+    package static func name(_ type: Int) -> String {
         UInt8(exactly: type).flatMap(FirmwareItemType.init(rawValue:))?.description ?? "type \(type)"
     }
 }
 
 /// One element of the config reply's `data.config` array (spec §10.4).
-public struct TMSConfigItem: Hashable, Sendable, Codable {
-    public var type: Int
-    public var ciphered: Bool
-    public var label: String?
-    public var minVersion: FirmwareVersion
-    public var currentVersion: FirmwareVersion
+package struct TMSConfigItem: Hashable, Sendable, Codable {
+    package var type: Int
+    package var ciphered: Bool
+    package var label: String?
+    package var minVersion: FirmwareVersion
+    package var currentVersion: FirmwareVersion
 
-    public init(type: Int, ciphered: Bool = false, label: String? = nil, minVersion: FirmwareVersion, currentVersion: FirmwareVersion) {
+    package init(type: Int, ciphered: Bool = false, label: String? = nil, minVersion: FirmwareVersion, currentVersion: FirmwareVersion) {
         self.type = type
         self.ciphered = ciphered
         self.label = label
@@ -33,7 +33,7 @@ public struct TMSConfigItem: Hashable, Sendable, Codable {
         self.currentVersion = currentVersion
     }
 
-    public var typeName: String { TMSItemType.name(type) }
+    package var typeName: String { TMSItemType.name(type) }
 
     enum CodingKeys: String, CodingKey {
         case type, ciphered, label
@@ -43,7 +43,7 @@ public struct TMSConfigItem: Hashable, Sendable, Codable {
 }
 
 /// The config reply: `{"status":"ok","data":{"config":[…]}}` (spec §10.4). Pure.
-public enum TMSConfigReply {
+package enum TMSConfigReply {
     private struct Reply: Decodable {
         struct Data: Decodable { var config: [TMSConfigItem] }
         var status: String
@@ -52,7 +52,7 @@ public enum TMSConfigReply {
 
     /// Parses a config reply body received from `url`. Throws `.malformedReply` naming the URL for anything but the
     /// documented shape (status ≠ "ok", bad JSON, missing fields, a version that is not "a.b.c.d", oversize).
-    public static func parse(_ body: [UInt8], url: String) throws(TMSError) -> [TMSConfigItem] {
+    package static func parse(_ body: [UInt8], url: String) throws(TMSError) -> [TMSConfigItem] {
         guard body.count <= TMSChoices.maximumConfigReply else {
             throw TMSError(.malformedReply, "\(url): config reply larger than \(TMSChoices.maximumConfigReply) bytes")
         }
@@ -94,14 +94,14 @@ public enum TMSConfigReply {
 /// Why a config list is refused before anything is planned or downloaded: a terminal has at most one item of each
 /// type (the binary is fetched by type, spec §10.5), so a repeated type would download and load the same binary again,
 /// and a list longer than `TMSChoices.maximumConfigItems` is not a terminal's configuration. Pure.
-public enum ConfigListProblem: Error, Hashable, Sendable, CustomStringConvertible {
+package enum ConfigListProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case tooManyItems(count: Int)
     case repeatedType(type: Int, positions: [Int])
     case typeOutOfRange(type: Int, position: Int)
     case minimumAboveCurrent(type: Int, position: Int)
 
     /// Throws the first problem of `items`, in this order: the count, then each item in the server's order.
-    public static func check(_ items: [TMSConfigItem]) throws(ConfigListProblem) {
+    package static func check(_ items: [TMSConfigItem]) throws(ConfigListProblem) {
         guard items.count <= TMSChoices.maximumConfigItems else { throw .tooManyItems(count: items.count) }
         var seen: [Int: Int] = [:]
         for (position, item) in items.enumerated() {
@@ -116,7 +116,7 @@ public enum ConfigListProblem: Error, Hashable, Sendable, CustomStringConvertibl
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooManyItems(let count):
             "\(count) items, more than the \(TMSChoices.maximumConfigItems) a terminal's configuration can have"

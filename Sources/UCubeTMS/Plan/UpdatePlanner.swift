@@ -2,13 +2,13 @@ import UCubeProtocol
 
 /// The versions on the terminal that config items are compared with (spec §10.4): type 0 ↔ D1, 3 ↔ E8/D1, 4 ↔ EA,
 /// 5 ↔ EB; other types have no device version.
-public struct DeviceVersions: Hashable, Sendable {
-    public var svppFirmware: FirmwareVersion?
-    public var nfcFirmware: FirmwareVersion?
-    public var iccEMVConfig: FirmwareVersion?
-    public var nfcEMVConfig: FirmwareVersion?
+package struct DeviceVersions: Hashable, Sendable {
+    package var svppFirmware: FirmwareVersion?
+    package var nfcFirmware: FirmwareVersion?
+    package var iccEMVConfig: FirmwareVersion?
+    package var nfcEMVConfig: FirmwareVersion?
 
-    public init(
+    package init(
         svppFirmware: FirmwareVersion? = nil, nfcFirmware: FirmwareVersion? = nil,
         iccEMVConfig: FirmwareVersion? = nil, nfcEMVConfig: FirmwareVersion? = nil
     ) {
@@ -18,21 +18,21 @@ public struct DeviceVersions: Hashable, Sendable {
         self.nfcEMVConfig = nfcEMVConfig
     }
 
-    public init(_ info: DeviceInfo) {
+    package init(_ info: DeviceInfo) {
         self.init(
             svppFirmware: info.firmwareVersion, nfcFirmware: info.nfcFirmwareVersion,
             iccEMVConfig: info.emvICCConfigVersion, nfcEMVConfig: info.emvNFCConfigVersion)
     }
 
     /// Whether GetInfo reports a version for items of `type` (derived from `version(forType:)`).
-    public static func reportsVersion(forType type: Int) -> Bool {
+    package static func reportsVersion(forType type: Int) -> Bool {
         let zero = FirmwareVersion([0, 0, 0, 0])
         return DeviceVersions(svppFirmware: zero, nfcFirmware: zero, iccEMVConfig: zero, nfcEMVConfig: zero)
             .version(forType: type) != nil
     }
 
     /// The device version an item of `type` is compared with, nil when there is none.
-    public func version(forType type: Int) -> FirmwareVersion? {
+    package func version(forType type: Int) -> FirmwareVersion? {
         switch type {
         case TMSItemType.svppFirmware: svppFirmware
         case TMSItemType.nfcFirmware: nfcFirmware
@@ -44,12 +44,12 @@ public struct DeviceVersions: Hashable, Sendable {
 }
 
 /// One update to apply: the config item, what the terminal has now, and whether it is mandatory.
-public struct PlannedUpdate: Hashable, Sendable {
-    public var item: TMSConfigItem
-    public var deviceVersion: FirmwareVersion?
-    public var mandatory: Bool
+package struct PlannedUpdate: Hashable, Sendable {
+    package var item: TMSConfigItem
+    package var deviceVersion: FirmwareVersion?
+    package var mandatory: Bool
 
-    public init(item: TMSConfigItem, deviceVersion: FirmwareVersion?, mandatory: Bool) {
+    package init(item: TMSConfigItem, deviceVersion: FirmwareVersion?, mandatory: Bool) {
         self.item = item
         self.deviceVersion = deviceVersion
         self.mandatory = mandatory
@@ -57,7 +57,7 @@ public struct PlannedUpdate: Hashable, Sendable {
 }
 
 /// Which config items to update, exactly per spec §10.4 (A-MDM:CheckUpdateService, CompareVersionsTask). Pure.
-public enum UpdatePlanner {
+package enum UpdatePlanner {
     /// - Items keep the server's order.
     /// - `firmwareOnly` (checkOnlyFirmwareVersion) keeps types 0 and 3 only.
     /// - With a device version: skip when device > `current_version`, or equal and not `force`; else propose,
@@ -66,7 +66,7 @@ public enum UpdatePlanner {
     ///   type 6 (misc parameters) which is never mandatory.
     /// - When the NFC firmware (3) is proposed, the NFC EMV config (5) of the list is proposed too (even when it alone
     ///   would be skipped or filtered out) and placed right after the NFC firmware.
-    public static func plan(items: [TMSConfigItem], device: DeviceVersions, force: Bool = false, firmwareOnly: Bool = false) -> [PlannedUpdate] {
+    package static func plan(items: [TMSConfigItem], device: DeviceVersions, force: Bool = false, firmwareOnly: Bool = false) -> [PlannedUpdate] {
         var planned: [PlannedUpdate] = []
         for item in items {
             if firmwareOnly && item.type != TMSItemType.svppFirmware && item.type != TMSItemType.nfcFirmware { continue }

@@ -9,7 +9,7 @@ import NIOPosix
 import UCubeSupport
 
 /// Random access to one bytes source, synchronously (the pure §10.5 scanner reads through it).
-public protocol ByteSource {
+package protocol ByteSource {
     /// The source's size in bytes.
     var size: Int { get }
     /// `count` bytes at `offset`, fewer only at the end of the source.
@@ -17,11 +17,11 @@ public protocol ByteSource {
 }
 
 /// Bytes in memory as a `ByteSource` (tests, small binaries).
-public struct MemoryByteSource: ByteSource, Sendable {
-    public let bytes: [UInt8]
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
-    public var size: Int { bytes.count }
-    public func read(at offset: Int, count: Int) throws(UpdateError) -> [UInt8] {
+package struct MemoryByteSource: ByteSource, Sendable {
+    package let bytes: [UInt8]
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package var size: Int { bytes.count }
+    package func read(at offset: Int, count: Int) throws(UpdateError) -> [UInt8] {
         guard offset >= 0, count >= 0, offset <= bytes.count else { return [] }
         return Array(bytes[offset..<min(bytes.count, offset + count)])
     }
@@ -31,13 +31,13 @@ public struct MemoryByteSource: ByteSource, Sendable {
 ///
 /// The async reads run the syscall on NIO's blocking-I/O thread pool, never on the cooperative pool; the sync
 /// `read(at:count:)` is for code already running there (the §10.5 scan inside `run`).
-public final class BinaryFile: ByteSource, Sendable {
-    public let path: String
+package final class BinaryFile: ByteSource, Sendable {
+    package let path: String
     private let descriptor: Int32
-    public let size: Int
+    package let size: Int
 
     /// Opens `path` (on the calling thread: one `open` + `fstat`).
-    public init(path: String) throws(UpdateError) {
+    package init(path: String) throws(UpdateError) {
         self.path = path
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
@@ -53,13 +53,13 @@ public final class BinaryFile: ByteSource, Sendable {
     }
 
     /// Opens `path` on NIO's thread pool.
-    public static func opening(path: String) async throws(UpdateError) -> BinaryFile {
+    package static func opening(path: String) async throws(UpdateError) -> BinaryFile {
         try await run { () throws(UpdateError) in try BinaryFile(path: path) }
     }
 
     deinit { close(descriptor) }
 
-    public func read(at offset: Int, count: Int) throws(UpdateError) -> [UInt8] {
+    package func read(at offset: Int, count: Int) throws(UpdateError) -> [UInt8] {
         guard count > 0, offset >= 0, offset < size else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
@@ -79,7 +79,7 @@ public final class BinaryFile: ByteSource, Sendable {
     }
 
     /// `read(at:count:)` on NIO's thread pool.
-    public func readAsync(at offset: Int, count: Int) async throws(UpdateError) -> [UInt8] {
+    package func readAsync(at offset: Int, count: Int) async throws(UpdateError) -> [UInt8] {
         try await Self.run { () throws(UpdateError) in try self.read(at: offset, count: count) }
     }
 

@@ -3,13 +3,13 @@ import UCubeProtocol
 import UCubeSupport
 
 /// Where a load stands, after InstallForLoad (0 blocks) and after each Load block the terminal accepted.
-public struct LoadProgress: Sendable, Hashable {
-    public let bytesSent: Int
-    public let totalBytes: Int
-    public let blocksSent: Int
-    public let blockCount: Int
+package struct LoadProgress: Sendable, Hashable {
+    package let bytesSent: Int
+    package let totalBytes: Int
+    package let blocksSent: Int
+    package let blockCount: Int
 
-    public init(bytesSent: Int, totalBytes: Int, blocksSent: Int, blockCount: Int) {
+    package init(bytesSent: Int, totalBytes: Int, blocksSent: Int, blockCount: Int) {
         self.bytesSent = bytesSent
         self.totalBytes = totalBytes
         self.blocksSent = blocksSent
@@ -17,20 +17,20 @@ public struct LoadProgress: Sendable, Hashable {
     }
 
     /// 0…1.
-    public var fraction: Double { totalBytes == 0 ? 1 : Double(bytesSent) / Double(totalBytes) }
-    public var isComplete: Bool { blocksSent == blockCount }
+    package var fraction: Double { totalBytes == 0 ? 1 : Double(bytesSent) / Double(totalBytes) }
+    package var isComplete: Bool { blocksSent == blockCount }
 }
 
 /// Rate and ETA from progress samples (for a progress bar): the average since the first sample.
-public struct TransferMeter: Sendable {
+package struct TransferMeter: Sendable {
     private var start: Duration?
     private var startBytes = 0
-    public private(set) var bytesPerSecond: Double = 0
+    package private(set) var bytesPerSecond: Double = 0
 
-    public init() {}
+    package init() {}
 
     /// Records `bytes` done at `time` (any monotonic clock's elapsed time).
-    public mutating func record(bytes: Int, at time: Duration) {
+    package mutating func record(bytes: Int, at time: Duration) {
         guard let start else {
             self.start = time
             startBytes = bytes
@@ -41,7 +41,7 @@ public struct TransferMeter: Sendable {
     }
 
     /// Time left for `remaining` bytes at the current rate; `nil` before a rate is known.
-    public func eta(remaining: Int) -> Duration? {
+    package func eta(remaining: Int) -> Duration? {
         guard bytesPerSecond > 0 else { return nil }
         return .milliseconds(Int64((Double(remaining) / bytesPerSecond * 1000).rounded()))
     }
@@ -50,9 +50,9 @@ public struct TransferMeter: Sendable {
 }
 
 /// What a load did.
-public struct LoadResult: Sendable, Hashable {
-    public let totalBytes: Int
-    public let blockCount: Int
+package struct LoadResult: Sendable, Hashable {
+    package let totalBytes: Int
+    package let blockCount: Int
 }
 
 /// Loads one binary onto the terminal (spec §5.2 0x5160/0x5161, §10.6): InstallForLoad with the signature (method
@@ -62,18 +62,18 @@ public struct LoadResult: Sendable, Hashable {
 /// honoured between blocks (the loader stops; the terminal discards its staging and keeps its installed version). A
 /// non-zero status becomes an `UpdateError` naming it; a link failure becomes `.link`. Either way nothing was
 /// installed, and running the load again starts over from InstallForLoad.
-public struct BinaryLoader: Sendable {
-    public let client: RPCClient
+package struct BinaryLoader: Sendable {
+    package let client: RPCClient
     /// Deadline per command; `nil` uses the client's RPC timeout.
-    public var commandTimeout: Duration?
+    package var commandTimeout: Duration?
 
-    public init(client: RPCClient, commandTimeout: Duration? = nil) {
+    package init(client: RPCClient, commandTimeout: Duration? = nil) {
         self.client = client
         self.commandTimeout = commandTimeout
     }
 
     @discardableResult
-    public func load(
+    package func load(
         _ binary: some LoadableBinary,
         progress: @Sendable (LoadProgress) -> Void = { _ in }
     ) async throws(UpdateError) -> LoadResult {

@@ -2,7 +2,7 @@ import UCubeProtocol
 
 /// A binary that can be loaded onto the terminal: a signature, an optional ciphered session key, and blocks read
 /// one at a time (never the whole binary in memory).
-public protocol LoadableBinary: Sendable {
+package protocol LoadableBinary: Sendable {
     /// For messages and progress ("svpp-6.0.1.0.bin").
     var name: String { get }
     /// Opens and validates the binary (its whole layout, before anything is sent to the terminal).
@@ -10,30 +10,30 @@ public protocol LoadableBinary: Sendable {
 }
 
 /// An opened binary: what InstallForLoad needs, the totals for progress, and a cursor over the blocks.
-public struct BinaryBlocks: Sendable {
-    public let signature: [UInt8]
+package struct BinaryBlocks: Sendable {
+    package let signature: [UInt8]
     /// The ciphered session key (InstallForLoad method DYNAMIC); `nil` for a plain binary (method PLAIN).
-    public let sessionKey: [UInt8]?
-    public let blockCount: Int
+    package let sessionKey: [UInt8]?
+    package let blockCount: Int
     /// Sum of the block sizes.
-    public let totalBytes: Int
+    package let totalBytes: Int
     let reader: @Sendable (_ index: Int, _ position: Int) async throws(UpdateError) -> (block: [UInt8], next: Int)
     let firstPosition: Int
 
     /// A cursor at the first block.
-    public func makeCursor() -> BlockCursor {
+    package func makeCursor() -> BlockCursor {
         BlockCursor(blocks: self, index: 0, position: firstPosition)
     }
 }
 
 /// Reads the blocks of a `BinaryBlocks` in order, one file read per block.
-public struct BlockCursor: Sendable {
+package struct BlockCursor: Sendable {
     let blocks: BinaryBlocks
-    public private(set) var index: Int
+    package private(set) var index: Int
     var position: Int
 
     /// The next block, or `nil` after the last.
-    public mutating func next() async throws(UpdateError) -> [UInt8]? {
+    package mutating func next() async throws(UpdateError) -> [UInt8]? {
         guard index < blocks.blockCount else { return nil }
         let (block, next) = try await blocks.reader(index, position)
         index += 1
@@ -46,17 +46,17 @@ public struct BlockCursor: Sendable {
 
 /// The layout of a §10.5 download: `LLLL` + signature, [`LLLL` + ciphered session key], `LLLL` + block …, `00 00`
 /// (2-byte big-endian lengths). Pure: reads through a `ByteSource`, keeps only the signature and key.
-public struct BinaryPackageLayout: Sendable, Hashable {
-    public var signature: [UInt8]
-    public var sessionKey: [UInt8]?
+package struct BinaryPackageLayout: Sendable, Hashable {
+    package var signature: [UInt8]
+    package var sessionKey: [UInt8]?
     /// Offset of the first block's length.
-    public var firstBlockOffset: Int
-    public var blockCount: Int
-    public var totalBytes: Int
+    package var firstBlockOffset: Int
+    package var blockCount: Int
+    package var totalBytes: Int
 
     /// Scans the whole package: every length, the terminator, nothing after it. `ciphered` says whether a session
     /// key follows the signature (the TMS configuration's `ciphered`, spec §10.4).
-    public static func scan(_ source: some ByteSource, ciphered: Bool) throws(UpdateError) -> BinaryPackageLayout {
+    package static func scan(_ source: some ByteSource, ciphered: Bool) throws(UpdateError) -> BinaryPackageLayout {
         var offset = 0
         func length(_ what: String) throws(UpdateError) -> Int {
             let bytes = try source.read(at: offset, count: 2)
@@ -109,7 +109,7 @@ public struct BinaryPackageLayout: Sendable, Hashable {
     }
 
     /// The block whose length is at `offset`, and the offset of the next length (re-checked: the file may change).
-    @_spi(Fuzz) public static func block(at offset: Int, in source: some ByteSource) throws(UpdateError) -> (block: [UInt8], next: Int) {
+    package static func block(at offset: Int, in source: some ByteSource) throws(UpdateError) -> (block: [UInt8], next: Int) {
         let head = try source.read(at: offset, count: 2)
         guard head.count == 2 else { throw UpdateError(.truncated, "the package changed while it was being loaded") }
         let count = Int(head[0]) << 8 | Int(head[1])
@@ -125,19 +125,19 @@ public struct BinaryPackageLayout: Sendable, Hashable {
 }
 
 /// A binary downloaded from the TMS (spec §10.5 format), read lazily from a file.
-public struct TMSBinaryPackage: LoadableBinary {
-    public let path: String
+package struct TMSBinaryPackage: LoadableBinary {
+    package let path: String
     /// Whether the TMS configuration says `ciphered` (a session key follows the signature).
-    public let ciphered: Bool
+    package let ciphered: Bool
 
-    public init(path: String, ciphered: Bool = false) {
+    package init(path: String, ciphered: Bool = false) {
         self.path = path
         self.ciphered = ciphered
     }
 
-    public var name: String { path.split(separator: "/").last.map(String.init) ?? path }
+    package var name: String { path.split(separator: "/").last.map(String.init) ?? path }
 
-    public func open() async throws(UpdateError) -> BinaryBlocks {
+    package func open() async throws(UpdateError) -> BinaryBlocks {
         let path = path
         let ciphered = ciphered
         let (file, layout) = try await BinaryFile.run { () throws(UpdateError) in
@@ -156,18 +156,18 @@ public struct TMSBinaryPackage: LoadableBinary {
 
 /// A local image and its detached DER signature (`--file IMAGE --signature SIG`), cut into
 /// `FirmwareImageChoices.localBlockSize` blocks (spec §5.2 PROJECT CHOICE), sent as PLAIN.
-public struct LocalImage: LoadableBinary {
-    public let imagePath: String
-    public let signaturePath: String
+package struct LocalImage: LoadableBinary {
+    package let imagePath: String
+    package let signaturePath: String
 
-    public init(imagePath: String, signaturePath: String) {
+    package init(imagePath: String, signaturePath: String) {
         self.imagePath = imagePath
         self.signaturePath = signaturePath
     }
 
-    public var name: String { imagePath.split(separator: "/").last.map(String.init) ?? imagePath }
+    package var name: String { imagePath.split(separator: "/").last.map(String.init) ?? imagePath }
 
-    public func open() async throws(UpdateError) -> BinaryBlocks {
+    package func open() async throws(UpdateError) -> BinaryBlocks {
         let imagePath = imagePath
         let signaturePath = signaturePath
         let (file, signature) = try await BinaryFile.run { () throws(UpdateError) in
@@ -202,18 +202,18 @@ public struct LocalImage: LoadableBinary {
 }
 
 /// A §10.5 package already in memory (the fuzz targets' virtual terminal loads one).
-public struct InMemoryPackage: LoadableBinary {
-    public let name: String
-    public let bytes: [UInt8]
-    public let ciphered: Bool
+package struct InMemoryPackage: LoadableBinary {
+    package let name: String
+    package let bytes: [UInt8]
+    package let ciphered: Bool
 
-    public init(name: String, bytes: [UInt8], ciphered: Bool = false) {
+    package init(name: String, bytes: [UInt8], ciphered: Bool = false) {
         self.name = name
         self.bytes = bytes
         self.ciphered = ciphered
     }
 
-    public func open() async throws(UpdateError) -> BinaryBlocks {
+    package func open() async throws(UpdateError) -> BinaryBlocks {
         let source = MemoryByteSource(bytes)
         let layout = try BinaryPackageLayout.scan(source, ciphered: ciphered)
         return BinaryBlocks(

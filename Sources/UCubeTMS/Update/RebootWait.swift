@@ -8,16 +8,16 @@ import UCubeProtocol
 /// link to drop (then close it ourselves: the terminal may reboot without the host seeing the link go); retry the
 /// reconnect after `initialDelay` (0.5 s) doubling up to `maxDelay` (5 s, the SDK's poll period); give up after
 /// `deadline` (120 s, twice the SDK's 60 s) counted from the start of the wait.
-public struct RebootWait: Sendable {
-    public var dropTimeout: Duration
-    public var initialDelay: Duration
-    public var maxDelay: Duration
-    public var deadline: Duration
+package struct RebootWait: Sendable {
+    package var dropTimeout: Duration
+    package var initialDelay: Duration
+    package var maxDelay: Duration
+    package var deadline: Duration
     /// GetInfo deadline per attempt.
-    public var probeTimeout: Duration
-    public var clock: any Clock<Duration>
+    package var probeTimeout: Duration
+    package var clock: any Clock<Duration>
 
-    public init(
+    package init(
         dropTimeout: Duration = .seconds(10), initialDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(5),
         deadline: Duration = .seconds(120), probeTimeout: Duration = .seconds(5),
         clock: any Clock<Duration> = ContinuousClock()
@@ -33,7 +33,7 @@ public struct RebootWait: Sendable {
     /// Waits for `client`'s link to drop, then calls `reconnect` until a client answers GetInfo; returns that client
     /// with the terminal's fresh GetInfo (its new versions). Throws `.rebootTimeout` past the deadline, `.cancelled`
     /// when the task is cancelled.
-    public func wait(
+    package func wait(
         after client: RPCClient,
         reconnect: @Sendable () async throws -> RPCClient
     ) async throws(UpdateError) -> (client: RPCClient, info: DeviceInfo) {

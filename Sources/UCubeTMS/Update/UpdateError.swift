@@ -2,8 +2,8 @@ import UCubeLink
 import UCubeProtocol
 
 /// Why loading a binary onto the terminal failed. `code` is stable; `reason` says what happened and what to do.
-public struct UpdateError: CodedError {
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+package struct UpdateError: CodedError {
+    package enum Code: String, Sendable, Hashable, CaseIterable {
         /// A file could not be opened or read.
         case fileUnreadable
         /// A §10.5 package or a file ends before a length says it should (or without the `00 00` terminator).
@@ -31,12 +31,12 @@ public struct UpdateError: CodedError {
         case rebootTimeout
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
     /// The terminal's status, for the refusal codes.
-    public let status: Status?
+    package let status: Status?
 
-    public init(_ code: Code, _ reason: String, status: Status? = nil) {
+    package init(_ code: Code, _ reason: String, status: Status? = nil) {
         self.code = code
         self.reason = reason
         self.status = status
