@@ -135,6 +135,8 @@ print("    /// After the sections, never wrapped.")
 print("    static let footer = " + literal(footer))
 print("}")
 PY
+# In the repository's format (.swift-format), as every Swift file is: the lint step in .ci/run checks it too.
+swift format --configuration .swift-format -i "$out/RootHelp.swift"
 
 if [ "${1:-}" = "--check" ]; then
     if ! diff -ru man "$out/man" || ! diff -ru completions "$out/completions" \

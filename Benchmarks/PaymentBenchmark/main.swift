@@ -41,8 +41,12 @@ struct Flow {
 }
 
 let flows = [
-    Flow(name: "contact online", card: "visa-contact", readers: [.icc, .nfc], vendor: VendorCounts(current: 11, currentWithLists: 14, sdk2020: 17)),
-    Flow(name: "contactless online", card: "mc-contactless-online", readers: [.icc, .nfc], vendor: VendorCounts(current: 7, currentWithLists: 10, sdk2020: 12)),
+    Flow(
+        name: "contact online", card: "visa-contact", readers: [.icc, .nfc],
+        vendor: VendorCounts(current: 11, currentWithLists: 14, sdk2020: 17)),
+    Flow(
+        name: "contactless online", card: "mc-contactless-online", readers: [.icc, .nfc],
+        vendor: VendorCounts(current: 7, currentWithLists: 10, sdk2020: 12)),
     Flow(name: "contactless offline", card: "visa-contactless", readers: [.icc, .nfc], vendor: nil),
 ]
 
@@ -110,7 +114,9 @@ func padLeft(_ text: String, _ width: Int) -> String {
 
 let runs = max(1, CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 3)
 print("link model: \(LinkModel.ble); link time modelled at ATT MTU \(mtus.map(String.init).joined(separator: ", "))")
-print("vendor: commands of the vendor SDK's same flow, current (no tag lists / the samples' four lists) and 2020 (docs/protocol.md §8.4)")
+print(
+    "vendor: commands of the vendor SDK's same flow, current (no tag lists / the samples' four lists) and 2020 (docs/protocol.md §8.4)"
+)
 print(
     pad("flow", 20) + pad("link", 7) + pad("status", 10) + padLeft("cmds", 5) + padLeft("vendor", 12)
         + padLeft("raw B", 7) + padLeft("BLE B", 7) + mtus.map { padLeft("MTU \($0) ms", 12) }.joined()
@@ -125,7 +131,9 @@ for flow in flows {
         for _ in 0..<runs { results.append(try await measure(flow, link: link, model: .ble)) }
         let median = results.sorted { $0.wall < $1.wall }[results.count / 2]
         guard results.allSatisfy({ $0.commands == $0.roundTrips }) else {
-            fatalError("\(flow.name) \(label): the payment counted \(median.roundTrips) commands, the link saw \(median.commands)")
+            fatalError(
+                "\(flow.name) \(label): the payment counted \(median.roundTrips) commands, the link saw \(median.commands)"
+            )
         }
         let vendor = flow.vendor.map { "\($0.current)/\($0.currentWithLists)/\($0.sdk2020)" } ?? "-"
         print(

@@ -30,8 +30,11 @@ func run(megabytes: Int) async throws {
     let size = megabytes * 1024 * 1024
     try await NIOThreadPool.singleton.runIfActive {
         try FileManager.default.createDirectory(at: catalogue, withIntermediateDirectories: true)
-        try Data(#"{"items":[{"type":0,"label":"SVPP firmware","version":"6.0.1.0","min_version":"6.0.1.0","ciphered":false,"image":"img.bin","signature":"img.sig"}]}"#.utf8)
-            .write(to: catalogue.appendingPathComponent("catalogue.json"))
+        try Data(
+            #"{"items":[{"type":0,"label":"SVPP firmware","version":"6.0.1.0","min_version":"6.0.1.0","ciphered":false,"image":"img.bin","signature":"img.sig"}]}"#
+                .utf8
+        )
+        .write(to: catalogue.appendingPathComponent("catalogue.json"))
         try Data(count: size).write(to: catalogue.appendingPathComponent("img.bin"))
         try Data(repeating: 0x5A, count: 256).write(to: catalogue.appendingPathComponent("img.sig"))
     }

@@ -35,7 +35,9 @@ final class Samples: @unchecked Sendable {
     private var quarters: [Int] = []
     func record(_ progress: LoadProgress) {
         lock.withLock {
-            guard progress.totalBytes > 0, progress.bytesSent * 4 >= progress.totalBytes * (quarters.count + 1) else { return }
+            guard progress.totalBytes > 0, progress.bytesSent * 4 >= progress.totalBytes * (quarters.count + 1) else {
+                return
+            }
             quarters.append(peakMemoryKiB() ?? -1)
         }
     }
@@ -46,9 +48,12 @@ func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.
 
 let megabytes = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1
 let payloadSize = megabytes * 1_048_576 - FirmwareImageChoices.headerSize
-let model = CommandLine.arguments.contains("nolink") ? LinkModel.none : LinkModel(latency: .microseconds(200), bytesPerSecond: 1_000_000)
+let model =
+    CommandLine.arguments.contains("nolink")
+    ? LinkModel.none : LinkModel(latency: .microseconds(200), bytesPerSecond: 1_000_000)
 
-let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-update-bench-\(UUID().uuidString)").path
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-update-bench-\(UUID().uuidString)")
+    .path
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }
 let imagePath = directory + "/svpp.bin"
@@ -89,19 +94,29 @@ modelled += (model.transferTime(byteCount: 9 + 3 + Load.maxBlockSize) + model.tr
 if lastBlock > 0 { modelled += model.transferTime(byteCount: 9 + 3 + lastBlock) + model.transferTime(byteCount: 9) }
 let ceiling = Double(imageBytes) / seconds(modelled)
 
-print("image: \(megabytes) MB (\(imageBytes) bytes, \(result.blockCount) Load blocks), installed \(installed), link end \(end)")
-print(model.bytesPerSecond == 0 ? "link model: none (ucube + simulator software throughput only)" : "link model: \(model) (Bluetooth Classic ×50)")
+print(
+    "image: \(megabytes) MB (\(imageBytes) bytes, \(result.blockCount) Load blocks), installed \(installed), link end \(end)"
+)
+print(
+    model.bytesPerSecond == 0
+        ? "link model: none (ucube + simulator software throughput only)"
+        : "link model: \(model) (Bluetooth Classic ×50)")
 print(String(format: "wall time:               %8.2f s", seconds(wall)))
 print(String(format: "throughput:              %8.1f kB/s", throughput / 1000))
 if model.bytesPerSecond > 0 {
-print(String(format: "link capacity:           %8.1f kB/s (raw bytes/s of the model)", capacity / 1000))
-print(String(format: "fraction of capacity:    %8.1f %%", throughput / capacity * 100))
-print(String(format: "stop-and-wait ceiling:   %8.1f kB/s (%.1f %% of capacity); measured = %.1f %% of the ceiling",
-             ceiling / 1000, ceiling / capacity * 100, throughput / ceiling * 100))
-// Issue 27's target: the simulator's timers are no longer the limit at 50× (≥ 96 % of the ceiling).
-print(String(format: "of the ceiling:          %8.1f %%", throughput / ceiling * 100)
-      + " (target ≥ 96 %: \(throughput / ceiling >= 0.96 ? "met" : "NOT MET"))")
+    print(String(format: "link capacity:           %8.1f kB/s (raw bytes/s of the model)", capacity / 1000))
+    print(String(format: "fraction of capacity:    %8.1f %%", throughput / capacity * 100))
+    print(
+        String(
+            format: "stop-and-wait ceiling:   %8.1f kB/s (%.1f %% of capacity); measured = %.1f %% of the ceiling",
+            ceiling / 1000, ceiling / capacity * 100, throughput / ceiling * 100))
+    // Issue 27's target: the simulator's timers are no longer the limit at 50× (≥ 96 % of the ceiling).
+    print(
+        String(format: "of the ceiling:          %8.1f %%", throughput / ceiling * 100)
+            + " (target ≥ 96 %: \(throughput / ceiling >= 0.96 ? "met" : "NOT MET"))")
 }
 let kib: (Int?) -> String = { $0.map { "\($0) KiB" } ?? "?" }
 let quarters = samples.all.map(String.init).joined(separator: " / ")
-print("peak memory (VmHWM):      \(kib(peakAfter)) (before loading: \(kib(peakBefore)); at 25/50/75/100 %: \(quarters) KiB)")
+print(
+    "peak memory (VmHWM):      \(kib(peakAfter)) (before loading: \(kib(peakBefore)); at 25/50/75/100 %: \(quarters) KiB)"
+)

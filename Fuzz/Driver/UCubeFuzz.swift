@@ -43,7 +43,9 @@ struct UCubeFuzz {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for (index, seed) in await target.seeds().enumerated() {
                 let path = "\(directory)/seed-\(index)"
-                guard FileManager.default.createFile(atPath: path, contents: Data(seed)) else { fail("cannot write \(path)") }
+                guard FileManager.default.createFile(atPath: path, contents: Data(seed)) else {
+                    fail("cannot write \(path)")
+                }
                 print(path)
             }
         case let name?:

@@ -17,7 +17,8 @@ package enum BLETraceEvent: Sendable {
 package struct BLEConnectOptions: Sendable {
     package var timeout: Duration
     package var attempts: Int
-    package init(timeout: Duration = BluetoothChoices.connectTimeout, attempts: Int = BluetoothChoices.connectAttempts) {
+    package init(timeout: Duration = BluetoothChoices.connectTimeout, attempts: Int = BluetoothChoices.connectAttempts)
+    {
         self.timeout = timeout
         self.attempts = max(1, attempts)
     }
@@ -46,7 +47,8 @@ package final class BLETransport: Transport, @unchecked Sendable {
     private let router: Task<Void, Never>
 
     private init(
-        name: String, deviceName: String, address: String, chunkSize: Int, bluez: BlueZ, devicePath: String, txRxPath: String,
+        name: String, deviceName: String, address: String, chunkSize: Int, bluez: BlueZ, devicePath: String,
+        txRxPath: String,
         link: LinkState, incoming: AsyncThrowingStream<[UInt8], any Error>, trace: (@Sendable (BLETraceEvent) -> Void)?,
         router: Task<Void, Never>
     ) {
@@ -66,7 +68,8 @@ package final class BLETransport: Transport, @unchecked Sendable {
     /// Connects to the uCube Touch `target` (an address `AA:BB:…` or an advertised name), scanning first when BlueZ
     /// does not know it yet, with `options.attempts` tries of at most `options.timeout` each.
     package static func connect(
-        target: String, options: BLEConnectOptions = BLEConnectOptions(), trace: (@Sendable (BLETraceEvent) -> Void)? = nil
+        target: String, options: BLEConnectOptions = BLEConnectOptions(),
+        trace: (@Sendable (BLETraceEvent) -> Void)? = nil
     ) async throws(LinkError) -> BLETransport {
         let bluez = try await BlueZ.connect()
         do {
@@ -98,20 +101,26 @@ package final class BLETransport: Transport, @unchecked Sendable {
         guard let device else {
             throw LinkError(
                 .connectFailed,
-                "no Bluetooth device '\(target)' found after scanning \(options.timeout): is the terminal on and in range? (`ucube scan` lists what is seen)")
+                "no Bluetooth device '\(target)' found after scanning \(options.timeout): is the terminal on and in range? (`ucube scan` lists what is seen)"
+            )
         }
 
         var lastError = LinkError(.connectFailed, "no attempt made")
         for attempt in 1...options.attempts {
             do {
-                trace?(.step("connecting to \(device.address) (\(device.name ?? "no name")), attempt \(attempt) of \(options.attempts)"))
+                trace?(
+                    .step(
+                        "connecting to \(device.address) (\(device.name ?? "no name")), attempt \(attempt) of \(options.attempts)"
+                    ))
                 return try await attemptConnection(bluez: bluez, device: device, options: options, trace: trace)
             } catch {
                 lastError = error
                 _ = try? await bluez.call(device.path, BlueZ.deviceInterface, "Disconnect", timeout: .seconds(5))
             }
         }
-        throw LinkError(lastError.code, "\(lastError.reason) (after \(options.attempts) attempt\(options.attempts == 1 ? "" : "s"))")
+        throw LinkError(
+            lastError.code, "\(lastError.reason) (after \(options.attempts) attempt\(options.attempts == 1 ? "" : "s"))"
+        )
     }
 
     private static func attemptConnection(
@@ -139,7 +148,8 @@ package final class BLETransport: Transport, @unchecked Sendable {
             if resolved && gatt == nil {
                 throw LinkError(
                     .connectFailed,
-                    "\(device.address) does not offer the uCube Touch service \(BluetoothChoices.serviceUUID.uppercased()) (spec §3.1): is it a uCube Touch?")
+                    "\(device.address) does not offer the uCube Touch service \(BluetoothChoices.serviceUUID.uppercased()) (spec §3.1): is it a uCube Touch?"
+                )
             }
             if clock.now >= deadline {
                 throw LinkError(.timeout, "\(device.address): GATT services not resolved within \(options.timeout)")
@@ -147,7 +157,9 @@ package final class BLETransport: Transport, @unchecked Sendable {
             try? await Task.sleep(for: BluetoothChoices.pollInterval)
         }
         guard let gatt, let txRx = gatt.txRx, let powerState = gatt.powerState, let password = gatt.password else {
-            throw LinkError(.connectFailed, "\(device.address): the uCube Touch service lacks TxRx, HState or the password characteristic")
+            throw LinkError(
+                .connectFailed,
+                "\(device.address): the uCube Touch service lacks TxRx, HState or the password characteristic")
         }
         trace?(.step("GATT resolved: service \(gatt.service), TxRx \(txRx)"))
 
@@ -194,9 +206,11 @@ package final class BLETransport: Transport, @unchecked Sendable {
                 do {
                     _ = try await bluez.call(
                         password, BlueZ.gattCharacteristicInterface, "WriteValue",
-                        [.bytes(secret), .options([("type", .string(BluetoothChoices.writeType))])], timeout: options.timeout)
+                        [.bytes(secret), .options([("type", .string(BluetoothChoices.writeType))])],
+                        timeout: options.timeout)
                 } catch {
-                    throw LinkError(.connectFailed, "the terminal refused the connection password for '\(name)': \(error)")
+                    throw LinkError(
+                        .connectFailed, "the terminal refused the connection password for '\(name)': \(error)")
                 }
                 try await waitForPowerOn(powerStates, timeout: options.timeout, address: device.address)
                 trace?(.step("terminal powered on"))
@@ -206,11 +220,14 @@ package final class BLETransport: Transport, @unchecked Sendable {
             router.cancel()
             throw error
         }
-        trace?(.step(
-            "ATT MTU \(mtu.map(String.init) ?? "not reported (BlueZ < 5.62)"): writes of at most \(BluetoothChoices.chunkSize(mtu: mtu)) bytes"))
+        trace?(
+            .step(
+                "ATT MTU \(mtu.map(String.init) ?? "not reported (BlueZ < 5.62)"): writes of at most \(BluetoothChoices.chunkSize(mtu: mtu)) bytes"
+            ))
         return BLETransport(
             name: "ble://\(device.address)", deviceName: device.name ?? device.address, address: device.address,
-            chunkSize: BluetoothChoices.chunkSize(mtu: mtu), bluez: bluez, devicePath: device.path, txRxPath: txRx, link: link,
+            chunkSize: BluetoothChoices.chunkSize(mtu: mtu), bluez: bluez, devicePath: device.path, txRxPath: txRx,
+            link: link,
             incoming: incoming, trace: trace, router: router)
     }
 
@@ -233,7 +250,8 @@ package final class BLETransport: Transport, @unchecked Sendable {
             return first
         }
         if !outcome {
-            throw LinkError(.connectFailed, "\(address) did not report power-on (HState 0x34) after the connection password")
+            throw LinkError(
+                .connectFailed, "\(address) did not report power-on (HState 0x34) after the connection password")
         }
     }
 
@@ -241,7 +259,8 @@ package final class BLETransport: Transport, @unchecked Sendable {
         _ bluez: BlueZ, _ path: String, _ member: String, _ arguments: [DBusValue]
     ) async throws(LinkError) -> [DBusValue] {
         do {
-            return try await bluez.call(path, BlueZ.gattCharacteristicInterface, member, arguments, timeout: .seconds(10))
+            return try await bluez.call(
+                path, BlueZ.gattCharacteristicInterface, member, arguments, timeout: .seconds(10))
         } catch {
             throw LinkError(.connectFailed, "GATT \(member) on \(path) failed: \(error)")
         }
@@ -259,7 +278,8 @@ package final class BLETransport: Transport, @unchecked Sendable {
                 do {
                     _ = try await bluez.call(
                         txRxPath, BlueZ.gattCharacteristicInterface, "WriteValue",
-                        [.bytes(chunk), .options([("type", .string(BluetoothChoices.writeType))])], timeout: .seconds(10))
+                        [.bytes(chunk), .options([("type", .string(BluetoothChoices.writeType))])],
+                        timeout: .seconds(10))
                 } catch {
                     if let reason = await link.droppedReason { throw LinkError(.disconnected, reason) }
                     throw LinkError(.disconnected, "BLE write to \(address) failed: \(error)")
@@ -294,7 +314,9 @@ enum BLESignal: Equatable {
     case removed
 
     init?(_ signal: DBusSignal, txRx: String, powerState: String, device: String) {
-        if signal.member == "PropertiesChanged", signal.arguments.count >= 2, let changed = signal.arguments[1].dictionary {
+        if signal.member == "PropertiesChanged", signal.arguments.count >= 2,
+            let changed = signal.arguments[1].dictionary
+        {
             let interface = signal.arguments[0].string
             if signal.path == txRx, let value = changed["Value"]?.bytes {
                 self = .notification(value)
@@ -323,13 +345,17 @@ struct GATTPaths {
     var complete: Bool { txRx != nil && powerState != nil && password != nil }
 
     init?(tree: BlueZ.ObjectTree, device: String) {
-        guard let service = tree.first(where: { path, interfaces in
-            guard let s = interfaces[BlueZ.gattServiceInterface] else { return false }
-            return s["Device"]?.string == device && s["UUID"]?.string?.lowercased() == BluetoothChoices.serviceUUID
-        })?.key else { return nil }
+        guard
+            let service = tree.first(where: { path, interfaces in
+                guard let s = interfaces[BlueZ.gattServiceInterface] else { return false }
+                return s["Device"]?.string == device && s["UUID"]?.string?.lowercased() == BluetoothChoices.serviceUUID
+            })?.key
+        else { return nil }
         self.service = service
         for (path, interfaces) in tree {
-            guard let c = interfaces[BlueZ.gattCharacteristicInterface], c["Service"]?.string == service else { continue }
+            guard let c = interfaces[BlueZ.gattCharacteristicInterface], c["Service"]?.string == service else {
+                continue
+            }
             switch c["UUID"]?.string?.lowercased() {
             case BluetoothChoices.txRxUUID:
                 txRx = path

@@ -24,17 +24,20 @@ package struct BlueZ: Sendable {
         } catch {
             throw LinkError(
                 .connectFailed,
-                "cannot reach the D-Bus system bus (\(error.message)); is dbus running, and is DBUS_SYSTEM_BUS_ADDRESS right?")
+                "cannot reach the D-Bus system bus (\(error.message)); is dbus running, and is DBUS_SYSTEM_BUS_ADDRESS right?"
+            )
         }
     }
 
     package func close() { bus.close() }
 
     func call(
-        _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+        _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
+        timeout: Duration = .seconds(25)
     ) async throws(DBusCallError) -> [DBusValue] {
         try await bus.call(
-            destination: Self.service, path: path, interface: interface, member: member, arguments: arguments, timeout: timeout)
+            destination: Self.service, path: path, interface: interface, member: member, arguments: arguments,
+            timeout: timeout)
     }
 
     /// Every object BlueZ exports.
@@ -43,8 +46,11 @@ package struct BlueZ: Sendable {
         do {
             reply = try await call("/", Self.objectManager, "GetManagedObjects")
         } catch {
-            if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
-                throw LinkError(.connectFailed, "BlueZ is not running (no org.bluez on the system bus): start bluetoothd")
+            if error.name == "org.freedesktop.DBus.Error.ServiceUnknown"
+                || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+            {
+                throw LinkError(
+                    .connectFailed, "BlueZ is not running (no org.bluez on the system bus): start bluetoothd")
             }
             throw LinkError(.connectFailed, "BlueZ GetManagedObjects failed: \(error)")
         }
@@ -67,27 +73,34 @@ package struct BlueZ: Sendable {
     /// The adapter to use: `$UCUBE_BT_ADAPTER` if set, else the first (by path).
     package func adapterPath(in tree: ObjectTree) throws(LinkError) -> String {
         let adapters = tree.filter { $0.value[Self.adapterInterface] != nil }.keys.sorted()
-        if let wanted = ProcessInfo.processInfo.environment[BluetoothChoices.adapterEnvironmentVariable], !wanted.isEmpty {
+        if let wanted = ProcessInfo.processInfo.environment[BluetoothChoices.adapterEnvironmentVariable],
+            !wanted.isEmpty
+        {
             guard let path = adapters.first(where: { $0 == wanted || $0.hasSuffix("/" + wanted) }) else {
-                throw LinkError(.connectFailed, "no Bluetooth adapter '\(wanted)' (have: \(adapters.joined(separator: ", ")))")
+                throw LinkError(
+                    .connectFailed, "no Bluetooth adapter '\(wanted)' (have: \(adapters.joined(separator: ", ")))")
             }
             return path
         }
         guard let first = adapters.first else {
-            throw LinkError(.connectFailed, "no Bluetooth adapter: BlueZ lists none (is the controller powered and unblocked? see rfkill)")
+            throw LinkError(
+                .connectFailed,
+                "no Bluetooth adapter: BlueZ lists none (is the controller powered and unblocked? see rfkill)")
         }
         return first
     }
 
     /// Starts discovery of LE devices on `adapter`.
     package func startDiscovery(adapter: String) async throws(LinkError) {
-        _ = try? await call(adapter, Self.adapterInterface, "SetDiscoveryFilter", [.options([("Transport", .string("le"))])])
+        _ = try? await call(
+            adapter, Self.adapterInterface, "SetDiscoveryFilter", [.options([("Transport", .string("le"))])])
         do {
             _ = try await call(adapter, Self.adapterInterface, "StartDiscovery")
         } catch {
             if error.name == "org.bluez.Error.InProgress" { return }
             if error.name == "org.bluez.Error.NotReady" {
-                throw LinkError(.connectFailed, "the Bluetooth adapter is not ready (powered off?): bluetoothctl power on")
+                throw LinkError(
+                    .connectFailed, "the Bluetooth adapter is not ready (powered off?): bluetoothctl power on")
             }
             throw LinkError(.connectFailed, "cannot start a Bluetooth scan: \(error)")
         }

@@ -59,7 +59,9 @@ package enum BluetoothChoices {
     /// The model guessed from the name and services (spec §1, §3.3).
     package static func modelGuess(name: String?, uuids: [String]) -> String {
         let name = name ?? ""
-        if uuids.contains(where: { $0.lowercased() == serviceUUID }) || name.contains("Touch") { return "uCube Touch (BLE)" }
+        if uuids.contains(where: { $0.lowercased() == serviceUUID }) || name.contains("Touch") {
+            return "uCube Touch (BLE)"
+        }
         if name.hasPrefix("YT-KEY") { return "YT-KEY (USB)" }
         if name.lowercased().contains("ucube") { return "uCube (Bluetooth Classic)" }
         if name.hasPrefix("YT-") { return "YouTransactor terminal" }

@@ -39,7 +39,8 @@ package struct BluetoothDiagnosis: Sendable {
         /// Facts for `--json` (adapter path, device address, …).
         package let details: [String: String]
 
-        init(_ name: Name, _ problem: Problem?, _ message: String, hint: String? = nil, details: [String: String] = [:]) {
+        init(_ name: Name, _ problem: Problem?, _ message: String, hint: String? = nil, details: [String: String] = [:])
+        {
             self.name = name
             self.problem = problem
             self.message = message
@@ -80,7 +81,8 @@ package struct BluetoothDiagnosis: Sendable {
 
         let tree: BlueZ.ObjectTree
         do {
-            tree = BlueZ.objectTree(fromReply: try await bluez.call("/", BlueZ.objectManager, "GetManagedObjects", timeout: timeout))
+            tree = BlueZ.objectTree(
+                fromReply: try await bluez.call("/", BlueZ.objectManager, "GetManagedObjects", timeout: timeout))
         } catch {
             if absentErrors.contains(error.name) {
                 steps.append(
@@ -107,7 +109,9 @@ package struct BluetoothDiagnosis: Sendable {
             steps.append(
                 Step(
                     .adapter, .noAdapter, error.reason,
-                    hint: "plug in or unblock the controller (rfkill unblock bluetooth), or set \(BluetoothChoices.adapterEnvironmentVariable) to an adapter BlueZ lists"))
+                    hint:
+                        "plug in or unblock the controller (rfkill unblock bluetooth), or set \(BluetoothChoices.adapterEnvironmentVariable) to an adapter BlueZ lists"
+                ))
             return BluetoothDiagnosis(steps: steps)
         }
         let adapterName = adapter.split(separator: "/").last.map(String.init) ?? adapter
@@ -118,7 +122,8 @@ package struct BluetoothDiagnosis: Sendable {
             steps.append(
                 Step(
                     .adapter, .adapterOff, "the Bluetooth adapter \(adapterName) is powered off",
-                    hint: "bluetoothctl power on (and `rfkill unblock bluetooth` if it is blocked)", details: adapterDetails))
+                    hint: "bluetoothctl power on (and `rfkill unblock bluetooth` if it is blocked)",
+                    details: adapterDetails))
             return BluetoothDiagnosis(steps: steps)
         }
         steps.append(Step(.adapter, nil, "adapter \(adapterName) is powered", details: adapterDetails))
@@ -126,7 +131,8 @@ package struct BluetoothDiagnosis: Sendable {
         // A harmless call that BlueZ authorizes as it does a scan or a connection: SetDiscoveryFilter with no filter
         // (per D-Bus client, dropped when this connection closes). Only a refusal counts; any other answer passes.
         do {
-            _ = try await bluez.call(adapter, BlueZ.adapterInterface, "SetDiscoveryFilter", [.options([])], timeout: timeout)
+            _ = try await bluez.call(
+                adapter, BlueZ.adapterInterface, "SetDiscoveryFilter", [.options([])], timeout: timeout)
             steps.append(Step(.permission, nil, "this user may use the adapter"))
         } catch {
             if permissionErrors.contains(error.name) {
@@ -150,7 +156,8 @@ package struct BluetoothDiagnosis: Sendable {
                 Step(
                     .device, .connectionPending,
                     "BlueZ already has a connection to \(device.address) that no ucube process holds (left by a process that ended mid-connection?)",
-                    hint: "bluetoothctl disconnect \(device.address), or switch the terminal off and on", details: details))
+                    hint: "bluetoothctl disconnect \(device.address), or switch the terminal off and on",
+                    details: details))
         } else {
             steps.append(Step(.device, nil, "\(device.address) is known to BlueZ and not connected", details: details))
         }
@@ -160,7 +167,9 @@ package struct BluetoothDiagnosis: Sendable {
     private static func permissionStep(_ what: String, _ error: DBusCallError) -> Step {
         Step(
             .permission, .permissionDenied, "Bluetooth is refused to this user: \(what) failed with \(error)",
-            hint: "add the user to the bluetooth group (sudo usermod -aG bluetooth $USER, then log in again), or check the D-Bus policy in /etc/dbus-1/system.d/bluetooth.conf")
+            hint:
+                "add the user to the bluetooth group (sudo usermod -aG bluetooth $USER, then log in again), or check the D-Bus policy in /etc/dbus-1/system.d/bluetooth.conf"
+        )
     }
 
     /// Classifies a link failure's text (BLETransport's reasons carry the D-Bus error name): a refused Connect is a

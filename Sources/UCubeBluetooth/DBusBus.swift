@@ -48,7 +48,9 @@ package final class DBusBus: @unchecked Sendable {
                 defer { ucube_dbus_error_free(error) }
                 guard let connection = dbus_bus_get_private(DBUS_BUS_SYSTEM, error) else {
                     let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
-                    continuation.resume(returning: .failure(DBusCallError(name: "org.freedesktop.DBus.Error.NoServer", message: message)))
+                    continuation.resume(
+                        returning: .failure(
+                            DBusCallError(name: "org.freedesktop.DBus.Error.NoServer", message: message)))
                     return
                 }
                 // Otherwise libdbus calls exit() when the bus goes away.
@@ -83,7 +85,9 @@ package final class DBusBus: @unchecked Sendable {
         }
         finish("the D-Bus connection was closed")
         // Fail whatever was queued after the end.
-        let late = lock.withLock { defer { jobs.removeAll() }; return jobs }
+        let late = lock.withLock {
+            defer { jobs.removeAll() }; return jobs
+        }
         for job in late { job(connection) }
         dbus_connection_close(connection)
         dbus_connection_unref(connection)
@@ -150,33 +154,51 @@ package final class DBusBus: @unchecked Sendable {
             let box = ReplyBox { continuation.resume(returning: $0) }
             let queued = enqueue { connection in
                 guard let message = dbus_message_new_method_call(destination, path, interface, member) else {
-                    box.complete(.failure(DBusCallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "bad method call \(path) \(interface).\(member)")))
+                    box.complete(
+                        .failure(
+                            DBusCallError(
+                                name: "org.freedesktop.DBus.Error.InvalidArgs",
+                                message: "bad method call \(path) \(interface).\(member)")))
                     return
                 }
                 defer { dbus_message_unref(message) }
                 var iter = DBusMessageIter()
                 dbus_message_iter_init_append(message, &iter)
                 for argument in arguments where !DBusCodec.append(argument, to: &iter) {
-                    box.complete(.failure(DBusCallError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "cannot encode an argument of \(member)")))
+                    box.complete(
+                        .failure(
+                            DBusCallError(
+                                name: "org.freedesktop.DBus.Error.InvalidArgs",
+                                message: "cannot encode an argument of \(member)")))
                     return
                 }
                 var pending: OpaquePointer? = nil
-                guard dbus_connection_send_with_reply(connection, message, &pending, milliseconds) != 0, let pending else {
-                    box.complete(.failure(DBusCallError(name: "org.freedesktop.DBus.Error.Disconnected", message: "the D-Bus connection is closed")))
+                guard dbus_connection_send_with_reply(connection, message, &pending, milliseconds) != 0, let pending
+                else {
+                    box.complete(
+                        .failure(
+                            DBusCallError(
+                                name: "org.freedesktop.DBus.Error.Disconnected",
+                                message: "the D-Bus connection is closed")))
                     return
                 }
                 let opaque = Unmanaged.passRetained(box).toOpaque()
                 if dbus_pending_call_set_notify(pending, pendingCallDone, opaque, nil) == 0 {
                     Unmanaged<ReplyBox>.fromOpaque(opaque).release()
                     dbus_pending_call_unref(pending)
-                    box.complete(.failure(DBusCallError(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory")))
+                    box.complete(
+                        .failure(DBusCallError(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory")))
                 } else if dbus_pending_call_get_completed(pending) != 0 {
                     // Completed before the callback was set (a disconnected connection): deliver now.
                     pendingCallDone(pending, opaque)
                 }
             }
             if !queued {
-                box.complete(.failure(DBusCallError(name: "org.freedesktop.DBus.Error.Disconnected", message: closed ?? "the D-Bus connection is closed")))
+                box.complete(
+                    .failure(
+                        DBusCallError(
+                            name: "org.freedesktop.DBus.Error.Disconnected",
+                            message: closed ?? "the D-Bus connection is closed")))
             }
         }
         return try result.get()
@@ -191,7 +213,9 @@ private final class ReplyBox: @unchecked Sendable {
     init(_ resume: @escaping (Result<[DBusValue], DBusCallError>) -> Void) { self.resume = resume }
 
     func complete(_ result: Result<[DBusValue], DBusCallError>) {
-        let r = lock.withLock { defer { resume = nil }; return resume }
+        let r = lock.withLock {
+            defer { resume = nil }; return resume
+        }
         r?(result)
     }
 }
@@ -227,6 +251,7 @@ private func busFilter(
         bus.busDisconnected()
         return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
     }
-    bus.deliver(DBusSignal(path: path, interface: interface, member: member, arguments: DBusCodec.arguments(of: message)))
+    bus.deliver(
+        DBusSignal(path: path, interface: interface, member: member, arguments: DBusCodec.arguments(of: message)))
     return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }

@@ -31,7 +31,9 @@ package indirect enum DBusValue: Sendable, Equatable {
     }
 
     /// A byte array, `ay`.
-    package static func bytes(_ bytes: [UInt8]) -> DBusValue { .array(elementSignature: "y", bytes.map(DBusValue.byte)) }
+    package static func bytes(_ bytes: [UInt8]) -> DBusValue {
+        .array(elementSignature: "y", bytes.map(DBusValue.byte))
+    }
 
     /// An `a{sv}` options dictionary.
     package static func options(_ entries: [(String, DBusValue)]) -> DBusValue {
@@ -215,7 +217,8 @@ enum DBusCodec {
 
     private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ type: Character, _ value: T) -> Bool {
         var v = value
-        return withUnsafePointer(to: &v) { dbus_message_iter_append_basic(&iter, code(type), UnsafeRawPointer($0)) } != 0
+        return withUnsafePointer(to: &v) { dbus_message_iter_append_basic(&iter, code(type), UnsafeRawPointer($0)) }
+            != 0
     }
 
     /// Appends one value; false when libdbus refuses (out of memory, invalid string).

@@ -51,13 +51,18 @@ package enum BlueZFuzzSurface {
         }
         func characteristic(_ uuid: String) -> DBusValue {
             interfaces([
-                (BlueZ.gattCharacteristicInterface, props([("UUID", .string(uuid)), ("Service", .objectPath(service)), ("MTU", .uint16(247))]))
+                (
+                    BlueZ.gattCharacteristicInterface,
+                    props([("UUID", .string(uuid)), ("Service", .objectPath(service)), ("MTU", .uint16(247))])
+                )
             ])
         }
         let tree = DBusValue.dictionary(
             keySignature: "o", valueSignature: "a{sa{sv}}",
             [
-                .init(.objectPath("/org/bluez/hci0"), interfaces([(BlueZ.adapterInterface, props([("Powered", .bool(true))]))])),
+                .init(
+                    .objectPath("/org/bluez/hci0"),
+                    interfaces([(BlueZ.adapterInterface, props([("Powered", .bool(true))]))])),
                 .init(
                     .objectPath(device),
                     interfaces([
@@ -74,20 +79,29 @@ package enum BlueZFuzzSurface {
                 .init(
                     .objectPath(service),
                     interfaces([
-                        (BlueZ.gattServiceInterface, props([("UUID", .string(BluetoothChoices.serviceUUID)), ("Device", .objectPath(device))]))
+                        (
+                            BlueZ.gattServiceInterface,
+                            props([("UUID", .string(BluetoothChoices.serviceUUID)), ("Device", .objectPath(device))])
+                        )
                     ])),
                 .init(.objectPath(service + "/char0011"), characteristic(BluetoothChoices.txRxUUID)),
                 .init(.objectPath(service + "/char0014"), characteristic(BluetoothChoices.powerStateUUID)),
                 .init(.objectPath(service + "/char0016"), characteristic(BluetoothChoices.passwordUUID)),
             ])
         let changed: (String, String, [(String, DBusValue)]) -> [UInt8]? = { path, interface, entries in
-            marshal(path: path, member: "PropertiesChanged", [.string(interface), props(entries), .array(elementSignature: "s", [])])
+            marshal(
+                path: path, member: "PropertiesChanged",
+                [.string(interface), props(entries), .array(elementSignature: "s", [])])
         }
         return [
             marshal(path: "/", member: "InterfacesAdded", [tree]),
-            changed(service + "/char0011", BlueZ.gattCharacteristicInterface, [("Value", .bytes([0x02, 0x00, 0x05, 0x00, 0x01, 0x05, 0x01]))]),
+            changed(
+                service + "/char0011", BlueZ.gattCharacteristicInterface,
+                [("Value", .bytes([0x02, 0x00, 0x05, 0x00, 0x01, 0x05, 0x01]))]),
             changed(device, BlueZ.deviceInterface, [("Connected", .bool(false))]),
-            marshal(path: "/", member: "InterfacesRemoved", [.objectPath(device), .array(elementSignature: "s", [.string(BlueZ.deviceInterface)])]),
+            marshal(
+                path: "/", member: "InterfacesRemoved",
+                [.objectPath(device), .array(elementSignature: "s", [.string(BlueZ.deviceInterface)])]),
         ].compactMap { $0 }
     }
 

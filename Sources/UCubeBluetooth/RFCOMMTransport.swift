@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CDBus
 import Foundation
 import UCubeLink
 import UCubeSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The classic uCube over Bluetooth Classic RFCOMM (spec §3.2): raw RPC frames on an `AF_BLUETOOTH` /
 /// `BTPROTO_RFCOMM` stream socket to channel 1 (BluetoothChoices.rfcommChannel), no SDP lookup. The connected socket
@@ -14,7 +15,9 @@ package enum RFCOMMTransport {
     /// Parses `AA:BB:CC:DD:EE:FF` into the kernel's little-endian `bdaddr_t` byte order.
     package static func bdaddr(_ address: String) throws(LinkError) -> [UInt8] {
         let parts = address.split(separator: ":")
-        guard parts.count == 6 else { throw LinkError(.connectFailed, "bad Bluetooth address '\(address)': expected AA:BB:CC:DD:EE:FF") }
+        guard parts.count == 6 else {
+            throw LinkError(.connectFailed, "bad Bluetooth address '\(address)': expected AA:BB:CC:DD:EE:FF")
+        }
         var bytes: [UInt8] = []
         for part in parts {
             guard part.count == 2, let b = UInt8(part, radix: 16) else {
@@ -50,20 +53,25 @@ package enum RFCOMMTransport {
         let fd = socket(UCUBE_AF_BLUETOOTH, Int32(SOCK_STREAM.rawValue), UCUBE_BTPROTO_RFCOMM)
         guard fd >= 0 else {
             let e = errno
-            let hint = e == EAFNOSUPPORT
+            let hint =
+                e == EAFNOSUPPORT
                 ? " (this kernel has no Bluetooth support: load the bluetooth and rfcomm modules, or use a machine with a radio)"
                 : ""
-            return .failure(LinkError(
-                .connectFailed,
-                "cannot open an RFCOMM socket: socket(AF_BLUETOOTH, BTPROTO_RFCOMM) failed with \(errnoName(e)): \(ErrorNumber.text(e))\(hint)"))
+            return .failure(
+                LinkError(
+                    .connectFailed,
+                    "cannot open an RFCOMM socket: socket(AF_BLUETOOTH, BTPROTO_RFCOMM) failed with \(errnoName(e)): \(ErrorNumber.text(e))\(hint)"
+                ))
         }
         let rc = raw.withUnsafeBufferPointer { ucube_rfcomm_connect(fd, $0.baseAddress, channel) }
         guard rc == 0 else {
             let e = errno
             _ = close(fd)
-            return .failure(LinkError(
-                .connectFailed,
-                "cannot connect RFCOMM to \(address) channel \(channel): \(errnoName(e)): \(ErrorNumber.text(e)) (is it paired and on?)"))
+            return .failure(
+                LinkError(
+                    .connectFailed,
+                    "cannot connect RFCOMM to \(address) channel \(channel): \(errnoName(e)): \(ErrorNumber.text(e)) (is it paired and on?)"
+                ))
         }
         return .success(fd)
     }

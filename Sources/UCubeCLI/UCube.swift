@@ -17,15 +17,17 @@ package enum CLI {
 struct UCube: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         var configuration = CommandConfiguration(
-        commandName: "ucube",
-        abstract: "Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.",
-        discussion: includeDiscussion ? discussion : "",
-        version: BuildInfo.versionLine,
-        subcommands: [
-            Info.self, Pay.self, ReadCard.self, Display.self, Choose.self, Cancel.self, History.self, Locale.self, RPC.self,
-            Decode.self, Simulate.self, Test.self, Shell.self,
-            Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, FleetMergeCommand.self, SendLogs.self, Diagnose.self,
-        ]
+            commandName: "ucube",
+            abstract: "Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.",
+            discussion: includeDiscussion ? discussion : "",
+            version: BuildInfo.versionLine,
+            subcommands: [
+                Info.self, Pay.self, ReadCard.self, Display.self, Choose.self, Cancel.self, History.self, Locale.self,
+                RPC.self,
+                Decode.self, Simulate.self, Test.self, Shell.self,
+                Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, FleetMergeCommand.self, SendLogs.self,
+                Diagnose.self,
+            ]
         )
         if parsingWithoutCompletionCheck { configuration._superCommandName = "" }
         return configuration
@@ -45,32 +47,32 @@ struct UCube: AsyncParsableCommand {
     /// Exit codes, error codes, environment and files, for the root's help.
     static var discussion: String {
         """
-            Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate \
-            --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal), ble://ADDRESS|NAME (a uCube Touch through BlueZ), rfcomm://ADDRESS \
-            (a classic uCube), or a name remembered by `ucube connect`.
+        Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate \
+        --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal), ble://ADDRESS|NAME (a uCube Touch through BlueZ), rfcomm://ADDRESS \
+        (a classic uCube), or a name remembered by `ucube connect`.
 
-            Exit codes:
-            \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
+        Exit codes:
+        \(ExitCodes.all.map { "  \($0.code)  \($0.meaning)" }.joined(separator: "\n"))
 
-            Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on \
-            stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets \
-            the error as one JSON object on one line (the last line of a streaming command such as `mdm-update \
-            --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link",\
-            "hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit \
-            the exit code and exitName its name, hint and detail may be null (detail is filled only with \
-            --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with \
-            a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout \
-            exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
+        Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on \
+        stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets \
+        the error as one JSON object on one line (the last line of a streaming command such as `mdm-update \
+        --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link",\
+        "hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit \
+        the exit code and exitName its name, hint and detail may be null (detail is filled only with \
+        --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with \
+        a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout \
+        exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
 
-            Error codes, by exit code:
-            \(CLIErrorCode.catalogueLines.joined(separator: "\n"))
+        Error codes, by exit code:
+        \(CLIErrorCode.catalogueLines.joined(separator: "\n"))
 
-            Environment:
-            \(Environment.variables.map { "  \($0.name)  \($0.meaning)" }.joined(separator: "\n"))
+        Environment:
+        \(Environment.variables.map { "  \($0.name)  \($0.meaning)" }.joined(separator: "\n"))
 
-            Files:
-            \(Environment.files.map { "  \($0.path)  \($0.meaning)" }.joined(separator: "\n"))
-            """
+        Files:
+        \(Environment.files.map { "  \($0.path)  \($0.meaning)" }.joined(separator: "\n"))
+        """
     }
 
     @OptionGroup var globals: GlobalOptions
@@ -97,7 +99,9 @@ struct UCube: AsyncParsableCommand {
         // `--help` alone prints the root help without building the command tree: RootHelp holds it as generated
         // from the tree with the docs (checked by CI and by a test), wrapped here to the terminal's width as the
         // parser would.
-        if arguments == ["--help"] || arguments == ["-h"], let help = RootHelp.rendered(columns: RootHelp.currentColumns()) {
+        if arguments == ["--help"] || arguments == ["-h"],
+            let help = RootHelp.rendered(columns: RootHelp.currentColumns())
+        {
             RawOutput.stdout(help)
             return
         }
@@ -151,7 +155,9 @@ struct UCube: AsyncParsableCommand {
     /// skipping it saves 1.4 M). ArgumentParser skips it for a command that has a super-command name, which only its
     /// help and usage texts show: the root has one only while `arguments` are parsed, and texts are rendered after.
     static func parse(_ arguments: [String]) throws -> any ParsableCommand {
-        guard !arguments.contains(where: { $0.contains("generate-completion-script") }) else { return try parseAsRoot(arguments) }
+        guard !arguments.contains(where: { $0.contains("generate-completion-script") }) else {
+            return try parseAsRoot(arguments)
+        }
         return try $parsingWithoutCompletionCheck.withValue(true) { try parseAsRoot(arguments) }
     }
 
@@ -166,9 +172,11 @@ struct UCube: AsyncParsableCommand {
         _ command: any ParsableCommand, arguments: [String], globals known: GlobalOptions? = nil
     ) -> GlobalOptions? {
         // `known` spares reflecting the command (its fields' types are checked against their generic requirements).
-        let globals = known ?? Mirror(reflecting: command).children.lazy.compactMap {
-            ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
-        }.first
+        let globals =
+            known
+            ?? Mirror(reflecting: command).children.lazy.compactMap {
+                ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
+            }.first
         if let problem = Environment.stateDirectoryProblem(Environment.logDirectory) {
             Environment.warnStateUnusable("no log is kept: \(Environment.logDirectory) cannot be used: \(problem)")
         }
@@ -204,7 +212,8 @@ struct UCube: AsyncParsableCommand {
                     // Card data typed where an amount goes (`ucube pay 4761…`) is masked like any other output, and
                     // the first line reads `ucube: error:` as every other failure does.
                     failure = CLIFailure(
-                        ExitCodes.usage, LogScrubber.scrub(message(for: error)), hint: "`\(command) --help` shows the usage")
+                        ExitCodes.usage, LogScrubber.scrub(message(for: error)),
+                        hint: "`\(command) --help` shows the usage")
                     let full = fullMessage(for: error)
                     text = LogScrubber.scrub(full.hasPrefix("Error: ") ? "ucube: error: " + full.dropFirst(7) : full)
                 }

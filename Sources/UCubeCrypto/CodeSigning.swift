@@ -30,7 +30,9 @@ package enum CodeSigning {
         private let digest: DigestContext
 
         package init(privateKeyPEM: String = CryptoChoices.testCodeSigningPrivateKeyPEM) throws(CryptoError) {
-            digest = try DigestContext(keyPEM: privateKeyPEM, isPrivate: true, what: "signer", step: "EVP_DigestSignInit") {
+            digest = try DigestContext(
+                keyPEM: privateKeyPEM, isPrivate: true, what: "signer", step: "EVP_DigestSignInit"
+            ) {
                 EVP_DigestSignInit($0, nil, EVP_sha256(), nil, $1)
             }
         }
@@ -68,7 +70,9 @@ package enum CodeSigning {
             signature: [UInt8], publicKeyPEM: String = CryptoChoices.testCodeSigningPublicKeyPEM
         ) throws(CryptoError) {
             self.signature = signature
-            digest = try DigestContext(keyPEM: publicKeyPEM, isPrivate: false, what: "verifier", step: "EVP_DigestVerifyInit") {
+            digest = try DigestContext(
+                keyPEM: publicKeyPEM, isPrivate: false, what: "verifier", step: "EVP_DigestVerifyInit"
+            ) {
                 EVP_DigestVerifyInit($0, nil, EVP_sha256(), nil, $1)
             }
         }

@@ -41,6 +41,5 @@ package struct CryptoError: CodedError {
         self.reason = reason
     }
 
-
     package var description: String { "CryptoError.\(code.rawValue): \(reason)" }
 }

@@ -78,7 +78,8 @@ package enum PINBlock {
     package static func decode(block: [UInt8], pan: String?, format: PINBlockFormat) throws -> String {
         let expected = format == .iso4 ? 16 : 8
         guard block.count == expected else {
-            throw CryptoError(.invalidDataLength, "format \(format.rawValue) PIN block must be \(expected) bytes, got \(block.count)")
+            throw CryptoError(
+                .invalidDataLength, "format \(format.rawValue) PIN block must be \(expected) bytes, got \(block.count)")
         }
         let clear: [UInt8]
         switch format {
@@ -105,14 +106,18 @@ package enum PINBlock {
         case .iso3: fillOK = fill.allSatisfy { $0 >= 0xA }
         case .iso4: fillOK = fill.allSatisfy { $0 == 0xA }
         }
-        guard fillOK else { throw CryptoError(.malformedPINBlock, "fill nibbles invalid for format \(format.rawValue)") }
+        guard fillOK else {
+            throw CryptoError(.malformedPINBlock, "fill nibbles invalid for format \(format.rawValue)")
+        }
         return String(decoding: pinNibbles.map { $0 + UInt8(ascii: "0") }, as: UTF8.self)
     }
 
     // MARK: Format 4 plain data
 
     /// The two 16-byte clear fields of an ISO 9564-1:2017 format 4 block (AES input). `description` is redacted.
-    package struct Format4Fields: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    package struct Format4Fields: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// `4 N PIN A…A` (8 bytes) ‖ 8 random bytes.
         package let pinField: [UInt8]
         /// `M` ‖ PAN digits (left-justified) ‖ `0…0`, M = max(0, PAN length − 12).
@@ -180,8 +185,12 @@ package enum PINBlock {
     }
 
     private static func checkBlockAndKey(_ block: [UInt8], _ key: [UInt8]) throws {
-        guard key.count == 16 else { throw CryptoError(.invalidKeyLength, "PIN key must be 16 bytes, got \(key.count)") }
-        guard block.count == 8 else { throw CryptoError(.invalidDataLength, "PIN block must be 8 bytes, got \(block.count)") }
+        guard key.count == 16 else {
+            throw CryptoError(.invalidKeyLength, "PIN key must be 16 bytes, got \(key.count)")
+        }
+        guard block.count == 8 else {
+            throw CryptoError(.invalidDataLength, "PIN block must be 8 bytes, got \(block.count)")
+        }
     }
 
     static func pinDigits(_ pin: String) throws -> [UInt8] {

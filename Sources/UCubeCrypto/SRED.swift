@@ -22,12 +22,14 @@ package enum SRED {
 
     /// Host/simulator convenience: key = data-response encryption key derived from `bdk` at `ksn`.
     package static func encrypt(plaintext: [UInt8], bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
-        try encrypt(plaintext: plaintext, key: DUKPT.sessionKey(bdk: bdk, ksn: ksn, variant: CryptoChoices.sredKeyVariant))
+        try encrypt(
+            plaintext: plaintext, key: DUKPT.sessionKey(bdk: bdk, ksn: ksn, variant: CryptoChoices.sredKeyVariant))
     }
 
     /// Host convenience: key = data-response encryption key derived from `bdk` at `ksn`.
     package static func decrypt(ciphertext: [UInt8], bdk: [UInt8], ksn: KSN) throws -> [UInt8] {
-        try decrypt(ciphertext: ciphertext, key: DUKPT.sessionKey(bdk: bdk, ksn: ksn, variant: CryptoChoices.sredKeyVariant))
+        try decrypt(
+            ciphertext: ciphertext, key: DUKPT.sessionKey(bdk: bdk, ksn: ksn, variant: CryptoChoices.sredKeyVariant))
     }
 
     /// Zero padding to a multiple of 8 (empty stays empty).

@@ -18,7 +18,8 @@ enum FrameTargets {
                     _ = try? ResponseFrame(raw: frame, secured: false)
                     _ = try? CommandFrame(raw: frame, secured: true)
                     if let response = try? ResponseFrame(raw: frame, secured: false) {
-                        _ = try? CommandRegistry.decodeResponse(id: frame.command, status: response.status, data: response.data)
+                        _ = try? CommandRegistry.decodeResponse(
+                            id: frame.command, status: response.status, data: response.data)
                     }
                     _ = CommandRegistry.describeRequest(id: frame.command, payload: frame.body)
                 } catch {

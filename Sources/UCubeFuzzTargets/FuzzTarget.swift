@@ -1,6 +1,6 @@
+import Foundation
 import UCubeBluetooth
 import UCubeCLI
-import Foundation
 import UCubeCrypto
 import UCubePayment
 import UCubeProtocol
@@ -56,13 +56,16 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 }
                 precondition(total == layout.totalBytes, "the blocks read back do not add up to the scanned total")
                 if let zip = try? TMSZipPackage.read(bytes: bytes, ciphered: ciphered, url: "https://tms.invalid/v3") {
-                    for binary in zip.binaries { _ = try? BinaryPackageLayout.scan(MemoryByteSource(binary.package), ciphered: ciphered) }
+                    for binary in zip.binaries {
+                        _ = try? BinaryPackageLayout.scan(MemoryByteSource(binary.package), ciphered: ciphered)
+                    }
                 }
             }
         case .tmsConfig:
             if let items = try? TMSConfigReply.parse(bytes, url: "https://tms.invalid/config") {
                 _ = UpdatePlanner.plan(items: items, device: FuzzFixtures.deviceVersions)
-                _ = UpdatePlanner.plan(items: items, device: FuzzFixtures.deviceVersions, force: true, firmwareOnly: true)
+                _ = UpdatePlanner.plan(
+                    items: items, device: FuzzFixtures.deviceVersions, force: true, firmwareOnly: true)
             }
             _ = try? TMSSettings.fromConfigFile(Data(bytes), directory: "/nonexistent")
         case .pkcs12:
@@ -127,12 +130,15 @@ enum FuzzFixtures {
         let signatureLength = Int(package[0]) << 8 | Int(package[1])
         let entries: [(String, [UInt8])] = [
             ("key", []), ("manifest.json", Array(#"{"binary_list":["icc"]}"#.utf8)),
-            ("icc-1.0.0.9.sig", Array(package[2..<(2 + signatureLength)])), ("icc-1.0.0.9.bin", Array(package[(2 + signatureLength)...])),
+            ("icc-1.0.0.9.sig", Array(package[2..<(2 + signatureLength)])),
+            ("icc-1.0.0.9.bin", Array(package[(2 + signatureLength)...])),
         ]
         guard let archive = try? Archive(data: Data(), accessMode: .create, pathEncoding: nil) else { return [] }
         for (name, bytes) in entries {
             let data = Data(bytes)
-            try? archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) {
+            try? archive.addEntry(
+                with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate
+            ) {
                 position, size in data.subdata(in: Int(position)..<Int(position) + size)
             }
         }
@@ -141,7 +147,9 @@ enum FuzzFixtures {
 
     /// `image` as a §10.5 download: its signature, then 1000-byte blocks, then the 00 00 terminator.
     static let package: [UInt8] = {
-        func field(_ bytes: some Collection<UInt8>) -> [UInt8] { [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes }
+        func field(_ bytes: some Collection<UInt8>) -> [UInt8] {
+            [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
+        }
         var package = field((try? CodeSigning.sign(image)) ?? [0x30, 0x00])
         var offset = 0
         while offset < image.count {

@@ -50,7 +50,9 @@ struct TerminalScript: Sendable {
     /// The input that gives these steps back.
     var encoded: [UInt8] {
         steps.flatMap { step -> [UInt8] in
-            func record(_ op: UInt8, _ body: [UInt8]) -> [UInt8] { [op, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body }
+            func record(_ op: UInt8, _ body: [UInt8]) -> [UInt8] {
+                [op, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+            }
             switch step {
             case .answer(let body, let offset): return record(offset == 0 ? 0 : 1, body)
             case .raw(let body): return record(2, body)

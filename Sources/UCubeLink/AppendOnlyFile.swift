@@ -1,11 +1,11 @@
 import Foundation
+import UCubeSupport
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import UCubeSupport
 
 /// A file of lines that only grows, each line on disk when `append` returns: the payment journal, a fleet run's run
 /// file. The file is created 0600 (its directory 0700) and opened `O_APPEND`, so processes appending at once never

@@ -64,7 +64,8 @@ package enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
             let rest = text.dropFirst("rfcomm://".count)
             let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
             let address = String(parts.first ?? "")
-            let isAddress = address.split(separator: ":").count == 6
+            let isAddress =
+                address.split(separator: ":").count == 6
                 && address.split(separator: ":").allSatisfy { $0.count == 2 && UInt8($0, radix: 16) != nil }
             guard isAddress, parts.count <= 2 else {
                 throw LinkError(.connectFailed, "bad address '\(text)': expected rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL]")
@@ -84,7 +85,9 @@ package enum DeviceAddress: Hashable, Sendable, CustomStringConvertible {
         } else if text.hasPrefix("/dev/") {
             self = .serial(path: text)
         } else if text.contains("://") {
-            throw LinkError(.connectFailed, "unknown device scheme in '\(text)': use sim, tcp://, serial://, ble://, rfcomm:// or replay:")
+            throw LinkError(
+                .connectFailed,
+                "unknown device scheme in '\(text)': use sim, tcp://, serial://, ble://, rfcomm:// or replay:")
         } else if !text.isEmpty {
             self = .remembered(text)
         } else {

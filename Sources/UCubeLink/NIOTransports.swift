@@ -1,12 +1,13 @@
+import NIOCore
+import NIOPosix
+import UCubeProtocol
+import UCubeSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import NIOPosix
-import UCubeProtocol
-import UCubeSupport
 
 /// Forwards a channel's bytes into an `AsyncThrowingStream`; the stream finishes when the channel closes.
 private final class StreamingHandler: ChannelInboundHandler, Sendable {
@@ -39,7 +40,9 @@ package struct ChannelTransport: Transport {
     private let channel: any Channel
 
     /// Connects over TCP (spec §3.4: raw RPC frames, no BLE stuffing).
-    package static func connectTCP(host: String, port: Int, timeout: Duration = .seconds(5)) async throws -> ChannelTransport {
+    package static func connectTCP(host: String, port: Int, timeout: Duration = .seconds(5)) async throws
+        -> ChannelTransport
+    {
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let handler = StreamingHandler(continuation: continuation)
         do {

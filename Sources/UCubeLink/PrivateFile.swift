@@ -1,11 +1,11 @@
 import Foundation
+import UCubeSupport
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import UCubeSupport
 
 /// How ucube opens the files it creates and checks the directories it keeps them in, so that no file follows a link
 /// planted in its place and no directory is shared with another user:
@@ -77,13 +77,17 @@ package enum PrivateFile {
 
     /// Writes `bytes` to `path` (created or truncated; see `open`), whole or not at all said. A file created now gets
     /// `mode` exactly, whatever the process's umask (an existing one keeps its own).
-    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, kind: Kind) throws(PrivateFileError) {
+    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, kind: Kind)
+        throws(PrivateFileError)
+    {
         var existing = stat()
         let created = lstat(path, &existing) != 0
         let fd = try open(path, flags: O_TRUNC, mode: mode, kind: kind)
         defer { close(fd) }
         if created { _ = fchmod(fd, mode) }
-        if let error = FileDescriptor.writeAll(fd, bytes) { throw PrivateFileError(path: path, problem: .system(error)) }
+        if let error = FileDescriptor.writeAll(fd, bytes) {
+            throw PrivateFileError(path: path, problem: .system(error))
+        }
     }
 
     /// Creates `path` (and its parents) 0700 when missing, then checks it (`checkDirectory`).

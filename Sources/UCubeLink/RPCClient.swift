@@ -137,7 +137,9 @@ package actor RPCClient {
 
     /// Sends a typed command and waits for its answer, at most `timeout` (default: the command's own timeout for
     /// long-running commands, else the client's RPC timeout). A non-zero status is returned, not thrown.
-    package func send<C: RPCCommand>(_ command: C, timeout: Duration? = nil) async throws(LinkError) -> Reply<C.Response> {
+    package func send<C: RPCCommand>(_ command: C, timeout: Duration? = nil) async throws(LinkError) -> Reply<
+        C.Response
+    > {
         let payload: [UInt8]
         do {
             payload = try command.encodePayload()
@@ -246,7 +248,8 @@ package actor RPCClient {
 
         let result: Result<ResponseFrame, LinkError> = await withTaskCancellationHandler {
             do {
-                let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ResponseFrame, any Error>) in
+                let response = try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<ResponseFrame, any Error>) in
                     pending.append(
                         Pending(
                             token: token, command: id, sequence: seq, securedResponse: securedResponse,
@@ -254,7 +257,8 @@ package actor RPCClient {
                     armWatchdog()
                     trace?(.sent(bytes: bytes, frame: frame))
                     logger?.debug(
-                        "sent message: \(Self.name(id)) seq \(seq) \(bytes.count) bytes\(Self.loggableData(id, payload))")
+                        "sent message: \(Self.name(id)) seq \(seq) \(bytes.count) bytes\(Self.loggableData(id, payload))"
+                    )
                     Task { await self.write(bytes, token: token) }
                 }
                 return .success(response)
@@ -335,12 +339,14 @@ package actor RPCClient {
             // the secure session this process believed open (a reboot, another process): read it plain and say so.
             secured = false
             rules.secureSessionLost()
-            logger?.warning("\(Self.name(raw.command)) answered in the READY layout: the terminal is not in a secure session")
+            logger?.warning(
+                "\(Self.name(raw.command)) answered in the READY layout: the terminal is not in a secure session")
         }
         do {
             let frame = try ResponseFrame(raw: raw, secured: secured)
             logger?.debug(
-                "received message: \(Self.name(raw.command)) seq \(raw.sequence) \(raw.body.count) bytes status \(frame.status)\(Self.loggableData(p.command, frame.data))")
+                "received message: \(Self.name(raw.command)) seq \(raw.sequence) \(raw.body.count) bytes status \(frame.status)\(Self.loggableData(p.command, frame.data))"
+            )
             p.continuation.resume(returning: frame)
         } catch {
             p.continuation.resume(throwing: LinkError(.badFrame, "\(p.command) response: \(error.reason)"))
@@ -368,7 +374,8 @@ package actor RPCClient {
             }
             // spec §2.4, §2.8: an answer belongs to the pending command with its SEQ and CMD ID ("command ID is 0x8000
             // in case of error": its SEQ alone, spec §2.7).
-            let sameSequence = pending.firstIndex { $0.sequence == raw.sequence && $0.command != .cancelAll }
+            let sameSequence =
+                pending.firstIndex { $0.sequence == raw.sequence && $0.command != .cancelAll }
                 ?? pending.firstIndex { $0.sequence == raw.sequence }
             let answered = sameSequence.flatMap { i in
                 pending[i].command == raw.command || raw.command == .unrecognised ? i : nil
@@ -382,14 +389,18 @@ package actor RPCClient {
             } else if let i = sameSequence {
                 // The SEQ of the command waiting, another command's id: the terminal broke the protocol.
                 let p = pending[i]
-                fail(token: p.token, LinkError(.unexpectedResponse, "the terminal answered \(raw.command) while \(p.command) was pending"))
+                fail(
+                    token: p.token,
+                    LinkError(
+                        .unexpectedResponse, "the terminal answered \(raw.command) while \(p.command) was pending"))
             } else {
                 // No pending command has this SEQ: a duplicate of an answer already taken, a replay of an older one,
                 // or a SEQ never sent. Dropped, logged and counted; the pending command waits for its own answer
                 // (a late answer after a timeout is one of these too).
                 staleAnswersDropped += 1
                 logger?.warning(
-                    "dropped an answer that belongs to no pending command: \(Self.name(raw.command)) seq \(raw.sequence)\(pending.isEmpty ? "" : " (waiting for \(pending.map { "\(Self.name($0.command)) seq \($0.sequence)" }.joined(separator: ", ")))")")
+                    "dropped an answer that belongs to no pending command: \(Self.name(raw.command)) seq \(raw.sequence)\(pending.isEmpty ? "" : " (waiting for \(pending.map { "\(Self.name($0.command)) seq \($0.sequence)" }.joined(separator: ", ")))")"
+                )
             }
         }
     }
@@ -431,7 +442,10 @@ package actor RPCClient {
         logger?.warning("\(Self.name(p.command)): the answer stopped after \(buffered) bytes for \(frameSilence)")
         fail(
             token: p.token,
-            LinkError(.timeout, "the terminal began answering \(p.command) and went silent after \(buffered) bytes (no byte for \(frameSilence))"))
+            LinkError(
+                .timeout,
+                "the terminal began answering \(p.command) and went silent after \(buffered) bytes (no byte for \(frameSilence))"
+            ))
         return nil
     }
 
@@ -451,10 +465,10 @@ package actor RPCClient {
         let failing = pending
         pending.removeAll()
         for p in failing {
-                p.continuation.resume(throwing: LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)"))
+            p.continuation.resume(
+                throwing: LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)"))
         }
     }
-
 
     // MARK: Logging
 

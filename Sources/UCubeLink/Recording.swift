@@ -204,7 +204,8 @@ package struct Recording: Sendable, Equatable {
                 }
                 guard words[1] == "\(Recording.version)" else {
                     throw RecordingError(
-                        line: number, "recording version \(words[1]) is not supported (this ucube reads \(Recording.version))")
+                        line: number,
+                        "recording version \(words[1]) is not supported (this ucube reads \(Recording.version))")
                 }
                 sawMagic = true
                 return nil
@@ -281,10 +282,12 @@ package struct Recording: Sendable, Equatable {
             guard words[3].utf8.count <= 2 * FrameLimits.maxFrameSize, let bytes = try? Hex.decode(String(words[3])),
                 !bytes.isEmpty
             else {
-                throw RecordingError(line: number, "a frame record's bytes are hex, at most \(FrameLimits.maxFrameSize) of them")
+                throw RecordingError(
+                    line: number, "a frame record's bytes are hex, at most \(FrameLimits.maxFrameSize) of them")
             }
             let secured = words[2] == "secured"
-            return Event(time: time, kind: words[0] == ">" ? .sent(bytes, secured: secured) : .received(bytes, secured: secured))
+            return Event(
+                time: time, kind: words[0] == ">" ? .sent(bytes, secured: secured) : .received(bytes, secured: secured))
         }
     }
 }

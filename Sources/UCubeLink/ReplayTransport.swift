@@ -108,7 +108,8 @@ package struct ReplayTransport: Transport {
                     switch answer.kind {
                     case .received(let bytes, _): continuation.yield(bytes)
                     case .dropped(let reason):
-                        continuation.finish(throwing: LinkError(.disconnected, "the recorded terminal dropped the link: \(reason)"))
+                        continuation.finish(
+                            throwing: LinkError(.disconnected, "the recorded terminal dropped the link: \(reason)"))
                         return
                     case .sent, .closed: return
                     }
@@ -141,7 +142,8 @@ package struct ReplayTransport: Transport {
                 let error = LinkError(
                     .replayDiverged,
                     "the command ended before the recording did: the recording goes on with > \(Self.describe(expected))",
-                    hint: "replay the same command line and options as the recording's (`ucube decode < FILE` shows it)")
+                    hint: "replay the same command line and options as the recording's (`ucube decode < FILE` shows it)"
+                )
                 outcome.record(error)
             }
             sender?.cancel()

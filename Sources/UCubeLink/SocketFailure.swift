@@ -1,11 +1,12 @@
+import NIOCore
+import NIOPosix
+import UCubeSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import NIOPosix
-import UCubeSupport
 
 /// What a failed connect or bind means, read from the errno NIO carries (`IOError.errnoCode`, each attempt of a
 /// `NIOConnectionError`, its DNS errors) — never from NIO's text, which names its own functions
@@ -81,7 +82,8 @@ extension LinkError {
         case .refused:
             return LinkError(
                 .connectionRefused, "cannot connect to \(address): connection refused",
-                hint: "is `ucube simulate --listen \(host):\(port)` (or the terminal) running at that address?", detail: detail)
+                hint: "is `ucube simulate --listen \(host):\(port)` (or the terminal) running at that address?",
+                detail: detail)
         case .unreachable:
             return LinkError(
                 .hostUnreachable, "cannot connect to \(address): no route to \(host)",

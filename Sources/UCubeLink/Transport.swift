@@ -28,7 +28,9 @@ package struct InMemoryTransport: Transport {
         package let input: AsyncStream<[UInt8]>
         private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
-        fileprivate init(input: AsyncStream<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+        fileprivate init(
+            input: AsyncStream<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+        ) {
             self.input = input
             self.continuation = continuation
         }

@@ -86,7 +86,8 @@ package enum LogBundle {
             throw LogBundleError(.io, "cannot read \(source)")
         }
         defer { try? input.close() }
-        guard FileManager.default.createFile(atPath: destination, contents: nil, attributes: [.posixPermissions: 0o600]),
+        guard
+            FileManager.default.createFile(atPath: destination, contents: nil, attributes: [.posixPermissions: 0o600]),
             let output = FileHandle(forWritingAtPath: destination)
         else {
             throw LogBundleError(.io, "cannot write \(destination)")

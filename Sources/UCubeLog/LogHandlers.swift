@@ -95,7 +95,8 @@ extension LayeredLogHandler where Sink == LogFile {
 
     /// A handler with its own file and a fixed level (tests, tools).
     package init(label: String, directory: String, level: Logger.Level = LogChoices.defaultLevel) {
-        self.init(label: label, sink: LogFile(directory: directory), levels: LogLevelSource(LogLevels(defaultLevel: level)))
+        self.init(
+            label: label, sink: LogFile(directory: directory), levels: LogLevelSource(LogLevels(defaultLevel: level)))
         ownLevel = level
     }
 }

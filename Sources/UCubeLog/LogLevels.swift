@@ -32,7 +32,9 @@ package struct LogLevels: Sendable, Hashable, CustomStringConvertible {
             throw LogLevelError(.empty, "--log-level needs a value: \(Self.usage)")
         }
         for item in items {
-            guard !item.isEmpty else { throw LogLevelError(.empty, "empty item in --log-level '\(text)': \(Self.usage)") }
+            guard !item.isEmpty else {
+                throw LogLevelError(.empty, "empty item in --log-level '\(text)': \(Self.usage)")
+            }
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             if parts.count == 1 {
                 guard !sawDefault else {
@@ -44,7 +46,8 @@ package struct LogLevels: Sendable, Hashable, CustomStringConvertible {
                 guard let layer = LogLayer(rawValue: parts[0].lowercased()) else {
                     throw LogLevelError(
                         .unknownLayer,
-                        "unknown log layer '\(parts[0])' in --log-level; layers: \(LogLayer.allCases.map(\.rawValue).joined(separator: ", "))")
+                        "unknown log layer '\(parts[0])' in --log-level; layers: \(LogLayer.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 guard perLayer[layer] == nil else {
                     throw LogLevelError(.duplicate, "--log-level '\(text)' names the layer \(layer) twice")
@@ -67,7 +70,8 @@ package struct LogLevels: Sendable, Hashable, CustomStringConvertible {
     private static func level(_ word: String) throws(LogLevelError) -> Logger.Level {
         guard let level = Logger.Level(rawValue: word.lowercased()) else {
             throw LogLevelError(
-                .unknownLevel, "unknown log level '\(word)' in --log-level; levels: \(levelNames.joined(separator: ", "))")
+                .unknownLevel,
+                "unknown log level '\(word)' in --log-level; levels: \(levelNames.joined(separator: ", "))")
         }
         return level
     }

@@ -31,7 +31,8 @@ enum CryptogramRule {
         }
         if type == .aac { return .decline("the card declined: 9F27 = \(cid.hex) (AAC)") }
         guard let cryptogram, !cryptogram.isEmpty else {
-            return .missing("9F27 = \(cid.hex) (\(type.name.uppercased())) came without its application cryptogram (9F26)")
+            return .missing(
+                "9F27 = \(cid.hex) (\(type.name.uppercased())) came without its application cryptogram (9F26)")
         }
         guard cryptogram.count == cryptogramLength else {
             return .wrong("9F26 is \(cryptogram.count) bytes, not \(cryptogramLength)")

@@ -125,7 +125,8 @@ package struct PaymentContext: Sendable, Hashable, Encodable {
             case 0x5A:
                 if let masked = Self.maskedPAN(fromBCD: value) { maskedPAN = masked }
             case 0x5F24:
-                if value.count >= 2, let year = bcdByte(value[0]), let month = bcdByte(value[1]), (1...12).contains(month)
+                if value.count >= 2, let year = bcdByte(value[0]), let month = bcdByte(value[1]),
+                    (1...12).contains(month)
                 {
                     expiryYear = 2000 + year
                     expiryMonth = month
@@ -187,7 +188,8 @@ package struct PaymentContext: Sendable, Hashable, Encodable {
         case cryptogramType, cryptogram, atc, authorizationResponseCode, authorization, sredKSN, pinKSN
         case onlinePINBlock, authorizationSecuredData, authorizationPlainTags, finalizationSecuredData
         case finalizationPlainTags, nfcOutcome, nfcFinalOutcome, finalisationApproved, msrAction, firmwareVersion
-        case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, timings, errors, journalFailure, device, simulated
+        case nfcModuleState, l2Logs, startedAt, finishedAt, roundTrips, timings, errors, journalFailure, device,
+            simulated
     }
 
     package func encode(to encoder: any Encoder) throws {

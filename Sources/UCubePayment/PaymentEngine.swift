@@ -150,12 +150,14 @@ package actor PaymentEngine {
 
         if let journal {
             do {
-                try journal.recordStart(request, deviceName: deviceName, simulated: simulated, time: startedAt ?? Self.timestamp())
+                try journal.recordStart(
+                    request, deviceName: deviceName, simulated: simulated, time: startedAt ?? Self.timestamp())
             } catch {
                 var context = withEngineFields(PaymentContext(request: request))
                 context.status = .error
                 context.statusReason = "the journal could not be written, so no payment was started: \(error.reason)"
-                context.journalFailure = "the start record could not be written, so no command was sent: \(error.reason)"
+                context.journalFailure =
+                    "the start record could not be written, so no command was sent: \(error.reason)"
                 context.startedAt = startedAt
                 context.finishedAt = Self.timestamp()
                 machine = nil
@@ -173,7 +175,9 @@ package actor PaymentEngine {
             emitted = emitStates(from: emitted, events)
             if let stepper, let machine, action.isStep {
                 paused = true
-                await stepper(PaymentStep(state: machine.currentState, action: action, context: withEngineFields(machine.context)))
+                await stepper(
+                    PaymentStep(state: machine.currentState, action: action, context: withEngineFields(machine.context))
+                )
                 paused = false
             }
             switch action {
@@ -201,11 +205,13 @@ package actor PaymentEngine {
                         logger?.error("journal: the outcome could not be recorded: \(error.reason)")
                         context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
                         if journalFailure == nil { events(.journalFailed(error.reason)) }
-                        context.journalFailure = context.journalFailure ?? "the outcome could not be recorded: \(error.reason)"
+                        context.journalFailure =
+                            context.journalFailure ?? "the outcome could not be recorded: \(error.reason)"
                     }
                 }
                 logger?.info(
-                    "payment finished: \(context.status.map { "\($0)" } ?? "no status")\(context.statusReason.map { " (\($0))" } ?? "") after \(context.states.count) states")
+                    "payment finished: \(context.status.map { "\($0)" } ?? "no status")\(context.statusReason.map { " (\($0))" } ?? "") after \(context.states.count) states"
+                )
                 events(.finished(context))
                 return context
             }
@@ -291,7 +297,8 @@ package actor PaymentEngine {
             }
         }
         let client = self.client
-        let result: Result<TerminalResponse, LinkError> = await Task { () async -> Result<TerminalResponse, LinkError> in
+        let result: Result<TerminalResponse, LinkError> = await Task {
+            () async -> Result<TerminalResponse, LinkError> in
             do throws(LinkError) {
                 let reply = try await client.send(command)
                 return .success(
@@ -314,14 +321,16 @@ package actor PaymentEngine {
             if !journalled { cancelForJournal() }
             if case .send(.buildCandidateList) = next, C.id == .buildCandidateList {
                 logger?.notice(
-                    "BuildCandidateList in the current SDK's form answered \(response.status): sending the 2020 form (spec §5.2 0x5510)")
+                    "BuildCandidateList in the current SDK's form answered \(response.status): sending the 2020 form (spec §5.2 0x5510)"
+                )
             }
             return next
         case .failure(let error):
             switch error.code {
             case .disconnected, .notConnected:
                 return machine!.linkLost(error.reason)
-            case .timeout, .connectFailed, .connectionRefused, .hostUnreachable, .hostNotFound, .badFrame, .unexpectedResponse,
+            case .timeout, .connectFailed, .connectionRefused, .hostUnreachable, .hostNotFound, .badFrame,
+                .unexpectedResponse,
                 .malformedResponse, .busy, .invalidRequest, .replayDiverged:
                 return machine!.commandFailed("\(C.descriptor.name): \(error.code.rawValue): \(error.reason)")
             }
@@ -372,7 +381,8 @@ package actor PaymentEngine {
         if let states = machine?.transitions, states.count > stateTimes.count {
             for state in states[stateTimes.count...] { stateTimes.append((state, elapsed)) }
         }
-        let cvm = (context.finalizationPlainTags + context.authorizationPlainTags).first { $0.tag == Tag(0x9F34) }?.value
+        let cvm = (context.finalizationPlainTags + context.authorizationPlainTags).first { $0.tag == Tag(0x9F34) }?
+            .value
         context.timings = PaymentTimings(
             states: stateTimes, end: elapsed,
             pinInProcess: context.entryMode == .icc && PaymentTimings.pinEntered(cvmResults: cvm))

@@ -98,7 +98,9 @@ package struct PaymentJournal: Sendable {
 
     /// Appends the operator's `resolution` of a payment whose outcome is unknown: the status they decided on (after
     /// checking with the acquirer, say), with a note. The payment's own records stay as they are.
-    package func recordResolution(requestID: String, status: PaymentStatus, note: String?, time: String) throws(JournalError) {
+    package func recordResolution(requestID: String, status: PaymentStatus, note: String?, time: String)
+        throws(JournalError)
+    {
         var record = Record(kind: "resolution", requestID: requestID, time: time)
         record.status = status.rawValue
         record.note = note
@@ -315,7 +317,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package init(_ context: PaymentContext, startedAt: String?, finishedAt: String) {
         self.init(
             start: PaymentJournal.start(
-                context.request, deviceName: context.device, simulated: context.simulated, time: startedAt ?? finishedAt))
+                context.request, deviceName: context.device, simulated: context.simulated, time: startedAt ?? finishedAt
+            ))
         apply(outcome: PaymentJournal.outcome(context, time: finishedAt))
     }
 }

@@ -156,7 +156,9 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
     func authorizationPlainTags(for mode: EntryMode) -> [Tag] {
         var tags = authorizationPlainTags ?? PaymentTagDefaults.authorizationPlain(mode)
         // The magstripe flow decides on DF60 (spec §7.4, §8.2): it is always read.
-        if mode == .msr, !tags.contains(PaymentTagDefaults.msrAction) { tags.insert(PaymentTagDefaults.msrAction, at: 0) }
+        if mode == .msr, !tags.contains(PaymentTagDefaults.msrAction) {
+            tags.insert(PaymentTagDefaults.msrAction, at: 0)
+        }
         return tags
     }
 
@@ -270,7 +272,8 @@ package enum PaymentTagDefaults {
     /// since the person who answers the prompt decides the outcome on these values. It rides in C1 like the others
     /// (spec §8.6): bytes, no command.
     package static let issuerData: [Tag] = [
-        0x5F34, 0x84, 0x50, 0x82, 0x95, 0x9A, 0x9B, 0x9C, 0x5F2A, 0x9F02, 0x9F03, 0x9F10, 0x9F1A, 0x9F26, 0x9F27, 0x9F33,
+        0x5F34, 0x84, 0x50, 0x82, 0x95, 0x9A, 0x9B, 0x9C, 0x5F2A, 0x9F02, 0x9F03, 0x9F10, 0x9F1A, 0x9F26, 0x9F27,
+        0x9F33,
         0x9F34, 0x9F35, 0x9F36, 0x9F37, 0xDF3E, 0xDF61,
     ].map { Tag($0) }
 

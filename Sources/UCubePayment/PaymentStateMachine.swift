@@ -155,7 +155,9 @@ package struct PaymentStateMachine: Sendable {
             return initTransaction(choice)
         case .riskManagementDone(let tvr):
             precondition(step == .smcRiskManagement, "a TVR answers SMC_RISK_MANAGEMENT")
-            guard tvr.count == 5 else { return end(.error, "the risk-management task gave \(tvr.count) TVR bytes, not 5") }
+            guard tvr.count == 5 else {
+                return end(.error, "the risk-management task gave \(tvr.count) TVR bytes, not 5")
+            }
             var finalTVR = tvr
             // spec §8.1: forceAuthorization "ICC: sets TVR byte 4 bit 4 i.e. tvr[3] |= 0x08".
             if request.forceAuthorization { finalTVR[3] |= 0x08 }
@@ -261,7 +263,9 @@ package struct PaymentStateMachine: Sendable {
     /// cryptogram that gave it.
     private mutating func conclude(cid: [UInt8]?, cryptogram: [UInt8]?, accepting: Set<CryptogramType>) -> Action {
         let verdict = CryptogramRule.judge(cid: cid, cryptogram: cryptogram, accepting: accepting)
-        if verdict == .approve { context.decideCryptogram(type: cid?.first.flatMap(CryptogramType.init(cid:)), cryptogram: cryptogram) }
+        if verdict == .approve {
+            context.decideCryptogram(type: cid?.first.flatMap(CryptogramType.init(cid:)), cryptogram: cryptogram)
+        }
         switch verdict {
         case .approve: return end(.approved)
         case .decline(let reason): return end(.declined, reason)
@@ -270,7 +274,8 @@ package struct PaymentStateMachine: Sendable {
         }
     }
 
-    private mutating func end(_ status: PaymentStatus, _ reason: String? = nil, _ cause: CommandError? = nil) -> Action {
+    private mutating func end(_ status: PaymentStatus, _ reason: String? = nil, _ cause: CommandError? = nil) -> Action
+    {
         let outcome = PaymentOutcome(status, reason: reason)
         if let reason, status != .approved, status != .declined {
             context.errors.append(
@@ -325,7 +330,9 @@ package struct PaymentStateMachine: Sendable {
             case .getFinalizationSecuredTags:
                 context.finalizationSecuredData = response.data
             case .getFinalizationPlainTags:
-                if let tlvs = plainTLVs(response, closing.step) { context.finalizationPlainTags += context.absorb(tlvs) }
+                if let tlvs = plainTLVs(response, closing.step) {
+                    context.finalizationPlainTags += context.absorb(tlvs)
+                }
             case .getCCL2Log: context.l2Logs["CC"] = response.data.hex
             case .getF4L2Log: context.l2Logs["F4"] = response.data.hex
             case .getF5L2Log: context.l2Logs["F5"] = response.data.hex
@@ -666,7 +673,9 @@ package struct PaymentStateMachine: Sendable {
                     context.typedAmount = try Currency.minorUnits(fromBCD: typed)
                 } catch {
                     context.errors.append(
-                        PaymentError(state: currentState, code: error.code.rawValue, reason: "the typed amount (9F02): \(error.reason)"))
+                        PaymentError(
+                            state: currentState, code: error.code.rawValue,
+                            reason: "the typed amount (9F02): \(error.reason)"))
                 }
             }
         }
@@ -899,7 +908,8 @@ package struct PaymentStateMachine: Sendable {
     /// The C1 of TransactionFinalisation and CompleteNFC: the second cryptogram's tags and the finalisation plain list,
     /// whose values then come from this last answer.
     private mutating func completionTags(_ mode: EntryMode) -> [Tag] {
-        let (tags, left) = Self.requestedTags(PaymentTagDefaults.generateAC, adding: [request.finalizationPlainTags(for: mode)])
+        let (tags, left) = Self.requestedTags(
+            PaymentTagDefaults.generateAC, adding: [request.finalizationPlainTags(for: mode)])
         leftByCompletion = left[0]
         // Values read before the completion are stale once it runs: unless its answer carries them, the whole list is
         // read afterwards.
@@ -930,7 +940,8 @@ package struct PaymentStateMachine: Sendable {
                 completionAnswered(context.absorb(decoded.tlvs), .icc)
             case .failure(let error):
                 // The outcome is then the card's cryptogram that is missing (conclude), and this says why.
-                context.errors.append(PaymentError(state: .smcFinalizeTransaction, "TransactionFinalisation's TLVs", decoding: error))
+                context.errors.append(
+                    PaymentError(state: .smcFinalizeTransaction, "TransactionFinalisation's TLVs", decoding: error))
             }
             guard approved else { return end(.declined) }
             // Status 7 is the terminal's word; the second GENERATE AC's TC is the card's (spec §8.3).
@@ -994,7 +1005,8 @@ package struct PaymentStateMachine: Sendable {
             // After an online request the card's cryptogram is its ARQC (or a TC), and the issuer must have
             // approved: a terminal that reports approved over an issuer's decline is not believed (spec §8.3).
             if let authorization = context.authorization, !authorization.isApproved {
-                return end(.declined, "the issuer answered \(authorization.arc.hex); the terminal's approval is not taken")
+                return end(
+                    .declined, "the issuer answered \(authorization.arc.hex); the terminal's approval is not taken")
             }
             return conclude(cid: nfcCryptogram.cid, cryptogram: nfcCryptogram.cryptogram, accepting: [.tc, .arqc])
         case .declined: return end(.declined)
@@ -1012,7 +1024,8 @@ package struct PaymentStateMachine: Sendable {
         guard let amount = context.amount else { return end(.error, "the amount cannot be shown for the PIN entry") }
         let text: String
         do throws(CommandError) {
-            text = try SimplifiedOnlinePIN.amountText(minorUnits: amount, exponent: UInt8(clamping: request.currency.exponent))
+            text = try SimplifiedOnlinePIN.amountText(
+                minorUnits: amount, exponent: UInt8(clamping: request.currency.exponent))
         } catch {
             return end(.error, "the amount cannot be shown for the PIN entry", error)
         }

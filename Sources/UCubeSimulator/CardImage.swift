@@ -16,7 +16,9 @@ package struct CardImage: Sendable, Hashable, Decodable {
     /// The readers a payment enables for this card when a case names none: every reader of its interfaces, in the
     /// order ICC, NFC, MSR (spec §7.3).
     package var readers: [CardReader] {
-        CardProfile.Interface.allCases.filter(profile.interfaces.contains).compactMap { CardReader(rawValue: $0.readerID) }
+        CardProfile.Interface.allCases.filter(profile.interfaces.contains).compactMap {
+            CardReader(rawValue: $0.readerID)
+        }
     }
 
     /// The cardholder script: this card, its faults and delay, with the PIN and list-box choices of a case.
@@ -29,7 +31,8 @@ package struct CardImage: Sendable, Hashable, Decodable {
     /// The card as a scenario the CLI's simulator takes (`expectedStatus` is empty: the suite's case says it).
     package func scenario(pin: String? = nil, choices: [Int] = []) -> CardScenario {
         CardScenario(
-            name: profile.name, summary: "card image \(profile.name) from a suite", script: script(pin: pin, choices: choices),
+            name: profile.name, summary: "card image \(profile.name) from a suite",
+            script: script(pin: pin, choices: choices),
             expectedStatus: "", readers: readers)
     }
 
@@ -90,14 +93,17 @@ package struct CardImage: Sendable, Hashable, Decodable {
             throw c.invalid(.serviceCode, "a service code is three digits")
         }
         let holder = try c.decodeIfPresent(String.self, forKey: .cardholderName) ?? "CARDHOLDER/TEST"
-        guard (2...26).contains(holder.utf8.count), holder.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) })
+        guard (2...26).contains(holder.utf8.count),
+            holder.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) })
         else { throw c.invalid(.cardholderName, "a cardholder name is 2 to 26 printable ASCII characters") }
         let country = try c.decodeIfPresent(String.self, forKey: .issuerCountry) ?? "250"
         guard country.count == 3, country.allSatisfy(\.isASCIIDigit), let bcd = UInt16("0" + country, radix: 16) else {
             throw c.invalid(.issuerCountry, "an issuer country is ISO 3166 numeric, three digits (250)")
         }
         let sequence = try c.decodeIfPresent(Int.self, forKey: .panSequenceNumber) ?? 1
-        guard (0...99).contains(sequence) else { throw c.invalid(.panSequenceNumber, "a PAN sequence number is 0 to 99") }
+        guard (0...99).contains(sequence) else {
+            throw c.invalid(.panSequenceNumber, "a PAN sequence number is 0 to 99")
+        }
 
         let applications = try c.decode([ApplicationImage].self, forKey: .applications).map(\.application)
         var cvm = CardProfile.CardholderVerification.noCVMRequired
@@ -126,25 +132,36 @@ package struct CardImage: Sendable, Hashable, Decodable {
             panSequenceNumber: UInt8(sequence), expiry: expiry, effectiveDate: effective, serviceCode: serviceCode,
             cardholderName: holder, issuerCountry: bcd, atr: try c.hex(.atr, count: 2...33),
             aip: try c.hex(.aip, count: 2...2) ?? [0x38, 0x00],
-            issuerApplicationData: try c.hex(.issuerApplicationData, count: 1...32) ?? [0x06, 0x01, 0x0A, 0x03, 0xA0, 0x00, 0x00],
+            issuerApplicationData: try c.hex(.issuerApplicationData, count: 1...32) ?? [
+                0x06, 0x01, 0x0A, 0x03, 0xA0, 0x00, 0x00,
+            ],
             firstCryptogram: cryptogram, contactlessOutcome: outcome, initialATC: UInt16(atc),
-            cardholderVerification: cvm, refusesTransaction: try c.decodeIfPresent(Bool.self, forKey: .refusesTransaction) ?? false,
+            cardholderVerification: cvm,
+            refusesTransaction: try c.decodeIfPresent(Bool.self, forKey: .refusesTransaction) ?? false,
             magstripeAction: action)
 
         for (key, value) in try c.decodeIfPresent([String: String].self, forKey: .tags) ?? [:] {
             guard let tag = Tag(key), let bytes = try? Hex.decode(value), bytes.count <= 252 else {
-                throw c.invalid(.tags, "'\(key)': '\(value)' must be a tag (hex or dictionary name) and a value of at most 252 bytes in hex")
+                throw c.invalid(
+                    .tags,
+                    "'\(key)': '\(value)' must be a tag (hex or dictionary name) and a value of at most 252 bytes in hex"
+                )
             }
             profile.tagOverrides[tag.rawValue] = bytes
         }
         for key in try c.decodeIfPresent([String].self, forKey: .omitTags) ?? [] {
-            guard let tag = Tag(key) else { throw c.invalid(.omitTags, "'\(key)' is not a tag (hex or dictionary name)") }
+            guard let tag = Tag(key) else {
+                throw c.invalid(.omitTags, "'\(key)' is not a tag (hex or dictionary name)")
+            }
             profile.omittedTags.insert(tag.rawValue)
         }
         for (command, answer) in try c.decodeIfPresent([String: String].self, forKey: .answers) ?? [:] {
             let id = try Self.command(command, c, .answers)
             guard let status = StatusTable.lookup(answer) else {
-                throw c.invalid(.answers, "'\(command)': '\(answer)' is not a status (a number such as -32, 0xEFE0, or a name such as CANCELLED)")
+                throw c.invalid(
+                    .answers,
+                    "'\(command)': '\(answer)' is not a status (a number such as -32, 0xEFE0, or a name such as CANCELLED)"
+                )
             }
             profile.commandStatuses[id] = status
         }
@@ -158,14 +175,18 @@ package struct CardImage: Sendable, Hashable, Decodable {
     }
 
     private static func checkYYMM(_ text: String, _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws {
-        guard text.count == 4, text.allSatisfy(\.isASCIIDigit), let month = Int(text.suffix(2)), (1...12).contains(month)
+        guard text.count == 4, text.allSatisfy(\.isASCIIDigit), let month = Int(text.suffix(2)),
+            (1...12).contains(month)
         else { throw c.invalid(key, "'\(text)' is not a date YYMM") }
     }
 
     /// A command by its SDK name (TransactionProcess) or CLI word (transaction-process).
     static func command<K: CodingKey>(_ word: String, _ c: KeyedDecodingContainer<K>, _ key: K) throws -> CommandID {
         guard let descriptor = CommandCatalogue.descriptor(named: word) else {
-            throw c.invalid(key, "'\(word)' is not a command (an SDK name such as TransactionProcess, or a CLI word such as transaction-process)")
+            throw c.invalid(
+                key,
+                "'\(word)' is not a command (an SDK name such as TransactionProcess, or a CLI word such as transaction-process)"
+            )
         }
         return descriptor.id
     }
@@ -179,14 +200,18 @@ package struct CardImage: Sendable, Hashable, Decodable {
         init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(CodingKeys.self)
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            guard let aid = try c.hex(.aid, count: 5...16) else { throw c.invalid(.aid, "an application needs its AID") }
+            guard let aid = try c.hex(.aid, count: 5...16) else {
+                throw c.invalid(.aid, "an application needs its AID")
+            }
             let label = try c.decode(String.self, forKey: .label)
-            guard (1...16).contains(label.utf8.count), label.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) })
+            guard (1...16).contains(label.utf8.count),
+                label.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) })
             else { throw c.invalid(.label, "a label is 1 to 16 printable ASCII characters") }
             let priority = try c.decodeIfPresent(Int.self, forKey: .priority) ?? 1
             guard (0...15).contains(priority) else { throw c.invalid(.priority, "a priority is 0 to 15 (EMV tag 87)") }
             application = CardProfile.Application(
-                aid: aid, label: label, priority: UInt8(priority), version: try c.hex(.version, count: 2...2) ?? [0x00, 0x96])
+                aid: aid, label: label, priority: UInt8(priority),
+                version: try c.hex(.version, count: 2...2) ?? [0x00, 0x96])
         }
     }
 
@@ -271,7 +296,9 @@ extension Decoder {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: codingPath + [AnyCodingKey(stringValue: unknown)],
-                    debugDescription: "unknown field; the fields here are \(Keys.allCases.map(\.stringValue).joined(separator: ", "))"))
+                    debugDescription:
+                        "unknown field; the fields here are \(Keys.allCases.map(\.stringValue).joined(separator: ", "))"
+                ))
         }
     }
 }
@@ -286,7 +313,9 @@ extension KeyedDecodingContainer {
     package func hex(_ key: Key, count: ClosedRange<Int>) throws -> [UInt8]? {
         guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
         guard let bytes = try? Hex.decode(text), count.contains(bytes.count) else {
-            let size = count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)"
+            let size =
+                count.lowerBound == count.upperBound
+                ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)"
             throw invalid(key, "'\(text)' must be \(size) bytes in hex")
         }
         return bytes

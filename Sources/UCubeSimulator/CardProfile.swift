@@ -379,7 +379,9 @@ package struct SimulatorFaults: Sendable, Hashable {
             let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
             guard parts.count == 2, let n = Int(parts[1]), n >= 1 else {
                 throw SimulatorError(
-                    .badFault, "fault '\(item)': expected drop@N, silent@N, reboot@N or load-drop@K with N, K ≥ 1, refuse-image or mute")
+                    .badFault,
+                    "fault '\(item)': expected drop@N, silent@N, reboot@N or load-drop@K with N, K ≥ 1, refuse-image or mute"
+                )
             }
             switch parts[0] {
             case "drop": disconnectAtFrame = n
@@ -389,7 +391,9 @@ package struct SimulatorFaults: Sendable, Hashable {
                 disconnectAt = .load
                 disconnectOccurrence = n
             default:
-                throw SimulatorError(.badFault, "fault '\(item)': unknown kind '\(parts[0])' (drop, silent, reboot, load-drop, refuse-image, mute)")
+                throw SimulatorError(
+                    .badFault,
+                    "fault '\(item)': unknown kind '\(parts[0])' (drop, silent, reboot, load-drop, refuse-image, mute)")
             }
         }
     }

@@ -57,7 +57,9 @@ extension LinkModel {
     /// again) unless BLE stuffing needs its bytes.
     func transferTime(for frame: RawFrame) -> Duration {
         guard appliesBLEStuffing else { return transferTime(byteCount: frame.body.count + FrameLimits.overhead) }
-        guard let bytes = try? frame.encoded() else { return transferTime(byteCount: frame.body.count + FrameLimits.overhead) }
+        guard let bytes = try? frame.encoded() else {
+            return transferTime(byteCount: frame.body.count + FrameLimits.overhead)
+        }
         return transferTime(forFrame: bytes)
     }
 }

@@ -189,7 +189,8 @@ package enum SimulatorChoices {
         var nibbles = bcd.flatMap { [$0 >> 4, $0 & 0x0F] }
         let digits = nibbles.prefix { $0 <= 9 }.count
         let keepEnd = digits - truncatedPANTrailingDigits
-        for index in 0..<digits where digits <= truncatedPANLeadingDigits + truncatedPANTrailingDigits
+        for index in 0..<digits
+        where digits <= truncatedPANLeadingDigits + truncatedPANTrailingDigits
             || (index >= truncatedPANLeadingDigits && index < keepEnd)
         {
             nibbles[index] = 0xF

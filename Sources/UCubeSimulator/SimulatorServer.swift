@@ -1,12 +1,13 @@
+import NIOCore
+import NIOPosix
+import UCubeProtocol
+import UCubeSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import NIOPosix
-import UCubeProtocol
-import UCubeSupport
 
 /// How the simulator's TCP stream carries frames.
 package enum SimulatorStreamCodec: String, Sendable, CaseIterable {

@@ -321,7 +321,9 @@ extension TerminalSimulator {
     /// The DF70 a card-wait answer reports: the reader the card met, unless the card image overrides DF70 with a
     /// known reader id (an unknown one reads as none, which the driver must also refuse).
     private func activatedReader(_ card: CardProfile, _ reader: CardReader) -> CardReader? {
-        guard let value = card.tagOverrides[NFCStartTransaction.Response.activatedReaderTag.rawValue] else { return reader }
+        guard let value = card.tagOverrides[NFCStartTransaction.Response.activatedReaderTag.rawValue] else {
+            return reader
+        }
         return value.count == 1 ? CardReader(rawValue: value[0]) : nil
     }
 
@@ -377,7 +379,8 @@ extension TerminalSimulator {
     /// PIN KSN: TLV `DF3E 0A <KSN> DF3F 08 <block>` (spec §5.2 PROJECT CHOICE).
     func onlinePIN(format: PINBlockFormat) -> Reply {
         switch pinBlock(format: format) {
-        case .entered(let pin): .ok(SimplifiedOnlinePIN.Response(pinKSN: pin.ksn.bytes, pinBlock: pin.block).encodeData())
+        case .entered(let pin):
+            .ok(SimplifiedOnlinePIN.Response(pinKSN: pin.ksn.bytes, pinBlock: pin.block).encodeData())
         case .failed(let status): Reply(status)
         }
     }

@@ -463,7 +463,8 @@ package actor TerminalSimulator {
     /// spec §2.7 PROJECT CHOICE: the command's own CMD (§2.8: the current SDK matches SEQ and CMD), status −1, no
     /// data, plain.
     private func unknownCommandResponse(to raw: RawFrame) -> [UInt8] {
-        let frame = ResponseFrame(sequence: raw.sequence, command: raw.command, status: SimulatorChoices.unknownCommandStatus)
+        let frame = ResponseFrame(
+            sequence: raw.sequence, command: raw.command, status: SimulatorChoices.unknownCommandStatus)
         return Self.encoded(frame)
     }
 

@@ -1,9 +1,10 @@
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOPosix
 
 /// A read-only file descriptor whose syscalls run on NIO's thread pool (never on the cooperative pool).
 struct ImageFile: Sendable {

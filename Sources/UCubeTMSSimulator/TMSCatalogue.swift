@@ -87,13 +87,15 @@ package struct TMSCatalogue: Sendable, Hashable {
             }
             let imageURL = directory.appendingPathComponent(entry.image)
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: imageURL.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            guard FileManager.default.fileExists(atPath: imageURL.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
             else { throw TMSSimulatorError(.invalidCatalogue, "\(what): image \(imageURL.path) is missing") }
             let signature: Data
             do {
                 signature = try Data(contentsOf: directory.appendingPathComponent(entry.signature))
             } catch {
-                throw TMSSimulatorError(.invalidCatalogue, "\(what): cannot read signature \(entry.signature): \(error)")
+                throw TMSSimulatorError(
+                    .invalidCatalogue, "\(what): cannot read signature \(entry.signature): \(error)")
             }
             guard !signature.isEmpty, signature.count <= TMSSimulatorChoices.maximumSignatureSize else {
                 throw TMSSimulatorError(.invalidCatalogue, "\(what): signature of \(signature.count) bytes")

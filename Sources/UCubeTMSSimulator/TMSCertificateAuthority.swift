@@ -1,12 +1,13 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Crypto
-import Foundation
-import SwiftASN1
-import X509
 
 /// The simulator's PKI (spec §10.3): a P-256 CA kept in the state directory, the HTTPS server certificate and the
 /// per-terminal client certificates (CN = serial). Plain values; file access happens in `loadOrCreate` only.

@@ -97,7 +97,8 @@ struct TMSConnection: Sendable {
                     keepAlive: false, outbound)
             }
             let answer: TMSResponse =
-                dropAfterBlocks == nil ? .full(.ok, TMSZipAnswer.contentType, zip) : .truncated(.ok, TMSZipAnswer.contentType, zip)
+                dropAfterBlocks == nil
+                ? .full(.ok, TMSZipAnswer.contentType, zip) : .truncated(.ok, TMSZipAnswer.contentType, zip)
             return try await write(answer, version: version, keepAlive: keepAlive, outbound)
         case .binary(let signature, let path, let dropAfterBlocks, let corruptOffset, nil):
             return try await streamBinary(

@@ -55,13 +55,18 @@ package enum TMSFault: Sendable, Hashable {
             let bad = { (why: String) in
                 TMSSimulatorError(
                     .invalidArgument,
-                    "bad TMS fault '\(item)': \(why) (ENDPOINT[@SERIAL]:FAULT[xN], ENDPOINT one of \(TMSEndpoint.allCases.map(\.rawValue).joined(separator: ", ")); FAULT an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop, or for binary corrupt or bad-signature)")
+                    "bad TMS fault '\(item)': \(why) (ENDPOINT[@SERIAL]:FAULT[xN], ENDPOINT one of \(TMSEndpoint.allCases.map(\.rawValue).joined(separator: ", ")); FAULT an HTTP status, slow=SECONDS, silent, malformed-json, truncated, drop, or for binary corrupt or bad-signature)"
+                )
             }
             let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
             let target = parts[0].split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, let endpoint = TMSEndpoint(rawValue: target[0]) else { throw bad("unknown endpoint") }
+            guard parts.count == 2, let endpoint = TMSEndpoint(rawValue: target[0]) else {
+                throw bad("unknown endpoint")
+            }
             let serial = target.count == 2 ? target[1] : nil
-            if let serial, serial.isEmpty || serial.count > 20 || !serial.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            if let serial,
+                serial.isEmpty || serial.count > 20 || !serial.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+            {
                 throw bad("the serial is a decimal number")
             }
             var name = parts[1]

@@ -67,7 +67,9 @@ struct TMSRoute: Sendable, Hashable {
 
     /// Maps `method` + `uri` (path and query) + the identity headers to a route. `deviceID` and `idType` are the
     /// `x-device-id` and `x-id-type` header values (nil when absent).
-    static func parse(method: String, uri: String, deviceID: String? = nil, idType: String? = nil) -> Result<TMSRoute, Failure> {
+    static func parse(method: String, uri: String, deviceID: String? = nil, idType: String? = nil) -> Result<
+        TMSRoute, Failure
+    > {
         let pathPart = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = String(pathPart[0])
         let query = pathPart.count > 1 ? String(pathPart[1]) : nil
@@ -140,7 +142,8 @@ struct TMSRoute: Sendable, Hashable {
             if endpoint == .logs, let idType, !TMSSimulatorChoices.serialIDTypes.contains(idType) {
                 return .failure(
                     .badRequest(
-                        "x-id-type \(idType.prefix(16)): this simulator knows terminals by serial (x-id-type C3 or TERM_SN)"))
+                        "x-id-type \(idType.prefix(16)): this simulator knows terminals by serial (x-id-type C3 or TERM_SN)"
+                    ))
             }
             serial = id
         }
@@ -151,7 +154,8 @@ struct TMSRoute: Sendable, Hashable {
             serial.utf8.allSatisfy({ (0x30...0x39).contains($0) }), UInt64(serial) != nil
         else { return .failure(.badRequest("serial \"\(serial.prefix(32))\" is not a decimal serial number")) }
         if let partNumber, partNumber.isEmpty || partNumber.count > TMSSimulatorChoices.maximumPartNumberLength {
-            return .failure(.badRequest("part number must be 1…\(TMSSimulatorChoices.maximumPartNumberLength) characters"))
+            return .failure(
+                .badRequest("part number must be 1…\(TMSSimulatorChoices.maximumPartNumberLength) characters"))
         }
         if endpoint == .logs, query != "type=zip" {
             return .failure(.badRequest("logs need ?type=zip"))

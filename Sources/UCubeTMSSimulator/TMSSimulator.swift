@@ -6,8 +6,8 @@ import NIOSSL
 import SwiftASN1
 import UCubeProtocol
 import UCubeSimulator
-import X509
 import UCubeSupport
+import X509
 
 /// A TMS (MDM) server for tests and `ucube simulate --tms` (spec §10): HTTPS with a CA it generates and keeps in the
 /// state directory, register → PKCS#12 client identity, mutual-TLS private endpoints, config and signed binaries from
@@ -60,7 +60,9 @@ package actor TMSSimulator {
         serverCertificate: TMSServerCertificate = .valid, dialects: Set<TMSRouteDialect> = Set(TMSRouteDialect.allCases)
     ) async throws(TMSSimulatorError) -> Int {
         guard running == nil else { throw TMSSimulatorError(.invalidArgument, "the TMS simulator is already running") }
-        guard !dialects.isEmpty else { throw TMSSimulatorError(.invalidArgument, "the TMS simulator needs a dialect to serve") }
+        guard !dialects.isEmpty else {
+            throw TMSSimulatorError(.invalidArgument, "the TMS simulator needs a dialect to serve")
+        }
         guard (0...65535).contains(port) else { throw TMSSimulatorError(.invalidArgument, "port \(port) out of range") }
         let prepared: Prepared
         do {
@@ -79,8 +81,11 @@ package actor TMSSimulator {
         let tlsContext: NIOSSLContext
         do {
             var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(serverIdentity.certificatePEM.utf8), format: .pem))],
-                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverIdentity.privateKeyPEM.utf8), format: .pem)))
+                certificateChain: [
+                    .certificate(try NIOSSLCertificate(bytes: Array(serverIdentity.certificatePEM.utf8), format: .pem))
+                ],
+                privateKey: .privateKey(
+                    try NIOSSLPrivateKey(bytes: Array(serverIdentity.privateKeyPEM.utf8), format: .pem)))
             tls.certificateVerification = .optionalVerification
             tls.trustRoots = .certificates([
                 try NIOSSLCertificate(bytes: Array(try authority.certificatePEM.utf8), format: .pem)
@@ -186,7 +191,8 @@ package actor TMSSimulator {
     /// Plays `fault` on the next `times` requests to `endpoint` (routed requests only; 404/405/400 do not count), from
     /// the terminal `serial` only when one is given.
     package func setFault(_ fault: TMSFault, for endpoint: TMSEndpoint, serial: String? = nil, times: Int = 1) {
-        precondition(fault.acts(on: endpoint), "\(fault) does nothing on \(endpoint.rawValue): TMSFault.parse refuses it")
+        precondition(
+            fault.acts(on: endpoint), "\(fault) does nothing on \(endpoint.rawValue): TMSFault.parse refuses it")
         faults[FaultKey(endpoint: endpoint, serial: serial)] = times > 0 ? (fault, times) : nil
     }
 
@@ -231,7 +237,10 @@ package actor TMSSimulator {
         let speaks = route.dialect.map { running?.dialects.contains($0) ?? false } ?? true
         served.append(TMSServedRequest(endpoint: route.endpoint, dialect: route.dialect, served: speaks))
         guard speaks else {
-            return TMSAnswer(.error(.notFound, "this TMS does not serve the \(route.dialect?.rawValue ?? "") form of \(route.endpoint.rawValue)"))
+            return TMSAnswer(
+                .error(
+                    .notFound,
+                    "this TMS does not serve the \(route.dialect?.rawValue ?? "") form of \(route.endpoint.rawValue)"))
         }
         let fault = takeFault(for: route)
         if case .status(let code) = fault {
@@ -251,7 +260,8 @@ package actor TMSSimulator {
         case .wrongSignature:
             if case .binary(let signature, let path, _, _, let zip) = response {
                 // A signature of the right length that signs nothing: every byte inverted.
-                response = .binary(signature: signature.map { ~$0 }, imagePath: path, dropAfterBlocks: nil, zipName: zip)
+                response = .binary(
+                    signature: signature.map { ~$0 }, imagePath: path, dropAfterBlocks: nil, zipName: zip)
             }
         case .malformedJSON: response = .full(.ok, "application/json", TMSSimulatorChoices.malformedJSONBody)
         case .truncatedBody:

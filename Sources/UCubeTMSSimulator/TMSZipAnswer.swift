@@ -14,11 +14,13 @@ enum TMSZipAnswer {
     }
 
     /// Reads the image on NIO's thread pool and builds the archive. `corruptOffset`: that image byte is inverted.
-    static func build(signature: [UInt8], imagePath: String, name: String, corruptOffset: Int?) async throws -> [UInt8] {
+    static func build(signature: [UInt8], imagePath: String, name: String, corruptOffset: Int?) async throws -> [UInt8]
+    {
         try await NIOThreadPool.singleton.runIfActive {
             var image = try Data(contentsOf: URL(fileURLWithPath: imagePath))
             guard image.count <= TMSSimulatorChoices.maximumZipImage else {
-                throw Failure(description: "the image of \(image.count) bytes is over \(TMSSimulatorChoices.maximumZipImage)")
+                throw Failure(
+                    description: "the image of \(image.count) bytes is over \(TMSSimulatorChoices.maximumZipImage)")
             }
             if let corruptOffset, corruptOffset < image.count {
                 let index = image.startIndex + corruptOffset
@@ -43,7 +45,10 @@ enum TMSZipAnswer {
         blocks += [0, 0]
         let manifest = try JSONSerialization.data(withJSONObject: ["binary_list": [name]])
         let archive = try Archive(accessMode: .create)
-        for (entry, bytes) in [("key", Data()), ("manifest.json", manifest), (name + ".sig", Data(signature)), (name + ".bin", Data(blocks))] {
+        for (entry, bytes) in [
+            ("key", Data()), ("manifest.json", manifest), (name + ".sig", Data(signature)),
+            (name + ".bin", Data(blocks)),
+        ] {
             try archive.addEntry(
                 with: entry, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .none,
                 provider: { position, size in bytes.subdata(in: Int(position)..<Int(position) + size) })

@@ -1,13 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CDBus
 import Testing
 import UCubeLink
 import UCubeProtocol
 
-import CDBus
-
 @testable import UCubeBluetooth
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct BluetoothChoicesTests {
     /// Spec §3.1 worked example: `YT-Touch 0001` → CRC 0x4CC4 → written `C4 4C`.
@@ -24,7 +24,9 @@ import CDBus
 
     @Test func modelGuessFromNamesAndService() {
         #expect(BluetoothChoices.modelGuess(name: "YT-Touch 0001", uuids: []) == "uCube Touch (BLE)")
-        #expect(BluetoothChoices.modelGuess(name: "x", uuids: [BluetoothChoices.serviceUUID.uppercased()]) == "uCube Touch (BLE)")
+        #expect(
+            BluetoothChoices.modelGuess(name: "x", uuids: [BluetoothChoices.serviceUUID.uppercased()])
+                == "uCube Touch (BLE)")
         #expect(BluetoothChoices.modelGuess(name: "uCube 0042", uuids: []) == "uCube (Bluetooth Classic)")
         #expect(BluetoothChoices.modelGuess(name: "Headphones", uuids: []) == "unknown")
         #expect(BluetoothChoices.looksLikeTerminal(name: "Headphones", uuids: []) == false)
@@ -136,7 +138,9 @@ import CDBus
 /// a measured RSSI lies in −127…+20 dBm). `ucube scan` printed it as `127 dBm`.
 @Suite struct ScanRSSITests {
     static func device(rssi: DBusValue?) -> DiscoveredDevice {
-        var properties: [String: DBusValue] = ["Address": .string("00:AA:01:01:00:24"), "Name": .string("YT-Touch 0001")]
+        var properties: [String: DBusValue] = [
+            "Address": .string("00:AA:01:01:00:24"), "Name": .string("YT-Touch 0001"),
+        ]
         if let rssi { properties["RSSI"] = rssi }
         return DiscoveredDevice(path: "/org/bluez/hci0/dev_00_AA_01_01_00_24", properties: properties)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeCrypto
 
 @Suite struct CryptoChoicesTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeCrypto
 
 @Suite struct DUKPTTests {
@@ -35,10 +36,14 @@ import Testing
         // Source: spec §12.3: PIN key; data request/response encryption keys (variant encrypted under itself);
         // MAC keys are the plain variants.
         #expect(hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .pin)) == "042666B49184CF5C68DE9628D0397B36")
-        #expect(hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .dataRequest)) == "448D3F076D8304036A55A3D7E0055A78")
-        #expect(hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .dataResponse)) == "AD7BFC8B06AD3A08A560B4105CF8D9E5")
-        #expect(hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .macRequest)) == "042666B4918430A368DE9628D03984C9")
-        #expect(hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .macResponse)) == "042666B46E84CFA368DE96282F397BC9")
+        #expect(
+            hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .dataRequest)) == "448D3F076D8304036A55A3D7E0055A78")
+        #expect(
+            hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .dataResponse)) == "AD7BFC8B06AD3A08A560B4105CF8D9E5")
+        #expect(
+            hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .macRequest)) == "042666B4918430A368DE9628D03984C9")
+        #expect(
+            hx(try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .macResponse)) == "042666B46E84CFA368DE96282F397BC9")
     }
 
     @Test func counterOnePINBlockMatchesSpec() throws {
@@ -48,8 +53,10 @@ import Testing
         #expect(hx(clear) == "041274EDCBA9876F")
         let key = try DUKPT.sessionKey(bdk: bdk, ksn: ksn1, variant: .pin)
         #expect(hx(try PINBlock.encrypt(clearBlock: clear, key: key)) == "1B9C1845EB993A7A")
-        #expect(hx(try PINBlock.encrypt(pin: "1234", pan: "4012345678909", format: .iso0, key: key)) == "1B9C1845EB993A7A")
-        #expect(try PINBlock.decrypt(block: h("1B9C1845EB993A7A"), pan: "4012345678909", format: .iso0, key: key) == "1234")
+        #expect(
+            hx(try PINBlock.encrypt(pin: "1234", pan: "4012345678909", format: .iso0, key: key)) == "1B9C1845EB993A7A")
+        #expect(
+            try PINBlock.decrypt(block: h("1B9C1845EB993A7A"), pan: "4012345678909", format: .iso0, key: key) == "1234")
     }
 
     // MARK: further counters
@@ -147,7 +154,7 @@ import Testing
         dump(t, to: &dumped)
         dump(d, to: &dumped)
         #expect(!dumped.contains("106"))  // 0x6A, first IPEK byte, as a decimal array element
-        #expect(!dumped.contains("35"))   // 0x23, second BDK byte
+        #expect(!dumped.contains("35"))  // 0x23, second BDK byte
     }
 
     @Test func instanceAPIMatchesStaticAPI() throws {
@@ -164,11 +171,15 @@ import Testing
         #expect(thrownCode { try DUKPT.ipek(bdk: Array(bdk.prefix(15)), ksn: ksn1) } == .invalidKeyLength)
         #expect(thrownCode { try DUKPT.ipek(bdk: bdk + bdk.prefix(8), ksn: ksn1) } == .invalidKeyLength)
         #expect(thrownCode { try DUKPT.ipek(bdk: bdk, ksn: Array(ksn1.prefix(9))) } == .invalidKSN)
-        #expect(thrownCode { try DUKPT.currentKey(ipek: [UInt8](repeating: 0, count: 8), ksn: ksn1) } == .invalidKeyLength)
+        #expect(
+            thrownCode { try DUKPT.currentKey(ipek: [UInt8](repeating: 0, count: 8), ksn: ksn1) } == .invalidKeyLength)
         #expect(thrownCode { try DUKPT.currentKey(bdk: bdk, ksn: ksn1 + [0]) } == .invalidKSN)
         #expect(thrownCode { try DUKPT.variantKey([1, 2, 3], variant: .pin) } == .invalidKeyLength)
         #expect(thrownCode { try DUKPT(bdk: []) } == .invalidKeyLength)
-        #expect(thrownCode { try DUKPTTerminal(ipek: [UInt8](repeating: 0, count: 24), initialKSN: CryptoChoices.initialKSN) } == .invalidKeyLength)
+        #expect(
+            thrownCode {
+                try DUKPTTerminal(ipek: [UInt8](repeating: 0, count: 24), initialKSN: CryptoChoices.initialKSN)
+            } == .invalidKeyLength)
     }
 }
 

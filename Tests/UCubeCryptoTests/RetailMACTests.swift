@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeCrypto
 
 @Suite struct RetailMACTests {
@@ -6,7 +7,8 @@ import Testing
     // ISO9797Alg3MacTest.java): key 7CA110454A1A6E570131D9619DC1376E, input ASCII "Hello World !!!!" (16 bytes,
     // no padding needed) → F09B856213BAB83B. Also reproduced with Python `cryptography`.
     @Test func bouncyCastleVector() throws {
-        let mac = try RetailMAC.compute(key: h("7CA110454A1A6E570131D9619DC1376E"), data: Array("Hello World !!!!".utf8))
+        let mac = try RetailMAC.compute(
+            key: h("7CA110454A1A6E570131D9619DC1376E"), data: Array("Hello World !!!!".utf8))
         #expect(hx(mac) == "F09B856213BAB83B")
     }
 
@@ -24,7 +26,9 @@ import Testing
         let key = h("0123456789ABCDEFFEDCBA9876543210")
         // empty input = one zero block
         #expect(hx(try RetailMAC.compute(key: key, data: [])) == "08D7B4FB629D0885")
-        #expect(try RetailMAC.compute(key: key, data: []) == RetailMAC.compute(key: key, data: [UInt8](repeating: 0, count: 8)))
+        #expect(
+            try RetailMAC.compute(key: key, data: [])
+                == RetailMAC.compute(key: key, data: [UInt8](repeating: 0, count: 8)))
         // 24 bytes, no padding
         #expect(hx(try RetailMAC.compute(key: key, data: Array("Now is the time for all ".utf8))) == "A1C72E74EA3FA9B6")
         // 22 bytes, two zero bytes of padding
@@ -34,7 +38,8 @@ import Testing
     // Secured-frame MAC as the simulator will use it (spec §12.3): 4 leftmost bytes, MAC-response variant of the
     // counter-1 key, over SEQ‖CMD‖crypto header‖STATUS‖DATA. Expected full MAC computed with Python (see above).
     @Test func mac4UnderDUKPTResponseKey() throws {
-        let key = try DUKPT.sessionKey(bdk: CryptoChoices.testBDK, ksn: h("FFFF9876543210E00001"), variant: .macResponse)
+        let key = try DUKPT.sessionKey(
+            bdk: CryptoChoices.testBDK, ksn: h("FFFF9876543210E00001"), variant: .macResponse)
         let frame = h("0150257F0000BD10A0E398F67BDBC78388834F50B45E")
         #expect(hx(try RetailMAC.compute(key: key, data: frame)) == "20BF91B3B9B0162C")
         #expect(hx(try RetailMAC.mac4(key: key, data: frame)) == "20BF91B3")
@@ -55,6 +60,7 @@ import Testing
 
     @Test func badKeyLengthThrows() {
         #expect(thrownCode { try RetailMAC.compute(key: h("0123456789ABCDEF"), data: []) } == .invalidKeyLength)
-        #expect(thrownCode { try RetailMAC.mac4(key: [UInt8](repeating: 1, count: 24), data: [1]) } == .invalidKeyLength)
+        #expect(
+            thrownCode { try RetailMAC.mac4(key: [UInt8](repeating: 1, count: 24), data: [1]) } == .invalidKeyLength)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeCrypto
 
 @Suite struct SREDTests {
@@ -40,8 +41,11 @@ import Testing
     }
 
     @Test func badLengthsThrow() {
-        #expect(thrownCode { try SRED.decrypt(ciphertext: [1, 2, 3], key: h("AD7BFC8B06AD3A08A560B4105CF8D9E5")) } == .invalidDataLength)
+        #expect(
+            thrownCode { try SRED.decrypt(ciphertext: [1, 2, 3], key: h("AD7BFC8B06AD3A08A560B4105CF8D9E5")) }
+                == .invalidDataLength)
         #expect(thrownCode { try SRED.encrypt(plaintext: [1], key: h("AD7BFC8B06AD3A08")) } == .invalidKeyLength)
-        #expect(thrownCode { try SRED.decrypt(ciphertext: [UInt8](repeating: 0, count: 8), key: []) } == .invalidKeyLength)
+        #expect(
+            thrownCode { try SRED.decrypt(ciphertext: [UInt8](repeating: 0, count: 8), key: []) } == .invalidKeyLength)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeCrypto
 
 @Suite struct TDESTests {
@@ -48,19 +49,28 @@ import Testing
     @Test(arguments: [0, 7, 9, 15, 24, 32])
     func badKeyLengthThrows(length: Int) {
         let key = [UInt8](repeating: 0x11, count: length)
-        #expect(thrownCode { try TDES.encryptECB(key: key, data: [UInt8](repeating: 0, count: 8)) } == .invalidKeyLength)
-        #expect(thrownCode { try TDES.decryptCBC(key: key, iv: [UInt8](repeating: 0, count: 8), data: []) } == .invalidKeyLength)
+        #expect(
+            thrownCode { try TDES.encryptECB(key: key, data: [UInt8](repeating: 0, count: 8)) } == .invalidKeyLength)
+        #expect(
+            thrownCode { try TDES.decryptCBC(key: key, iv: [UInt8](repeating: 0, count: 8), data: []) }
+                == .invalidKeyLength)
     }
 
     @Test(arguments: [1, 7, 9, 17])
     func badDataLengthThrows(length: Int) {
         let data = [UInt8](repeating: 0, count: length)
         #expect(thrownCode { try TDES.encryptECB(key: h("0123456789ABCDEF"), data: data) } == .invalidDataLength)
-        #expect(thrownCode { try TDES.encryptCBC(key: h("0123456789ABCDEF"), iv: [UInt8](repeating: 0, count: 8), data: data) } == .invalidDataLength)
+        #expect(
+            thrownCode {
+                try TDES.encryptCBC(key: h("0123456789ABCDEF"), iv: [UInt8](repeating: 0, count: 8), data: data)
+            } == .invalidDataLength)
     }
 
     @Test func badIVLengthThrows() {
-        #expect(thrownCode { try TDES.encryptCBC(key: h("0123456789ABCDEF"), iv: [0, 1, 2], data: [UInt8](repeating: 0, count: 8)) } == .invalidIVLength)
+        #expect(
+            thrownCode {
+                try TDES.encryptCBC(key: h("0123456789ABCDEF"), iv: [0, 1, 2], data: [UInt8](repeating: 0, count: 8))
+            } == .invalidIVLength)
     }
 
     @Test func errorEqualityComparesCodeOnly() {

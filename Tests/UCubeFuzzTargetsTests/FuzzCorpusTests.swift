@@ -4,6 +4,7 @@ import Testing
 import UCubePayment
 import UCubeProtocol
 import UCubeTMS
+
 @testable import UCubeFuzzTargets
 
 /// The fuzz targets' committed inputs, replayed on every `swift test`: the seed corpora (Fuzz/corpus/TARGET) and the
@@ -60,7 +61,9 @@ import UCubeTMS
     /// are refused for what they are.
     @Test func thePKCS12SeedsAreOneIdentityAndThreeRefusals() throws {
         let directory = Self.root.appendingPathComponent("corpus/pkcs12")
-        func load(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: directory.appendingPathComponent(name))) }
+        func load(_ name: String) throws -> [UInt8] {
+            [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+        }
         #expect(throws: Never.self) { try TMSIdentity(pkcs12: try load("id.p12"), source: "id.p12") }
         #expect(throws: Never.self) { try TMSIdentity(pkcs12: try load("id-legacy.p12"), source: "id-legacy.p12") }
         for name in ["nokey.p12", "wrongpass.p12"] {
@@ -70,7 +73,8 @@ import UCubeTMS
 
     @Test func aScriptRoundTripsThroughItsEncoding() {
         let script = TerminalScript(steps: [
-            .answer([0x00, 0x00, 0x9F], sequenceOffset: 0), .raw([0x02, 0xFF]), .answer([], sequenceOffset: 1), .disconnect,
+            .answer([0x00, 0x00, 0x9F], sequenceOffset: 0), .raw([0x02, 0xFF]), .answer([], sequenceOffset: 1),
+            .disconnect,
         ])
         #expect(TerminalScript(script.encoded).steps == script.steps)
         // A record cut short takes what is left.

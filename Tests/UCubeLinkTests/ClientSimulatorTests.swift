@@ -1,8 +1,9 @@
 import Testing
 import UCubeCrypto
-@testable import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+
+@testable import UCubeLink
 
 /// The driver's client against the simulator, in process (as swift-nio-ssh runs its client against its server):
 /// timeouts, cancel, a dropped link and the secured layout with a MAC checked against the X9.24 keys.

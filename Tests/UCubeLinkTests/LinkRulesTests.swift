@@ -1,6 +1,7 @@
 import Testing
-@testable import UCubeLink
 import UCubeProtocol
+
+@testable import UCubeLink
 
 @Suite struct LinkRulesTests {
     // spec §2.4: incremented after every command, reset to 0 before EnterSecureSession, wrapping at 256.

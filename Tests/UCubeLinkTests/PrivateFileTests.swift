@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UCubeLink
 
 /// No file ucube writes follows a link, and no directory it keeps state in is shared (issue: "the device lock follows

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import UCubeLink
 import UCubeProtocol
+
+@testable import UCubeLink
 
 /// The client against a scripted peer that answers with chosen bytes: every fault becomes a typed error, never a
 /// hang (each test bounds its own time through the client's timeout).

@@ -29,8 +29,10 @@ struct RecordingTests {
 
     /// EMV Book 3 Annex A: 5A is the PAN, 57 track 2 equivalent data. The values are the simulator's test card.
     @Test func plainCardDataIsMaskedAndTheCRCComputedAgain() throws {
-        let body: [UInt8] = [0x00, 0x00, 0x5A, 0x08, 0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10,
-                             0x57, 0x0C, 0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10, 0xD2, 0x81, 0x22, 0x01]
+        let body: [UInt8] = [
+            0x00, 0x00, 0x5A, 0x08, 0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10,
+            0x57, 0x0C, 0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10, 0xD2, 0x81, 0x22, 0x01,
+        ]
         let frame = try RawFrame(sequence: 7, command: CommandID(0x5026), body: body).encoded()
         let masked = Recording.masked(frame: frame)
         #expect(masked.count == frame.count)
@@ -40,7 +42,8 @@ struct RecordingTests {
         #expect(Hex.encode(read.body) == "00005A08476173FFFFFF0010570C476173FFFFFF0010DFFFFFFF")
         #expect(Masking.panDigits(from: Array(read.body[4..<12])) == "476173******0010")
         // The line written for it masks the same way, secured or not: a SIGNED answer's data is in clear too.
-        #expect(Recording.line(for: .init(time: 0, kind: .received(frame, secured: false))).contains(Hex.encode(masked)))
+        #expect(
+            Recording.line(for: .init(time: 0, kind: .received(frame, secured: false))).contains(Hex.encode(masked)))
         #expect(Recording.line(for: .init(time: 0, kind: .received(frame, secured: true))).contains(Hex.encode(masked)))
         // Nothing shaped like card data: the same bytes.
         #expect(Recording.masked(frame: Self.getInfo) == Self.getInfo)

@@ -1,11 +1,13 @@
+import Foundation
+import Testing
+import UCubeProtocol
+import UCubeSimulator
+
+@testable import UCubeLink
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
-@testable import UCubeLink
-import UCubeProtocol
-import UCubeSimulator
 
 /// The serial transport over a pseudo-terminal: the simulator sits on the master side, the client opens the slave
 /// device file as it would open /dev/rfcomm0 (PLATFORM.md: openpty is byte-exact across the pair).
@@ -34,9 +36,11 @@ import UCubeSimulator
         }
         reader.start()
         let serving = Task {
-            _ = await simulator.serve(input: input, output: { bytes in
-                _ = bytes.withUnsafeBytes { write(masterFD, $0.baseAddress, $0.count) }
-            })
+            _ = await simulator.serve(
+                input: input,
+                output: { bytes in
+                    _ = bytes.withUnsafeBytes { write(masterFD, $0.baseAddress, $0.count) }
+                })
         }
 
         let transport = try await ChannelTransport.openDevice(path: path)

@@ -50,17 +50,23 @@ struct LogRotationTests {
         let padding = String(repeating: "x", count: 960)
         let lineCount = Int(6.5 * Double(LogChoices.rotationSize)) / 1000
         await onThread {
-            let logger = Logger(label: "ucube.rpc") { RotatingFileLogHandler(label: $0, directory: dir.path, level: .debug) }
+            let logger = Logger(label: "ucube.rpc") {
+                RotatingFileLogHandler(label: $0, directory: dir.path, level: .debug)
+            }
             for n in 0..<lineCount {
                 logger.info("n=\(String(format: "%06d", n)) \(padding)")
             }
         }
-        let expected = [LogChoices.lockFileName, "messages.1.log", "messages.2.log", "messages.3.log", "messages.4.log",
-                        "messages.5.log", "messages.log"]
+        let expected = [
+            LogChoices.lockFileName, "messages.1.log", "messages.2.log", "messages.3.log", "messages.4.log",
+            "messages.5.log", "messages.log",
+        ]
         #expect(dir.names == expected)
 
         var numbers: [Int] = []
-        for name in ["messages.5.log", "messages.4.log", "messages.3.log", "messages.2.log", "messages.1.log", "messages.log"] {
+        for name in [
+            "messages.5.log", "messages.4.log", "messages.3.log", "messages.2.log", "messages.1.log", "messages.log",
+        ] {
             let text = dir.read(name)
             let lines = text.split(separator: "\n")
             let longest = lines.map { $0.utf8.count + 1 }.max() ?? 0
@@ -88,7 +94,11 @@ struct LogRotationTests {
         let lines = dir.read("messages.log").split(separator: "\n")
         #expect(lines.count == 1)
         let line = String(lines.first ?? "")
-        #expect(line.wholeMatch(of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} INFO payment: payment state changed amount=1250 state=SMC_WAIT_CARD/) != nil, "\(line)")
+        #expect(
+            line.wholeMatch(
+                of:
+                    /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} INFO payment: payment state changed amount=1250 state=SMC_WAIT_CARD/
+            ) != nil, "\(line)")
     }
 
     /// Two handlers with their own files (as two processes have) writing at once, with rotations in between: every
@@ -104,7 +114,9 @@ struct LogRotationTests {
                 group.addTask {
                     await onThread {
                         let file = LogFile(directory: dir.path, rotationSize: rotation)
-                        let logger = Logger(label: "ucube.rpc") { RotatingFileLogHandler(label: $0, file: file, levels: levels) }
+                        let logger = Logger(label: "ucube.rpc") {
+                            RotatingFileLogHandler(label: $0, file: file, levels: levels)
+                        }
                         for n in 0..<perWriter {
                             logger.info("writer=\(writer) n=\(String(format: "%06d", n)) end")
                         }
@@ -141,7 +153,9 @@ struct LogRotationTests {
     @Test func unwritableDirectoryDropsLines() async throws {
         let file = LogFile(directory: "/proc/ucube-no-such-dir/logs")
         await onThread {
-            let logger = Logger(label: "ucube.api") { RotatingFileLogHandler(label: $0, file: file, levels: LogLevelSource()) }
+            let logger = Logger(label: "ucube.api") {
+                RotatingFileLogHandler(label: $0, file: file, levels: LogLevelSource())
+            }
             logger.error("lost")
             logger.error("lost too")
         }
@@ -201,7 +215,8 @@ struct LogLevelParsingTests {
     /// A shell's `set log-level` reaches loggers made before it.
     @Test func levelSourceChangesExistingLoggers() {
         let source = LogLevelSource(LogLevels(defaultLevel: .info))
-        let handler = RotatingFileLogHandler(label: "ucube.rpc", file: LogFile(directory: "/nonexistent"), levels: source)
+        let handler = RotatingFileLogHandler(
+            label: "ucube.rpc", file: LogFile(directory: "/nonexistent"), levels: source)
         #expect(handler.logLevel == .info)
         source.current = try! LogLevels(parsing: "rpc=trace")
         #expect(handler.logLevel == .trace)
@@ -233,7 +248,9 @@ struct LogBundleTests {
         }
         let pan = Self.pan
         await onThread {
-            let logger = Logger(label: "ucube.payment") { RotatingFileLogHandler(label: $0, directory: dir.path, level: .debug) }
+            let logger = Logger(label: "ucube.payment") {
+                RotatingFileLogHandler(label: $0, directory: dir.path, level: .debug)
+            }
             logger.info("card read: \(pan)")
             logger.info("spaced 4761 7390 0101 0010 dashed 4761-7390-0101-0010")
             logger.debug("5A: 47 61 73 90 01 01 00 10", metadata: ["track2": "\(pan)=25122011234567890"])
@@ -259,7 +276,8 @@ struct LogBundleTests {
             #expect(!Masking.containsUnmaskedPAN(text), "\(name)")
             #expect(!text.contains(pan))
             for line in text.split(separator: "\n") {
-                #expect(!line.contains(/\d{13,19}/) || !Masking.luhnValid(String(line.firstMatch(of: /\d{13,19}/)!.output)))
+                #expect(
+                    !line.contains(/\d{13,19}/) || !Masking.luhnValid(String(line.firstMatch(of: /\d{13,19}/)!.output)))
             }
         }
         #expect(contents["logs/2026-11-22_08-16-51.log"]?.contains("svpp 476173******0010") == true)
@@ -293,7 +311,9 @@ struct LogBundleTests {
         let dir = try ScratchDirectory()
         defer { dir.cleanUp() }
         var text = ""
-        while text.utf8.count < LogChoices.maximumLineLength + 2 * LogChoices.bundleChunkSize { text += "pan \(Self.pan) ok; " }
+        while text.utf8.count < LogChoices.maximumLineLength + 2 * LogChoices.bundleChunkSize {
+            text += "pan \(Self.pan) ok; "
+        }
         try text.write(toFile: dir.path + "/big.log", atomically: true, encoding: .utf8)
         try LogBundle.scrubCopy(from: dir.path + "/big.log", to: dir.path + "/out")
         let copied = dir.read("out")

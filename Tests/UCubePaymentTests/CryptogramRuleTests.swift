@@ -1,5 +1,6 @@
 import Testing
 import UCubeProtocol
+
 @testable import UCubePayment
 
 /// The card's cryptogram decides an approval, not the terminal's status (docs/protocol.md §8.3, issue 13): every
@@ -77,10 +78,12 @@ import UCubeProtocol
         var (m, action) = replay(
             Fixture.request(),
             startingFeeds + [
-                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])), .response(Fixture.initOK),
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])),
+                .response(Fixture.initOK),
                 .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(processed),
             ])
-        let later = TerminalResponse.ok(GetPlainTag.self, TLVResponse(tlvs: [TLV(Tag(0x9F27), [0x80]), TLV(Tag(0x9F26), [9, 9, 9])]))
+        let later = TerminalResponse.ok(
+            GetPlainTag.self, TLVResponse(tlvs: [TLV(Tag(0x9F27), [0x80]), TLV(Tag(0x9F26), [9, 9, 9])]))
         var readAfter = false
         for _ in 0..<10 where action.finished == nil {
             switch action.command {
@@ -107,10 +110,12 @@ import UCubeProtocol
         if let cid = c.cid { tlvs.append(TLV(Tag(0x9F27), cid)) }
         if let cryptogram = c.cryptogram { tlvs.append(TLV(Tag(0x9F26), cryptogram)) }
         let processed = TerminalResponse.ok(TransactionProcess.self, TLVResponse(tlvs: tlvs))
-        let feeds: [Feed] = startingFeeds + [
-            .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])), .response(Fixture.initOK),
-            .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(processed),
-        ]
+        let feeds: [Feed] =
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])),
+                .response(Fixture.initOK),
+                .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(processed),
+            ]
         // An ARQC with its 9F26 is not a final answer: it goes to the authorization (tested elsewhere).
         let expected: PaymentStatus? = c.cid == [0x80] && c.cryptogram == Self.ac ? nil : c.expected
         #expect(Self.finish(Fixture.request(), feeds) == expected)
@@ -118,10 +123,12 @@ import UCubeProtocol
 
     @Test func anARQCWithout9F26IsNotAuthorized() {
         let processed = TerminalResponse.ok(TransactionProcess.self, TLVResponse(tlvs: [TLV(Tag(0x9F27), [0x80])]))
-        let feeds: [Feed] = startingFeeds + [
-            .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])), .response(Fixture.initOK),
-            .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(processed),
-        ]
+        let feeds: [Feed] =
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])),
+                .response(Fixture.initOK),
+                .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(processed),
+            ]
         #expect(Self.finish(Fixture.request(), feeds) == .errorMissingRequiredCryptogram)
     }
 
@@ -132,12 +139,14 @@ import UCubeProtocol
         var tlvs: [TLV] = []
         if let cid = c.cid { tlvs.append(TLV(Tag(0x9F27), cid)) }
         if let cryptogram = c.cryptogram { tlvs.append(TLV(Tag(0x9F26), cryptogram)) }
-        let feeds: [Feed] = startingFeeds + [
-            .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])), .response(Fixture.initOK),
-            .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(Fixture.processed(cid: [0x80])),
-            .response(Fixture.securedOK), .response(Fixture.plainWithPAN), .task(.authorized(.approved)),
-            .response(Fixture.finalised(status: status7, tlvs: tlvs)),
-        ]
+        let feeds: [Feed] =
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])),
+                .response(Fixture.initOK),
+                .task(.riskManagementDone(tvr: [0, 0, 0, 0, 0])), .response(Fixture.processed(cid: [0x80])),
+                .response(Fixture.securedOK), .response(Fixture.plainWithPAN), .task(.authorized(.approved)),
+                .response(Fixture.finalised(status: status7, tlvs: tlvs)),
+            ]
         #expect(Self.finish(Fixture.request(), feeds) == (status7 ? c.expected : .declined))
     }
 
@@ -168,10 +177,11 @@ import UCubeProtocol
         if let cryptogram = c.cryptogram { tlvs.append(TLV(Tag(0x9F26), cryptogram)) }
         let completed = TerminalResponse.ok(
             NFCCompleteTransaction.self, .init(outcome: NFCOutcome(cvmByte: 0x30, resultByte: 0x36), tlvs: tlvs))
-        let feeds: [Feed] = startingFeeds + [
-            .response(Fixture.tapped(0x30, 0x3E)), .response(Fixture.securedOK), .response(Fixture.plainOK),
-            .task(.authorized(.approved)), .response(completed),
-        ]
+        let feeds: [Feed] =
+            startingFeeds + [
+                .response(Fixture.tapped(0x30, 0x3E)), .response(Fixture.securedOK), .response(Fixture.plainOK),
+                .task(.authorized(.approved)), .response(completed),
+            ]
         #expect(Self.finish(Fixture.request(), feeds) == c.expected)
     }
 
@@ -180,19 +190,22 @@ import UCubeProtocol
         let tapped = TerminalResponse.ok(
             NFCStartTransaction.self,
             .init(activatedReader: .nfc, outcome: NFCOutcome(cvmByte: 0x30, resultByte: 0x3E), tlvs: []))
-        let feeds: [Feed] = startingFeeds + [
-            .response(tapped), .response(Fixture.securedOK), .response(Fixture.plainOK), .task(.authorized(.approved)),
-            .response(Fixture.completed(0x30, 0x36)),
-        ]
+        let feeds: [Feed] =
+            startingFeeds + [
+                .response(tapped), .response(Fixture.securedOK), .response(Fixture.plainOK),
+                .task(.authorized(.approved)),
+                .response(Fixture.completed(0x30, 0x36)),
+            ]
         #expect(Self.finish(Fixture.request(), feeds) == .errorMissingRequiredCryptogram)
     }
 
     /// The issuer declined, yet CompleteNFC says approved: the terminal is not believed.
     @Test func contactlessApprovalOverAnIssuerDecline() {
-        let feeds: [Feed] = startingFeeds + [
-            .response(Fixture.tapped(0x30, 0x3E)), .response(Fixture.securedOK), .response(Fixture.plainOK),
-            .task(.authorized(.declined)), .response(Fixture.completed(0x30, 0x36)),
-        ]
+        let feeds: [Feed] =
+            startingFeeds + [
+                .response(Fixture.tapped(0x30, 0x3E)), .response(Fixture.securedOK), .response(Fixture.plainOK),
+                .task(.authorized(.declined)), .response(Fixture.completed(0x30, 0x36)),
+            ]
         #expect(Self.finish(Fixture.request(), feeds) == .declined)
     }
 }

@@ -4,6 +4,7 @@ import UCubeCrypto
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubePayment
 
 /// The terminal drops the link at every command of the contact and the contactless flow (simulator fault
@@ -78,15 +79,20 @@ import UCubeSimulator
             let context = await Self.pay(simulator, readers: readers, journal: journal, recorder: recorder)
 
             let expected: PaymentStatus = index > decisive ? .approved : .errorDisconnect
-            #expect(context.status == expected, "\(card): drop at \(command) #\(occurrence) gave \(String(describing: context.status))")
+            #expect(
+                context.status == expected,
+                "\(card): drop at \(command) #\(occurrence) gave \(String(describing: context.status))")
             #expect(recorder.finishedCount == 1, "\(card): \(recorder.finishedCount) outcomes for a drop at \(command)")
             let history = try PaymentJournal.history(journal.path)
             #expect(history.count == 1)
-            #expect(history.first?.status == expected.name, "\(card): journal says \(history.first?.status ?? "nothing")")
+            #expect(
+                history.first?.status == expected.name, "\(card): journal says \(history.first?.status ?? "nothing")")
 
             // The next payment, on a new link to the same terminal, works (its starting steps reset the terminal).
             let next = await Self.pay(simulator, readers: readers, journal: journal, recorder: Recorder())
-            #expect(next.status == .approved, "\(card): payment after a drop at \(command) gave \(String(describing: next.status))")
+            #expect(
+                next.status == .approved,
+                "\(card): payment after a drop at \(command) gave \(String(describing: next.status))")
         }
     }
 
@@ -94,7 +100,8 @@ import UCubeSimulator
     // block decrypts with the PIN key to the scripted PIN (spec §12.3).
     @Test func securedDataAndPINBlockDecryptWithTheTestBDK() async throws {
         let scenario = try #require(CardCatalogue.named("mc-contactless-online-pin"))
-        let simulator = try TerminalSimulator(configuration: scenario.configuration(SimulatorConfiguration(timeScale: 0.01)))
+        let simulator = try TerminalSimulator(
+            configuration: scenario.configuration(SimulatorConfiguration(timeScale: 0.01)))
         let (journal, dir) = Self.journal()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // The SRED blob is asked for, as for an acquirer (no default list asks for one, spec §8.6).

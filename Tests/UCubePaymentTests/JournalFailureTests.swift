@@ -3,6 +3,7 @@ import Testing
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubePayment
 
 /// The journal is the truth (issue: "an approved payment the journal never recorded"): when a record after the start
@@ -33,9 +34,11 @@ import UCubeSimulator
         let h = try PaymentEngineTests.harness(script: script)
         let store = BreakableJournal()
         defer { store.remove() }
-        let engine = PaymentEngine(client: h.client, authorization: FixedAuthorization(.approve), journal: store.journal)
+        let engine = PaymentEngine(
+            client: h.client, authorization: FixedAuthorization(.approve), journal: store.journal)
         let log = PaymentEngineTests.EventLog()
-        let context = await engine.run(PaymentRequest(amount: 1000, currency: .eur, requestID: "journal-\(state)")) { event in
+        let context = await engine.run(PaymentRequest(amount: 1000, currency: .eur, requestID: "journal-\(state)")) {
+            event in
             if case .stateChanged(state) = event { store.breakIt() }
             log.append(event)
         }
@@ -80,9 +83,12 @@ import UCubeSimulator
         let h = try PaymentEngineTests.harness()
         let store = BreakableJournal()
         defer { store.remove() }
-        let engine = PaymentEngine(client: h.client, authorization: FixedAuthorization(.approve), journal: store.journal)
+        let engine = PaymentEngine(
+            client: h.client, authorization: FixedAuthorization(.approve), journal: store.journal)
         let log = PaymentEngineTests.EventLog()
-        let context = await engine.run(PaymentRequest(amount: 1000, currency: .eur, requestID: "journal-ok")) { log.append($0) }
+        let context = await engine.run(PaymentRequest(amount: 1000, currency: .eur, requestID: "journal-ok")) {
+            log.append($0)
+        }
         #expect(context.status == .approved)
         #expect(context.journalFailure == nil)
         #expect(Self.journalFailures(log) == 0)

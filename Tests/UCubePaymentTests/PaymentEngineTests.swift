@@ -3,6 +3,7 @@ import Testing
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubePayment
 
 /// The engine against the in-process simulator (as swift-nio-ssh runs its client against its server).
@@ -68,7 +69,8 @@ import UCubeSimulator
         )
         #expect(context.status == .approved, "\(context.statusReason ?? "") \(context.errors)")
         #expect(context.entryMode == .icc)
-        #expect(context.startedAt?.hasSuffix("Z") == true && context.finishedAt?.count == 24, "\(context.startedAt ?? "")")
+        #expect(
+            context.startedAt?.hasSuffix("Z") == true && context.finishedAt?.count == 24, "\(context.startedAt ?? "")")
         #expect(context.sredKSN?.count == 10)
         #expect(context.selectedAID != nil)
         #expect(context.cryptogramType != nil)
@@ -80,7 +82,9 @@ import UCubeSimulator
         // One event per state, in order, then exactly one finish.
         #expect(log.states == context.states)
         #expect(log.finishedCount == 1)
-        if case .finished(let last) = log.events.last { #expect(last.status == .approved) } else {
+        if case .finished(let last) = log.events.last {
+            #expect(last.status == .approved)
+        } else {
             Issue.record("the last event is not .finished")
         }
         #expect(context.states.last == .endExitSecureSession)
@@ -195,7 +199,10 @@ import UCubeSimulator
 
     @Test func disconnectEndsWithErrorDisconnect() async throws {
         let simulator = try TerminalSimulator(
-            configuration: SimulatorConfiguration(script: { var s = SimulatorScript.default; s.card = nil; return s }(), timeScale: 0.01)
+            configuration: SimulatorConfiguration(
+                script: {
+                    var s = SimulatorScript.default; s.card = nil; return s
+                }(), timeScale: 0.01)
         )
         let (transport, peer) = InMemoryTransport.pair()
         let serving = Task { _ = await simulator.serve(input: peer.input, output: { peer.write($0) }) }

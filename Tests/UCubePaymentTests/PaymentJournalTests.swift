@@ -1,11 +1,13 @@
 import Foundation
 import Testing
 import UCubeProtocol
+
 @testable import UCubePayment
 
 @Suite struct PaymentJournalTests {
     static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("ucube-journal-\(UUID())/state/journal.jsonl").path
+        FileManager.default.temporaryDirectory.appendingPathComponent("ucube-journal-\(UUID())/state/journal.jsonl")
+            .path
     }
 
     static func finishedContext(_ id: String, status: PaymentStatus) -> PaymentContext {
@@ -156,44 +158,50 @@ struct JournalStepsAndResolutionsTests {
     static func lines(_ records: [String]) -> Data { Data((records.joined(separator: "\n") + "\n").utf8) }
 
     @Test func theLastStepIsTheLastCommandKnownToHaveReachedTheTerminal() {
-        let history = PaymentJournal.history(parsing: Self.lines([
-            #"{"kind":"start","requestID":"a","time":"t0","amount":700,"currency":"EUR"}"#,
-            #"{"kind":"step","requestID":"a","time":"t1","command":"GetInfo","result":0,"state":"GET_INFO"}"#,
-            #"{"kind":"step","requestID":"a","time":"t2","command":"TransactionProcess","result":0,"state":"SMC_PROCESS_TRANSACTION"}"#,
-        ]))
+        let history = PaymentJournal.history(
+            parsing: Self.lines([
+                #"{"kind":"start","requestID":"a","time":"t0","amount":700,"currency":"EUR"}"#,
+                #"{"kind":"step","requestID":"a","time":"t1","command":"GetInfo","result":0,"state":"GET_INFO"}"#,
+                #"{"kind":"step","requestID":"a","time":"t2","command":"TransactionProcess","result":0,"state":"SMC_PROCESS_TRANSACTION"}"#,
+            ]))
         #expect(history.count == 1)
         #expect(history[0].isUnresolved && history[0].status == JournalEntry.unknownStatus)
         #expect(history[0].lastCommand == "TransactionProcess" && history[0].lastState == "SMC_PROCESS_TRANSACTION")
     }
 
     @Test func aResolutionKeepsTheOriginalAndOnlyTheFirstCounts() {
-        let history = PaymentJournal.history(parsing: Self.lines([
-            #"{"kind":"start","requestID":"a","time":"t0"}"#,
-            #"{"kind":"resolution","requestID":"a","time":"t1","status":"DECLINED","note":"acquirer"}"#,
-            #"{"kind":"resolution","requestID":"a","time":"t2","status":"APPROVED"}"#,
-            #"{"kind":"start","requestID":"b","time":"t3"}"#,
-            #"{"kind":"outcome","requestID":"b","time":"t4","status":"APPROVED"}"#,
-            #"{"kind":"resolution","requestID":"b","time":"t5","status":"DECLINED"}"#,
-        ]))
-        #expect(history[0].status == "unknown" && history[0].resolution?.status == "DECLINED" && !history[0].isUnresolved)
+        let history = PaymentJournal.history(
+            parsing: Self.lines([
+                #"{"kind":"start","requestID":"a","time":"t0"}"#,
+                #"{"kind":"resolution","requestID":"a","time":"t1","status":"DECLINED","note":"acquirer"}"#,
+                #"{"kind":"resolution","requestID":"a","time":"t2","status":"APPROVED"}"#,
+                #"{"kind":"start","requestID":"b","time":"t3"}"#,
+                #"{"kind":"outcome","requestID":"b","time":"t4","status":"APPROVED"}"#,
+                #"{"kind":"resolution","requestID":"b","time":"t5","status":"DECLINED"}"#,
+            ]))
+        #expect(
+            history[0].status == "unknown" && history[0].resolution?.status == "DECLINED" && !history[0].isUnresolved)
         #expect(history[0].resolution?.note == "acquirer")
         #expect(history[1].status == "APPROVED" && history[1].resolution == nil, "a finished payment is not resolved")
     }
 
     @Test func aSecondOutcomeForOnePaymentIsNotASecondPayment() {
-        let history = PaymentJournal.history(parsing: Self.lines([
-            #"{"kind":"start","requestID":"a","time":"t0"}"#,
-            #"{"kind":"outcome","requestID":"a","time":"t1","status":"APPROVED"}"#,
-            #"{"kind":"outcome","requestID":"a","time":"t2","status":"DECLINED"}"#,
-        ]))
+        let history = PaymentJournal.history(
+            parsing: Self.lines([
+                #"{"kind":"start","requestID":"a","time":"t0"}"#,
+                #"{"kind":"outcome","requestID":"a","time":"t1","status":"APPROVED"}"#,
+                #"{"kind":"outcome","requestID":"a","time":"t2","status":"DECLINED"}"#,
+            ]))
         #expect(history.count == 1 && history[0].status == "APPROVED")
     }
 
     @Test func timingsAddEachStateToItsPhase() {
         let timings = PaymentTimings(
-            states: [(.startCancelAll, 0), (.getInfo, 0.1), (.startTransaction, 0.2), (.cardReadEnd, 1.2),
-                     (.smcProcessTransaction, 1.3), (.onlinePIN, 1.5), (.authorization, 2.5), (.smcFinalizeTransaction, 3),
-                     (.smcRemoveCard, 3.25), (.endExitSecureSession, 3.5)],
+            states: [
+                (.startCancelAll, 0), (.getInfo, 0.1), (.startTransaction, 0.2), (.cardReadEnd, 1.2),
+                (.smcProcessTransaction, 1.3), (.onlinePIN, 1.5), (.authorization, 2.5), (.smcFinalizeTransaction, 3),
+                (.smcRemoveCard, 3.25), (.endExitSecureSession, 3.5),
+            ],
             end: 3.75)
         let seconds = Dictionary(uniqueKeysWithValues: timings.phases.map { ($0.phase, $0.seconds) })
         #expect(abs(seconds[.start]! - 0.2) < 1e-9)
@@ -209,10 +217,11 @@ struct JournalStepsAndResolutionsTests {
 
     /// 9F34 1F 03 02 is "No CVM required, successful" (EMV Book 3 Annex C3, Book 4 Annex A4).
     @Test func aReceiptFitsFortyColumnsAndSaysWhatTheCardDid() {
-        var entry = PaymentJournal.history(parsing: Self.lines([
-            #"{"kind":"start","requestID":"5B0C8E2A-0F1B-4F3C-9A77-2C1D3E4F5A6B","time":"2026-11-24T09:00:00.000Z","amount":1250,"currency":"EUR","type":"purchase"}"#,
-            #"{"kind":"outcome","requestID":"5B0C8E2A-0F1B-4F3C-9A77-2C1D3E4F5A6B","time":"2026-11-24T09:00:02.500Z","status":"APPROVED","maskedPAN":"476173******0010","aid":"A0000000031010","applicationLabel":"VISA CREDIT","entryMode":"icc","cvmResults":"1F0302","signatureRequired":false,"authorizationResponseCode":"00","cryptogramType":"TC","cryptogram":"69214DEDAC480179","tvr":"0000000000","tsi":"E800"}"#,
-        ]))[0]
+        var entry = PaymentJournal.history(
+            parsing: Self.lines([
+                #"{"kind":"start","requestID":"5B0C8E2A-0F1B-4F3C-9A77-2C1D3E4F5A6B","time":"2026-11-24T09:00:00.000Z","amount":1250,"currency":"EUR","type":"purchase"}"#,
+                #"{"kind":"outcome","requestID":"5B0C8E2A-0F1B-4F3C-9A77-2C1D3E4F5A6B","time":"2026-11-24T09:00:02.500Z","status":"APPROVED","maskedPAN":"476173******0010","aid":"A0000000031010","applicationLabel":"VISA CREDIT","entryMode":"icc","cvmResults":"1F0302","signatureRequired":false,"authorizationResponseCode":"00","cryptogramType":"TC","cryptogram":"69214DEDAC480179","tvr":"0000000000","tsi":"E800"}"#,
+            ]))[0]
         let lines = Receipt(entry).lines()
         #expect(lines.allSatisfy { $0.count <= 40 })
         #expect(lines.contains("Date             2026-11-24 09:00:02 UTC"))

@@ -3,6 +3,7 @@ import Testing
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubePayment
 
 /// The starting steps follow what the link knows (spec §8.6): the full sequence after a crash, only what a clean exit
@@ -24,7 +25,8 @@ import UCubeSimulator
 
     static func pay(card: String, link: LinkStart) async throws -> Run {
         let scenario = try #require(CardCatalogue.named(card))
-        let simulator = try TerminalSimulator(configuration: scenario.configuration(SimulatorConfiguration(timeScale: 0.01)))
+        let simulator = try TerminalSimulator(
+            configuration: scenario.configuration(SimulatorConfiguration(timeScale: 0.01)))
         let (transport, peer) = InMemoryTransport.pair()
         let serving = Task { _ = await simulator.serve(input: peer.input, output: { peer.write($0) }) }
         let wire = Wire()
@@ -49,7 +51,9 @@ import UCubeSimulator
         .nfcStartTransaction, .buildCandidateList, .transactionInit, .transactionProcess, .transactionFinalisation,
         .getPlainTag, .waitCardRemoval, .exitSecureSession,
     ]
-    static let contactlessOnlineFlow: [CommandID] = [.nfcStartTransaction, .nfcCompleteTransaction, .getPlainTag, .exitSecureSession]
+    static let contactlessOnlineFlow: [CommandID] = [
+        .nfcStartTransaction, .nfcCompleteTransaction, .getPlainTag, .exitSecureSession,
+    ]
 
     @Test(arguments: [("visa-contact", contactFlow), ("mc-contactless-online", contactlessOnlineFlow)])
     func eachStartSendsExactlyItsCommands(card: String, flow: [CommandID]) async throws {
@@ -58,7 +62,10 @@ import UCubeSimulator
             ("crash", .unknown, Self.full),
             ("clean, terminal known", LinkStart(idle: true, terminal: terminal), [.enterSecureSession]),
             ("clean, terminal not known", LinkStart(idle: true), [.getInfo, .enterSecureSession]),
-            ("clean, secure session left open", LinkStart(idle: true, secured: true, terminal: terminal), [.exitSecureSession, .enterSecureSession]),
+            (
+                "clean, secure session left open", LinkStart(idle: true, secured: true, terminal: terminal),
+                [.exitSecureSession, .enterSecureSession]
+            ),
         ]
         for (name, link, start) in starts {
             let run = try await Self.pay(card: card, link: link)
@@ -83,7 +90,10 @@ import UCubeSimulator
     }
 
     /// Whatever the start, the outcome and what the receipt and the journal show are the same.
-    @Test(arguments: ["visa-contact", "mc-contactless-online", "visa-contactless", "mc-online-pin", "visa-offline-pin", "declined-aac", "approved-offline-tc"])
+    @Test(arguments: [
+        "visa-contact", "mc-contactless-online", "visa-contactless", "mc-online-pin", "visa-offline-pin",
+        "declined-aac", "approved-offline-tc",
+    ])
     func theOutcomeDoesNotDependOnTheStart(card: String) async throws {
         let crash = try await Self.pay(card: card, link: .unknown)
         let terminal = try #require(crash.context.knownTerminal)
@@ -92,7 +102,8 @@ import UCubeSimulator
         let b = PaymentJournal.outcome(clean.context, time: "t")
         #expect(crash.context.status == clean.context.status, "\(card)")
         for (field, x, y) in [
-            ("maskedPAN", a.maskedPAN, b.maskedPAN), ("aid", a.aid, b.aid), ("label", a.applicationLabel, b.applicationLabel),
+            ("maskedPAN", a.maskedPAN, b.maskedPAN), ("aid", a.aid, b.aid),
+            ("label", a.applicationLabel, b.applicationLabel),
             ("cvm", a.cvmResults, b.cvmResults), ("cryptogramType", a.cryptogramType, b.cryptogramType),
             ("tvr", a.tvr, b.tvr), ("tsi", a.tsi, b.tsi), ("entryMode", a.entryMode, b.entryMode),
             ("pinKSN", a.pinKSN, b.pinKSN),
@@ -109,10 +120,12 @@ import UCubeSimulator
 
     @Test func aDifferentTerminalAtTheSameAddressIsAskedGetInfo() async throws {
         let terminal = try await Self.knownTerminal(card: "visa-contact")
-        let other = try #require(KnownTerminal(ksn: [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0xE0, 0, 0], info: terminal.info))
+        let other = try #require(
+            KnownTerminal(ksn: [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0xE0, 0, 0], info: terminal.info))
         let run = try await Self.pay(card: "visa-contact", link: LinkStart(idle: true, terminal: other))
         #expect(run.context.status == .approved)
-        #expect(run.commands == [.enterSecureSession, .exitSecureSession, .getInfo, .enterSecureSession] + Self.contactFlow)
+        #expect(
+            run.commands == [.enterSecureSession, .exitSecureSession, .getInfo, .enterSecureSession] + Self.contactFlow)
         #expect(run.context.knownTerminal == terminal)
     }
 
@@ -133,7 +146,8 @@ import UCubeSimulator
     }
 
     @Test func theKnownTerminalSuppliesTheFirmwareAndTheReaders() throws {
-        let known = try #require(KnownTerminal(ksn: Fixture.sredKSN, info: [0xD1, 0x04, 6, 0, 0, 54, 0xED, 0x01, 0x03]))
+        let known = try #require(
+            KnownTerminal(ksn: Fixture.sredKSN, info: [0xD1, 0x04, 6, 0, 0, 54, 0xED, 0x01, 0x03]))
         var request = Fixture.request(readers: [.icc])
         request.readersFromTerminal = true
         var machine = PaymentStateMachine(request: request, link: LinkStart(idle: true, terminal: known))
@@ -170,7 +184,8 @@ import UCubeSimulator
     }
 
     @Test func aKnownTerminalIsItsKSNWithoutTheCounter() throws {
-        let known = try #require(KnownTerminal(ksn: [0xFF, 0xFF, 0x98, 0x76, 0x54, 0x32, 0x10, 0xFF, 0xFF, 0xFF], info: [0xD1, 0x01, 0x06]))
+        let known = try #require(
+            KnownTerminal(ksn: [0xFF, 0xFF, 0x98, 0x76, 0x54, 0x32, 0x10, 0xFF, 0xFF, 0xFF], info: [0xD1, 0x01, 0x06]))
         #expect(known.identity == [0xFF, 0xFF, 0x98, 0x76, 0x54, 0x32, 0x10, 0xE0, 0x00, 0x00])
         #expect(known.matches(ksn: [0xFF, 0xFF, 0x98, 0x76, 0x54, 0x32, 0x10, 0xE0, 0x00, 0x01]))
         #expect(!known.matches(ksn: [0xFF, 0xFF, 0x98, 0x76, 0x54, 0x32, 0x11, 0xE0, 0x00, 0x01]))

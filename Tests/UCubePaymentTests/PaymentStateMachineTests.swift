@@ -1,5 +1,6 @@
 import Testing
 import UCubeProtocol
+
 @testable import UCubePayment
 
 /// Transcripts: one event per line, the action it must produce, and why (AsyncHTTPClient style).
@@ -194,7 +195,9 @@ import UCubeProtocol
     @Test func selectionTaskCancels() {
         var (m, _) = replay(
             Fixture.request(),
-            startingFeeds + [.response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa, Fixture.visaDebit]))]
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa, Fixture.visaDebit])),
+            ]
         )
         #expect(m.taskFinished(.applicationSelected(nil)).command == .waitCardRemoval)
         #expect(m.responseReceived(Fixture.removedOK).command == .exitSecureSession)
@@ -221,11 +224,15 @@ import UCubeProtocol
     @Test func initFailureDropsTheAIDAndSelectsAgain() {
         var (m, _) = replay(
             Fixture.request(),
-            startingFeeds + [.response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa, Fixture.visaDebit]))]
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa, Fixture.visaDebit])),
+            ]
         )
         #expect(m.taskFinished(.applicationSelected(Fixture.visa)).command == .transactionInit)
         // Init fails for VISA CREDIT: it is dropped; one candidate remains, so init again without a task.
-        guard case .send(.transactionInit(let retry)) = m.responseReceived(.status(TransactionInit.self, .cardNotAccepted))
+        guard
+            case .send(.transactionInit(let retry)) = m.responseReceived(
+                .status(TransactionInit.self, .cardNotAccepted))
         else {
             Issue.record("expected a second TransactionInit")
             return
@@ -285,9 +292,11 @@ import UCubeProtocol
     }
 
     @Test func forceAuthorizationSetsTVRByte4Bit4() {
-        let feeds = startingFeeds + [
-            .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])), .response(Fixture.initOK),
-        ]
+        let feeds =
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])),
+                .response(Fixture.initOK),
+            ]
         var (m, _) = replay(Fixture.request(forceAuthorization: true), feeds)
         guard case .send(.transactionProcess(let command)) = m.taskFinished(.riskManagementDone(tvr: [0, 0, 0, 0, 0]))
         else {
@@ -298,9 +307,11 @@ import UCubeProtocol
     }
 
     @Test func badTVRLengthIsError() {
-        let feeds = startingFeeds + [
-            .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])), .response(Fixture.initOK),
-        ]
+        let feeds =
+            startingFeeds + [
+                .response(Fixture.iccInserted), .response(Fixture.candidates([Fixture.visa])),
+                .response(Fixture.initOK),
+            ]
         var (m, _) = replay(Fixture.request(), feeds)
         #expect(m.taskFinished(.riskManagementDone(tvr: [0, 0])).command == .waitCardRemoval)
         #expect(m.responseReceived(Fixture.removedOK).command == .exitSecureSession)
@@ -513,7 +524,8 @@ import UCubeProtocol
     func msrActions(action: UInt8, status: PaymentStatus) {
         var (m, _) = replay(Fixture.request(readers: [.msr]), startingFeeds)
         #expect(m.responseReceived(Self.swiped) == .send(.getSecuredTag(GetSecuredTag(tags: [Tag(0xDF62)]))))
-        #expect(m.responseReceived(Fixture.securedOK) == .send(.getPlainTag(GetPlainTag(tags: [Tag(0xDF60), Tag(0xDF61)]))))
+        #expect(
+            m.responseReceived(Fixture.securedOK) == .send(.getPlainTag(GetPlainTag(tags: [Tag(0xDF60), Tag(0xDF61)]))))
         #expect(m.responseReceived(Self.plain(action: action)).command != nil)
         while let command = m.currentState.flatMap(PaymentStateMachine.command(of:)) {
             let answer = TerminalResponse(command: command, status: .success)
@@ -546,10 +558,13 @@ import UCubeProtocol
         // A second request changes nothing, and is told the payment already ends CANCELLED (issue 23).
         #expect(m.cancelRequested() == .alreadyCancelled)
         // The pending StartNFC answers −32.
-        #expect(m.responseReceived(.status(NFCStartTransaction.self, .cancelled)) == .send(.exitSecureSession(ExitSecureSession())))
+        #expect(
+            m.responseReceived(.status(NFCStartTransaction.self, .cancelled))
+                == .send(.exitSecureSession(ExitSecureSession())))
         // While the ending steps run, and after the end, a request is never "too late" for a cancelled payment.
         #expect(m.cancelRequested() == .alreadyCancelled)
-        #expect(m.responseReceived(Fixture.exitOK) == .finish(PaymentOutcome(.cancelled, reason: "cancelled by request")))
+        #expect(
+            m.responseReceived(Fixture.exitOK) == .finish(PaymentOutcome(.cancelled, reason: "cancelled by request")))
         #expect(m.cancelRequested() == .alreadyCancelled)
     }
 
@@ -611,7 +626,9 @@ import UCubeProtocol
         var (m, _) = replay(Fixture.request(), ContactTranscriptTests.toProcess)
         #expect(m.commandFailed("TransactionProcess: timeout").command == .waitCardRemoval)
         #expect(m.commandFailed("WaitCardRemoval: timeout").command == .exitSecureSession)
-        #expect(m.responseReceived(Fixture.exitOK) == .finish(PaymentOutcome(.error, reason: "TransactionProcess: timeout")))
+        #expect(
+            m.responseReceived(Fixture.exitOK) == .finish(PaymentOutcome(.error, reason: "TransactionProcess: timeout"))
+        )
         #expect(m.context.errors.count == 2)
     }
 
@@ -656,7 +673,8 @@ import UCubeProtocol
             #expect(m.linkLost().isNone)
             #expect(m.transitions.last == state)
         }
-        #expect(covered.isSuperset(of: [.startCancelAll, .enterSecureSession, .startTransaction, .endExitSecureSession]))
+        #expect(
+            covered.isSuperset(of: [.startCancelAll, .enterSecureSession, .startTransaction, .endExitSecureSession]))
     }
 
     @Test func linkLostBeforeStart() {
@@ -697,12 +715,13 @@ import UCubeProtocol
 }
 
 @Suite struct MaskingTests {
-    @Test(arguments: [
-        ([0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10], "476173******0010"),  // clear
-        ([0x47, 0x61, 0x73, 0xFF, 0xFF, 0xFF, 0x00, 0x10], "476173******0010"),  // truncated by the terminal
-        ([0x40, 0x12, 0x34, 0x56, 0x78, 0x90, 0x9F], "401234***8909"),  // 13 digits, F padding
-        ([0x47, 0x61, 0x73, 0x90, 0x01, 0xFF, 0xFF, 0x10], "476173********10"),  // never more than 6 + 4 shown
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10], "476173******0010"),  // clear
+            ([0x47, 0x61, 0x73, 0xFF, 0xFF, 0xFF, 0x00, 0x10], "476173******0010"),  // truncated by the terminal
+            ([0x40, 0x12, 0x34, 0x56, 0x78, 0x90, 0x9F], "401234***8909"),  // 13 digits, F padding
+            ([0x47, 0x61, 0x73, 0x90, 0x01, 0xFF, 0xFF, 0x10], "476173********10"),  // never more than 6 + 4 shown
+        ] as [([UInt8], String)])
     func maskedPANFromBCD(bytes: [UInt8], expected: String) {
         #expect(PaymentContext.maskedPAN(fromBCD: bytes) == expected)
     }

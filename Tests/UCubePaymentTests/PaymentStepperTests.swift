@@ -3,6 +3,7 @@ import Testing
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubePayment
 
 /// The engine's pause hook (`pay --step` in `ucube shell`): called before every command and task, never changes
@@ -24,11 +25,16 @@ import UCubeSimulator
         #expect(context.status == .approved, "\(context.statusReason ?? "")")
         let paused = steps.all
         // One pause per command or task, each naming the state it is about to run, in the order the states came.
-        #expect(paused.count == context.roundTrips + paused.filter { if case .runTask = $0.action { true } else { false } }.count)
+        #expect(
+            paused.count == context.roundTrips
+                + paused.filter { if case .runTask = $0.action { true } else { false } }.count)
         #expect(paused.compactMap(\.state) == context.states.filter { state in paused.contains { $0.state == state } })
         #expect(paused.first?.state == .startCancelAll)
         #expect(paused.first?.action == .send(.cancelAll(CancelAll())))
-        #expect(paused.contains { $0.state == .authorization && { if case .runTask(.authorize) = $0.action { true } else { false } }($0) })
+        #expect(
+            paused.contains {
+                $0.state == .authorization && { if case .runTask(.authorize) = $0.action { true } else { false } }($0)
+            })
         // The context grows as the payment goes: the KSN is known at some pause after ENTER_SECURE_SESSION.
         #expect(paused.first?.context.sredKSN == nil)
         #expect(paused.last?.context.sredKSN?.count == 10)

@@ -1,5 +1,6 @@
 import Foundation
 import UCubeProtocol
+
 @testable import UCubePayment
 
 // MARK: - Reading actions in transcripts
@@ -30,7 +31,8 @@ enum Fixture {
     static let panBCD: [UInt8] = [0x47, 0x61, 0x73, 0x90, 0x01, 0x01, 0x00, 0x10]
     static let maskedPAN = "476173******0010"
     static let visa = CandidateApplication(aid: [0xA0, 0, 0, 0, 0x03, 0x10, 0x10], label: "VISA CREDIT", priority: 1)
-    static let visaDebit = CandidateApplication(aid: [0xA0, 0, 0, 0, 0x03, 0x20, 0x10], label: "VISA DEBIT", priority: 2)
+    static let visaDebit = CandidateApplication(
+        aid: [0xA0, 0, 0, 0, 0x03, 0x20, 0x10], label: "VISA DEBIT", priority: 2)
     static let blob: [UInt8] = [0x1B, 0x9C, 0x18, 0x45, 0xEB, 0x99, 0x3A, 0x7A]
 
     /// The tag lists the transcripts are written with (a payment request may set all four, spec §8.4): each plain list
@@ -43,9 +45,12 @@ enum Fixture {
     static let plainLeft = [Tag(0x5A), Tag(0x5F24)]
 
     /// TransactionProcess's C1 with the transcripts' lists.
-    static let processTags = PaymentStateMachine.requestedTags(PaymentTagDefaults.generateAC, adding: [plainList, finalList]).tags
+    static let processTags = PaymentStateMachine.requestedTags(
+        PaymentTagDefaults.generateAC, adding: [plainList, finalList]
+    ).tags
     /// TransactionFinalisation's and CompleteNFC's C1 with the transcripts' lists.
-    static let completionTags = PaymentStateMachine.requestedTags(PaymentTagDefaults.generateAC, adding: [finalList]).tags
+    static let completionTags = PaymentStateMachine.requestedTags(PaymentTagDefaults.generateAC, adding: [finalList])
+        .tags
 
     static func request(
         readers: [CardReader] = [.icc, .nfc],

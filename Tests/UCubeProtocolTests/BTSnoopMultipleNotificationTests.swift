@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UCubeProtocol
 
 /// ATT Multiple Handle Value Notification (opcode 0x23) in a btsnoop capture (issue 24). Bluetooth Core Specification
@@ -24,9 +25,12 @@ import Testing
         #expect(att.notes.isEmpty, "\(att.notes)")
         #expect(att.values.map(\.handle) == [0x0012, 0x0017, 0x0020])
         #expect(att.values.map(\.value) == [[0x02, 0x00, 0x0C], [0x34], []])
-        #expect(att.values.allSatisfy { $0.opcode == 0x23 && !$0.isWrite && $0.record == 1 && $0.direction == .received })
+        #expect(
+            att.values.allSatisfy { $0.opcode == 0x23 && !$0.isWrite && $0.record == 1 && $0.direction == .received })
         // The writer's helper makes the same bytes as the hand-written PDU.
-        #expect(BTSnoopWriter.multipleNotification([(0x12, [0x02, 0x00, 0x0C]), (0x17, [0x34]), (0x20, [])]) == Self.specPDU)
+        #expect(
+            BTSnoopWriter.multipleNotification([(0x12, [0x02, 0x00, 0x0C]), (0x17, [0x34]), (0x20, [])]) == Self.specPDU
+        )
     }
 
     /// A pair whose length runs past the PDU, or a tail too short for a handle and a length, ends the PDU with a
@@ -63,7 +67,9 @@ import Testing
             var index = 0
             while index < chunks.count {
                 if chunks.count > 4, index + 1 < chunks.count {
-                    w.att(sent: false, W.multipleNotification([(txRx, chunks[index]), (0x0020, [0x57]), (txRx, chunks[index + 1])]))
+                    w.att(
+                        sent: false,
+                        W.multipleNotification([(txRx, chunks[index]), (0x0020, [0x57]), (txRx, chunks[index + 1])]))
                     index += 2
                 } else {
                     w.att(sent: false, W.multipleNotification([(txRx, chunks[index])]))
@@ -89,7 +95,8 @@ import Testing
     /// ours are the same records.
     @Test func tsharkFindsTheMultipleNotificationsInTheSameRecords() async throws {
         let bytes = try Self.session()
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-0x23-\(UUID().uuidString).btsnoop")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ucube-0x23-\(UUID().uuidString).btsnoop")
         try Data(bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let judged = try await withCheckedThrowingContinuation { continuation in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UCubeProtocol
 
 /// The btsnoop reader (spec §3.5): the file, HCI ACL and L2CAP reassembly, ATT, the TxRx choice and the frames.
@@ -62,7 +63,9 @@ import Testing
 
     /// Debian's tshark (Scripts/debian-packages.txt, `test`), an independent reader of the same files.
     enum Tshark {
-        static let path = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        static let path = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
 
         struct Row: Equatable, CustomStringConvertible {
             let record: Int
@@ -91,14 +94,18 @@ import Testing
         /// The ATT writes and notifications of `file`: `-Y '<the four opcodes>'` with record, opcode, handle, value.
         static func rows(_ file: URL) throws -> [Row] {
             let lines = try fields(
-                file, filter: "btatt.opcode == 0x12 || btatt.opcode == 0x52 || btatt.opcode == 0x1b || btatt.opcode == 0x1d",
+                file,
+                filter: "btatt.opcode == 0x12 || btatt.opcode == 0x52 || btatt.opcode == 0x1b || btatt.opcode == 0x1d",
                 ["frame.number", "btatt.opcode", "btatt.handle", "btatt.value"])
             return try lines.map { line in
                 let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-                guard fields.count == 4, let record = Int(fields[0]), let opcode = UInt8(fields[1].dropFirst(2), radix: 16),
+                guard fields.count == 4, let record = Int(fields[0]),
+                    let opcode = UInt8(fields[1].dropFirst(2), radix: 16),
                     let handle = UInt16(fields[2].dropFirst(2), radix: 16)
                 else { throw TsharkFailed(status: -1, line: String(line)) }
-                return Row(record: record, opcode: opcode, handle: handle, value: try Hex.decode(fields[3].filter { $0 != ":" }))
+                return Row(
+                    record: record, opcode: opcode, handle: handle,
+                    value: try Hex.decode(fields[3].filter { $0 != ":" }))
             }
         }
 
@@ -137,7 +144,9 @@ import Testing
     @Test func aFileWithoutTheMagicIsNotACapture() {
         #expect(throws: CaptureError(.notBTSnoop, "")) { try BTSnoopFile(bytes: Array("02 00 03 00 50 01".utf8)) }
         #expect(throws: CaptureError(.notBTSnoop, "")) { try BTSnoopFile(bytes: []) }
-        #expect(throws: CaptureError(.notBTSnoop, "")) { try BTSnoopFile(bytes: Array("btsnoOp\0".utf8) + [0, 0, 0, 1, 0, 0, 3, 0xEA]) }
+        #expect(throws: CaptureError(.notBTSnoop, "")) {
+            try BTSnoopFile(bytes: Array("btsnoOp\0".utf8) + [0, 0, 0, 1, 0, 0, 3, 0xEA])
+        }
     }
 
     @Test func aTruncatedHeaderVersionOrDatalinkIsAnError() {
@@ -286,7 +295,8 @@ import Testing
         #expect(att.disconnections.map(\.connection) == [0x40])
         #expect(att.notes.count == 1 && att.notes[0].contains("still incomplete when it closed"), "\(att.notes)")
         #expect(captured.frames.map(\.bytes) == [second])
-        #expect(captured.notes.count == 1 && captured.notes[0].contains("when the connection closed"), "\(captured.notes)")
+        #expect(
+            captured.notes.count == 1 && captured.notes[0].contains("when the connection closed"), "\(captured.notes)")
     }
 
     @Test func otherChannelsAndMalformedATTAreSkipped() throws {
@@ -351,7 +361,10 @@ import Testing
         // Drop the discovery answers (Read By Type and Find Information responses).
         var w = BTSnoopWriter(.h4)
         for record in file.records
-        where !(record.data.count > 9 && record.data[0] == 0x02 && (record.data[2] >> 4) & 3 != 1 && [0x09, 0x05].contains(record.data[9])) {
+        where
+            !(record.data.count > 9 && record.data[0] == 0x02 && (record.data[2] >> 4) & 3 != 1
+            && [0x09, 0x05].contains(record.data[9]))
+        {
             w.record(record.data, flags: record.flags)
         }
         let (_, captured) = try Self.frames(w.bytes)

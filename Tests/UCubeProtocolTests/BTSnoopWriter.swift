@@ -25,7 +25,9 @@ struct BTSnoopWriter {
         clock = Self.start
     }
 
-    static func be32(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
+    static func be32(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
     static func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF)] }
 
     /// One record, its length fields and flags as given (tests of damaged files write odd ones).
@@ -85,7 +87,9 @@ struct BTSnoopWriter {
         let bounds = cuts ?? Array(stride(from: aclSize, to: l2cap.count, by: aclSize))
         var start = 0
         for end in bounds + [l2cap.count] where end > start {
-            acl(connection: connection, boundary: start == 0 ? (sent ? 0b00 : 0b10) : 0b01, sent: sent, Array(l2cap[start..<end]))
+            acl(
+                connection: connection, boundary: start == 0 ? (sent ? 0b00 : 0b10) : 0b01, sent: sent,
+                Array(l2cap[start..<end]))
             start = end
         }
     }
@@ -123,11 +127,14 @@ enum UCubeCaptureFixture {
     /// The frames, in order: (written by the host, frame bytes, chunk size).
     static func exchanges() throws -> [(write: Bool, frame: [UInt8], chunk: Int)] {
         // GetInfo as the built-in simulator answers it (`ucube --device sim --trace info`).
-        let getInfo = try Hex.decode("02 00 16 00 50 01 C1 C2 C3 C4 C5 C6 D1 D3 D5 D7 D9 DB E8 EA EB EC ED FB FC FD F6 F7 53 52 03")
+        let getInfo = try Hex.decode(
+            "02 00 16 00 50 01 C1 C2 C3 C4 C5 C6 D1 D3 D5 D7 D9 DB E8 EA EB EC ED FB FC FD F6 F7 53 52 03")
         let getInfoAnswer = try Hex.decode(
-            "02 00 A0 00 50 01 00 00 C1 08 5A 17 00 20 24 01 00 01 C2 0F 55 43 55 42 45 2D 54 4F 55 43 48 2D 45 55 20 C3 05 00 30 41 93 A4 C4 01 02 C5 01 57 C6 01 3C D1 04 06 00 00 36 D3 04 05 01 00 00 D5 04 04 03 00 00 D7 04 04 03 01 00 D9 04 01 02 00 03 DB 06 BE A7 04 B4 68 56 E8 15 D1 04 01 04 02 07 A0 04 04 03 00 01 A2 04 02 06 00 00 C4 01 01 EA 04 01 00 00 05 EB 04 01 00 00 04 EC 04 02 03 00 01 ED 01 03 FB 01 00 FC 01 00 FD 04 01 00 03 00 F6 0F 65 6E 00 66 72 00 64 65 00 65 73 00 69 74 00 F7 02 65 6E 20 6D 03")
+            "02 00 A0 00 50 01 00 00 C1 08 5A 17 00 20 24 01 00 01 C2 0F 55 43 55 42 45 2D 54 4F 55 43 48 2D 45 55 20 C3 05 00 30 41 93 A4 C4 01 02 C5 01 57 C6 01 3C D1 04 06 00 00 36 D3 04 05 01 00 00 D5 04 04 03 00 00 D7 04 04 03 01 00 D9 04 01 02 00 03 DB 06 BE A7 04 B4 68 56 E8 15 D1 04 01 04 02 07 A0 04 04 03 00 01 A2 04 02 06 00 00 C4 01 01 EA 04 01 00 00 05 EB 04 01 00 00 04 EC 04 02 03 00 01 ED 01 03 FB 01 00 FC 01 00 FD 04 01 00 03 00 F6 0F 65 6E 00 66 72 00 64 65 00 65 73 00 69 74 00 F7 02 65 6E 20 6D 03"
+        )
         // The "Hello world" DisplayMessage of spec §2.6 and its answer (spec §3.1).
-        let display = try Hex.decode("02 00 14 01 50 40 02 00 05 01 00 0C 48 65 6C 6C 6F 20 77 6F 72 6C 64 00 FF 00 3A C9 03")
+        let display = try Hex.decode(
+            "02 00 14 01 50 40 02 00 05 01 00 0C 48 65 6C 6C 6F 20 77 6F 72 6C 64 00 FF 00 3A C9 03")
         let displayAnswer = try Hex.decode("02 00 02 01 50 40 00 00 49 87 03")
         let waitCard = try CommandFrame(sequence: 2, command: .waitCard, payload: [0x01, 0x1E]).encoded()
         let waitCardAnswer = try ResponseFrame(sequence: 2, command: .waitCard, status: .timeout).encoded()
@@ -138,11 +145,13 @@ enum UCubeCaptureFixture {
             data: try Hex.decode("FF FF 98 76 54 32 10 E0 00 01")
         ).encoded()
         let getPlainTag = try CommandFrame(
-            sequence: 4, command: .getPlainTag, payload: try Hex.decode("5A 5F 24 9F 27 84"), envelope: SecuredEnvelope()
+            sequence: 4, command: .getPlainTag, payload: try Hex.decode("5A 5F 24 9F 27 84"),
+            envelope: SecuredEnvelope()
         ).encoded()
         let getPlainTagAnswer = try ResponseFrame(
             sequence: 4, command: .getPlainTag, status: .success,
-            data: try Hex.decode("5A 08 47 61 73 90 01 01 00 10 5F 24 03 27 12 31 9F 27 01 40 84 07 A0 00 00 00 03 10 10"),
+            data: try Hex.decode(
+                "5A 08 47 61 73 90 01 01 00 10 5F 24 03 27 12 31 9F 27 01 40 84 07 A0 00 00 00 03 10 10"),
             envelope: SecuredEnvelope(cryptoHeader: 0x7F, mac: [0x5E, 0xC0, 0x0D, 0xE0])
         ).encoded()
         let exit = try CommandFrame(sequence: 5, command: .exitSecureSession, payload: []).encoded()
@@ -168,7 +177,9 @@ enum UCubeCaptureFixture {
         w.event([0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
         // LE Connection Complete (LE Meta 0x3E, subevent 0x01): handle 0x0040, central, to a random address, 30 ms
         // interval, no latency, 4 s supervision timeout.
-        w.event([0x3E, 0x13, 0x01, 0x00] + W.le16(connection) + [0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0xC6] + W.le16(24) + W.le16(0) + W.le16(400) + [0x00])
+        w.event(
+            [0x3E, 0x13, 0x01, 0x00] + W.le16(connection) + [0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0xC6]
+                + W.le16(24) + W.le16(0) + W.le16(400) + [0x00])
         // GATT discovery: characteristics by Read By Type (0x2803). 16-bit UUIDs first, then 128-bit ones.
         w.att(sent: true, [0x08] + W.le16(0x0001) + W.le16(0xFFFF) + W.le16(0x2803))
         w.att(sent: false, [0x09, 0x07] + W.le16(0x0002) + [0x02] + W.le16(unrelated) + W.le16(0x2A00))

@@ -260,7 +260,8 @@ private typealias Tag = UCubeProtocol.Tag
         #expect(try BuildCandidateList(payload: T.bytes("C2 02 00 01")) == BuildCandidateList(outputFormat: 1))
         let current = try BuildCandidateList(payload: T.bytes("C2 02 00 01 9C 01 00"))
         #expect(current == BuildCandidateList.currentSDK(transactionType: 0x00))
-        #expect(try BuildCandidateList.currentSDK(transactionType: 0x00).encodePayload() == T.bytes("C2 02 00 01 9C 01 00"))
+        #expect(
+            try BuildCandidateList.currentSDK(transactionType: 0x00).encodePayload() == T.bytes("C2 02 00 01 9C 01 00"))
         #expect(try BuildCandidateList(payload: T.bytes("C2 01 01")).outputFormat == 1)
         #expect(T.errorCode { _ = try BuildCandidateList(payload: T.bytes("C2 02 01 01")) } == .malformed)
         #expect(T.errorCode { _ = try BuildCandidateList(payload: T.bytes("C2 03 00 00 01")) } == .malformed)
@@ -271,15 +272,21 @@ private typealias Tag = UCubeProtocol.Tag
     /// the candidates, an item before the first 84 and a cut item are refused.
     @Test func buildCandidateListFullTLVResponse() throws {
         let visa = T.bytes(
-            "C2 02 00 01 C3 01 01 84 07 A0 00 00 00 03 10 10 50 04 56 49 53 41 87 01 01 9F 11 01 01 DF 22 01 00 DF 04 01 00")
+            "C2 02 00 01 C3 01 01 84 07 A0 00 00 00 03 10 10 50 04 56 49 53 41 87 01 01 9F 11 01 01 DF 22 01 00 DF 04 01 00"
+        )
         #expect(visa.count == 37)
         let one = try BuildCandidateList.Response(status: .success, data: visa)
-        #expect(one.candidates == [CandidateApplication(aid: T.bytes("A0000000031010"), label: "VISA", priority: 1, issuerCodeTableIndex: 1)])
+        #expect(
+            one.candidates == [
+                CandidateApplication(
+                    aid: T.bytes("A0000000031010"), label: "VISA", priority: 1, issuerCodeTableIndex: 1)
+            ])
         #expect(one.encodeFullTLV() == visa)
 
         let two = BuildCandidateList.Response(candidates: [
             CandidateApplication(aid: T.bytes("A0000000041010"), label: "MASTERCARD", priority: 1),
-            CandidateApplication(aid: T.bytes("A0000000043060"), label: "MAESTRO", priority: 2, blocked: true, usesPreferredName: true),
+            CandidateApplication(
+                aid: T.bytes("A0000000043060"), label: "MAESTRO", priority: 2, blocked: true, usesPreferredName: true),
         ])
         let data = two.encodeFullTLV()
         #expect(Array(data.prefix(7)) == T.bytes("C2 02 00 01 C3 01 02"))
@@ -289,7 +296,9 @@ private typealias Tag = UCubeProtocol.Tag
         #expect(T.errorCode { _ = try BuildCandidateList.Response(status: .success, data: wrongCount) } == .malformed)
         let labelFirst = T.bytes("C3 01 01 50 04 56 49 53 41 84 07 A0 00 00 00 03 10 10")
         #expect(T.errorCode { _ = try BuildCandidateList.Response(status: .success, data: labelFirst) } == .malformed)
-        #expect(T.errorCode { _ = try BuildCandidateList.Response(status: .success, data: Array(visa.dropLast(1))) } == .malformed)
+        #expect(
+            T.errorCode { _ = try BuildCandidateList.Response(status: .success, data: Array(visa.dropLast(1))) }
+                == .malformed)
     }
 
     @Test func buildCandidateListResponseWithPreferredNameHeader() throws {

@@ -25,7 +25,8 @@ private typealias Tag = UCubeProtocol.Tag
         #expect(T.errorCode { _ = try CancelAll(payload: [0xFE, 0xFF]) } == .malformed)
         let empty = CommandFrame(sequence: 0, command: CancelAll.id, payload: try CancelAll().encodePayload())
         #expect(try empty.encoded() == T.bytes("02 00 00 00 02 02 46 20 03"))
-        let message = CommandFrame(sequence: 2, command: CancelAll.id, payload: try CancelAll(withMessage: true).encodePayload())
+        let message = CommandFrame(
+            sequence: 2, command: CancelAll.id, payload: try CancelAll(withMessage: true).encodePayload())
         #expect(try message.encoded() == T.bytes("02 00 02 02 02 02 FF FE 41 E5 03"))
     }
 

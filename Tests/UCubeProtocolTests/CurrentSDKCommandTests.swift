@@ -16,16 +16,19 @@ private typealias T = CommandTestSupport
             #expect(!descriptor.isLongRunning)
         }
         // spec §2.9 examples: GetStatus SEQ 5, RepeatLastMessage SEQ 6.
-        #expect(try CommandFrame(sequence: 5, command: .getStatus, payload: try GetStatus().encodePayload()).encoded()
-            == T.bytes("02 00 00 05 03 31 98 D1 03"))
+        #expect(
+            try CommandFrame(sequence: 5, command: .getStatus, payload: try GetStatus().encodePayload()).encoded()
+                == T.bytes("02 00 00 05 03 31 98 D1 03"))
         #expect(
             try CommandFrame(sequence: 6, command: .repeatLastMessage, payload: try RepeatLastMessage().encodePayload())
                 .encoded() == T.bytes("02 00 00 06 03 30 D1 A0 03"))
     }
 
     /// spec §2.9: status 0 and at least one byte; 0 idle, 1 / 2 / 3 busy, anything else unknown; no byte fails.
-    @Test(arguments: [(UInt8(0), "idle"), (1, "busy (secure firmware)"), (2, "busy (non-secure firmware)"),
-        (3, "busy (secure and non-secure firmware)"), (9, "unknown")])
+    @Test(arguments: [
+        (UInt8(0), "idle"), (1, "busy (secure firmware)"), (2, "busy (non-secure firmware)"),
+        (3, "busy (secure and non-secure firmware)"), (9, "unknown"),
+    ])
     func getStatusResponse(_ state: UInt8, _ meaning: String) throws {
         let response = try GetStatus.Response(status: .success, data: [state, 0xAA])
         #expect(response.processState == state)
@@ -41,8 +44,9 @@ private typealias T = CommandTestSupport
         #expect(sdse.dataEncryption == EnterSecureSession.DataEncryption(mechanism: 2, option: 0xFF))
         #expect(try sdse.encodePayload() == T.bytes("01 01 02 02 01 FF"))
         // spec §5.2 frame of the sample's default VOLTAGE mechanism, SEQ 0.
-        #expect(try CommandFrame(sequence: 0, command: .enterSecureSession, payload: try sdse.encodePayload()).encoded()
-            == T.bytes("02 00 06 00 51 01 01 01 02 02 01 FF 06 51 03"))
+        #expect(
+            try CommandFrame(sequence: 0, command: .enterSecureSession, payload: try sdse.encodePayload()).encoded()
+                == T.bytes("02 00 06 00 51 01 01 01 02 02 01 FF 06 51 03"))
         for bad in ["01", "01 01 02", "02 01 02 01 01 FF", "01 01 02 02 01 FF 00"] {
             #expect(T.errorCode { _ = try EnterSecureSession(payload: T.bytes(bad)) } == .malformed, "\(bad)")
         }
@@ -63,7 +67,9 @@ private typealias T = CommandTestSupport
         let old = try InstallForLoadKey.Response(status: .success, data: T.bytes("00 01 AA 00 01 BB 01 02 03"))
         #expect(old.initialDataKSN == nil && old.initialPINKSN == nil)
         #expect(
-            T.errorCode { _ = try InstallForLoadKey.Response(caCertificate: [], kekCertificate: [], initialDataKSN: [1]) }
+            T.errorCode {
+                _ = try InstallForLoadKey.Response(caCertificate: [], kekCertificate: [], initialDataKSN: [1])
+            }
                 == .invalidArgument)
     }
 
@@ -84,8 +90,11 @@ private typealias T = CommandTestSupport
 extension RawFrame {
     /// STX ‖ LEN ‖ SEQ ‖ CMD ‖ body ‖ CRC ‖ ETX without the 2068-byte check of `encoded()` (spec §2.1, §2.5).
     func encodedUnchecked() throws -> [UInt8] {
-        let covered = [UInt8(body.count >> 8), UInt8(body.count & 0xFF), sequence,
-            UInt8(command.rawValue >> 8), UInt8(command.rawValue & 0xFF)] + body
+        let covered =
+            [
+                UInt8(body.count >> 8), UInt8(body.count & 0xFF), sequence,
+                UInt8(command.rawValue >> 8), UInt8(command.rawValue & 0xFF),
+            ] + body
         let crc = CRC16.xmodem(covered)
         return [0x02] + covered + [UInt8(crc >> 8), UInt8(crc & 0xFF), 0x03]
     }

@@ -67,9 +67,10 @@ struct ExplainTests {
                 "Amount Y: 0 (0.00 EUR)",
                 "rule 1 0106: Plaintext PIN verification performed by ICC; If transaction is in the application currency and is under X value; fail cardholder verification if this CVM is unsuccessful",
             ])
-        #expect(try Self.lines(0x8E, "000000") == [
-            "3 bytes: a CVM list is Amount X and Amount Y (4 bytes each) then 2-byte CV Rules; not explained"
-        ])
+        #expect(
+            try Self.lines(0x8E, "000000") == [
+                "3 bytes: a CVM list is Amount X and Amount Y (4 bytes each) then 2-byte CV Rules; not explained"
+            ])
     }
 
     /// EMV 4.4 Book 4 Annex A4 Table 33: byte 3 = 0 "Unknown (for example, for signature)", 2 "Successful";
@@ -103,7 +104,9 @@ struct ExplainTests {
                 "byte 1 bit 3: Issuer authentication is supported",
             ])
         #expect(
-            try Self.lines(0x82, "0180") == ["byte 1 bit 1: CDA supported", "byte 2 bit 8: EMV mode is supported (Book C-2)"])
+            try Self.lines(0x82, "0180") == [
+                "byte 1 bit 1: CDA supported", "byte 2 bit 8: EMV mode is supported (Book C-2)",
+            ])
         #expect(try Self.lines(0x82, "0002") == ["byte 2 bit 2: RFU, set (should be 0)"])
     }
 
@@ -121,7 +124,10 @@ struct ExplainTests {
     /// EMV 4.4 Book 3 §6.5.5.4 Table 15: bits 8-7 10 ARQC, 01 TC, 00 AAC, 11 RFU; bit 4 advice required; bits 3-1
     /// 001 "Service not allowed".
     @Test func cryptogramInformationData() throws {
-        #expect(try Self.lines(0x9F27, "80") == ["byte 1 bits 8-7 = 10: cryptogram type: ARQC (Authorisation Request Cryptogram)"])
+        #expect(
+            try Self.lines(0x9F27, "80") == [
+                "byte 1 bits 8-7 = 10: cryptogram type: ARQC (Authorisation Request Cryptogram)"
+            ])
         #expect(try Self.lines(0x9F27, "40") == ["byte 1 bits 8-7 = 01: cryptogram type: TC (Transaction Certificate)"])
         #expect(
             try Self.lines(0x9F27, "09") == [
@@ -182,7 +188,9 @@ struct ExplainTests {
                 "operational control: Merchant", "environment: Attended, offline with online capability",
             ])
         #expect(
-            try Self.lines(0x9F35, "14") == ["operational control: Financial institution", "environment: Unattended, online only"])
+            try Self.lines(0x9F35, "14") == [
+                "operational control: Financial institution", "environment: Unattended, online only",
+            ])
         #expect(try Self.lines(0x9F35, "31") == ["31: not a terminal type of Table 24"])
     }
 
@@ -244,7 +252,10 @@ struct ExplainTests {
         // With issuer discretionary data after the CVR.
         let withIDD = try Self.lines(0x9F10, "06011203A00000" + "02" + "ABCD")
         #expect(withIDD.first == "layout: Visa (VSDC) IAD format 1")
-        #expect(withIDD.suffix(2) == ["byte 8: length of Issuer Discretionary Data 2", "bytes 9-10: Issuer Discretionary Data ABCD"])
+        #expect(
+            withIDD.suffix(2) == [
+                "byte 8: length of Issuer Discretionary Data 2", "bytes 9-10: Issuer Discretionary Data ABCD",
+            ])
     }
 
     /// Mastercard M/Chip (M/Chip Requirements Appendix B): DKI 01, CVN 10 (proprietary SKD, no counters), CVR
@@ -288,8 +299,12 @@ struct ExplainTests {
     @Test func amountsWithTheirCurrency() throws {
         let eur = TLV(Tag(0x5F2A), [0x09, 0x78])
         let jpy = TLV(Tag(0x5F2A), [0x03, 0x92])
-        #expect(try Self.lines(0x9F02, "000000001250", siblings: [eur]) == ["12.50 EUR (Euro; 1250 minor units, 2 decimals)"])
-        #expect(try Self.lines(0x9F02, "000000001250", siblings: [jpy]) == ["1250 JPY (Yen; 1250 minor units, 0 decimals)"])
+        #expect(
+            try Self.lines(0x9F02, "000000001250", siblings: [eur]) == [
+                "12.50 EUR (Euro; 1250 minor units, 2 decimals)"
+            ])
+        #expect(
+            try Self.lines(0x9F02, "000000001250", siblings: [jpy]) == ["1250 JPY (Yen; 1250 minor units, 0 decimals)"])
         #expect(
             try Self.lines(0x9F03, "000000000100") == [
                 "100 minor units; no currency (5F2A) alongside, so the decimals are unknown"

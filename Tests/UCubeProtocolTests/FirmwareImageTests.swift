@@ -53,7 +53,8 @@ import UCubeProtocol
     @Test func refusalStatusesAreDistinctAndNamed() {
         let statuses: [Status] = [.imageSignatureInvalid, .imageMalformed, .imageNotNewer]
         #expect(Set(statuses).count == 3)
-        #expect(statuses.compactMap { $0.info?.name } == ["IMAGE_SIGNATURE_INVALID", "IMAGE_MALFORMED", "IMAGE_NOT_NEWER"])
+        #expect(
+            statuses.compactMap { $0.info?.name } == ["IMAGE_SIGNATURE_INVALID", "IMAGE_MALFORMED", "IMAGE_NOT_NEWER"])
         #expect(StatusTable.lookup("IMAGE_NOT_NEWER") == .imageNotNewer)
     }
 }

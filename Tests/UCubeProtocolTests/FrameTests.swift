@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeProtocol
 
 /// A worked frame of spec §2.6 ("computed for this reference"; CRC checked against CRC-16/XMODEM's check value).
@@ -12,14 +13,26 @@ struct WorkedFrame: CustomTestStringConvertible, Sendable {
 }
 
 let workedFrames: [WorkedFrame] = [
-    .init(name: "GetInfo C1 C4 D1, SEQ 0", hex: "02 00 03 00 50 01 C1 C4 D1 AB 0F 03", isResponse: false, secured: false),
-    .init(name: "GetInfo success response", hex: "02 00 0B 00 50 01 00 00 C4 01 03 D1 04 06 00 00 37 61 9B 03", isResponse: true, secured: false),
+    .init(
+        name: "GetInfo C1 C4 D1, SEQ 0", hex: "02 00 03 00 50 01 C1 C4 D1 AB 0F 03", isResponse: false, secured: false),
+    .init(
+        name: "GetInfo success response", hex: "02 00 0B 00 50 01 00 00 C4 01 03 D1 04 06 00 00 37 61 9B 03",
+        isResponse: true, secured: false),
     .init(name: "WaitCard timeout -2", hex: "02 00 02 01 50 20 FF FE DF C2 03", isResponse: true, secured: false),
     .init(name: "EnterSecureSession", hex: "02 00 00 00 51 01 2D AF 03", isResponse: false, secured: false),
-    .init(name: "EnterSecureSession KSN response", hex: "02 00 0C 00 51 01 00 00 FF FF 98 76 54 32 10 E0 00 01 CD 60 03", isResponse: true, secured: false),
-    .init(name: "secured GetPlainTag DF60 9F27", hex: "02 00 09 01 50 26 7F DF 60 9F 27 00 00 00 00 1D 63 03", isResponse: false, secured: true),
-    .init(name: "DisplayMessage Hello world", hex: "02 00 14 01 50 40 02 00 05 01 00 0C 48 65 6C 6C 6F 20 77 6F 72 6C 64 00 FF 00 3A C9 03", isResponse: false, secured: false),
-    .init(name: "DisplayMessage response (spec §3.1)", hex: "02 00 02 01 50 40 00 00 49 87 03", isResponse: true, secured: false),
+    .init(
+        name: "EnterSecureSession KSN response", hex: "02 00 0C 00 51 01 00 00 FF FF 98 76 54 32 10 E0 00 01 CD 60 03",
+        isResponse: true, secured: false),
+    .init(
+        name: "secured GetPlainTag DF60 9F27", hex: "02 00 09 01 50 26 7F DF 60 9F 27 00 00 00 00 1D 63 03",
+        isResponse: false, secured: true),
+    .init(
+        name: "DisplayMessage Hello world",
+        hex: "02 00 14 01 50 40 02 00 05 01 00 0C 48 65 6C 6C 6F 20 77 6F 72 6C 64 00 FF 00 3A C9 03",
+        isResponse: false, secured: false),
+    .init(
+        name: "DisplayMessage response (spec §3.1)", hex: "02 00 02 01 50 40 00 00 49 87 03", isResponse: true,
+        secured: false),
 ]
 
 @Suite struct CRCTests {
@@ -87,7 +100,8 @@ let workedFrames: [WorkedFrame] = [
     }
 
     @Test func getInfoResponseFields() throws {
-        let frame = ResponseFrame(sequence: 0, command: .getInfo, status: .success, data: try Hex.decode("C4 01 03 D1 04 06 00 00 37"))
+        let frame = ResponseFrame(
+            sequence: 0, command: .getInfo, status: .success, data: try Hex.decode("C4 01 03 D1 04 06 00 00 37"))
         #expect(try frame.encoded() == workedFrames[1].bytes)
     }
 
@@ -101,7 +115,8 @@ let workedFrames: [WorkedFrame] = [
     }
 
     @Test func securedCommandLayout() throws {
-        let frame = CommandFrame(sequence: 1, command: .getPlainTag, payload: [0xDF, 0x60, 0x9F, 0x27], envelope: SecuredEnvelope())
+        let frame = CommandFrame(
+            sequence: 1, command: .getPlainTag, payload: [0xDF, 0x60, 0x9F, 0x27], envelope: SecuredEnvelope())
         #expect(try frame.encoded() == workedFrames[5].bytes)
     }
 
@@ -116,7 +131,9 @@ let workedFrames: [WorkedFrame] = [
         decoder.append(bytes)
         #expect(try ResponseFrame(raw: try #require(try decoder.next()), secured: true) == withData)
 
-        let empty = ResponseFrame(sequence: 4, command: .getPlainTag, status: .cancelled, envelope: SecuredEnvelope(cryptoHeader: 0x11, mac: []))
+        let empty = ResponseFrame(
+            sequence: 4, command: .getPlainTag, status: .cancelled,
+            envelope: SecuredEnvelope(cryptoHeader: 0x11, mac: []))
         let emptyBytes = try empty.encoded()
         #expect(emptyBytes[2] == 3)  // "an empty one LEN = 3"
         decoder.append(emptyBytes)
@@ -128,7 +145,8 @@ let workedFrames: [WorkedFrame] = [
             try ResponseFrame(raw: RawFrame(sequence: 0, command: .getInfo, body: [0x7F, 0x00]), secured: true)
         }
         #expect(throws: FrameError(.truncatedSecuredBody, "")) {
-            try ResponseFrame(raw: RawFrame(sequence: 0, command: .getInfo, body: [0x7F, 0x00, 0x00, 0xAA]), secured: true)
+            try ResponseFrame(
+                raw: RawFrame(sequence: 0, command: .getInfo, body: [0x7F, 0x00, 0x00, 0xAA]), secured: true)
         }
         #expect(throws: FrameError(.truncatedSecuredBody, "")) {
             try CommandFrame(raw: RawFrame(sequence: 0, command: .getInfo, body: [0x7F, 0, 0]), secured: true)
@@ -139,9 +157,11 @@ let workedFrames: [WorkedFrame] = [
     }
 
     @Test func encoderRefusesOversize() throws {
-        let atLimit = RawFrame(sequence: 0, command: .load, body: [UInt8](repeating: 0xAA, count: FrameLimits.maxBodySize))
+        let atLimit = RawFrame(
+            sequence: 0, command: .load, body: [UInt8](repeating: 0xAA, count: FrameLimits.maxBodySize))
         #expect(try atLimit.encoded().count == FrameLimits.maxFrameSize)
-        let over = RawFrame(sequence: 0, command: .load, body: [UInt8](repeating: 0xAA, count: FrameLimits.maxBodySize + 1))
+        let over = RawFrame(
+            sequence: 0, command: .load, body: [UInt8](repeating: 0xAA, count: FrameLimits.maxBodySize + 1))
         #expect(throws: FrameError(.oversize, "")) { try over.encoded() }
     }
 }
@@ -272,10 +292,11 @@ let workedFrames: [WorkedFrame] = [
     // and the 2-byte end marker, 32 bytes (the first version of the reference miscounted them as "34, 20 + 14").
     @Test func helloWorldChunks() throws {
         let chunks = BLECodec.chunks(BLECodec.stuff(workedFrames[6].bytes))
-        #expect(chunks == [
-            try Hex.decode("02 0C 14 01 50 40 02 0C 05 01 0C 0E FC 48 65 6C 6C 6F 20 77"),
-            try Hex.decode("6F 72 6C 64 0C FF 0C 3A C9 03 0E 0F"),
-        ])
+        #expect(
+            chunks == [
+                try Hex.decode("02 0C 14 01 50 40 02 0C 05 01 0C 0E FC 48 65 6C 6C 6F 20 77"),
+                try Hex.decode("6F 72 6C 64 0C FF 0C 3A C9 03 0E 0F"),
+            ])
     }
 
     @Test func responseNotification() throws {

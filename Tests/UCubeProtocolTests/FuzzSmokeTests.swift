@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeProtocol
 
 /// A seeded mutator over the frame decoder, the BLE de-stuffer and the TLV parser: at least 100,000 inputs, each
@@ -17,23 +18,29 @@ import Testing
         }
     }
 
-    static let seeds: [[UInt8]] = workedFrames.map(\.bytes) + [
-        try! Hex.decode("E8 8C D1 04 01 02 03 04"), try! Hex.decode("77 0A 9F 27 01 80 5F 20 03 41 42 43"),
-        BLECodec.stuff(workedFrames[6].bytes),
-    ]
+    static let seeds: [[UInt8]] =
+        workedFrames.map(\.bytes) + [
+            try! Hex.decode("E8 8C D1 04 01 02 03 04"), try! Hex.decode("77 0A 9F 27 01 80 5F 20 03 41 42 43"),
+            BLECodec.stuff(workedFrames[6].bytes),
+        ]
 
     static func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
         var out = input
         let steps = Int.random(in: 1...4, using: &rng)
         for _ in 0..<steps {
             switch Int.random(in: 0..<7, using: &rng) {
-            case 0 where !out.isEmpty: out[Int.random(in: 0..<out.count, using: &rng)] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
-            case 1 where !out.isEmpty: out[Int.random(in: 0..<out.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            case 0 where !out.isEmpty:
+                out[Int.random(in: 0..<out.count, using: &rng)] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+            case 1 where !out.isEmpty:
+                out[Int.random(in: 0..<out.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
             case 2: out.insert(UInt8.random(in: 0...255, using: &rng), at: Int.random(in: 0...out.count, using: &rng))
             case 3 where !out.isEmpty: out.remove(at: Int.random(in: 0..<out.count, using: &rng))
             case 4 where !out.isEmpty: out = Array(out[..<Int.random(in: 0..<out.count, using: &rng)])
             case 5: out += seeds[Int.random(in: 0..<seeds.count, using: &rng)]
-            default: out.insert(contentsOf: [0x02, 0x08, 0x0B, 0x81, 0x82, 0xFF, 0x0E, 0x0F].shuffled(using: &rng).prefix(2), at: Int.random(in: 0...out.count, using: &rng))
+            default:
+                out.insert(
+                    contentsOf: [0x02, 0x08, 0x0B, 0x81, 0x82, 0xFF, 0x0E, 0x0F].shuffled(using: &rng).prefix(2),
+                    at: Int.random(in: 0...out.count, using: &rng))
             }
         }
         return out

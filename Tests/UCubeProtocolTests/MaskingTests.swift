@@ -128,8 +128,10 @@ struct LoggableDataTests {
             #expect(descriptor != nil, "\(id)")
             #expect(descriptor?.allowedStates != [.secured], "\(id) is a SECURED-only command")
         }
-        for id in [CommandID.transactionInit, .getPlainTag, .getSecuredTag, .cardSendAPDU, .magstripeRead, .loadKey,
-                   .simplifiedOnlinePIN, .nfcStartTransaction, .waitCard, CommandID(0x1234)] {
+        for id in [
+            CommandID.transactionInit, .getPlainTag, .getSecuredTag, .cardSendAPDU, .magstripeRead, .loadKey,
+            .simplifiedOnlinePIN, .nfcStartTransaction, .waitCard, CommandID(0x1234),
+        ] {
             #expect(!Masking.commandDataIsLoggable(id), "\(id)")
         }
     }
@@ -180,7 +182,9 @@ struct MaskingOverlapTests {
     /// that `decode` must still read). Card data in those is found by its tag.
     @Test func outputThatIsNoCardDataIsLeftWhole() {
         #expect(Masking.luhnValid("1795520000007504"))
-        #expect(Masking.redactPANs(in: #""unixMicroseconds": 1795520000007504,"#) == #""unixMicroseconds": 1795520000007504,"#)
+        #expect(
+            Masking.redactPANs(in: #""unixMicroseconds": 1795520000007504,"#)
+                == #""unixMicroseconds": 1795520000007504,"#)
         let hexString = "C1085A4761739001010010C2"
         #expect(Masking.redactPANs(in: hexString) == hexString)
         let dump = "02 00 1C 01 55 30 47 61 73 90 01 01 00 10 9F 27"

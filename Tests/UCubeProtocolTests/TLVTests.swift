@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UCubeProtocol
 
 @Suite struct TLVTests {
@@ -50,7 +51,8 @@ import Testing
         #expect(nodes[1] == TLV(Tag(0xC5), [0x50]))
         #expect(throws: TLVError(.unsupportedLength, "", offset: 0)) { try TLVParser.parse(bytes, rules: .strict) }
         // 0x81 / 0x82 keep their BER meaning inside E8.
-        #expect(try TLVParser.parse([0xE8, 0x81, 0x03, 0xD1, 0x01, 0x07], rules: .terminal)[0].value == [0xD1, 0x01, 0x07])
+        #expect(
+            try TLVParser.parse([0xE8, 0x81, 0x03, 0xD1, 0x01, 0x07], rules: .terminal)[0].value == [0xD1, 0x01, 0x07])
     }
 
     @Test func paddingBetweenObjects() throws {
@@ -80,16 +82,28 @@ import Testing
                 #expect(throws: TLVError.self) { try TLVParser.parse(prefix, rules: .strict) }
             }
         }
-        #expect(throws: TLVError(.truncatedValue, "", offset: 0)) { try TLVParser.parse(Array(full[..<8]), rules: .strict) }
+        #expect(throws: TLVError(.truncatedValue, "", offset: 0)) {
+            try TLVParser.parse(Array(full[..<8]), rules: .strict)
+        }
         #expect(throws: TLVError(.truncatedTag, "", offset: 0)) { try TLVParser.parse([0x9F], rules: .strict) }
-        #expect(throws: TLVError(.truncatedLength, "", offset: 0)) { try TLVParser.parse([0x9F, 0x02], rules: .strict) }
-        #expect(throws: TLVError(.truncatedLength, "", offset: 0)) { try TLVParser.parse([0x5A, 0x82, 0x01], rules: .strict) }
+        #expect(throws: TLVError(.truncatedLength, "", offset: 0)) {
+            try TLVParser.parse([0x9F, 0x02], rules: .strict)
+        }
+        #expect(throws: TLVError(.truncatedLength, "", offset: 0)) {
+            try TLVParser.parse([0x5A, 0x82, 0x01], rules: .strict)
+        }
     }
 
     @Test func boundsOnTagsLengthsAndDepth() throws {
-        #expect(throws: TLVError(.tagTooLong, "", offset: 0)) { try TLVParser.parse([0x9F, 0x81, 0x82, 0x03, 0x00], rules: .strict) }
-        #expect(throws: TLVError(.unsupportedLength, "", offset: 0)) { try TLVParser.parse([0x5A, 0x80, 0x00], rules: .strict) }
-        #expect(throws: TLVError(.unsupportedLength, "", offset: 0)) { try TLVParser.parse([0x5A, 0x83, 0, 0, 1, 0], rules: .strict) }
+        #expect(throws: TLVError(.tagTooLong, "", offset: 0)) {
+            try TLVParser.parse([0x9F, 0x81, 0x82, 0x03, 0x00], rules: .strict)
+        }
+        #expect(throws: TLVError(.unsupportedLength, "", offset: 0)) {
+            try TLVParser.parse([0x5A, 0x80, 0x00], rules: .strict)
+        }
+        #expect(throws: TLVError(.unsupportedLength, "", offset: 0)) {
+            try TLVParser.parse([0x5A, 0x83, 0, 0, 1, 0], rules: .strict)
+        }
         var deep = TLV(Tag(0x5A), [1])
         for _ in 0..<12 { deep = TLV(Tag(0x70), children: [deep]) }
         #expect(throws: TLVError(.tooDeep, "", offset: 0)) { try TLVParser.parse(deep.encoded, rules: .terminal) }

@@ -17,7 +17,8 @@ struct CardImageTests {
     }
 
     @Test func aFullImageDecodes() throws {
-        let image = try Self.decode("""
+        let image = try Self.decode(
+            """
             {"card": {"interfaces": ["contactless", "contact"], "preferredInterface": "contactless",
               "pan": "5413330089020094", "expiry": "2711", "effectiveDate": "2301", "serviceCode": "221",
               "cardholderName": "TEST/CARD", "issuerCountry": "826", "panSequenceNumber": 2,
@@ -64,7 +65,8 @@ struct CardImageTests {
     }
 
     @Test func defaultsAreTheCatalogueCardsDefaults() throws {
-        let image = try Self.decode("""
+        let image = try Self.decode(
+            """
             {"card": {"interfaces": ["magstripe"], "pan": "5413330089020060", "expiry": "2611",
               "applications": [{"aid": "A0000000041010", "label": "MASTERCARD"}]}}
             """)
@@ -77,25 +79,62 @@ struct CardImageTests {
         #expect(image.readers == [.msr])
     }
 
-    static let good = #""interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2512", "applications": [{"aid": "A0000000031010", "label": "VISA"}]"#
+    static let good =
+        #""interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2512", "applications": [{"aid": "A0000000031010", "label": "VISA"}]"#
 
     @Test(arguments: [
-        (#"{"card": {"interfaces": [], "pan": "4761739001010010", "expiry": "2512", "applications": []}}"#, "card.interfaces: a card has at least one interface"),
-        (#"{"card": {"interfaces": ["contact"], "pan": "47617390", "expiry": "2512", "applications": []}}"#, "card.pan: a PAN is 12 to 19 digits"),
-        (#"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2513", "applications": []}}"#, "card.expiry: '2513' is not a date YYMM"),
-        (#"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "applications": []}}"#, "card.expiry: missing"),
-        (#"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2512", "applications": [{"aid": "A000", "label": "X"}]}}"#, "card.applications[0].aid: 'A000' must be 5 to 16 bytes in hex"),
-        (#"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2512", "applications": [{"aid": "A0000000031010", "label": "X", "priority": 16}]}}"#, "card.applications[0].priority: a priority is 0 to 15"),
-        (#"{"card": {"#+good+#", "cvm": "pin"}}"#, "card.cvm: 'pin' is not a CVM"),
-        (#"{"card": {"#+good+#", "cryptogram": "XYZ"}}"#, "card.cryptogram: 'XYZ' is not a cryptogram type"),
-        (#"{"card": {"#+good+#", "contactlessOutcome": "30"}}"#, "card.contactlessOutcome: '30' must be 2 bytes in hex"),
-        (#"{"card": {"#+good+#", "tags": {"ZZ": "00"}}}"#, "card.tags: 'ZZ'"),
-        (#"{"card": {"#+good+#", "answers": {"NoSuchCommand": "-32"}}}"#, "card.answers: 'NoSuchCommand' is not a command"),
-        (#"{"card": {"#+good+#", "answers": {"TransactionInit": "soon"}}}"#, "card.answers: 'TransactionInit': 'soon' is not a status"),
-        (#"{"card": {"#+good+#", "faults": {"pulledAt": "TransactionProcess"}}}"#, "card.faults.pulledAt: unknown field"),
-        (#"{"card": {"#+good+#", "colour": "gold"}}"#, "card.colour: unknown field"),
-        (#"{"card": {"interfaces": ["contact"], "pan": 4761739001010010, "expiry": "2512", "applications": []}}"#, "card.pan: expected a string"),
-        (#"{"card": {"#+good+#", "presentationDelay": -1}}"#, "card.presentationDelay: a presentation delay is 0 to 255 seconds"),
+        (
+            #"{"card": {"interfaces": [], "pan": "4761739001010010", "expiry": "2512", "applications": []}}"#,
+            "card.interfaces: a card has at least one interface"
+        ),
+        (
+            #"{"card": {"interfaces": ["contact"], "pan": "47617390", "expiry": "2512", "applications": []}}"#,
+            "card.pan: a PAN is 12 to 19 digits"
+        ),
+        (
+            #"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2513", "applications": []}}"#,
+            "card.expiry: '2513' is not a date YYMM"
+        ),
+        (
+            #"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "applications": []}}"#,
+            "card.expiry: missing"
+        ),
+        (
+            #"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2512", "applications": [{"aid": "A000", "label": "X"}]}}"#,
+            "card.applications[0].aid: 'A000' must be 5 to 16 bytes in hex"
+        ),
+        (
+            #"{"card": {"interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2512", "applications": [{"aid": "A0000000031010", "label": "X", "priority": 16}]}}"#,
+            "card.applications[0].priority: a priority is 0 to 15"
+        ),
+        (#"{"card": {"# + good + #", "cvm": "pin"}}"#, "card.cvm: 'pin' is not a CVM"),
+        (#"{"card": {"# + good + #", "cryptogram": "XYZ"}}"#, "card.cryptogram: 'XYZ' is not a cryptogram type"),
+        (
+            #"{"card": {"# + good + #", "contactlessOutcome": "30"}}"#,
+            "card.contactlessOutcome: '30' must be 2 bytes in hex"
+        ),
+        (#"{"card": {"# + good + #", "tags": {"ZZ": "00"}}}"#, "card.tags: 'ZZ'"),
+        (
+            #"{"card": {"# + good + #", "answers": {"NoSuchCommand": "-32"}}}"#,
+            "card.answers: 'NoSuchCommand' is not a command"
+        ),
+        (
+            #"{"card": {"# + good + #", "answers": {"TransactionInit": "soon"}}}"#,
+            "card.answers: 'TransactionInit': 'soon' is not a status"
+        ),
+        (
+            #"{"card": {"# + good + #", "faults": {"pulledAt": "TransactionProcess"}}}"#,
+            "card.faults.pulledAt: unknown field"
+        ),
+        (#"{"card": {"# + good + #", "colour": "gold"}}"#, "card.colour: unknown field"),
+        (
+            #"{"card": {"interfaces": ["contact"], "pan": 4761739001010010, "expiry": "2512", "applications": []}}"#,
+            "card.pan: expected a string"
+        ),
+        (
+            #"{"card": {"# + good + #", "presentationDelay": -1}}"#,
+            "card.presentationDelay: a presentation delay is 0 to 255 seconds"
+        ),
     ])
     func aBadFieldIsNamed(_ json: String, _ message: String) {
         #expect(throws: DecodingError.self) { try Self.decode(json) }
@@ -112,7 +151,8 @@ struct CardImageTests {
         var card = CardCatalogue.visa("override", [.contact])
         card.tagOverrides[0x9F27] = [0xC0]
         card.omittedTags = [0x9F26]
-        let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(script: SimulatorScript(card: card)))
+        let simulator = try TerminalSimulator(
+            configuration: SimulatorConfiguration(script: SimulatorScript(card: card)))
         var transaction = CardTransaction()
         transaction.data[0x9F27] = [0x80]
         transaction.data[0x9F26] = [1, 2, 3, 4, 5, 6, 7, 8]

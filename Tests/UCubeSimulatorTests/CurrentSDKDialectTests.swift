@@ -18,8 +18,10 @@ struct CurrentSDKDialectTests {
     /// keeps ucube's own 2068-byte limit.
     static func frame(seq: UInt8, _ command: CommandID, _ payload: [UInt8]) -> [UInt8] {
         let covered =
-            [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF), seq, UInt8(command.rawValue >> 8),
-                UInt8(command.rawValue & 0xFF)] + payload
+            [
+                UInt8(payload.count >> 8), UInt8(payload.count & 0xFF), seq, UInt8(command.rawValue >> 8),
+                UInt8(command.rawValue & 0xFF),
+            ] + payload
         let crc = CRC16.xmodem(covered)
         return [0x02] + covered + [UInt8(crc >> 8), UInt8(crc & 0xFF), 0x03]
     }
@@ -201,7 +203,8 @@ struct CurrentSDKDialectTests {
         let data = try JSONEncoder().encode(old)
         #expect(try JSONDecoder().decode(DeviceState.self, from: data).partNumber == "uCubeTouchUCUBE")
         old.partNumber = "MY-OWN-PN"
-        #expect(try JSONDecoder().decode(DeviceState.self, from: try JSONEncoder().encode(old)).partNumber == "MY-OWN-PN")
+        #expect(
+            try JSONDecoder().decode(DeviceState.self, from: try JSONEncoder().encode(old)).partNumber == "MY-OWN-PN")
     }
 
     // MARK: §2.3 displays inside a session

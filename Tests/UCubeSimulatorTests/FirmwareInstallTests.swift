@@ -61,7 +61,8 @@ import UCubeProtocol
         let image = Self.image(.nfcConfig, version)
         let status = try await Self.load(link, image: image, signature: try SimulatedFirmware.sign(image), seq: &seq)
         #expect(status == .imageNotNewer)
-        #expect(try await Self.info(link, seq: 99).emvNFCConfigVersion == SimulatorChoices.DefaultDevice.nfcConfigVersion)
+        #expect(
+            try await Self.info(link, seq: 99).emvNFCConfigVersion == SimulatorChoices.DefaultDevice.nfcConfigVersion)
         await link.close()
     }
 
@@ -88,8 +89,11 @@ import UCubeProtocol
             try await Self.load(link, image: badMagic, signature: try CodeSigning.sign(badMagic), seq: &seq)
                 == .imageMalformed)
         let short = Array(Self.image(.iccConfig, "1.0.0.9").dropLast())
-        #expect(try await Self.load(link, image: short, signature: try CodeSigning.sign(short), seq: &seq) == .imageMalformed)
-        #expect(try await Self.info(link, seq: 99).emvICCConfigVersion == SimulatorChoices.DefaultDevice.iccConfigVersion)
+        #expect(
+            try await Self.load(link, image: short, signature: try CodeSigning.sign(short), seq: &seq)
+                == .imageMalformed)
+        #expect(
+            try await Self.info(link, seq: 99).emvICCConfigVersion == SimulatorChoices.DefaultDevice.iccConfigVersion)
         await link.close()
     }
 
@@ -114,7 +118,8 @@ import UCubeProtocol
         _ = try await link.exchange(
             .installForLoad, try InstallForLoad(signature: signature, method: .plain).encodePayload(), seq: seq)
         seq &+= 1
-        _ = try await link.exchange(.load, try Load(isLast: false, block: Array(image[0..<2040])).encodePayload(), seq: seq)
+        _ = try await link.exchange(
+            .load, try Load(isLast: false, block: Array(image[0..<2040])).encodePayload(), seq: seq)
         #expect(try await Self.load(link, image: image, signature: signature, seq: &seq) == .success)
         await link.close()
     }
@@ -126,7 +131,8 @@ import UCubeProtocol
         let first = SimulatorHarness(simulator: simulator)
         _ = try await first.exchange(
             .installForLoad, try InstallForLoad(signature: signature, method: .plain).encodePayload(), seq: 1)
-        _ = try await first.exchange(.load, try Load(isLast: false, block: Array(image[0..<2040])).encodePayload(), seq: 2)
+        _ = try await first.exchange(
+            .load, try Load(isLast: false, block: Array(image[0..<2040])).encodePayload(), seq: 2)
         await first.close()
         // The rest of the image on a new link: there is no staging any more.
         let second = SimulatorHarness(simulator: simulator)
@@ -142,7 +148,9 @@ import UCubeProtocol
         let link = SimulatorHarness(simulator: simulator)
         var seq: UInt8 = 0
         let image = Self.image(.svppFirmware, "6.0.1.0", size: 10_000)
-        #expect(try await Self.load(link, image: image, signature: try SimulatedFirmware.sign(image), seq: &seq) == .success)
+        #expect(
+            try await Self.load(link, image: image, signature: try SimulatedFirmware.sign(image), seq: &seq) == .success
+        )
         // The terminal ends the connection on its own after answering the last Load.
         #expect(await link.ended() == .rebooted)
         #expect(await simulator.rebootCount == 1)
@@ -163,7 +171,8 @@ import UCubeProtocol
         #expect(catalogue.items.map(\.version) == ["6.0.1.0", "1.0.0.6", "1.0.0.5"])
         #expect(catalogue.items.map(\.minVersion) == ["6.0.1.0", "1.0.0.5", "1.0.0.4"])
         let decoded = try JSONDecoder().decode(
-            SimulatedFirmware.Catalogue.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/catalogue.json")))
+            SimulatedFirmware.Catalogue.self,
+            from: Data(contentsOf: URL(fileURLWithPath: directory + "/catalogue.json")))
         #expect(decoded == catalogue)
         for item in catalogue.items {
             let image = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/" + item.image)))

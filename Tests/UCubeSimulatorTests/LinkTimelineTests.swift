@@ -56,7 +56,8 @@ import UCubeProtocol
 
         timeline.commandArrived(due: .milliseconds(20), woke: .milliseconds(21))
         // An answer produced before the late wake-up (another command's): no credit; `notBefore` holds it back.
-        let held = timeline.delivery(readyAt: .microseconds(20_500), notBefore: .milliseconds(30), transfer: Self.answer)
+        let held = timeline.delivery(
+            readyAt: .microseconds(20_500), notBefore: .milliseconds(30), transfer: Self.answer)
         #expect(held == .milliseconds(30) + Self.answer)
     }
 

@@ -48,24 +48,31 @@ struct TMSDialectTests {
         try await F.with { fixture in
             let register = try await fixture.withClient { client in
                 try await exchange(
-                    client, .POST, fixture.url("/public/v1/dongle/register/\(F.serial)/RFU"), body: try F.dongleCertificate())
+                    client, .POST, fixture.url("/public/v1/dongle/register/\(F.serial)/RFU"),
+                    body: try F.dongleCertificate())
             }
             #expect(register.status == 200)
             let identity = try NIOSSLPKCS12Bundle(buffer: register.body, passphrase: Array("gmxsas".utf8))
             try await fixture.withClient(identity: identity) { (client: HTTPClient) async throws -> Void in
                 let config = try await exchange(
-                    client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)"), headers: identityHeaders)
+                    client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)"), headers: identityHeaders
+                )
                 #expect(config.status == 200 && config.type == "application/json")
                 let v3 = try await exchange(
-                    client, .POST, fixture.url("/v3/dongle/binary/0"), body: try F.dongleCertificate(), headers: identityHeaders)
+                    client, .POST, fixture.url("/v3/dongle/binary/0"), body: try F.dongleCertificate(),
+                    headers: identityHeaders)
                 let v2 = try await exchange(
-                    client, .POST, fixture.url("/v2/dongle/binary/0/\(F.serial)/\(F.partNumber)"), body: try F.dongleCertificate())
+                    client, .POST, fixture.url("/v2/dongle/binary/0/\(F.serial)/\(F.partNumber)"),
+                    body: try F.dongleCertificate())
                 // The SDK compares the Content-Type as a whole string (L:mdm.DownloadBinaryTask).
                 #expect(v3.status == 200 && v3.type == "application/octet-stream")
                 #expect(v3.body == [0x01, 0x00] + fixture.signature + blockStream(fixture.image))
                 #expect(v2.body == v3.body)
                 // No x-device-id: the current form names no terminal.
-                #expect(try await exchange(client, .POST, fixture.url("/v3/dongle/binary/0"), body: try F.dongleCertificate()).status == 400)
+                #expect(
+                    try await exchange(
+                        client, .POST, fixture.url("/v3/dongle/binary/0"), body: try F.dongleCertificate()
+                    ).status == 400)
                 let state = Array(#"{"C3":"\#(F.serial)"}"#.utf8)
                 let infos = try await exchange(
                     client, .POST, fixture.url("/v2/dongle/infos/\(F.serial)"), body: state, headers: identityHeaders)
@@ -74,7 +81,8 @@ struct TMSDialectTests {
             #expect(await fixture.tms.deviceInfos(serial: F.serial) == Array(#"{"C3":"\#(F.serial)"}"#.utf8))
             let zip = [UInt8]("PK\u{5}\u{6}".utf8) + [UInt8](repeating: 0, count: 18)
             let logs = try await fixture.withClient { client in
-                try await exchange(client, .POST, fixture.url("/public/v3/dongle/logs/?type=zip"), body: zip, headers: identityHeaders)
+                try await exchange(
+                    client, .POST, fixture.url("/public/v3/dongle/logs/?type=zip"), body: zip, headers: identityHeaders)
             }
             #expect(logs.status == 200)
             let stored = fixture.state.appendingPathComponent("received-logs/\(F.serial)-1.zip")
@@ -84,7 +92,8 @@ struct TMSDialectTests {
         }
     }
 
-    @Test("a catalogue item with \"answer\":\"zip\" is answered application/zip to v3: key, manifest, NAME.sig, NAME.bin")
+    @Test(
+        "a catalogue item with \"answer\":\"zip\" is answered application/zip to v3: key, manifest, NAME.sig, NAME.bin")
     func zipAnswer() async throws {
         try await F.with(zipItem: true) { fixture in
             let identity = try await fixture.identity()
@@ -110,7 +119,8 @@ struct TMSDialectTests {
             }
             #expect(order == ["key", "manifest.json", "nfc-1.0.0.7.sig", "nfc-1.0.0.7.bin"])
             #expect(entries["key"] == [])
-            let manifest = try JSONSerialization.jsonObject(with: Data(entries["manifest.json"] ?? [])) as? [String: [String]]
+            let manifest =
+                try JSONSerialization.jsonObject(with: Data(entries["manifest.json"] ?? [])) as? [String: [String]]
             #expect(manifest == ["binary_list": ["nfc-1.0.0.7"]])
             #expect(entries["nfc-1.0.0.7.sig"] == fixture.signature)
             #expect(entries["nfc-1.0.0.7.bin"] == blockStream(fixture.image))
@@ -132,12 +142,18 @@ struct TMSDialectTests {
             try await fixture.withClient(identity: identity) { (client: HTTPClient) async throws -> Void in
                 #expect(
                     try await exchange(
-                        client, .POST, fixture.url("/v3/dongle/binary/0"), body: try F.dongleCertificate(), headers: identityHeaders
+                        client, .POST, fixture.url("/v3/dongle/binary/0"), body: try F.dongleCertificate(),
+                        headers: identityHeaders
                     ).status == 404)
                 #expect(
-                    try await exchange(client, .POST, fixture.url("/v2/dongle/binary/0/\(F.serial)/\(F.partNumber)"), body: try F.dongleCertificate()).status
+                    try await exchange(
+                        client, .POST, fixture.url("/v2/dongle/binary/0/\(F.serial)/\(F.partNumber)"),
+                        body: try F.dongleCertificate()
+                    ).status
                         == 200)
-                #expect(try await exchange(client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)")).status == 200)
+                #expect(
+                    try await exchange(client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)"))
+                        .status == 200)
             }
             let served = await fixture.tms.servedRequests()
             #expect(served.map(\.served) == [false, false, true, false, true, true])
@@ -181,7 +197,8 @@ struct TMSDialectTests {
             let status: Int
             do {
                 status = try await exchange(
-                    client, .POST, fixture.url("/public/v1/dongle/register/\(F.serial)/RFU"), body: try F.dongleCertificate()
+                    client, .POST, fixture.url("/public/v1/dongle/register/\(F.serial)/RFU"),
+                    body: try F.dongleCertificate()
                 ).status
             } catch {
                 try? await client.shutdown()
@@ -196,14 +213,20 @@ struct TMSDialectTests {
 @Suite("TMS simulator routes of the current SDK (pure)")
 struct TMSCurrentRouteTests {
     @Test func parsesTheCurrentPaths() throws {
-        let register = try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/public/v1/dongle/register/202401001/RFU").get()
+        let register = try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/public/v1/dongle/register/202401001/RFU")
+            .get()
         #expect(register.dialect == .current && register.partNumber == nil && register.serial == "202401001")
         let old = try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/public/v1/dongle/register/202401001/PN").get()
         #expect(old.dialect == .v2020 && old.partNumber == "PN")
-        let binary = try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v3/dongle/binary/12", deviceID: "7", idType: "C3").get()
-        #expect(binary.endpoint == .binary && binary.dialect == .current && binary.serial == "7" && binary.binaryType == 12)
+        let binary = try TMSRoute.parse(
+            method: "POST", uri: "/MDM/jaxrs/v3/dongle/binary/12", deviceID: "7", idType: "C3"
+        ).get()
+        #expect(
+            binary.endpoint == .binary && binary.dialect == .current && binary.serial == "7" && binary.binaryType == 12)
         // The SDK sends the serial for binary whatever x-id-type says (spec §10.1).
-        #expect(try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v3/dongle/binary/0", deviceID: "7", idType: "C2").get().serial == "7")
+        #expect(
+            try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v3/dongle/binary/0", deviceID: "7", idType: "C2").get()
+                .serial == "7")
         for uri in ["/MDM/jaxrs/public/v3/dongle/logs/?type=zip", "/MDM/jaxrs/public/v3/dongle/logs?type=zip"] {
             let logs = try TMSRoute.parse(method: "POST", uri: uri, deviceID: "7").get()
             #expect(logs.endpoint == .logs && logs.dialect == .current && logs.serial == "7", "\(uri)")
@@ -226,12 +249,17 @@ struct TMSCurrentRouteTests {
             ("POST", "/MDM/jaxrs/v3/dongle/binary/0", "../7", nil),
         ]
         for (method, uri, id, type) in refused {
-            guard case .failure(.badRequest) = TMSRoute.parse(method: method, uri: uri, deviceID: id, idType: type) else {
+            guard case .failure(.badRequest) = TMSRoute.parse(method: method, uri: uri, deviceID: id, idType: type)
+            else {
                 Issue.record("\(method) \(uri) x-device-id \(id ?? "none") x-id-type \(type ?? "none") must be 400")
                 continue
             }
         }
-        #expect(TMSRoute.parse(method: "GET", uri: "/MDM/jaxrs/v3/dongle/binary/0", deviceID: "7") == .failure(.methodNotAllowed(allowed: .post)))
-        #expect(TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v3/dongle/checkState", deviceID: "7") == .failure(.notFound))
+        #expect(
+            TMSRoute.parse(method: "GET", uri: "/MDM/jaxrs/v3/dongle/binary/0", deviceID: "7")
+                == .failure(.methodNotAllowed(allowed: .post)))
+        #expect(
+            TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v3/dongle/checkState", deviceID: "7") == .failure(.notFound)
+        )
     }
 }

@@ -11,16 +11,19 @@ private typealias F = TMSFixture
 /// would change nothing (`register:corrupt`) is refused: a tester never believes a fault was played that was not.
 @Suite struct TMSFaultActsTests {
     /// One word of each kind of fault the command line takes.
-    static let faultWords = ["503", "slow=1.5", "silent", "malformed-json", "truncated", "drop", "corrupt", "bad-signature"]
+    static let faultWords = [
+        "503", "slow=1.5", "silent", "malformed-json", "truncated", "drop", "corrupt", "bad-signature",
+    ]
 
     static let pairs: [String] = TMSEndpoint.allCases.flatMap { endpoint in
         faultWords.map { "\(endpoint.rawValue):\($0)" }
     }
 
     @Test func aFaultThatWouldChangeNothingIsRefused() {
-        for spec in ["register:corrupt", "infos:corrupt", "config:corrupt", "logs:corrupt", "register:bad-signature",
-            "config:bad-signature", "infos@202401003:bad-signaturex2", "logs:bad-signature"]
-        {
+        for spec in [
+            "register:corrupt", "infos:corrupt", "config:corrupt", "logs:corrupt", "register:bad-signature",
+            "config:bad-signature", "infos@202401003:bad-signaturex2", "logs:bad-signature",
+        ] {
             let error = #expect(throws: TMSSimulatorError.self, "\(spec)") { try TMSFault.parse(spec) }
             #expect(error?.code == .invalidArgument, "\(spec)")
         }
@@ -36,11 +39,13 @@ private typealias F = TMSFixture
             [
                 TMSRoute(endpoint: .binary, dialect: .v2020, serial: F.serial, partNumber: F.partNumber, binaryType: 0),
                 TMSRoute(endpoint: .binary, dialect: .current, serial: F.serial, partNumber: nil, binaryType: 0),
-                TMSRoute(endpoint: .binary, dialect: .current, serial: F.serial, partNumber: nil, binaryType: F.zipType),
+                TMSRoute(
+                    endpoint: .binary, dialect: .current, serial: F.serial, partNumber: nil, binaryType: F.zipType),
             ]
         case .register, .infos, .logs:
             [
-                TMSRoute(endpoint: endpoint, dialect: .v2020, serial: F.serial, partNumber: F.partNumber, binaryType: nil),
+                TMSRoute(
+                    endpoint: endpoint, dialect: .v2020, serial: F.serial, partNumber: F.partNumber, binaryType: nil),
                 TMSRoute(endpoint: endpoint, dialect: .current, serial: F.serial, partNumber: nil, binaryType: nil),
             ]
         }
@@ -56,31 +61,33 @@ private typealias F = TMSFixture
             for spec in Self.pairs {
                 guard let rule = try? TMSFault.parse(spec).first else { continue }  // refused: the test above
                 for route in Self.routes(rule.endpoint) {
-                let body: [UInt8] =
-                    switch rule.endpoint {
-                    case .register, .binary: try F.dongleCertificate()
-                    case .infos: Array(#"{"battery":80}"#.utf8)
-                    case .config: []
-                    case .logs: [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)
+                    let body: [UInt8] =
+                        switch rule.endpoint {
+                        case .register, .binary: try F.dongleCertificate()
+                        case .infos: Array(#"{"battery":80}"#.utf8)
+                        case .config: []
+                        case .logs: [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)
+                        }
+                    let form = "\(spec) \(route.dialect?.rawValue ?? "shared") type \(route.binaryType ?? -1)"
+                    let normal = await fixture.tms.answer(.success(route), body: body, peerCertificate: certificate)
+                    await fixture.tms.setFault(rule.fault, for: rule.endpoint)
+                    let faulted = await fixture.tms.answer(.success(route), body: body, peerCertificate: certificate)
+                    #expect(Self.status(of: normal) == 200, "\(form): the request itself is good")
+                    #expect(Self.acted(rule.fault, normal: normal, faulted: faulted), "\(form): \(faulted.response)")
+                    #expect(await fixture.tms.faultsRemaining(for: rule.endpoint) == 0, "\(form)")
+                    if route.binaryType == F.zipType {
+                        // The zip form stays a zip under the fault, whenever the fault leaves a binary answer.
+                        for answer in [normal, faulted] {
+                            if case .binary(_, _, _, _, let name) = answer.response {
+                                #expect(name == "nfc-1.0.0.7", "\(form)")
+                            }
+                        }
+                        guard case .binary(_, _, _, _, _?) = normal.response else {
+                            Issue.record("\(form): the normal answer is not a zip")
+                            continue
+                        }
                     }
-                let form = "\(spec) \(route.dialect?.rawValue ?? "shared") type \(route.binaryType ?? -1)"
-                let normal = await fixture.tms.answer(.success(route), body: body, peerCertificate: certificate)
-                await fixture.tms.setFault(rule.fault, for: rule.endpoint)
-                let faulted = await fixture.tms.answer(.success(route), body: body, peerCertificate: certificate)
-                #expect(Self.status(of: normal) == 200, "\(form): the request itself is good")
-                #expect(Self.acted(rule.fault, normal: normal, faulted: faulted), "\(form): \(faulted.response)")
-                #expect(await fixture.tms.faultsRemaining(for: rule.endpoint) == 0, "\(form)")
-                if route.binaryType == F.zipType {
-                    // The zip form stays a zip under the fault, whenever the fault leaves a binary answer.
-                    for answer in [normal, faulted] {
-                        if case .binary(_, _, _, _, let name) = answer.response { #expect(name == "nfc-1.0.0.7", "\(form)") }
-                    }
-                    guard case .binary(_, _, _, _, _?) = normal.response else {
-                        Issue.record("\(form): the normal answer is not a zip")
-                        continue
-                    }
-                }
-                played += 1
+                    played += 1
                 }
             }
             // Six kinds on each of the ten forms (register, infos, logs: 2; config: 1; binary: 3), and corrupt

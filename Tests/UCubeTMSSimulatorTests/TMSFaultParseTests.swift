@@ -5,12 +5,14 @@ import Testing
 /// `ucube simulate --tms-fault ENDPOINT:FAULT[xN],…`.
 @Suite struct TMSFaultParseTests {
     @Test func eachFaultAndCount() throws {
-        let parsed = try TMSFault.parse("config:503x2,binary:corrupt,binary:bad-signature,logs:slow=1.5,infos:silent,register:drop")
+        let parsed = try TMSFault.parse(
+            "config:503x2,binary:corrupt,binary:bad-signature,logs:slow=1.5,infos:silent,register:drop")
         #expect(parsed.map(\.endpoint) == [.config, .binary, .binary, .logs, .infos, .register])
-        #expect(parsed.map(\.fault) == [
-            .status(503), .corruptedBinary, .wrongSignature, .delay(.milliseconds(1500)), .delay(TMSFault.silence),
-            .dropConnection,
-        ])
+        #expect(
+            parsed.map(\.fault) == [
+                .status(503), .corruptedBinary, .wrongSignature, .delay(.milliseconds(1500)), .delay(TMSFault.silence),
+                .dropConnection,
+            ])
         #expect(parsed.map(\.times) == [2, 1, 1, 1, 1, 1])
         #expect(parsed.allSatisfy { $0.serial == nil })
         #expect(try TMSFault.parse("").isEmpty)

@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubeTMSSimulator
 
 /// A running simulator over a fresh state directory and a catalogue with one SVPP item of arbitrary bytes.
@@ -41,7 +42,9 @@ struct TMSFixture {
 
     /// The catalogue: an SVPP firmware item, and with `zipItem` an NFC EMV configuration (`zipType`) answered as a
     /// zip, with the same image and signature.
-    static func writeCatalogue(at directory: URL, image: [UInt8], signature: [UInt8], zipItem: Bool = false) async throws {
+    static func writeCatalogue(at directory: URL, image: [UInt8], signature: [UInt8], zipItem: Bool = false)
+        async throws
+    {
         let zip = #"""
             ,{"type":5,"label":"NFC EMV configuration","version":"1.0.0.7","min_version":"1.0.0.0","answer":"zip",
             "image":"nfc-1.0.0.7.bin","signature":"svpp-6.0.1.0.sig"}

@@ -6,6 +6,7 @@ import Testing
 import UCubeProtocol
 import UCubeSimulator
 import X509
+
 @testable import UCubeTMSSimulator
 
 @Suite("TMS simulator PKI, PKCS#12 and dongle certificate checks (pure)")
@@ -40,8 +41,11 @@ struct TMSPKITests {
         }
         let p12 = try PKCS12Builder.build(certificatePEM: one.certificatePEM, privateKeyPEM: one.privateKeyPEM)
         let bundle = try NIOSSLPKCS12Bundle(buffer: p12, passphrase: Array("gmxsas".utf8))
-        #expect(try bundle.certificateChain.first?.toDERBytes() == (try NIOSSLCertificate(
-            bytes: Array(one.certificatePEM.utf8), format: .pem).toDERBytes()))
+        #expect(
+            try bundle.certificateChain.first?.toDERBytes()
+                == (try NIOSSLCertificate(
+                    bytes: Array(one.certificatePEM.utf8), format: .pem
+                ).toDERBytes()))
     }
 
     @Test("dongle certificate: trailing bytes accepted; a cut chain is 400; another CA or serial is 403")
@@ -62,8 +66,11 @@ struct TMSPKITests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tmscat-\(UUID().uuidString)")
         try await TMSFixture.onPool {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(#"{"items":[{"type":0,"version":"1.0.0.0","min_version":"1.0.0.0","ciphered":true,"image":"i","signature":"s"}]}"#.utf8)
-                .write(to: directory.appendingPathComponent("catalogue.json"))
+            try Data(
+                #"{"items":[{"type":0,"version":"1.0.0.0","min_version":"1.0.0.0","ciphered":true,"image":"i","signature":"s"}]}"#
+                    .utf8
+            )
+            .write(to: directory.appendingPathComponent("catalogue.json"))
             try Data([1]).write(to: directory.appendingPathComponent("i"))
             try Data([2]).write(to: directory.appendingPathComponent("s"))
         }

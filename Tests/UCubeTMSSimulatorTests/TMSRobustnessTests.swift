@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import Testing
+
 @testable import UCubeTMSSimulator
 
 @Suite("TMS simulator robustness")
@@ -46,14 +47,17 @@ struct TMSRobustnessTests {
                 port: fixture.port, caURL: fixture.caURL, tls: false, Array("GET / HTTP/1.1\r\n\r\n".utf8))
             #expect(!String(decoding: plain, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
             let garbage = try await Self.exchange(
-                port: fixture.port, caURL: fixture.caURL, tls: true, [0x01, 0x02, 0xFF] + Array(" NOT HTTP\r\n\r\n".utf8))
+                port: fixture.port, caURL: fixture.caURL, tls: true,
+                [0x01, 0x02, 0xFF] + Array(" NOT HTTP\r\n\r\n".utf8))
             #expect(String(decoding: garbage, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
             let huge = Array("GET /\(String(repeating: "a", count: 200_000)) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
             let hugeAnswer = try await Self.exchange(port: fixture.port, caURL: fixture.caURL, tls: true, huge)
             #expect(!String(decoding: hugeAnswer, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
             let status = try await fixture.withClient { client in
-                try await F.send(client, .POST, fixture.url("/public/v1/dongle/register/\(F.serial)/\(F.partNumber)"),
-                    body: try F.dongleCertificate()).status
+                try await F.send(
+                    client, .POST, fixture.url("/public/v1/dongle/register/\(F.serial)/\(F.partNumber)"),
+                    body: try F.dongleCertificate()
+                ).status
             }
             #expect(status == 200)
         }
@@ -143,7 +147,8 @@ struct TMSRobustnessTests {
                 } else {
                     blocks += 1
                     let end = imageOffset + bytes.count
-                    matches = matches && bytes.count <= TMSSimulatorChoices.binaryBlockSize && end <= image.count
+                    matches =
+                        matches && bytes.count <= TMSSimulatorChoices.binaryBlockSize && end <= image.count
                         && bytes[...] == image[imageOffset..<end]
                     imageOffset = end
                 }

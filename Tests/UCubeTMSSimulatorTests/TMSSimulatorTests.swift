@@ -9,6 +9,7 @@ import Testing
 import UCubeProtocol
 import UCubeSimulator
 import X509
+
 @testable import UCubeTMSSimulator
 
 @Suite("TMS simulator over HTTPS")
@@ -79,7 +80,9 @@ struct TMSSimulatorTests {
             #expect(decoded.status == "ok")
             #expect(
                 decoded.data.config == [
-                    .init(type: 0, ciphered: false, label: "SVPP firmware", min_version: "6.0.0.0", current_version: "6.0.1.0")
+                    .init(
+                        type: 0, ciphered: false, label: "SVPP firmware", min_version: "6.0.0.0",
+                        current_version: "6.0.1.0")
                 ])
         }
     }
@@ -164,8 +167,12 @@ struct TMSSimulatorTests {
                 #expect(try await F.send(client, .POST, logsURL, body: zip + zip).status == 200)
             }
             let directory = fixture.state.appendingPathComponent("received-logs")
-            let first = try await F.onPool { try Data(contentsOf: directory.appendingPathComponent("\(F.serial)-1.zip")) }
-            let second = try await F.onPool { try Data(contentsOf: directory.appendingPathComponent("\(F.serial)-2.zip")) }
+            let first = try await F.onPool {
+                try Data(contentsOf: directory.appendingPathComponent("\(F.serial)-1.zip"))
+            }
+            let second = try await F.onPool {
+                try Data(contentsOf: directory.appendingPathComponent("\(F.serial)-2.zip"))
+            }
             #expect(Array(first) == zip)
             #expect(Array(second) == zip + zip)
         }
@@ -198,7 +205,8 @@ struct TMSSimulatorTests {
                 var statuses: [Int] = []
                 for _ in 0..<3 {
                     statuses.append(
-                        try await F.send(client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)")).status)
+                        try await F.send(client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)"))
+                            .status)
                 }
                 return statuses
             }
@@ -216,7 +224,8 @@ struct TMSSimulatorTests {
                 var statuses: [Int] = []
                 for _ in 0..<2 {
                     statuses.append(
-                        try await F.send(client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)")).status)
+                        try await F.send(client, .GET, fixture.url("/v2/dongle/config/\(F.serial)/\(F.partNumber)"))
+                            .status)
                 }
                 return statuses
             }
@@ -305,8 +314,10 @@ struct TMSSimulatorTests {
         let catalogue = root.appendingPathComponent("catalogue")
         try await F.onPool {
             try FileManager.default.createDirectory(at: catalogue, withIntermediateDirectories: true)
-            try Data(#"{"items":[{"type":0,"version":"6.0.1","min_version":"6.0.0.0","image":"a","signature":"b"}]}"#.utf8)
-                .write(to: catalogue.appendingPathComponent("catalogue.json"))
+            try Data(
+                #"{"items":[{"type":0,"version":"6.0.1","min_version":"6.0.0.0","image":"a","signature":"b"}]}"#.utf8
+            )
+            .write(to: catalogue.appendingPathComponent("catalogue.json"))
         }
         let invalid = await #expect(throws: TMSSimulatorError.self) {
             _ = try await tms.start(stateDirectory: root.appendingPathComponent("state"), catalogue: catalogue)
@@ -319,25 +330,31 @@ struct TMSSimulatorTests {
 @Suite("TMS simulator routes (pure)")
 struct TMSRouteTests {
     @Test func parsesTheOldAndroidPaths() throws {
-        let register = try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/public/v1/dongle/register/202401001/PN%201").get()
+        let register = try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/public/v1/dongle/register/202401001/PN%201")
+            .get()
         #expect(register.endpoint == .register)
         #expect(register.partNumber == "PN 1")
         #expect(!register.needsClientCertificate)
         let binary = try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v2/dongle/binary/5/1/PN").get()
         #expect(binary.endpoint == .binary && binary.binaryType == 5 && binary.needsClientCertificate)
         #expect(try TMSRoute.parse(method: "GET", uri: "/MDM/jaxrs/v2/dongle/config/1/PN").get().endpoint == .config)
-        #expect(try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v1/dongle/logs/1/PN?type=zip").get().endpoint == .logs)
+        #expect(
+            try TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v1/dongle/logs/1/PN?type=zip").get().endpoint == .logs)
     }
 
     @Test func refusesOtherRequests() {
         #expect(TMSRoute.parse(method: "GET", uri: "/MDM/jaxrs/v2/dongle/config/1") == .failure(.notFound))
-        #expect(TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v2/dongle/config/1/PN") == .failure(.methodNotAllowed(allowed: .get)))
+        #expect(
+            TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v2/dongle/config/1/PN")
+                == .failure(.methodNotAllowed(allowed: .get)))
         #expect(TMSRoute.parse(method: "POST", uri: "/other/v2/dongle/infos/1/PN") == .failure(.notFound))
-        guard case .failure(.badRequest) = TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v2/dongle/binary/x/1/PN") else {
+        guard case .failure(.badRequest) = TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v2/dongle/binary/x/1/PN")
+        else {
             Issue.record("a non-numeric type must be refused")
             return
         }
-        guard case .failure(.badRequest) = TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v2/dongle/infos/-1/PN") else {
+        guard case .failure(.badRequest) = TMSRoute.parse(method: "POST", uri: "/MDM/jaxrs/v2/dongle/infos/-1/PN")
+        else {
             Issue.record("a non-decimal serial must be refused")
             return
         }

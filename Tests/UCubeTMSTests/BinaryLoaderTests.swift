@@ -55,15 +55,19 @@ import UCubeSimulator
 
         let client = rig.connect()
         await #expect(throws: UpdateError(.signatureRejected, "")) {
-            try await BinaryLoader(client: client).load(LocalImage(imagePath: files.image, signaturePath: files.signature))
+            try await BinaryLoader(client: client).load(
+                LocalImage(imagePath: files.image, signaturePath: files.signature))
         }
         do {
-            try await BinaryLoader(client: client).load(LocalImage(imagePath: files.image, signaturePath: files.signature))
+            try await BinaryLoader(client: client).load(
+                LocalImage(imagePath: files.image, signaturePath: files.signature))
         } catch {
             #expect(error.status == .imageSignatureInvalid)
             #expect(error.reason.contains("IMAGE_SIGNATURE_INVALID"))
         }
-        #expect(try await client.send(GetInfo()).response?.firmwareVersion == SimulatorChoices.DefaultDevice.firmwareVersion)
+        #expect(
+            try await client.send(GetInfo()).response?.firmwareVersion == SimulatorChoices.DefaultDevice.firmwareVersion
+        )
         #expect(await rig.simulator.rebootCount == 0)
         await client.close()
     }
@@ -73,7 +77,8 @@ import UCubeSimulator
         let files = try writeLocalImage(.iccConfig, "1.0.0.5", payloadSize: 100, in: try temporaryDirectory())
         let client = rig.connect()
         await #expect(throws: UpdateError(.versionRejected, "")) {
-            try await BinaryLoader(client: client).load(LocalImage(imagePath: files.image, signaturePath: files.signature))
+            try await BinaryLoader(client: client).load(
+                LocalImage(imagePath: files.image, signaturePath: files.signature))
         }
         await client.close()
     }
@@ -120,7 +125,9 @@ import UCubeSimulator
         }
         await #expect(throws: UpdateError(.cancelled, "")) { try await loading.value }
         #expect(log.events.last?.blocksSent == 3)
-        #expect(try await client.send(GetInfo()).response?.firmwareVersion == SimulatorChoices.DefaultDevice.firmwareVersion)
+        #expect(
+            try await client.send(GetInfo()).response?.firmwareVersion == SimulatorChoices.DefaultDevice.firmwareVersion
+        )
         #expect(await rig.simulator.rebootCount == 0)
         await client.close()
     }
@@ -130,7 +137,8 @@ import UCubeSimulator
         let files = try writeLocalImage(.svppFirmware, "6.0.1.0", payloadSize: 8_000, in: try temporaryDirectory())
         let client = rig.connect()
         try await BinaryLoader(client: client).load(LocalImage(imagePath: files.image, signaturePath: files.signature))
-        let (next, info) = try await RebootWait(initialDelay: .milliseconds(20)).wait(after: client, reconnect: rig.connect)
+        let (next, info) = try await RebootWait(initialDelay: .milliseconds(20)).wait(
+            after: client, reconnect: rig.connect)
         #expect(info.firmwareVersion == FirmwareVersion("6.0.1.0"))
         #expect(await client.isConnected == false)
         #expect(await rig.simulator.rebootCount == 1)
@@ -145,7 +153,8 @@ import UCubeSimulator
         let rig = try Rig()
         let client = rig.connect()
         await client.close()
-        let wait = RebootWait(dropTimeout: .milliseconds(10), initialDelay: .milliseconds(10), deadline: .milliseconds(200))
+        let wait = RebootWait(
+            dropTimeout: .milliseconds(10), initialDelay: .milliseconds(10), deadline: .milliseconds(200))
         await #expect(throws: UpdateError(.rebootTimeout, "")) {
             _ = try await wait.wait(after: client, reconnect: { throw LinkError(.connectFailed, "no terminal") })
         }

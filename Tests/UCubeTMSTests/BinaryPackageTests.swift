@@ -23,7 +23,8 @@ import UCubeSimulator
     }
 
     @Test func aPlainPackage() throws {
-        let layout = try Self.scan(package(signature: Self.signature, blocks: [[1, 2, 3], [4], Array(repeating: 9, count: 2040)]))
+        let layout = try Self.scan(
+            package(signature: Self.signature, blocks: [[1, 2, 3], [4], Array(repeating: 9, count: 2040)]))
         #expect(layout.signature == Self.signature)
         #expect(layout.sessionKey == nil)
         #expect(layout.blockCount == 3)

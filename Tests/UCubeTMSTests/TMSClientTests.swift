@@ -1,12 +1,15 @@
 import Foundation
+import Testing
+import UCubeProtocol
+
+@testable import UCubeTMS
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-import UCubeProtocol
-@testable import UCubeTMS
 
-let okConfig = #"{"status":"ok","data":{"config":[{"type":0,"ciphered":false,"label":"SVPP","min_version":"1.0.0.0","current_version":"6.0.0.54"}]}}"#
+let okConfig =
+    #"{"status":"ok","data":{"config":[{"type":0,"ciphered":false,"label":"SVPP","min_version":"1.0.0.0","current_version":"6.0.0.54"}]}}"#
 
 /// The error a call threw, nil when it returned.
 func failure<T>(_ body: () async throws(TMSError) -> T) async -> TMSError? {
@@ -19,7 +22,9 @@ func failure<T>(_ body: () async throws(TMSError) -> T) async -> TMSError? {
 }
 
 /// Runs `body` with `client` and always shuts the client down (AsyncHTTPClient traps on a client never shut down).
-func using<T: Sendable>(_ client: TMSClient, _ body: @Sendable (TMSClient) async throws(TMSError) -> T) async -> Result<T, TMSError> {
+func using<T: Sendable>(_ client: TMSClient, _ body: @Sendable (TMSClient) async throws(TMSError) -> T) async -> Result<
+    T, TMSError
+> {
     let result: Result<T, TMSError>
     do {
         result = .success(try await body(client))
@@ -46,19 +51,25 @@ struct TMSClientTests {
     /// The read timeout is a safety net here (a minute: an in-process server on a loaded 2-core machine was seen to
     /// take over 10 s to send a header); the tests of the timeout itself pass their own.
     func client(_ server: TestHTTPServer, attempts: Int = 3, read: Duration = .seconds(60)) throws -> TMSClient {
-        let settings = try TMSSettings(baseURL: server.baseURL, readTimeout: read, retry: RetryPolicy(attempts: attempts, initialBackoff: .milliseconds(10)))
+        let settings = try TMSSettings(
+            baseURL: server.baseURL, readTimeout: read,
+            retry: RetryPolicy(attempts: attempts, initialBackoff: .milliseconds(10)))
         return try TMSClient(settings: settings)
     }
 
     @Test func retriesA500ThenSucceeds() async throws {
-        let server = try await TestHTTPServer.start { _, i in i == 0 ? .status(500, Array("boom".utf8)) : .ok(okConfig) }
+        let server = try await TestHTTPServer.start { _, i in i == 0 ? .status(500, Array("boom".utf8)) : .ok(okConfig)
+        }
         defer { Task { await server.stop() } }
         let c = try client(server)
         let items = try await using(c) { c async throws(TMSError) in try await c.config(terminal: terminal) }.get()
         #expect(items.map(\.type) == [0])
         #expect(items.first?.currentVersion == FirmwareVersion("6.0.0.54"))
         #expect(server.requests.count == 2)
-        #expect(server.requests.allSatisfy { $0.method == "GET" && $0.uri == "/MDM/jaxrs/v2/dongle/config/123456789/UCUBETOUCH" })
+        #expect(
+            server.requests.allSatisfy {
+                $0.method == "GET" && $0.uri == "/MDM/jaxrs/v2/dongle/config/123456789/UCUBETOUCH"
+            })
     }
 
     @Test func a500ForeverIsATypedErrorAfterNAttempts() async throws {
@@ -109,7 +120,10 @@ struct TMSClientTests {
     @Test(arguments: [
         ("{\"status\":", "not JSON"),
         (#"{"status":"ko","data":{"config":[]}}"#, "status"),
-        (#"{"status":"ok","data":{"config":[{"type":0,"ciphered":false,"min_version":"x","current_version":"1.0.0.0"}]}}"#, "version"),
+        (
+            #"{"status":"ok","data":{"config":[{"type":0,"ciphered":false,"min_version":"x","current_version":"1.0.0.0"}]}}"#,
+            "version"
+        ),
     ])
     func malformedConfigIsNotRetried(_ body: String, _ what: String) async throws {
         let server = try await TestHTTPServer.start { _, _ in .ok(body) }
@@ -123,7 +137,9 @@ struct TMSClientTests {
 
     @Test(arguments: [true, false])
     func oversizeConfigIsMalformed(declareLength: Bool) async throws {
-        let server = try await TestHTTPServer.start { _, _ in .pattern(TMSChoices.maximumConfigReply + 10, declareLength: declareLength) }
+        let server = try await TestHTTPServer.start { _, _ in
+            .pattern(TMSChoices.maximumConfigReply + 10, declareLength: declareLength)
+        }
         defer { Task { await server.stop() } }
         let c = try client(server)
         let error = await using(c) { c async throws(TMSError) in try await c.config(terminal: terminal) }.error
@@ -147,7 +163,9 @@ struct TMSClientTests {
         let server = try await TestHTTPServer.start { _, _ in .status(404, []) }
         defer { Task { await server.stop() } }
         let c = try client(server)
-        let error = await using(c) { c async throws(TMSError) in try await c.sendState(terminal: terminal, getInfo: [0xC1, 0x01, 0x00]) }.error
+        let error = await using(c) { c async throws(TMSError) in
+            try await c.sendState(terminal: terminal, getInfo: [0xC1, 0x01, 0x00])
+        }.error
         #expect(error?.code == .httpStatus && error?.status == 404)
         #expect(server.requests.count == 1)
     }
@@ -165,7 +183,9 @@ struct TMSClientTests {
 
     @Test func downloadStreamsAMultiMegabyteBodyToAFile() async throws {
         let size = 8 << 20
-        let server = try await TestHTTPServer.start { _, i in i == 0 ? .status(502, []) : .pattern(size, declareLength: false) }
+        let server = try await TestHTTPServer.start { _, i in
+            i == 0 ? .status(502, []) : .pattern(size, declareLength: false)
+        }
         defer { Task { await server.stop() } }
         let c = try client(server)
         let path = tempPath("binary.bin")
@@ -173,7 +193,9 @@ struct TMSClientTests {
         let certificate: [UInt8] = [0x00, 0x03, 1, 2, 3, 0x00, 0x01, 9]
         let terminal = self.terminal
         let outcome = await withHangGuard {
-            await using(c) { c async throws(TMSError) in try await c.downloadBinary(type: 3, terminal: terminal, certificate: certificate, to: path) }
+            await using(c) { c async throws(TMSError) in
+                try await c.downloadBinary(type: 3, terminal: terminal, certificate: certificate, to: path)
+            }
         }
         let download = try #require(outcome, "hung").get()
         #expect(download.bytes == Int64(size) && download.format == .octetStream && download.dialect == .current)
@@ -204,9 +226,12 @@ struct TMSClientTests {
         let c = try client(server)
         let terminal = self.terminal
         let outcome = await withHangGuard {
-            await using(c) { c async throws(TMSError) in try await c.downloadBinary(type: 0, terminal: terminal, certificate: [1], to: path) }
+            await using(c) { c async throws(TMSError) in
+                try await c.downloadBinary(type: 0, terminal: terminal, certificate: [1], to: path)
+            }
         }
-        let download = try #require(outcome, "hung: the client did not write the first half before the rest arrived").get()
+        let download = try #require(outcome, "hung: the client did not write the first half before the rest arrived")
+            .get()
         #expect(download.bytes == Int64(size))
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(data.count == size)
@@ -215,11 +240,15 @@ struct TMSClientTests {
 
     @Test func downloadLargerThanTheCapIsRefusedAndLeavesNoFile() async throws {
         // Declared length over the cap: rejected from the header, before any byte is written.
-        let big = try await TestHTTPServer.start { _, _ in .pattern(Int(TMSChoices.maximumBinary) + 1, declareLength: true) }
+        let big = try await TestHTTPServer.start { _, _ in
+            .pattern(Int(TMSChoices.maximumBinary) + 1, declareLength: true)
+        }
         defer { Task { await big.stop() } }
         let c = try client(big)
         let path = tempPath("big.bin")
-        let error = await using(c) { c async throws(TMSError) in try await c.downloadBinary(type: 0, terminal: terminal, certificate: [1], to: path) }.error
+        let error = await using(c) { c async throws(TMSError) in
+            try await c.downloadBinary(type: 0, terminal: terminal, certificate: [1], to: path)
+        }.error
         #expect(error?.code == .malformedReply)
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(!FileManager.default.fileExists(atPath: path + ".part"))
@@ -233,7 +262,9 @@ struct TMSClientTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let dialect = try await using(c) { c async throws(TMSError) in try await c.sendLogs(terminal: terminal, zipFile: path) }.get()
+        let dialect = try await using(c) { c async throws(TMSError) in
+            try await c.sendLogs(terminal: terminal, zipFile: path)
+        }.get()
         #expect(dialect == .current)
         let r = try #require(server.requests.first)
         #expect(r.uri == "/MDM/jaxrs/public/v3/dongle/logs/?type=zip")
@@ -246,7 +277,9 @@ struct TMSClientTests {
         let server = try await TestHTTPServer.start { _, _ in .ok("") }
         defer { Task { await server.stop() } }
         let c = try client(server)
-        let error = await using(c) { c async throws(TMSError) in try await c.sendLogs(terminal: terminal, zipFile: tempPath("none.zip")) }.error
+        let error = await using(c) { c async throws(TMSError) in
+            try await c.sendLogs(terminal: terminal, zipFile: tempPath("none.zip"))
+        }.error
         #expect(error?.code == .file)
         #expect(server.requests.isEmpty)
     }
@@ -256,7 +289,9 @@ struct TMSClientTests {
         let server = try await TestHTTPServer.start { _, _ in .status(200, body) }
         defer { Task { await server.stop() } }
         let c = try client(server)
-        let error = await using(c) { c async throws(TMSError) in try await c.register(terminal: terminal, certificate: [1, 2, 3]) }.error
+        let error = await using(c) { c async throws(TMSError) in
+            try await c.register(terminal: terminal, certificate: [1, 2, 3])
+        }.error
         #expect(error?.code == .malformedReply)
         #expect(error?.reason.contains("/MDM/jaxrs/public/v1/dongle/register/123456789/RFU") == true)
         #expect(server.requests.first?.body == [1, 2, 3])
@@ -276,7 +311,9 @@ struct RefusingPort {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else {
             Glibc.close(fd)

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Logging
 import NIOConcurrencyHelpers
 import Testing
@@ -9,7 +6,12 @@ import UCubeProtocol
 import UCubeSimulator
 import UCubeTMSSimulator
 import ZIPFoundation
+
 @_spi(Fuzz) @testable import UCubeTMS
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Log lines a test reads back (the client's dialect and host fallbacks are notices).
 final class CapturedLog: Sendable {
@@ -37,7 +39,8 @@ final class CapturedLog: Sendable {
 /// A TMS simulator over fresh directories (an SVPP item of type 0, and an NFC configuration of type 5 answered as a
 /// zip), and TMS clients that trust it, each with a memory of its own unless given one.
 struct SimulatedTMS {
-    static let terminal = try! TerminalIdentity(serial: String(SimulatorChoices.DefaultDevice.serialNumber), partNumber: "uCubeT-TEST")
+    static let terminal = try! TerminalIdentity(
+        serial: String(SimulatorChoices.DefaultDevice.serialNumber), partNumber: "uCubeT-TEST")
     let tms: TMSSimulator
     let port: Int
     let root: URL
@@ -140,7 +143,8 @@ struct TMSDialectClientTests {
             let client = try tms.client(identity: registration.identity, log: log, memory: memory)
             let (items, download, logs) = try await using(client) { c async throws(TMSError) in
                 let items = try await c.config(terminal: terminal)
-                let download = try await c.downloadBinary(type: 0, terminal: terminal, certificate: SimulatedTMS.certificate, to: path)
+                let download = try await c.downloadBinary(
+                    type: 0, terminal: terminal, certificate: SimulatedTMS.certificate, to: path)
                 let zip = Self.emptyZip()
                 defer { try? FileManager.default.removeItem(atPath: zip) }
                 return (items, download, try await c.sendLogs(terminal: terminal, zipFile: zip))
@@ -156,7 +160,8 @@ struct TMSDialectClientTests {
         }
     }
 
-    @Test("against a 2020-only TMS: one 404 per request kind, a notice each, then the 2020 form for the rest of the run")
+    @Test(
+        "against a 2020-only TMS: one 404 per request kind, a notice each, then the 2020 form for the rest of the run")
     func fallsBackOncePerKind() async throws {
         try await SimulatedTMS.with(dialects: [.v2020]) { tms in
             let log = CapturedLog()
@@ -169,8 +174,10 @@ struct TMSDialectClientTests {
             // Another client of the same process: the memory carries over.
             let client = try tms.client(identity: registration.identity, log: log, memory: memory)
             let (first, second, again, logs) = try await using(client) { c async throws(TMSError) in
-                let first = try await c.downloadBinary(type: 0, terminal: terminal, certificate: SimulatedTMS.certificate, to: path)
-                let second = try await c.downloadBinary(type: 5, terminal: terminal, certificate: SimulatedTMS.certificate, to: path + "-5")
+                let first = try await c.downloadBinary(
+                    type: 0, terminal: terminal, certificate: SimulatedTMS.certificate, to: path)
+                let second = try await c.downloadBinary(
+                    type: 5, terminal: terminal, certificate: SimulatedTMS.certificate, to: path + "-5")
                 let again = try await c.register(terminal: terminal, certificate: SimulatedTMS.certificate)
                 let zip = Self.emptyZip()
                 defer { try? FileManager.default.removeItem(atPath: zip) }
@@ -182,7 +189,9 @@ struct TMSDialectClientTests {
             #expect(second.dialect == .v2020 && second.format == .octetStream)
             #expect(again.dialect == .v2020 && logs == .v2020)
             #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == tms.package)
-            let served = await tms.tms.servedRequests().map { "\($0.endpoint.rawValue) \($0.dialect?.rawValue ?? "-") \($0.served)" }
+            let served = await tms.tms.servedRequests().map {
+                "\($0.endpoint.rawValue) \($0.dialect?.rawValue ?? "-") \($0.served)"
+            }
             #expect(
                 served == [
                     "register current false", "register 2020 true",
@@ -228,7 +237,8 @@ struct TMSDialectClientTests {
             let memory = TMSDialectMemory()
             let terminal = self.terminal
             let base = "localhost:\(tms.port)"
-            let registration = try await using(try tms.client(base: base, log: log, memory: memory)) { c async throws(TMSError) in
+            let registration = try await using(try tms.client(base: base, log: log, memory: memory)) {
+                c async throws(TMSError) in
                 try await c.register(terminal: terminal, certificate: SimulatedTMS.certificate)
             }.get()
             #expect(registration.dialect == .current)
@@ -264,19 +274,23 @@ struct TMSDialectScriptedTests {
     func whichStatusesFallBack() async throws {
         for (status, fallsBack) in [(405, true), (404, true), (500, false), (403, false)] {
             let server = try await TestHTTPServer.start { request, _ in
-                request.uri.hasPrefix("/MDM/jaxrs/v3/") ? .status(status, []) : .typed(200, "application/octet-stream", [0, 1, 9, 0, 1, 7, 0, 0])
+                request.uri.hasPrefix("/MDM/jaxrs/v3/")
+                    ? .status(status, []) : .typed(200, "application/octet-stream", [0, 1, 9, 0, 1, 7, 0, 0])
             }
             defer { Task { await server.stop() } }
             let path = tempPath("b.bin")
             defer { for file in TMSDownload.files(at: path) { try? FileManager.default.removeItem(atPath: file) } }
             let terminal = self.terminal
-            let result = await using(try client(server, memory: TMSDialectMemory(), attempts: 2)) { c async throws(TMSError) in
+            let result = await using(try client(server, memory: TMSDialectMemory(), attempts: 2)) {
+                c async throws(TMSError) in
                 try await c.downloadBinary(type: 4, terminal: terminal, certificate: [1], to: path)
             }
             let uris = server.requests.map(\.uri)
             if fallsBack {
                 #expect(try result.get().dialect == .v2020, "\(status)")
-                #expect(uris == ["/MDM/jaxrs/v3/dongle/binary/4", "/MDM/jaxrs/v2/dongle/binary/4/123456789/UCUBETOUCH"], "\(status)")
+                #expect(
+                    uris == ["/MDM/jaxrs/v3/dongle/binary/4", "/MDM/jaxrs/v2/dongle/binary/4/123456789/UCUBETOUCH"],
+                    "\(status)")
                 // The 2020 form carries no x- headers, as the 2020 SDK sent none.
                 #expect(server.requests.last?.deviceID == nil, "\(status)")
             } else {
@@ -308,7 +322,8 @@ struct TMSDialectScriptedTests {
             defer { Task { await server.stop() } }
             let path = tempPath("b.bin")
             let terminal = self.terminal
-            let error = await using(try client(server, memory: TMSDialectMemory(), attempts: 3)) { c async throws(TMSError) in
+            let error = await using(try client(server, memory: TMSDialectMemory(), attempts: 3)) {
+                c async throws(TMSError) in
                 try await c.downloadBinary(type: 0, terminal: terminal, certificate: [1], to: path)
             }.error
             #expect(error?.code == .malformedReply && error?.reason.contains("Content-Type") == true, "\(type)")
@@ -333,16 +348,20 @@ struct TMSZipPackageTests {
 
     func packages(_ entries: [(String, [UInt8])], ciphered: Bool = false) -> Result<[TMSZipPackage.Binary], TMSError> {
         Result { () throws(TMSError) in
-            try TMSZipPackage.packages(entries: entries.map { (name: $0.0, bytes: $0.1) }, ciphered: ciphered, url: url).binaries
+            try TMSZipPackage.packages(entries: entries.map { (name: $0.0, bytes: $0.1) }, ciphered: ciphered, url: url)
+                .binaries
         }
     }
 
     @Test func aPackagePerNameWithItsTerminator() throws {
-        let made = try packages([("key", [9, 9]), ("manifest.json", manifest), ("fw-6.0.sig", [7, 7]), ("fw-6.0.bin", blocks)]).get()
+        let made = try packages([
+            ("key", [9, 9]), ("manifest.json", manifest), ("fw-6.0.sig", [7, 7]), ("fw-6.0.bin", blocks),
+        ]).get()
         #expect(made == [TMSZipPackage.Binary(name: "fw", package: [0, 2, 7, 7] + blocks + [0, 0])])
         // Ciphered: the key follows the signature, as in the block stream.
         let ciphered = try packages(
-            [("key", [9, 9]), ("manifest.json", manifest), ("fw.sig", [7, 7]), ("fw.bin", blocks + [0, 0])], ciphered: true
+            [("key", [9, 9]), ("manifest.json", manifest), ("fw.sig", [7, 7]), ("fw.bin", blocks + [0, 0])],
+            ciphered: true
         ).get()
         #expect(ciphered.first?.package == [0, 2, 7, 7, 0, 2, 9, 9] + blocks + [0, 0])
         let layout = try BinaryPackageLayout.scan(MemoryByteSource(ciphered[0].package), ciphered: true)
@@ -352,20 +371,53 @@ struct TMSZipPackageTests {
     @Test func aNameWithoutBothEntriesIsSkipped() throws {
         let two = Array(#"{"binary_list":["fw","cfg"]}"#.utf8)
         let result = try TMSZipPackage.packages(
-            entries: [("key", []), ("manifest.json", two), ("fw.sig", [1]), ("fw.bin", blocks), ("cfg.sig", [2])].map { (name: $0.0, bytes: $0.1) },
+            entries: [("key", []), ("manifest.json", two), ("fw.sig", [1]), ("fw.bin", blocks), ("cfg.sig", [2])].map {
+                (name: $0.0, bytes: $0.1)
+            },
             ciphered: false, url: url)
         #expect(result.binaries.map(\.name) == ["fw"] && result.skipped == ["cfg"])
     }
 
-    @Test(arguments: [
-        ("no key", [("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1]), ("fw.bin", [0, 1, 1])]),
-        ("no manifest", [("key", []), ("fw.sig", [1]), ("fw.bin", [0, 1, 1])]),
-        ("a manifest of the wrong shape", [("key", []), ("manifest.json", Array(#"{"binaries":["fw"]}"#.utf8)), ("fw.sig", [1]), ("fw.bin", [0, 1, 1])]),
-        ("no binary with both entries", [("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1])]),
-        ("bytes after 00 00", [("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1]), ("fw.bin", [0, 1, 1, 0, 0, 5])]),
-        ("a block cut short", [("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1]), ("fw.bin", [0, 9, 1])]),
-        ("an empty signature", [("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", []), ("fw.bin", [0, 1, 1])]),
-    ] as [(String, [(String, [UInt8])])])
+    @Test(
+        arguments: [
+            (
+                "no key",
+                [("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1]), ("fw.bin", [0, 1, 1])]
+            ),
+            ("no manifest", [("key", []), ("fw.sig", [1]), ("fw.bin", [0, 1, 1])]),
+            (
+                "a manifest of the wrong shape",
+                [
+                    ("key", []), ("manifest.json", Array(#"{"binaries":["fw"]}"#.utf8)), ("fw.sig", [1]),
+                    ("fw.bin", [0, 1, 1]),
+                ]
+            ),
+            (
+                "no binary with both entries",
+                [("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1])]
+            ),
+            (
+                "bytes after 00 00",
+                [
+                    ("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1]),
+                    ("fw.bin", [0, 1, 1, 0, 0, 5]),
+                ]
+            ),
+            (
+                "a block cut short",
+                [
+                    ("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", [1]),
+                    ("fw.bin", [0, 9, 1]),
+                ]
+            ),
+            (
+                "an empty signature",
+                [
+                    ("key", []), ("manifest.json", Array(#"{"binary_list":["fw"]}"#.utf8)), ("fw.sig", []),
+                    ("fw.bin", [0, 1, 1]),
+                ]
+            ),
+        ] as [(String, [(String, [UInt8])])])
     func malformedAnswers(_ what: String, _ entries: [(String, [UInt8])]) {
         #expect(packages(entries).error?.code == .malformedReply, "\(what)")
     }
@@ -376,14 +428,17 @@ struct TMSZipPackageTests {
         let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/tms-package/seed-1")
         let bytes = try Array(Data(contentsOf: seed))
-        let made = try Result { () throws(TMSError) in try TMSZipPackage.read(bytes: bytes, ciphered: false, url: url) }.get()
+        let made = try Result { () throws(TMSError) in try TMSZipPackage.read(bytes: bytes, ciphered: false, url: url) }
+            .get()
         #expect(made.binaries.map(\.name) == ["icc"] && made.skipped.isEmpty)
         let layout = try BinaryPackageLayout.scan(MemoryByteSource(made.binaries[0].package), ciphered: false)
         #expect(layout.blockCount == 3)
     }
 
     @Test func aCipheredItemNeedsAKey() {
-        #expect(packages([("key", []), ("manifest.json", manifest), ("fw.sig", [1]), ("fw.bin", blocks)], ciphered: true).error?.code == .malformedReply)
+        #expect(
+            packages([("key", []), ("manifest.json", manifest), ("fw.sig", [1]), ("fw.bin", blocks)], ciphered: true)
+                .error?.code == .malformedReply)
     }
 
     /// A real archive through ZIPFoundation: entry names that climb out, too many entries, or not a zip at all.
@@ -393,7 +448,9 @@ struct TMSZipPackageTests {
             let zip = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
             for (name, bytes) in entries {
                 let data = Data(bytes)
-                try zip.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+                try zip.addEntry(
+                    with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate
+                ) { position, size in
                     data.subdata(in: Int(position)..<Int(position) + size)
                 }
             }
@@ -410,10 +467,12 @@ struct TMSZipPackageTests {
         try Data("not a zip".utf8).write(to: URL(fileURLWithPath: notZip))
         defer { try? FileManager.default.removeItem(atPath: notZip) }
         for (what, path) in [("a .. name", climbing), ("too many entries", crowded), ("not a zip", notZip)] {
-            let error = Result { () throws(TMSError) in try TMSZipPackage.read(zipPath: path, ciphered: false, url: url) }.error
+            let error = Result { () throws(TMSError) in try TMSZipPackage.read(zipPath: path, ciphered: false, url: url)
+            }.error
             #expect(error?.code == .malformedReply, "\(what)")
         }
-        #expect(!TMSZipPackage.isSafe("/etc/passwd") && !TMSZipPackage.isSafe("a\\b") && !TMSZipPackage.isSafe("a/../b"))
+        #expect(
+            !TMSZipPackage.isSafe("/etc/passwd") && !TMSZipPackage.isSafe("a\\b") && !TMSZipPackage.isSafe("a/../b"))
         #expect(TMSZipPackage.isSafe("fw-6.0.1.0.bin") && TMSZipPackage.isSafe("dir/fw..bin"))
     }
 }

@@ -2,6 +2,7 @@ import CLibCrypto
 import Foundation
 import NIOSSL
 import Testing
+
 @testable import UCubeTMS
 
 #if canImport(Glibc)
@@ -44,14 +45,18 @@ struct TMSIdentityTests {
 
     @Test func aWrongPasswordIsMalformed() throws {
         let pki = try TestPKI()
-        #expect(throws: TMSError(.malformedReply, "")) { try TMSIdentity(pkcs12: pki.keylessPKCS12(password: "other"), source: "test") }
+        #expect(throws: TMSError(.malformedReply, "")) {
+            try TMSIdentity(pkcs12: pki.keylessPKCS12(password: "other"), source: "test")
+        }
     }
 
     @Test func everyTruncationIsRejectedWithoutCrashing() throws {
         let pki = try TestPKI()
         let bytes = pki.clientPKCS12
         for n in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 64)) {
-            #expect(throws: TMSError(.malformedReply, "")) { try TMSIdentity(pkcs12: Array(bytes.prefix(n)), source: "test") }
+            #expect(throws: TMSError(.malformedReply, "")) {
+                try TMSIdentity(pkcs12: Array(bytes.prefix(n)), source: "test")
+            }
         }
     }
 
@@ -98,7 +103,9 @@ struct TMSIdentityTests {
         defer { Task { await server.stop() } }
         let c = try TMSClient(settings: TMSSettings(baseURL: server.baseURL))
         let terminal = self.terminal
-        let registration = try await using(c) { c async throws(TMSError) in try await c.register(terminal: terminal, certificate: [0, 1, 7, 0, 1, 8]) }.get()
+        let registration = try await using(c) { c async throws(TMSError) in
+            try await c.register(terminal: terminal, certificate: [0, 1, 7, 0, 1, 8])
+        }.get()
         #expect(registration.identity.pkcs12 == p12 && registration.dialect == .current)
         #expect(server.requests.first?.uri == "/MDM/jaxrs/public/v1/dongle/register/123456789/RFU")
         #expect(server.requests.first?.deviceID == nil)
@@ -112,14 +119,17 @@ struct TMSIdentityTests {
         let server = try await TestHTTPServer.start(tls: try pki.serverContext()) { _, _ in .ok(okConfig) }
         defer { Task { await server.stop() } }
         let url = "https://127.0.0.1:\(server.port)"
-        let settings = try TMSSettings(baseURL: url, trustedCAFile: caFile, retry: RetryPolicy(attempts: 2, initialBackoff: .milliseconds(10)))
+        let settings = try TMSSettings(
+            baseURL: url, trustedCAFile: caFile, retry: RetryPolicy(attempts: 2, initialBackoff: .milliseconds(10)))
         let terminal = self.terminal
 
         // Without an identity the server's handshake refuses us.
         let anonymous = try TMSClient(settings: settings)
-        let refused = try #require(await withHangGuard {
-            await using(anonymous) { c async throws(TMSError) in try await c.config(terminal: terminal) }
-        }, "hung").error
+        let refused = try #require(
+            await withHangGuard {
+                await using(anonymous) { c async throws(TMSError) in try await c.config(terminal: terminal) }
+            }, "hung"
+        ).error
         print("mTLS without a client identity → \(refused.map { "\($0.code): \($0.reason)" } ?? "success")")
         #expect(refused?.code == .tlsCertificateRejected || refused?.code == .refused, "\(String(describing: refused))")
         #expect(refused?.hint?.contains("mdm-register") == true)
@@ -129,9 +139,11 @@ struct TMSIdentityTests {
         let identity = try TMSIdentity(pkcs12: pki.clientPKCS12, source: "test")
         let registered = try TMSClient(settings: settings, identity: identity)
         #expect(registered.hasIdentity)
-        let items = try #require(await withHangGuard {
-            await using(registered) { c async throws(TMSError) in try await c.config(terminal: terminal) }
-        }, "hung").get()
+        let items = try #require(
+            await withHangGuard {
+                await using(registered) { c async throws(TMSError) in try await c.config(terminal: terminal) }
+            }, "hung"
+        ).get()
         #expect(items.map(\.type) == [0])
     }
 
@@ -141,11 +153,14 @@ struct TMSIdentityTests {
         defer { Task { await server.stop() } }
         let identity = try TMSIdentity(pkcs12: pki.clientPKCS12, source: "test")
         // No extra CA: the test CA is not in the system store.
-        let c = try TMSClient(settings: TMSSettings(baseURL: "https://127.0.0.1:\(server.port)", retry: .once), identity: identity)
+        let c = try TMSClient(
+            settings: TMSSettings(baseURL: "https://127.0.0.1:\(server.port)", retry: .once), identity: identity)
         let terminal = self.terminal
-        let error = try #require(await withHangGuard {
-            await using(c) { c async throws(TMSError) in try await c.config(terminal: terminal) }
-        }, "hung").error
+        let error = try #require(
+            await withHangGuard {
+                await using(c) { c async throws(TMSError) in try await c.config(terminal: terminal) }
+            }, "hung"
+        ).error
         #expect(error?.code == .tlsUntrustedCertificate, "\(String(describing: error))")
         #expect(error?.hint?.contains("--tms-ca") == true)
         // The sentence never carries BoringSSL's text or the build directory's path; the detail keeps them.
@@ -155,9 +170,11 @@ struct TMSIdentityTests {
     }
 
     @Test func tlsReasonsAreReadFromBoringSSLsReasonNames() {
-        let text = "handshakeFailed(sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /b/.build/checkouts/swift-nio-ssl/handshake.cc:320]))"
+        let text =
+            "handshakeFailed(sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /b/.build/checkouts/swift-nio-ssl/handshake.cc:320]))"
         #expect(TLSFailure.reasonNames(in: text) == ["CERTIFICATE_VERIFY_FAILED"])
-        let alert = "sslError([Error: 268436504 error:10000418:SSL routines:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at x.cc:1])"
+        let alert =
+            "sslError([Error: 268436504 error:10000418:SSL routines:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at x.cc:1])"
         #expect(TLSFailure.reasonNames(in: alert) == ["TLSV1_ALERT_UNKNOWN_CA"])
         #expect(TLSFailure.reasonNames(in: "no reason here").isEmpty)
     }

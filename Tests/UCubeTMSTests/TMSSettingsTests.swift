@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubeProtocol
+
 @testable import UCubeTMS
 
 @Suite("TMS settings and URL rules (spec §10.1)")
@@ -28,13 +29,18 @@ struct TMSSettingsTests {
         #expect(try TMSSettings(baseURL: "mdm.example.com").baseURL == "https://mdm.example.com")
     }
 
-    @Test(arguments: ["http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:9", "http://[::1]:8080", "HTTP://LOCALHOST"])
+    @Test(arguments: [
+        "http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:9", "http://[::1]:8080", "HTTP://LOCALHOST",
+    ])
     func plainHTTPToLoopbackIsAllowed(_ url: String) throws {
         let s = try TMSSettings(baseURL: url)
         #expect(!s.isHTTPS)
     }
 
-    @Test(arguments: ["http://mdm.example.com", "http://10.0.0.1", "http://128.0.0.1", "http://localhost.example.com", "http://127.0.0.1.nip.io", "http://[::2]"])
+    @Test(arguments: [
+        "http://mdm.example.com", "http://10.0.0.1", "http://128.0.0.1", "http://localhost.example.com",
+        "http://127.0.0.1.nip.io", "http://[::2]",
+    ])
     func plainHTTPElsewhereIsRefusedBeforeAnyConnection(_ url: String) {
         #expect(throws: TMSError(.insecureURL, "")) { try TMSSettings(baseURL: url) }
     }
@@ -47,10 +53,12 @@ struct TMSSettingsTests {
     @Test func resolutionOrderExplicitThenEnvironmentThenConfigFile() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try Data(#"{"tms_url":"https://file.example","tms_ca":"ca.pem"}"#.utf8).write(to: URL(fileURLWithPath: dir + "/config.json"))
+        try Data(#"{"tms_url":"https://file.example","tms_ca":"ca.pem"}"#.utf8).write(
+            to: URL(fileURLWithPath: dir + "/config.json"))
         let env = ["UCUBE_TMS_URL": "https://env.example", "UCUBE_TMS_CA": "/env/ca.pem"]
 
-        let explicit = try TMSSettings.resolve(url: "https://cli.example", ca: "/cli/ca.pem", environment: env, configDirectory: dir)
+        let explicit = try TMSSettings.resolve(
+            url: "https://cli.example", ca: "/cli/ca.pem", environment: env, configDirectory: dir)
         #expect(explicit.baseURL == "https://cli.example" && explicit.trustedCAFile == "/cli/ca.pem")
 
         let fromEnv = try TMSSettings.resolve(environment: env, configDirectory: dir)
@@ -66,16 +74,24 @@ struct TMSSettingsTests {
     @Test func nothingConfiguredIsATypedError() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(throws: TMSError(.notConfigured, "")) { try TMSSettings.resolve(environment: [:], configDirectory: dir) }
-        #expect(throws: TMSError(.notConfigured, "")) { try TMSSettings.resolve(url: "  ", environment: ["UCUBE_TMS_URL": ""], configDirectory: nil) }
+        #expect(throws: TMSError(.notConfigured, "")) {
+            try TMSSettings.resolve(environment: [:], configDirectory: dir)
+        }
+        #expect(throws: TMSError(.notConfigured, "")) {
+            try TMSSettings.resolve(url: "  ", environment: ["UCUBE_TMS_URL": ""], configDirectory: nil)
+        }
     }
 
     @Test func brokenConfigFileMattersOnlyWhenNeeded() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: dir + "/config.json"))
-        #expect(throws: TMSError(.configuration, "")) { try TMSSettings.resolve(environment: [:], configDirectory: dir) }
-        #expect(try TMSSettings.resolve(url: "https://cli.example", environment: [:], configDirectory: dir).baseURL == "https://cli.example")
+        #expect(throws: TMSError(.configuration, "")) {
+            try TMSSettings.resolve(environment: [:], configDirectory: dir)
+        }
+        #expect(
+            try TMSSettings.resolve(url: "https://cli.example", environment: [:], configDirectory: dir).baseURL
+                == "https://cli.example")
     }
 
     @Test func insecureURLFromEnvironmentIsRefused() {

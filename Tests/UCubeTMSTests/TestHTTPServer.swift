@@ -48,14 +48,19 @@ final class TestHTTPServer: Sendable {
     /// 64 KiB-aligned chunks of the pattern are equal except for the `i >> 16` term; built per chunk from this table.
     static let patternBase: [UInt8] = (0..<(65536 + 251)).map { UInt8(truncatingIfNeeded: ($0 % 251) &* 7) }
 
-    private init(channel: any Channel, group: MultiThreadedEventLoopGroup, port: Int, respond: @escaping @Sendable (RecordedRequest, Int) -> TestReply) {
+    private init(
+        channel: any Channel, group: MultiThreadedEventLoopGroup, port: Int,
+        respond: @escaping @Sendable (RecordedRequest, Int) -> TestReply
+    ) {
         self.channel = channel
         self.group = group
         self.port = port
         self.respond = respond
     }
 
-    static func start(tls: NIOSSLContext? = nil, respond: @escaping @Sendable (RecordedRequest, Int) -> TestReply) async throws -> TestHTTPServer {
+    static func start(tls: NIOSSLContext? = nil, respond: @escaping @Sendable (RecordedRequest, Int) -> TestReply)
+        async throws -> TestHTTPServer
+    {
         let box = NIOLockedValueBox<TestHTTPServer?>(nil)
         // Its own event loop, so the server never competes with the client's.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -106,7 +111,8 @@ final class TestHTTPServer: Sendable {
             case .end:
                 guard let head else { return }
                 let request = RecordedRequest(
-                    method: head.method.rawValue, uri: head.uri, contentType: head.headers.first(name: "Content-Type"), body: body,
+                    method: head.method.rawValue, uri: head.uri, contentType: head.headers.first(name: "Content-Type"),
+                    body: body,
                     deviceID: head.headers.first(name: "x-device-id"), idType: head.headers.first(name: "x-id-type"))
                 let index = server.record(request)
                 reply(server.respond(request, index), context: context)
@@ -123,7 +129,10 @@ final class TestHTTPServer: Sendable {
                 var headers = HTTPHeaders()
                 if !type.isEmpty { headers.add(name: "Content-Type", value: type) }
                 headers.add(name: "Content-Length", value: String(bytes.count))
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: code), headers: headers))), promise: nil)
+                context.write(
+                    wrapOutboundOut(
+                        .head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: code), headers: headers))),
+                    promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             case .pattern(let count, let declareLength):
@@ -131,13 +140,18 @@ final class TestHTTPServer: Sendable {
                 if declareLength { headers.add(name: "Content-Length", value: String(count)) }
                 // The head goes out before the body is built: a 64 MB body takes seconds to build in a debug build, and
                 // under load the client's read timeout fired before a header it should refuse at once had arrived.
-                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                    promise: nil)
                 writePattern(0..<count, context: context)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             case .gatedPattern(let count, let proceed):
                 let half = (count / 2) & ~0xFFFF
                 context.write(
-                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Type": "application/octet-stream"]))),
+                    wrapOutboundOut(
+                        .head(
+                            HTTPResponseHead(
+                                version: .http1_1, status: .ok, headers: ["Content-Type": "application/octet-stream"]))),
                     promise: nil)
                 writePattern(0..<half, context: context)
                 context.flush()

@@ -41,7 +41,9 @@ struct TestPKI {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(KeyUsage(digitalSignature: true))
                     try ExtendedKeyUsage([usage])
-                    SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+                    SubjectAlternativeNames([
+                        .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                    ])
                 },
                 issuerPrivateKey: .init(caKey))
         }
@@ -57,12 +59,14 @@ struct TestPKI {
         clientCertificateDER = serializer.serializedBytes
         let clientCert = try NIOSSLCertificate(bytes: clientCertificateDER, format: .der)
         let clientKey = try NIOSSLPrivateKey(bytes: Array(clientPrivate.pemRepresentation.utf8), format: .pem)
-        clientPKCS12 = try NIOSSLPKCS12Bundle(certificateChain: [clientCert], privateKey: clientKey).serialize(passphrase: Array("gmxsas".utf8))
+        clientPKCS12 = try NIOSSLPKCS12Bundle(certificateChain: [clientCert], privateKey: clientKey).serialize(
+            passphrase: Array("gmxsas".utf8))
     }
 
     /// A TLS server context that demands a client certificate issued by the CA.
     func serverContext() throws -> NIOSSLContext {
-        var c = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(serverCertificate)], privateKey: .privateKey(serverKey))
+        var c = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(serverCertificate)], privateKey: .privateKey(serverKey))
         c.certificateVerification = .noHostnameVerification
         c.trustRoots = .certificates([nioCA])
         return try NIOSSLContext(configuration: c)

@@ -1,8 +1,9 @@
 import Foundation
-@testable import UCubeTMS
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+
+@testable import UCubeTMS
 
 /// One in-process simulated terminal; each `connect()` is a new link to it (as after a reboot or a re-run).
 struct Rig {
@@ -37,7 +38,8 @@ enum RigError: Error { case noInfo }
 
 /// A fresh temporary directory.
 func temporaryDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-tms-tests-\(UUID().uuidString)").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-tms-tests-\(UUID().uuidString)")
+        .path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

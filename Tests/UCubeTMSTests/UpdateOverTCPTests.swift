@@ -13,13 +13,17 @@ import UCubeSimulator
         let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(timeScale: 0.01))
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let server = Task {
-            try await SimulatorServer.listen(host: "127.0.0.1", port: 0, simulator: simulator) { portContinuation.yield($0) }
+            try await SimulatorServer.listen(host: "127.0.0.1", port: 0, simulator: simulator) {
+                portContinuation.yield($0)
+            }
         }
         defer { server.cancel() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         let connect: @Sendable () async throws -> RPCClient = {
-            RPCClient(transport: try await ChannelTransport.connectTCP(host: "127.0.0.1", port: port), defaultTimeout: .seconds(30))
+            RPCClient(
+                transport: try await ChannelTransport.connectTCP(host: "127.0.0.1", port: port),
+                defaultTimeout: .seconds(30))
         }
         let files = try writeLocalImage(.svppFirmware, "6.0.1.0", payloadSize: 30_000, in: try temporaryDirectory())
         let client = try await connect()
@@ -32,7 +36,9 @@ import UCubeSimulator
         // after its drop timeout, as it must for a terminal that reboots without the host seeing the link go.
         let clock = ContinuousClock()
         let start = clock.now
-        while await simulator.rebootCount == 0, clock.now - start < .seconds(30) { try await Task.sleep(for: .milliseconds(10)) }
+        while await simulator.rebootCount == 0, clock.now - start < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(await simulator.rebootCount == 1)
         let (next, info) = try await RebootWait(initialDelay: .milliseconds(20)).wait(after: client, reconnect: connect)
         #expect(info.firmwareVersion == FirmwareVersion("6.0.1.0"))

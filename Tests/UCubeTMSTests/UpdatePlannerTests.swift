@@ -1,5 +1,6 @@
 import Testing
 import UCubeProtocol
+
 @testable import UCubeTMS
 
 private func v(_ s: String) -> FirmwareVersion { FirmwareVersion(s)! }
@@ -36,14 +37,18 @@ struct UpdatePlannerTests {
 
     @Test func comparesFourIntegersNotText() {
         // "10" > "9" numerically, while text comparison would say otherwise.
-        let plan = UpdatePlanner.plan(items: [item(0, min: "1.0.0.9", current: "1.0.0.10")], device: DeviceVersions(svppFirmware: v("1.0.0.9")))
+        let plan = UpdatePlanner.plan(
+            items: [item(0, min: "1.0.0.9", current: "1.0.0.10")], device: DeviceVersions(svppFirmware: v("1.0.0.9")))
         #expect(plan.count == 1 && plan[0].mandatory == false)
-        let newer = UpdatePlanner.plan(items: [item(0, current: "1.0.0.9")], device: DeviceVersions(svppFirmware: v("1.0.0.10")))
+        let newer = UpdatePlanner.plan(
+            items: [item(0, current: "1.0.0.9")], device: DeviceVersions(svppFirmware: v("1.0.0.10")))
         #expect(newer.isEmpty)
     }
 
     @Test func eachTypeUsesItsDeviceVersion() {
-        let device = DeviceVersions(svppFirmware: v("2.0.0.0"), nfcFirmware: v("1.0.0.0"), iccEMVConfig: v("2.0.0.0"), nfcEMVConfig: v("3.0.0.0"))
+        let device = DeviceVersions(
+            svppFirmware: v("2.0.0.0"), nfcFirmware: v("1.0.0.0"), iccEMVConfig: v("2.0.0.0"),
+            nfcEMVConfig: v("3.0.0.0"))
         #expect(device.version(forType: 0) == v("2.0.0.0"))
         #expect(device.version(forType: 3) == v("1.0.0.0"))
         #expect(device.version(forType: 4) == v("2.0.0.0"))
@@ -78,14 +83,18 @@ struct UpdatePlannerTests {
 
     @Test func nfcConfigIsMovedAfterFirmwareWhenBothProposed() {
         let items = [item(5), item(3), item(4)]
-        let plan = UpdatePlanner.plan(items: items, device: DeviceVersions(nfcFirmware: v("1.5.0.0"), iccEMVConfig: v("1.5.0.0"), nfcEMVConfig: v("1.5.0.0")))
+        let plan = UpdatePlanner.plan(
+            items: items,
+            device: DeviceVersions(nfcFirmware: v("1.5.0.0"), iccEMVConfig: v("1.5.0.0"), nfcEMVConfig: v("1.5.0.0")))
         #expect(plan.map(\.item.type) == [3, 5, 4])
         #expect(plan.filter { $0.item.type == 5 }.count == 1)
     }
 
     @Test func nfcConfigIsAddedEvenWithFirmwareOnly() {
         let items = [item(3), item(4), item(5)]
-        let plan = UpdatePlanner.plan(items: items, device: DeviceVersions(nfcFirmware: v("0.1.0.0"), nfcEMVConfig: v("2.0.0.0")), firmwareOnly: true)
+        let plan = UpdatePlanner.plan(
+            items: items, device: DeviceVersions(nfcFirmware: v("0.1.0.0"), nfcEMVConfig: v("2.0.0.0")),
+            firmwareOnly: true)
         #expect(plan.map(\.item.type) == [3, 5])
         // PROJECT CHOICE: follows the mandatory NFC firmware.
         #expect(plan.map(\.mandatory) == [true, TMSChoices.nfcConfigInheritsFirmwareMandatory])
@@ -93,7 +102,8 @@ struct UpdatePlannerTests {
 
     @Test func nfcConfigNotAddedWithoutNFCFirmwareUpdate() {
         let items = [item(3), item(5)]
-        let plan = UpdatePlanner.plan(items: items, device: DeviceVersions(nfcFirmware: v("2.0.0.0"), nfcEMVConfig: v("2.0.0.0")))
+        let plan = UpdatePlanner.plan(
+            items: items, device: DeviceVersions(nfcFirmware: v("2.0.0.0"), nfcEMVConfig: v("2.0.0.0")))
         #expect(plan.isEmpty)
     }
 
@@ -127,10 +137,14 @@ struct TMSConfigReplyTests {
     let url = "https://tms.example/MDM/jaxrs/v2/dongle/config/1/P"
 
     @Test func parsesTheDocumentedShape() throws {
-        let json = #"{"status":"ok","data":{"config":[{"type":0,"ciphered":false,"label":"fw","min_version":"1.0.0.0","current_version":"6.0.0.54"},{"type":5,"ciphered":true,"min_version":"0.0.0.1","current_version":"0.0.0.2"}]}}"#
+        let json =
+            #"{"status":"ok","data":{"config":[{"type":0,"ciphered":false,"label":"fw","min_version":"1.0.0.0","current_version":"6.0.0.54"},{"type":5,"ciphered":true,"min_version":"0.0.0.1","current_version":"0.0.0.2"}]}}"#
         let items = try TMSConfigReply.parse(Array(json.utf8), url: url)
         #expect(items.count == 2)
-        #expect(items[0] == TMSConfigItem(type: 0, ciphered: false, label: "fw", minVersion: v("1.0.0.0"), currentVersion: v("6.0.0.54")))
+        #expect(
+            items[0]
+                == TMSConfigItem(
+                    type: 0, ciphered: false, label: "fw", minVersion: v("1.0.0.0"), currentVersion: v("6.0.0.54")))
         #expect(items[1].label == nil && items[1].ciphered)
     }
 
@@ -185,7 +199,9 @@ struct TMSConfigReplyTests {
     }
 
     @Test func implausibleItemsAreRefused() {
-        #expect(throws: ConfigListProblem.typeOutOfRange(type: 300, position: 1)) { try ConfigListProblem.check([item(0), item(300)]) }
+        #expect(throws: ConfigListProblem.typeOutOfRange(type: 300, position: 1)) {
+            try ConfigListProblem.check([item(0), item(300)])
+        }
         #expect(throws: ConfigListProblem.minimumAboveCurrent(type: 4, position: 0)) {
             try ConfigListProblem.check([item(4, min: "3.0.0.0", current: "2.0.0.0")])
         }

@@ -59,7 +59,8 @@ final class UCubeSandbox: @unchecked Sendable {
         let process = Process()
         if let fileSizeLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", "ulimit -f \(fileSizeLimit) && exec \"$0\" \"$@\"", Self.binary.path] + arguments
+            process.arguments =
+                ["-c", "ulimit -f \(fileSizeLimit) && exec \"$0\" \"$@\"", Self.binary.path] + arguments
         } else {
             process.executableURL = Self.binary
             process.arguments = arguments
@@ -74,7 +75,9 @@ final class UCubeSandbox: @unchecked Sendable {
 
     /// `run` with standard input read from `stdinFile`.
     func run(_ arguments: [String], stdinFile: URL, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
-        try await blocking { try self.runBlocking(arguments, timeout: timeout, stdin: FileHandle(forReadingFrom: stdinFile)) }
+        try await blocking {
+            try self.runBlocking(arguments, timeout: timeout, stdin: FileHandle(forReadingFrom: stdinFile))
+        }
     }
 
     /// `run` under `ulimit -f KiB`: files written past that size fail with EFBIG, as on a full disk.
@@ -91,9 +94,13 @@ final class UCubeSandbox: @unchecked Sendable {
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()
         group.enter()
-        Thread { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
+        Thread {
+            outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }.start()
         group.enter()
-        Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
+        Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }.start()
         let seconds = Double(timeout.components.seconds)
         if group.wait(timeout: .now() + seconds) == .timedOut {
             process.terminate()
@@ -115,7 +122,9 @@ final class UCubeSandbox: @unchecked Sendable {
             let group = DispatchGroup()
             nonisolated(unsafe) var errData = Data()
             group.enter()
-            Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
+            Thread {
+                errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            }.start()
             if group.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
                 process.terminate()
                 Issue.record("ucube \(arguments.joined(separator: " ")) did not finish within \(timeout)")
@@ -134,7 +143,9 @@ final class UCubeSandbox: @unchecked Sendable {
 
     /// Starts `ucube ARGS…` in the background with stdout and stderr captured; the caller terminates it. `stdin`:
     /// a pipe the test writes the answers to prompts into (stdin is closed otherwise).
-    func startCapturing(_ arguments: [String], stdin: Pipe? = nil) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
+    func startCapturing(_ arguments: [String], stdin: Pipe? = nil) throws -> (
+        process: Process, stdout: Pipe, stderr: Pipe
+    ) {
         let out = Pipe.cloexec(), err = Pipe.cloexec()
         return (try launch(arguments, stdout: out, stderr: err, stdin: stdin ?? FileHandle.nullDevice), out, err)
     }
@@ -154,7 +165,9 @@ final class UCubeSandbox: @unchecked Sendable {
         return read
     }
 
-    private static func readUntilBlocking(_ pipe: Pipe, contains text: String?, within: Duration) -> (String, timedOut: Bool) {
+    private static func readUntilBlocking(_ pipe: Pipe, contains text: String?, within: Duration) -> (
+        String, timedOut: Bool
+    ) {
         var seen = Data()
         let fd = pipe.fileHandleForReading.fileDescriptor
         let deadline = ContinuousClock.now + within
@@ -180,7 +193,9 @@ final class UCubeSandbox: @unchecked Sendable {
     }
 
     private func startSimulatorBlocking(_ extra: [String]) throws -> (Process, Int) {
-        let (process, out) = try start(["simulate", "--listen", "127.0.0.1:0", "--state-dir", directory.appendingPathComponent("tcp-sim").path] + extra)
+        let (process, out) = try start(
+            ["simulate", "--listen", "127.0.0.1:0", "--state-dir", directory.appendingPathComponent("tcp-sim").path]
+                + extra)
         var line = Data()
         let handle = out.fileHandleForReading
         while !line.contains(0x0A) {
@@ -189,7 +204,9 @@ final class UCubeSandbox: @unchecked Sendable {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let portText = text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines), let port = Int(portText) else {
+        guard let portText = text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines),
+            let port = Int(portText)
+        else {
             process.terminate()
             throw SandboxError(message: "simulator printed no port: \(text)")
         }

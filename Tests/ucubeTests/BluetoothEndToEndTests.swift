@@ -42,7 +42,10 @@ final class BlueZMock: @unchecked Sendable {
     /// Starts the bus, the simulator (BLE-stuffed stream) and the mock; points the sandbox's ucube at the bus.
     init(_ sandbox: UCubeSandbox, parameters: [String: Any] = [:]) async throws {
         guard Self.available else {
-            throw SandboxError(message: "the BlueZ mock needs Debian's python3-dbusmock and dbus-daemon (bash Scripts/setup.sh --test installs them)")
+            throw SandboxError(
+                message:
+                    "the BlueZ mock needs Debian's python3-dbusmock and dbus-daemon (bash Scripts/setup.sh --test installs them)"
+            )
         }
         self.sandbox = sandbox
         let dir = sandbox.directory.appendingPathComponent("bluez")
@@ -53,7 +56,9 @@ final class BlueZMock: @unchecked Sendable {
         // In the foreground (not --fork), so it is this test's child and stops with it.
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--config-file=/usr/share/dbus-1/session.conf", "--address=" + busAddress, "--nofork", "--print-address"]
+        daemon.arguments = [
+            "--config-file=/usr/share/dbus-1/session.conf", "--address=" + busAddress, "--nofork", "--print-address",
+        ]
         let out = Pipe.cloexec()
         daemon.standardOutput = out
         daemon.standardError = FileHandle.nullDevice
@@ -160,7 +165,9 @@ struct BluetoothEndToEndTests {
         let devices = try String(
             contentsOf: sandbox.directory.appendingPathComponent("config/ucube/devices.json"), encoding: .utf8)
         #expect(devices.contains(BlueZMock.terminalName))
-        #expect(devices.contains("ble:\\/\\/\(BlueZMock.terminalAddress)") || devices.contains("ble://\(BlueZMock.terminalAddress)"))
+        #expect(
+            devices.contains("ble:\\/\\/\(BlueZMock.terminalAddress)")
+                || devices.contains("ble://\(BlueZMock.terminalAddress)"))
 
         let list = try await sandbox.run(["connect", "--list"])
         // Quoted as a shell word: the name has a space (`--device 'YT-Touch 0001'`).
@@ -175,15 +182,20 @@ struct BluetoothEndToEndTests {
         #expect(byDefault.status == 0, "\(byDefault.stderr)")
         #expect(byDefault.stdout.contains("serial number"))
 
-        let pay = try await sandbox.run(["--device", BlueZMock.terminalName, "pay", "5", "--authorize", "approve", "--trace"])
+        let pay = try await sandbox.run([
+            "--device", BlueZMock.terminalName, "pay", "5", "--authorize", "approve", "--trace",
+        ])
         #expect(pay.status == 0, "\(pay.stderr.suffix(3000))\n\(bluez.log.suffix(3000))")
         #expect(pay.stdout.contains("APPROVED"), "\(pay.stdout)")
         // Stuffing and 20-byte chunks, visible in --trace.
         #expect(pay.stderr.contains("ble stuffed"), "\(pay.stderr.prefix(2000))")
         #expect(pay.stderr.contains("(20 bytes): "), "no full 20-byte write or notification")
         let writes = pay.stderr.split(separator: "\n").filter { $0.hasPrefix("ble> write ") }
-        #expect(writes.contains { $0.contains("write 1/2 (20 bytes)") || $0.contains("write 1/3 (20 bytes)") }, "\(writes)")
-        #expect(writes.allSatisfy { $0.hasSuffix(" 0E 0F") || !$0.contains("write 1/1") }, "a single write ends with the EOM")
+        #expect(
+            writes.contains { $0.contains("write 1/2 (20 bytes)") || $0.contains("write 1/3 (20 bytes)") }, "\(writes)")
+        #expect(
+            writes.allSatisfy { $0.hasSuffix(" 0E 0F") || !$0.contains("write 1/1") },
+            "a single write ends with the EOM")
         let sizes = writes.compactMap { line -> Int? in
             guard let open = line.firstIndex(of: "("), let space = line[open...].firstIndex(of: " ") else { return nil }
             return Int(line[line.index(after: open)..<space])
@@ -252,7 +264,9 @@ struct BluetoothEndToEndTests {
         let sandbox = try UCubeSandbox()
         let bluez = try await BlueZMock(sandbox, parameters: ["mtu": 247])
         defer { bluez.stop() }
-        let pay = try await sandbox.run(["--device", "ble://" + BlueZMock.terminalName, "--trace", "pay", "5", "--authorize", "approve"])
+        let pay = try await sandbox.run([
+            "--device", "ble://" + BlueZMock.terminalName, "--trace", "pay", "5", "--authorize", "approve",
+        ])
         #expect(pay.status == 0, "\(pay.stderr.suffix(3000))\n\(bluez.log.suffix(2000))")
         #expect(pay.stderr.contains("ble: ATT MTU 247: writes of at most 244 bytes"), "\(pay.stderr.prefix(3000))")
         let writes = pay.stderr.split(separator: "\n").filter { $0.hasPrefix("ble> write ") }
@@ -265,7 +279,6 @@ struct BluetoothEndToEndTests {
         #expect(writes.allSatisfy { $0.hasPrefix("ble> write 1/1 ") }, "\(writes)")
     }
 
-
     @Test func refusedPasswordIsALinkError() async throws {
         let sandbox = try UCubeSandbox()
         let bluez = try await BlueZMock(sandbox, parameters: ["password_name": "YT-Touch 9999"])
@@ -273,7 +286,9 @@ struct BluetoothEndToEndTests {
         let connect = try await sandbox.run(["connect", BlueZMock.terminalName, "--tries", "1"])
         #expect(connect.status == 5, "\(connect.stderr)")
         #expect(connect.stderr.contains("refused the connection password"), "\(connect.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: sandbox.directory.appendingPathComponent("config/ucube/devices.json").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: sandbox.directory.appendingPathComponent("config/ucube/devices.json").path))
     }
 
     /// A device BlueZ never sees: scanning first, then a clear error.
@@ -291,7 +306,8 @@ struct BluetoothEndToEndTests {
 @Suite struct BluetoothUnavailableTests {
     @Test func scanWithoutABusIsALinkError() async throws {
         let sandbox = try UCubeSandbox()
-        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=" + sandbox.directory.appendingPathComponent("no-bus.sock").path
+        sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] =
+            "unix:path=" + sandbox.directory.appendingPathComponent("no-bus.sock").path
         let scan = try await sandbox.run(["scan", "--timeout", "0.1"])
         #expect(scan.status == 5, "\(scan.stderr)")
         #expect(scan.stderr.contains("D-Bus system bus"), "\(scan.stderr)")

@@ -27,7 +27,10 @@ import UCubeLink
     /// A recording replayed, and a shell script, from a FIFO whose writer never closes.
     @Test(arguments: [
         (["--device", "replay:FIFO", "info"], Recording.maximumSize + 1, ExitCodes.dataError.code),
-        (["--device", "sim", "shell", "--script", "FIFO"], PlainLineSource.maximumScriptSize + 1, ExitCodes.usage.code),
+        (
+            ["--device", "sim", "shell", "--script", "FIFO"], PlainLineSource.maximumScriptSize + 1,
+            ExitCodes.usage.code
+        ),
     ])
     func aFileFromAFIFOOverItsLimitIsRefused(_ arguments: [String], _ bytes: Int, _ expected: Int32) async throws {
         let sandbox = try UCubeSandbox()
@@ -55,9 +58,10 @@ import UCubeLink
         #expect(truncate(path, off_t(1) << 30) == 0)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", #"ulimit -v 1500000 && exec "$0" "$@""#, UCubeSandbox.binary.path,
-        ] + arguments.map { $0.replacingOccurrences(of: "FILE", with: path) }
+        process.arguments =
+            [
+                "-c", #"ulimit -v 1500000 && exec "$0" "$@""#, UCubeSandbox.binary.path,
+            ] + arguments.map { $0.replacingOccurrences(of: "FILE", with: path) }
         process.environment = sandbox.environment
         let stderr = Pipe.cloexec()
         process.standardInput = FileHandle.nullDevice

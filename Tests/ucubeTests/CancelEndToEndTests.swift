@@ -65,7 +65,9 @@ import UCubeProtocol
     // Ctrl-C during `pay` while waiting for the card: the payment ends CANCELLED (exit 11), not killed.
     @Test func sigintWhileWaitingForTheCard() async throws {
         let sandbox = try UCubeSandbox()
-        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        let pay = try sandbox.startCapturing([
+            "--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events",
+        ])
         _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
         pay.process.interrupt()
         #expect(await pay.process.ended() == ChildExit(status: 11, signalled: false))
@@ -76,24 +78,30 @@ import UCubeProtocol
     @Test(arguments: [SIGTERM, SIGHUP])
     func terminatingSignalsCancelLikeCtrlC(signal: Int32) async throws {
         let sandbox = try UCubeSandbox()
-        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        let pay = try sandbox.startCapturing([
+            "--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events",
+        ])
         _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
         kill(pay.process.processIdentifier, signal)
         #expect(await pay.process.ended() == ChildExit(status: 11, signalled: false))
         let history = try await sandbox.run("history --json")
-        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let entries = try #require(
+            try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
         #expect(entries.first?["status"] as? String == "CANCELLED", "\(history.stdout)")
     }
 
     // A payment whose process dies (SIGKILL) shows as unknown in the journal, not lost; the next payment works.
     @Test func killedPaymentShowsAsUnknown() async throws {
         let sandbox = try UCubeSandbox()
-        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "7.77", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        let pay = try sandbox.startCapturing([
+            "--device", "sim", "pay", "7.77", "--card", "card-timeout", "--card-timeout", "120", "--events",
+        ])
         _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
         kill(pay.process.processIdentifier, SIGKILL)
         _ = await pay.process.exit()
         let history = try await sandbox.run("history --json")
-        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let entries = try #require(
+            try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
         #expect(entries.count == 1)
         #expect(entries.first?["status"] as? String == "unknown")
         #expect(entries.first?["amount"] as? Int == 777)
@@ -141,7 +149,9 @@ import UCubeProtocol
     @Test(arguments: [(12, 30), (20, 0)])
     func repeatedCancelsAreEachAnsweredTruthfully(count: Int, gapMilliseconds: Int) async throws {
         let sandbox = try UCubeSandbox()
-        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        let pay = try sandbox.startCapturing([
+            "--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events",
+        ])
         defer { kill(pay.process.processIdentifier, SIGKILL) }
         _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
         let runs = try await withThrowingTaskGroup(of: UCubeRun.self) { group in
@@ -158,7 +168,8 @@ import UCubeProtocol
             results.append(object?["result"] as? String ?? "no result: \(run.stdout)")
         }
         #expect(results.filter { $0 == "cancelled" }.count == 1, "\(results)")
-        #expect(results.allSatisfy { ["cancelled", "already-cancelled", "no-payment", "reset"].contains($0) }, "\(results)")
+        #expect(
+            results.allSatisfy { ["cancelled", "already-cancelled", "no-payment", "reset"].contains($0) }, "\(results)")
         #expect(await pay.process.ended() == ChildExit(status: 11, signalled: false), "the payment ends CANCELLED")
         let history = try await sandbox.run("history --json")
         #expect(history.stdout.contains("CANCELLED"), "\(history.stdout)")
@@ -175,7 +186,9 @@ import UCubeProtocol
     @Test(.enabled(if: geteuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
     func anotherUsersCancelIsToldItIsNotTheirs() async throws {
         let sandbox = try UCubeSandbox()
-        let pay = try sandbox.startCapturing(["--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events"])
+        let pay = try sandbox.startCapturing([
+            "--device", "sim", "pay", "10", "--card", "card-timeout", "--card-timeout", "120", "--events",
+        ])
         defer { kill(pay.process.processIdentifier, SIGKILL) }
         _ = await UCubeSandbox.readUntil(pay.stderr, contains: "START_TRANSACTION")
         let runDirectory = sandbox.directory.appendingPathComponent("run/ucube").path
@@ -189,7 +202,10 @@ import UCubeProtocol
             chown(home.path, 65534, 65534)
             foreign = try await Self.run(
                 "/usr/bin/setpriv",
-                ["--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim", "cancel"],
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim",
+                    "cancel",
+                ],
                 environment: foreignEnvironment)
         } else {
             chmod(runDirectory, 0)
@@ -209,7 +225,10 @@ import UCubeProtocol
             chmod(runDirectory + "/" + socketPath, 0o777)
             let denied = try await Self.run(
                 "/usr/bin/setpriv",
-                ["--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim", "cancel"],
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", UCubeSandbox.binary.path, "--device", "sim",
+                    "cancel",
+                ],
                 environment: foreignEnvironment)
             for directory in [parent, runDirectory] { chmod(directory, 0o700) }
             #expect(denied.status == 20, "exit \(denied.status): \(denied.stdout)\(denied.stderr)")
@@ -222,7 +241,8 @@ import UCubeProtocol
     }
 
     /// Runs `executable ARGS…` to its end with stdout and stderr captured.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> UCubeRun {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) async throws -> UCubeRun
+    {
         try await blocking {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
@@ -242,7 +262,9 @@ import UCubeProtocol
             let errData = err.fileHandleForReading.readDataToEndOfFile()
             let end = process.waitForEnd()
             outRead.wait()
-            return UCubeRun(status: end.status, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+            return UCubeRun(
+                status: end.status, stdout: String(decoding: outData, as: UTF8.self),
+                stderr: String(decoding: errData, as: UTF8.self))
         }
     }
 }

@@ -40,8 +40,10 @@ struct CardDataNeverLeavesTests {
             }.joined(separator: " ")
         }
         let asciiHex = Hex.encode(Array(pan.utf8))
-        return [pan, spaced(pan), asciiHex, spaced(asciiHex), discretionary, Hex.encode(Array(discretionary.utf8)),
-                "TEST/CARDHOLDER", Hex.encode(Array("TEST/CARDHOLDER".utf8))].map { $0.uppercased() }
+        return [
+            pan, spaced(pan), asciiHex, spaced(asciiHex), discretionary, Hex.encode(Array(discretionary.utf8)),
+            "TEST/CARDHOLDER", Hex.encode(Array("TEST/CARDHOLDER".utf8)),
+        ].map { $0.uppercased() }
     }
 
     /// What in `text` gives a secret away, if anything.
@@ -76,7 +78,8 @@ struct CardDataNeverLeavesTests {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let words = line.split(separator: " ")
             guard words.count == 4, words[0] == "<", let bytes = try? Hex.decode(String(words[3])),
-                bytes.count >= FrameLimits.overhead + FrameLimits.statusSize else {
+                bytes.count >= FrameLimits.overhead + FrameLimits.statusSize
+            else {
                 lines.append(String(line))
                 continue
             }
@@ -86,7 +89,8 @@ struct CardDataNeverLeavesTests {
             let rewritten: [UInt8]
             if secured {
                 let hasMAC = body.count > FrameLimits.cryptoHeaderSize + FrameLimits.statusSize
-                rewritten = hasMAC
+                rewritten =
+                    hasMAC
                     ? Array(body.dropLast(FrameLimits.macSize)) + injected + Array(body.suffix(FrameLimits.macSize))
                     : body + injected + [0x11, 0x22, 0x33, 0x44]
             } else {
@@ -135,12 +139,15 @@ struct CardDataNeverLeavesTests {
         sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
         sandbox.environment["UCUBE_SIM_SEED"] = "7"
         let recorded = sandbox.directory.appendingPathComponent("live.rec")
-        _ = try await sandbox.run(["--device", "sim", "--record", recorded.path] + command.arguments, timeout: .seconds(120))
+        _ = try await sandbox.run(
+            ["--device", "sim", "--record", recorded.path] + command.arguments, timeout: .seconds(120))
         let original = try String(contentsOf: recorded, encoding: .utf8)
         #expect(original.contains("\n< "), "\(command.name): nothing was recorded from the terminal")
         let forged = sandbox.directory.appendingPathComponent("forged.rec")
         try Self.rewritingAnswers(original).write(to: forged, atomically: true, encoding: .utf8)
-        #expect(!Self.leaks(in: try String(contentsOf: forged, encoding: .utf8)).isEmpty, "the forged recording has the secrets")
+        #expect(
+            !Self.leaks(in: try String(contentsOf: forged, encoding: .utf8)).isEmpty,
+            "the forged recording has the secrets")
 
         var shownMasked = false
         let variants: [[String]] = [[], ["--json"], ["--trace"], ["--json", "--trace", "--log-level", "trace"]]
@@ -150,8 +157,12 @@ struct CardDataNeverLeavesTests {
                 ["--device", "replay:" + forged.path, "--fast", "--record", again.path] + options + command.arguments,
                 timeout: .seconds(120))
             let label = "\(command.name) \(options.joined(separator: " "))"
-            #expect(Self.leaks(in: run.stdout).isEmpty, "\(label): stdout \(Self.leaks(in: run.stdout)): \(run.stdout.suffix(800))")
-            #expect(Self.leaks(in: run.stderr).isEmpty, "\(label): stderr \(Self.leaks(in: run.stderr)): \(run.stderr.suffix(800))")
+            #expect(
+                Self.leaks(in: run.stdout).isEmpty,
+                "\(label): stdout \(Self.leaks(in: run.stdout)): \(run.stdout.suffix(800))")
+            #expect(
+                Self.leaks(in: run.stderr).isEmpty,
+                "\(label): stderr \(Self.leaks(in: run.stderr)): \(run.stderr.suffix(800))")
             if let text = try? String(contentsOf: again, encoding: .utf8) {
                 #expect(Self.recordingLeaks(text).isEmpty, "\(label): the recording \(Self.recordingLeaks(text))")
             }
@@ -159,7 +170,8 @@ struct CardDataNeverLeavesTests {
         }
         // The journal, the log, the history: everything the runs left in the state directory.
         let state = sandbox.directory.appendingPathComponent("state")
-        let files = FileManager.default.enumerator(at: state, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []
+        let files =
+            FileManager.default.enumerator(at: state, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []
         for file in files {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
             #expect(Self.leaks(in: text).isEmpty, "\(command.name): \(file.lastPathComponent) \(Self.leaks(in: text))")
@@ -190,8 +202,9 @@ struct CardDataNeverLeavesTests {
             #expect(run.stdout.contains("476173"), "decode \(options) showed no masked PAN: \(run.stdout.prefix(400))")
         }
         let hex = sandbox.directory.appendingPathComponent("answer.hex")
-        let answer = try #require(try Self.rewritingAnswers(try String(contentsOf: recorded, encoding: .utf8))
-            .split(separator: "\n").first { $0.hasPrefix("< ") }?.split(separator: " ").last)
+        let answer = try #require(
+            try Self.rewritingAnswers(try String(contentsOf: recorded, encoding: .utf8))
+                .split(separator: "\n").first { $0.hasPrefix("< ") }?.split(separator: " ").last)
         try String(answer).write(to: hex, atomically: true, encoding: .utf8)
         let piped = try await sandbox.run(["decode", "-"], stdinFile: hex)
         #expect(Self.leaks(in: piped.stdout + piped.stderr).isEmpty, "decode -: \(piped.stdout)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UCubeCLI
 
 /// `ucube connect --list`: every column as wide as its longest value, so a name copied from it works with
@@ -10,7 +11,8 @@ import Testing
     @Test func aLongNameIsShownWholeAndWorksWithDevice() async throws {
         let sandbox = try UCubeSandbox()
         let devices = [
-            RememberedDevice(name: Self.longName, address: "sim", transport: "sim", serial: "202401001", isDefault: false),
+            RememberedDevice(
+                name: Self.longName, address: "sim", transport: "sim", serial: "202401001", isDefault: false),
             RememberedDevice(
                 name: "YT-Touch-0002", address: "tcp://a-rather-long-host-name.example.internal:5000", transport: "tcp",
                 serial: nil, isDefault: true),
@@ -33,7 +35,9 @@ import Testing
         #expect(info.stdout.contains("serial number: 202401001"))
         // The columns line up: the address starts at the same place on every line.
         let default_ = try #require(lines.first { $0.hasPrefix("* ") })
-        #expect(row.range(of: "sim")?.lowerBound.utf16Offset(in: row) == default_.range(of: "tcp://")?.lowerBound.utf16Offset(in: default_))
+        #expect(
+            row.range(of: "sim")?.lowerBound.utf16Offset(in: row)
+                == default_.range(of: "tcp://")?.lowerBound.utf16Offset(in: default_))
     }
 
     @Test func columnsAreSizedToTheirContent() {

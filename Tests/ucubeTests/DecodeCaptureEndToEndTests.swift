@@ -14,7 +14,9 @@ import Testing
         let run = try await UCubeSandbox().run(["decode"] + arguments)
         #expect(run.status == 0, "\(run.stderr)")
         let out = run.stdout
-        #expect(out.contains("TxRx: handle 0x0012 on connection 0x0040 (announced by the GATT discovery in the capture)"), "\(out)")
+        #expect(
+            out.contains("TxRx: handle 0x0012 on connection 0x0040 (announced by the GATT discovery in the capture)"),
+            "\(out)")
         #expect(out.contains("12 frames\n"), "\(out)")
         #expect(!out.contains("note:"), "\(out)")
         // GetInfo: the command, its sequence, the answer's status and the GetInfo tags decoded.
@@ -37,7 +39,8 @@ import Testing
     @Test func theJSONFormHasTheFramesAsDecodeReportsThem() async throws {
         let run = try await UCubeSandbox().run(["decode", "--json", "--as", "btsnoop", Self.h4])
         #expect(run.status == 0, "\(run.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
         #expect(object["kind"] as? String == "btsnoop")
         let txRx = try #require(object["txRx"] as? [[String: Any]])
         #expect(txRx.first?["handle"] as? Int == 0x12)
@@ -75,7 +78,9 @@ import Testing
         // --handle names the handle: another one finds no frame there.
         let other = try await sandbox.run(["decode", "--as", "btsnoop", "--handle", "0x0015", Self.h4])
         #expect(other.status == 0, "\(other.stderr)")
-        #expect(other.stdout.contains("TxRx: handle 0x0015 on connection 0x0040 (given by --handle): 1 writes"), "\(other.stdout)")
+        #expect(
+            other.stdout.contains("TxRx: handle 0x0015 on connection 0x0040 (given by --handle): 1 writes"),
+            "\(other.stdout)")
         #expect(other.stdout.contains("0 frames"), "\(other.stdout)")
     }
 

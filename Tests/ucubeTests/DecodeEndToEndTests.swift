@@ -72,7 +72,8 @@ import UCubeProtocol
         #expect(session.status == 0, "\(session.stderr)")
         #expect(session.stderr.contains(" secured crypto=7F MAC=00000000"), "the sent note: \(session.stderr)")
         let traced = session.stderr.split(separator: "\n")
-        let answer = try #require(traced.firstIndex { $0.hasPrefix("< ") && $0.contains(" 50 26 ") }, "\(session.stderr)")
+        let answer = try #require(
+            traced.firstIndex { $0.hasPrefix("< ") && $0.contains(" 50 26 ") }, "\(session.stderr)")
         #expect(traced[answer + 1].contains(" secured crypto="), "the received note: \(session.stderr)")
 
         let decoded = try await sandbox.run(["decode"], input: session.stderr, timeout: .seconds(30))
@@ -117,7 +118,8 @@ import UCubeProtocol
 
     /// In a shell script, `decode` without hex does not read the script's own lines as its input.
     @Test func decodeWithoutHexInTheShellLeavesTheScriptAlone() async throws {
-        let run = try await UCubeSandbox().run(["shell", "--keep-going"], input: "decode\ninfo\n", timeout: .seconds(30))
+        let run = try await UCubeSandbox().run(
+            ["shell", "--keep-going"], input: "decode\ninfo\n", timeout: .seconds(30))
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stdout.contains("state: READY"), "info still ran: \(run.stdout)")
     }

@@ -21,12 +21,14 @@ import UCubeProtocol
         let run = try sandbox.startCapturing(["decode"] + (json ? ["--json"] : []), stdin: input)
         let writer = input.fileHandleForWriting
         try writer.write(contentsOf: Data((Self.header + "> 0.000100 plain \(Self.cancelAll)\n").utf8))
-        var shown = await UCubeSandbox.readUntil(run.stdout, contains: json ? #""command": "CancelAll""# : "command CancelAll")
+        var shown = await UCubeSandbox.readUntil(
+            run.stdout, contains: json ? #""command": "CancelAll""# : "command CancelAll")
         #expect(run.process.isRunning, "the input is still open")
         #expect(!shown.contains("response"), "\(shown)")
 
         try writer.write(contentsOf: Data("< 0.000200 plain \(Self.cancelled)\n".utf8))
-        shown += await UCubeSandbox.readUntil(run.stdout, contains: json ? #""direction": "response""# : "response, status 0")
+        shown += await UCubeSandbox.readUntil(
+            run.stdout, contains: json ? #""direction": "response""# : "response, status 0")
         #expect(run.process.isRunning)
 
         try writer.write(contentsOf: Data("end 0.000300\n".utf8))
@@ -35,8 +37,12 @@ import UCubeProtocol
         #expect(await run.process.exit() == 0)
         if json {
             // The array written element by element is the array `decode` always wrote: one document, two frames.
-            let frames = try #require(try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [[String: Any]], "\(shown)")
-            #expect(frames.compactMap { ($0["frame"] as? [String: Any])?["direction"] as? String } == ["command", "response"])
+            let frames = try #require(
+                try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [[String: Any]], "\(shown)")
+            #expect(
+                frames.compactMap { ($0["frame"] as? [String: Any])?["direction"] as? String } == [
+                    "command", "response",
+                ])
             #expect(shown.hasPrefix("[\n  {\n") && shown.hasSuffix("\n]\n"), "\(shown)")
         } else {
             #expect(shown.hasPrefix("> frame: STX, LEN 0, SEQ 0, CMD 0x0202 CancelAll"), "\(shown)")
@@ -67,16 +73,19 @@ import UCubeProtocol
     func aBadFrameStopsTheDecodingAfterTheFramesBeforeIt(json: Bool) async throws {
         let sandbox = try UCubeSandbox()
         let path = sandbox.directory.appendingPathComponent("bad.rec")
-        let text = Self.header + "> 0.1 plain \(Self.cancelAll)\n< 0.2 plain \(Self.cancelled)\n< 0.3 plain \(Self.badCRC)\n"
+        let text =
+            Self.header + "> 0.1 plain \(Self.cancelAll)\n< 0.2 plain \(Self.cancelled)\n< 0.3 plain \(Self.badCRC)\n"
         try Data(text.utf8).write(to: path)
         let run = try await sandbox.run(["decode"] + (json ? ["--json"] : []) + [path.path])
         #expect(run.status == 65, "\(run.stderr)")
         #expect(run.stderr.contains("not a valid frame: CRC"), "\(run.stderr)")
         if json {
-            let frames = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]], "\(run.stdout)")
+            let frames = try #require(
+                try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]], "\(run.stdout)")
             #expect(frames.count == 2)
         } else {
-            #expect(run.stdout.contains("command CancelAll") && run.stdout.contains("response, status 0"), "\(run.stdout)")
+            #expect(
+                run.stdout.contains("command CancelAll") && run.stdout.contains("response, status 0"), "\(run.stdout)")
         }
     }
 

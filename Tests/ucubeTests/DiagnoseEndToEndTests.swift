@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubeProtocol
+
 @testable import UCubeCLI
 
 #if canImport(Glibc)
@@ -29,7 +30,9 @@ struct DiagnoseResult {
 
     func severity(_ area: String, _ check: String) -> String? { finding(area, check)?["severity"] as? String }
     func code(_ area: String, _ check: String) -> String? { finding(area, check)?["code"] as? String }
-    func details(_ area: String, _ check: String) -> [String: Any] { finding(area, check)?["details"] as? [String: Any] ?? [:] }
+    func details(_ area: String, _ check: String) -> [String: Any] {
+        finding(area, check)?["details"] as? [String: Any] ?? [:]
+    }
 
     /// Every finding has every key; ok findings have a null hint, others a hint unless skipped.
     func checkShape() {
@@ -40,11 +43,15 @@ struct DiagnoseResult {
             let severity = f["severity"] as? String
             #expect(["ok", "warning", "blocking", "skipped"].contains(severity ?? ""), "\(f)")
             if severity == "ok" { #expect(f["hint"] is NSNull, "\(f)") }
-            if severity == "warning" || severity == "blocking" { #expect(f["hint"] is String, "a finding without a hint: \(f)") }
+            if severity == "warning" || severity == "blocking" {
+                #expect(f["hint"] is String, "a finding without a hint: \(f)")
+            }
         }
         let areas = findings.compactMap { $0["area"] as? String }
         let order = ["link", "terminal", "tms", "journal", "disk"]
-        #expect(areas == areas.sorted { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! }, "grouped by area: \(areas)")
+        #expect(
+            areas == areas.sorted { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! }, "grouped by area: \(areas)"
+        )
     }
 }
 
@@ -69,7 +76,8 @@ extension UCubeSandbox {
         #expect(result.severity("terminal", "answer") == "ok")
         #expect(result.severity("terminal", "state") == "ok")
         #expect(result.severity("terminal", "battery") != nil)
-        #expect(result.details("terminal", "versions")["firmware"] is String, "\(result.details("terminal", "versions"))")
+        #expect(
+            result.details("terminal", "versions")["firmware"] is String, "\(result.details("terminal", "versions"))")
         #expect(result.code("tms", "configured") == "tms-not-configured")
         #expect(result.severity("tms", "configured") == "skipped")
         #expect(result.severity("journal", "unresolved") == "ok")
@@ -132,7 +140,10 @@ extension UCubeSandbox {
         let journal = sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl")
         let handle = try FileHandle(forWritingTo: journal)
         handle.seekToEndOfFile()
-        handle.write(Data(#"{"kind":"start","requestID":"died-1","time":"2026-11-24T10:00:00Z","amount":700,"currency":"EUR","device":"sim"}"#.utf8 + [0x0A]))
+        handle.write(
+            Data(
+                #"{"kind":"start","requestID":"died-1","time":"2026-11-24T10:00:00Z","amount":700,"currency":"EUR","device":"sim"}"#
+                    .utf8 + [0x0A]))
         try handle.close()
 
         let result = try await sandbox.diagnose()
@@ -169,7 +180,8 @@ extension UCubeSandbox {
         let sandbox = try UCubeSandbox()
         let run = sandbox.directory.appendingPathComponent("run/ucube")
         try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true)
-        try "secured=0 next=4 owner=999999\n".write(to: run.appendingPathComponent("session-sim"), atomically: true, encoding: .utf8)
+        try "secured=0 next=4 owner=999999\n".write(
+            to: run.appendingPathComponent("session-sim"), atomically: true, encoding: .utf8)
         let result = try await sandbox.diagnose()
         #expect(result.run.status == 0, "\(result.run.stdout)\(result.run.stderr)")
         #expect(result.code("link", "session") == "stale-session", "\(result.findings)")
@@ -256,9 +268,15 @@ extension UCubeSandbox {
         for (days, code) in [(1, "tms-certificate-expiring"), (-1, "tms-certificate-expired")] {
             let key = sandbox.directory.appendingPathComponent("key.pem").path
             let cert = sandbox.directory.appendingPathComponent("cert.pem").path
-            try await openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=\(serial)"])
+            try await openssl([
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+                "-out", cert, "-days", "1", "-subj", "/CN=\(serial)",
+            ])
             if days < 1 { try await openssl(["x509", "-in", cert, "-signkey", key, "-days", "\(days)", "-out", cert]) }
-            try await openssl(["pkcs12", "-export", "-inkey", key, "-in", cert, "-out", tms.appendingPathComponent("\(serial).p12").path, "-passout", "pass:gmxsas"])
+            try await openssl([
+                "pkcs12", "-export", "-inkey", key, "-in", cert, "-out",
+                tms.appendingPathComponent("\(serial).p12").path, "-passout", "pass:gmxsas",
+            ])
             let result = try await sandbox.diagnose()
             #expect(result.run.status == 0, "\(result.run.stdout)\(result.run.stderr)")
             #expect(result.severity("tms", "registered") == "ok", "\(result.findings)")
@@ -279,7 +297,9 @@ extension UCubeSandbox {
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        guard await p.exit() == 0 else { throw SandboxError(message: "openssl \(arguments.joined(separator: " ")) failed") }
+        guard await p.exit() == 0 else {
+            throw SandboxError(message: "openssl \(arguments.joined(separator: " ")) failed")
+        }
     }
 
     private func freePort() throws -> Int {
@@ -291,7 +311,9 @@ extension UCubeSandbox {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw SandboxError(message: "no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -340,7 +362,8 @@ struct DiagnoseBluetoothTests {
 
     @Test func permissionDenied() async throws {
         let sandbox = try UCubeSandbox()
-        let bluez = try await BlueZMock(sandbox, parameters: ["deny": ["SetDiscoveryFilter", "StartDiscovery", "Connect"]])
+        let bluez = try await BlueZMock(
+            sandbox, parameters: ["deny": ["SetDiscoveryFilter", "StartDiscovery", "Connect"]])
         defer { bluez.stop() }
         let result = try await sandbox.diagnose(Self.device)
         #expect(result.run.status == 16, "\(result.run.stdout)\(result.run.stderr)")
@@ -400,6 +423,8 @@ struct DiagnoseBluetoothTests {
     @Test func terminalTimeIsReadAsUTC() {
         let t = RTCDateTime(year: 2026, month: 11, day: 24, hour: 10, minute: 0, second: 5)
         #expect(UCube.Diagnose.epochSeconds(t) == 1_795_514_405)
-        #expect(UCube.Diagnose.epochSeconds(RTCDateTime(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0)) == 946_684_800)
+        #expect(
+            UCube.Diagnose.epochSeconds(RTCDateTime(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0))
+                == 946_684_800)
     }
 }

@@ -9,7 +9,10 @@ import UCubeProtocol
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run("--device sim info")
         #expect(run.status == 0, "\(run.stderr)")
-        for label in ["serial number: 202401001", "part number: uCubeTouchUCUBE", "firmware (SVPP): 6.0.0.54", "state: READY", "battery: "] {
+        for label in [
+            "serial number: 202401001", "part number: uCubeTouchUCUBE", "firmware (SVPP): 6.0.0.54", "state: READY",
+            "battery: ",
+        ] {
             #expect(run.stdout.contains(label), "missing \(label) in \(run.stdout)")
         }
         let json = try await sandbox.run("--device sim rpc get-info --json")
@@ -25,7 +28,9 @@ import UCubeProtocol
 
     /// Trace lines "> 02 00 …" / "< 02 00 …" as byte arrays.
     static func tracedFrames(_ stderr: String, direction: Character) -> [[UInt8]] {
-        stderr.split(separator: "\n").filter { $0.first == direction }.compactMap { try? Hex.decode(String($0.dropFirst(2))) }
+        stderr.split(separator: "\n").filter { $0.first == direction }.compactMap {
+            try? Hex.decode(String($0.dropFirst(2)))
+        }
     }
 
     // spec §2: over TCP, --trace shows frames identical byte for byte to the layout: STX, LEN, SEQ, CMD, payload, CRC
@@ -34,7 +39,9 @@ import UCubeProtocol
         let sandbox = try UCubeSandbox()
         let (server, port) = try await sandbox.startSimulator()
         defer { server.terminate() }
-        let run = try await sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "--trace", "rpc", "raw", "5001", "C1 C4 D1"])
+        let run = try await sandbox.run([
+            "--device", "tcp://127.0.0.1:\(port)", "--trace", "rpc", "raw", "5001", "C1 C4 D1",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let sent = Self.tracedFrames(run.stderr, direction: ">")
         let received = Self.tracedFrames(run.stderr, direction: "<")
@@ -118,18 +125,36 @@ import UCubeProtocol
     @Test func hostileTerminal() async throws {
         let sandbox = try UCubeSandbox()
         let cases: [(String, Int32, String, @Sendable (RawFrame) -> [UInt8]?)] = [
-            ("wrong CRC", 6, "CRC", { f in var b = FakeTerminal.goodResponse(to: f); b[b.count - 2] ^= 0x55; return b }),
-            ("bad ETX", 6, "ETX", { f in var b = FakeTerminal.goodResponse(to: f); b[b.count - 1] = 0x7E; return b }),
+            (
+                "wrong CRC", 6, "CRC",
+                { f in
+                    var b = FakeTerminal.goodResponse(to: f); b[b.count - 2] ^= 0x55; return b
+                }
+            ),
+            (
+                "bad ETX", 6, "ETX",
+                { f in
+                    var b = FakeTerminal.goodResponse(to: f); b[b.count - 1] = 0x7E; return b
+                }
+            ),
             ("LEN over the limit", 6, "2068", { f in [0x02, 0x09, 0x00, f.sequence, 0x50, 0x01] }),
-            ("wrong command id", 6, "while", { f in try! ResponseFrame(sequence: f.sequence, command: .waitCard, status: .success).encoded() }),
+            (
+                "wrong command id", 6, "while",
+                { f in try! ResponseFrame(sequence: f.sequence, command: .waitCard, status: .success).encoded() }
+            ),
             ("hang-up", 5, "link", { _ in nil }),
-            ("unknown command 0x8000", 3, "not recognise", { f in
-                try! ResponseFrame(sequence: f.sequence, command: .unrecognised, status: .unknownCommand).encoded()
-            }),
+            (
+                "unknown command 0x8000", 3, "not recognise",
+                { f in
+                    try! ResponseFrame(sequence: f.sequence, command: .unrecognised, status: .unknownCommand).encoded()
+                }
+            ),
         ]
         for (name, code, message, answer) in cases {
             let fake = try FakeTerminal(answer: answer)
-            let run = try await sandbox.run(["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "5", "rpc", "raw", "5001", "C4"], timeout: .seconds(20))
+            let run = try await sandbox.run(
+                ["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "5", "rpc", "raw", "5001", "C4"],
+                timeout: .seconds(20))
             #expect(run.status == code, "\(name): exit \(run.status), \(run.stderr)")
             #expect(run.stderr.contains(message), "\(name): \(run.stderr)")
         }
@@ -137,7 +162,8 @@ import UCubeProtocol
 
     @Test func silentTerminalTimesOut() async throws {
         let fake = try FakeTerminal(answer: { _ in [] })
-        let run = try await UCubeSandbox().run(["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "0.5", "info"], timeout: .seconds(20))
+        let run = try await UCubeSandbox().run(
+            ["--device", "tcp://127.0.0.1:\(fake.port)", "--rpc-timeout", "0.5", "info"], timeout: .seconds(20))
         #expect(run.status == 4, "\(run.stderr)")
         #expect(run.stderr.contains("no answer"))
     }

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import UCubeProtocol
+
 @testable import UCubeCLI
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Issue 12, parts 3 and 4: every failure is one error with a stable code, its documented exit code, a sentence and
 /// a hint; with `--json` it is a JSON object on stdout. Each test runs a repro of the issue through the built binary
@@ -61,7 +63,9 @@ import UCubeProtocol
             addr.sin_family = sa_family_t(AF_INET)
             addr.sin_addr.s_addr = inet_addr("127.0.0.1")
             let bound = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard bound == 0 else {
                 close(fd)
@@ -159,7 +163,8 @@ import UCubeProtocol
         defer { withExtendedLifetime(refusing) {} }
         let port = refusing.port
         let sandbox = try UCubeSandbox()
-        let run = try await sandbox.run(["--json", "--device", "tcp://127.0.0.1:\(port)", "info"], timeout: .seconds(30))
+        let run = try await sandbox.run(
+            ["--json", "--device", "tcp://127.0.0.1:\(port)", "info"], timeout: .seconds(30))
         #expect(run.status == 5)
         let error = try Self.errorObject(run)
         #expect(error.code == "connection-refused")
@@ -176,7 +181,8 @@ import UCubeProtocol
     }
 
     @Test func anUnknownHostIsNamed() async throws {
-        let run = try await UCubeSandbox().run(["--json", "--device", "tcp://no-such-host.invalid:5000", "info"], timeout: .seconds(60))
+        let run = try await UCubeSandbox().run(
+            ["--json", "--device", "tcp://no-such-host.invalid:5000", "info"], timeout: .seconds(60))
         #expect(run.status == 5)
         #expect(try Self.errorObject(run).code == "host-not-found")
     }
@@ -184,7 +190,8 @@ import UCubeProtocol
     /// Linux refuses a TCP connect to a multicast address at once with ENETUNREACH (`tcp_v4_connect`), whatever
     /// the machine's routes: a deterministic "unreachable".
     @Test func anUnreachableHostIsNamed() async throws {
-        let run = try await UCubeSandbox().run(["--json", "--device", "tcp://224.0.0.1:5000", "info"], timeout: .seconds(30))
+        let run = try await UCubeSandbox().run(
+            ["--json", "--device", "tcp://224.0.0.1:5000", "info"], timeout: .seconds(30))
         #expect(run.status == 5)
         #expect(try Self.errorObject(run).code == "host-unreachable")
     }
@@ -223,12 +230,16 @@ import UCubeProtocol
         let sandbox = try UCubeSandbox()
         let first = try await TMSEndToEndTests.startTMS(sandbox)
         defer { first.process.terminate() }
-        let register = try await sandbox.run(["--device", "sim", "mdm-register", "--tms", first.url, "--tms-ca", first.ca])
+        let register = try await sandbox.run([
+            "--device", "sim", "mdm-register", "--tms", first.url, "--tms-ca", first.ca,
+        ])
         #expect(register.status == 0, "\(register.stderr)")
         sandbox.environment["UCUBE_TMS_SIM_HOME"] = sandbox.directory.appendingPathComponent("other-tms").path
         let second = try await TMSEndToEndTests.startTMS(sandbox)
         defer { second.process.terminate() }
-        let run = try await sandbox.run(["--json", "--device", "sim", "mdm-update", "--plan", "--tms", second.url, "--tms-ca", second.ca])
+        let run = try await sandbox.run([
+            "--json", "--device", "sim", "mdm-update", "--plan", "--tms", second.url, "--tms-ca", second.ca,
+        ])
         #expect(run.status == 8)
         let error = try Self.errorObject(run)
         #expect(error.code == "tms-tls-certificate-rejected", "\(error)")
@@ -299,9 +310,10 @@ import UCubeProtocol
     @Test func theCatalogueListsEveryCodeOnce() {
         let codes = CLIErrorCode.catalogue.map(\.code)
         #expect(Set(codes).count == codes.count)
-        for code in ["usage", "unknown-command", "connection-refused", "tms-not-configured", "tms-tls-untrusted-certificate",
-            "state-directory-unusable", "stdout-write-failed", "address-in-use"]
-        {
+        for code in [
+            "usage", "unknown-command", "connection-refused", "tms-not-configured", "tms-tls-untrusted-certificate",
+            "state-directory-unusable", "stdout-write-failed", "address-in-use",
+        ] {
             #expect(codes.contains(code), "\(code)")
         }
         let documented = Set(ExitCodes.all.map(\.code))
@@ -328,7 +340,9 @@ import UCubeProtocol
     @Test func aCardWaitTimeoutPrintsAnASCIIMinus() async throws {
         let sandbox = try UCubeSandbox()
         sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
-        let run = try await sandbox.run(["--device", "sim", "pay", "5", "--card", "card-timeout", "--card-timeout", "1"])
+        let run = try await sandbox.run([
+            "--device", "sim", "pay", "5", "--card", "card-timeout", "--card-timeout", "1",
+        ])
         #expect(run.status == 12, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("(-2)"), "\(run.stdout)")
         #expect(!(run.stdout + run.stderr).contains("\u{2212}"))

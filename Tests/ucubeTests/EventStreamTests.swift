@@ -41,6 +41,7 @@ import Testing
         let rest = await UCubeSandbox.readToEnd(pay.stderr)
         let events = Self.events(seen + rest)
         #expect(events.contains { $0["event"] as? String == "finished" && $0["status"] as? String == "CANCELLED" })
-        #expect(events.contains { ($0["text"] as? String)?.contains("cancelling the payment") == true }, "\(seen + rest)")
+        #expect(
+            events.contains { ($0["text"] as? String)?.contains("cancelling the payment") == true }, "\(seen + rest)")
     }
 }

@@ -10,7 +10,8 @@ import UCubeProtocol
 @Suite struct ExplainEndToEndTests {
     /// TVR (EMV 4.4 Book 3 Annex C5: ODA not performed, cardholder verification not successful), CID ARQC, CVM
     /// results (signature, unknown), a Visa IAD, terminal type 22, an amount with its currency, the NFC outcome.
-    static let tlv = "95 05 8000800000 9F27 01 80 9F34 03 1E0300 9F10 07 06010A03A41000 9F35 01 22 "
+    static let tlv =
+        "95 05 8000800000 9F27 01 80 9F34 03 1E0300 9F10 07 06010A03A41000 9F35 01 22 "
         + "5F2A 02 0978 9F02 06 000000001250 DF72 02 3036"
 
     @Test func decodeExplainsEachFieldBelowItsValue() async throws {
@@ -38,7 +39,10 @@ import UCubeProtocol
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let fields = try #require(object["explanations"] as? [[String: Any]], "\(run.stdout)")
-        #expect(fields.compactMap { $0["tag"] as? String } == ["95", "9F27", "9F34", "9F10", "9F35", "5F2A", "9F02", "DF72"])
+        #expect(
+            fields.compactMap { $0["tag"] as? String } == [
+                "95", "9F27", "9F34", "9F10", "9F35", "5F2A", "9F02", "DF72",
+            ])
         let tvr = try #require(fields.first)
         #expect(tvr["name"] as? String == "terminalVerificationResults")
         #expect(tvr["value"] as? String == "8000800000")
@@ -52,11 +56,16 @@ import UCubeProtocol
 
     /// The answer of a GetPlainTag frame has its TLV data explained too.
     @Test func decodeExplainsTheTLVOfAnAnswer() async throws {
-        let frame = try ResponseFrame(sequence: 1, command: .getPlainTag, status: .success, data: [0x9F, 0x27, 0x01, 0x40])
-            .encoded()
+        let frame = try ResponseFrame(
+            sequence: 1, command: .getPlainTag, status: .success, data: [0x9F, 0x27, 0x01, 0x40]
+        )
+        .encoded()
         let run = try await UCubeSandbox().run(["decode", Hex.encode(frame, separator: " ")])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("  explained:\n    9F27 cryptogramInformationData: 40\n      byte 1 bits 8-7 = 01: cryptogram type: TC (Transaction Certificate)\n"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains(
+                "  explained:\n    9F27 cryptogramInformationData: 40\n      byte 1 bits 8-7 = 01: cryptogram type: TC (Transaction Certificate)\n"
+            ), "\(run.stdout)")
     }
 
     @Test func payJSONHasExplanations() async throws {
@@ -78,7 +87,8 @@ import UCubeProtocol
         var context = PaymentContext(request: PaymentRequest(amount: 1250, currency: .eur, requestID: "x"))
         context.tvr = [0x80, 0x00, 0x80, 0x00, 0x00]
         context.authorizationPlainTags = [
-            try #require(SafeTLV(TLV(Tag(0x9F27), [0x80]))), try #require(SafeTLV(TLV(Tag(0x9F02), [0, 0, 0, 0, 0x12, 0x50]))),
+            try #require(SafeTLV(TLV(Tag(0x9F27), [0x80]))),
+            try #require(SafeTLV(TLV(Tag(0x9F02), [0, 0, 0, 0, 0x12, 0x50]))),
         ]
         let lines = PaymentStepping.contextLines(context)
         let start = try #require(lines.firstIndex(of: "explained:"), "\(lines)")

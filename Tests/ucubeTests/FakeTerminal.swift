@@ -1,8 +1,9 @@
+import Foundation
+import UCubeProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import UCubeProtocol
 
 /// A TCP "terminal" that answers each command with hand-made bytes (a wrong CRC, a bad ETX, an oversize LEN,
 /// or nothing and a hang-up), to test what `ucube` does with a hostile or broken peer.
@@ -57,7 +58,9 @@ final class FakeTerminal: @unchecked Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = 0
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 4) == 0 else { throw SandboxError(message: "bind/listen failed") }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -75,7 +78,9 @@ final class FakeTerminal: @unchecked Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard fd >= 0, connected == 0 else { throw SandboxError(message: "cannot connect to 127.0.0.1:\(port)") }
         return fd

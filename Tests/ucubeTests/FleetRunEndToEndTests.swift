@@ -10,11 +10,15 @@ import FoundationXML
 /// halfway that finishes only the remaining terminals when started again.
 @Suite(.serialized) struct FleetRunEndToEndTests {
     /// `ucube simulate --fleet COUNT` in the background; returns it and its devices file.
-    static func startFleet(_ sandbox: UCubeSandbox, count: Int, _ extra: [String] = []) async throws -> (process: Process, devices: [String], file: String) {
+    static func startFleet(_ sandbox: UCubeSandbox, count: Int, _ extra: [String] = []) async throws -> (
+        process: Process, devices: [String], file: String
+    ) {
         let file = sandbox.directory.appendingPathComponent("devices-\(UUID().uuidString.prefix(8))").path
         let (process, out, _) = try sandbox.startCapturing(
-            ["simulate", "--fleet", "\(count)", "--listen", "127.0.0.1:0", "--devices-file", file,
-             "--state-dir", sandbox.directory.appendingPathComponent("fleet-\(UUID().uuidString.prefix(8))").path] + extra)
+            [
+                "simulate", "--fleet", "\(count)", "--listen", "127.0.0.1:0", "--devices-file", file,
+                "--state-dir", sandbox.directory.appendingPathComponent("fleet-\(UUID().uuidString.prefix(8))").path,
+            ] + extra)
         var printed = ""
         while printed.split(separator: "\n").count < count {
             let more = await UCubeSandbox.readUntil(out, contains: "\n")
@@ -59,28 +63,36 @@ import FoundationXML
         sandbox.environment["UCUBE_TMS_URL"] = tms.url
         sandbox.environment["UCUBE_TMS_CA"] = tms.ca
         let fleet = try await Self.startFleet(
-            sandbox, count: 20, ["--fleet-fault", "3:load-drop@2", "--fleet-fault", "7:refuse-image", "--fleet-fault", "11:mute"])
+            sandbox, count: 20,
+            ["--fleet-fault", "3:load-drop@2", "--fleet-fault", "7:refuse-image", "--fleet-fault", "11:mute"])
         defer { fleet.process.terminate() }
         let faulty = Set([fleet.devices[2], fleet.devices[6], fleet.devices[10]])
 
         // Registration: every terminal but the one that never answers.
-        let register = try await sandbox.run(["--json", "--rpc-timeout", "2", "mdm-register", "--devices", fleet.file], timeout: .seconds(120))
+        let register = try await sandbox.run(
+            ["--json", "--rpc-timeout", "2", "mdm-register", "--devices", fleet.file], timeout: .seconds(120))
         #expect(register.status == 18, "\(register.stderr)")
         let registered = Self.ends(register.stdout)
         #expect(registered.count == 20)
         #expect(registered.filter { $0.value["result"] as? String == "ok" }.count == 19, "\(register.stdout)")
         #expect(registered[fleet.devices[10]]?["exitName"] as? String == "timeout")
         // Each terminal's result is an event of the run; the run's own failure still ends stdout as its error object.
-        #expect((Self.events(register.stdout).last?["error"] as? [String: Any])?["code"] as? String == "fleet-failed", "\(register.stdout.suffix(500))")
+        #expect(
+            (Self.events(register.stdout).last?["error"] as? [String: Any])?["code"] as? String == "fleet-failed",
+            "\(register.stdout.suffix(500))")
 
         // The update: 17 and 3, in the JSON lines and the JUnit report.
         let junit = sandbox.directory.appendingPathComponent("update.xml").path
         let update = try await sandbox.run(
-            ["--json", "--rpc-timeout", "2", "mdm-update", "--devices", fleet.file, "--junit", junit], timeout: .seconds(300))
+            ["--json", "--rpc-timeout", "2", "mdm-update", "--devices", fleet.file, "--junit", junit],
+            timeout: .seconds(300))
         #expect(update.status == 18, "\(update.stderr)")
         let events = Self.events(update.stdout)
         #expect(events.count == update.stdout.split(separator: "\n").count, "every line is a JSON object")
-        #expect(events.filter { $0["event"] as? String != "summary" && $0["error"] == nil }.allSatisfy { $0["device"] is String })
+        #expect(
+            events.filter { $0["event"] as? String != "summary" && $0["error"] == nil }.allSatisfy {
+                $0["device"] is String
+            })
         let ends = Self.ends(update.stdout)
         let failed = Set(ends.filter { $0.value["result"] as? String == "failed" }.keys)
         #expect(ends.count == 20)
@@ -88,7 +100,11 @@ import FoundationXML
         #expect(ends[fleet.devices[2]]?["exit"] as? Int == 9)
         #expect(ends[fleet.devices[6]]?["exit"] as? Int == 9)
         #expect(ends[fleet.devices[10]]?["exit"] as? Int == 4)
-        #expect(events.contains { $0["event"] as? String == "item" && $0["device"] as? String == fleet.devices[0] && $0["result"] as? String == "installed" })
+        #expect(
+            events.contains {
+                $0["event"] as? String == "item" && $0["device"] as? String == fleet.devices[0]
+                    && $0["result"] as? String == "installed"
+            })
         let summary = try #require(events.first { $0["event"] as? String == "summary" })
         #expect(summary["succeeded"] as? Int == 17 && summary["failed"] as? Int == 3, "\(summary)")
         #expect((events.last?["error"] as? [String: Any])?["code"] as? String == "fleet-failed")
@@ -96,18 +112,27 @@ import FoundationXML
         #expect(report.tests == 20 && report.failures == 3 && report.skipped == 0, "\(report)")
         let failedCases = report.cases.filter { !($0.elements(forName: "failure").isEmpty) }
         #expect(Set(failedCases.compactMap { $0.attribute(forName: "classname")?.stringValue }) == faulty)
-        #expect(report.cases.first { $0.attribute(forName: "classname")?.stringValue == fleet.devices[0] }?.attribute(forName: "name")?.stringValue == "SVPP firmware")
+        #expect(
+            report.cases.first { $0.attribute(forName: "classname")?.stringValue == fleet.devices[0] }?.attribute(
+                forName: "name")?.stringValue == "SVPP firmware")
 
         // Again: the 17 are done (the run file says so); only the 3 are tried, and the link drop was a one-off.
         let again = try await sandbox.run(
-            ["--json", "--rpc-timeout", "2", "mdm-update", "--devices", fleet.file, "--junit", junit], timeout: .seconds(300))
+            ["--json", "--rpc-timeout", "2", "mdm-update", "--devices", fleet.file, "--junit", junit],
+            timeout: .seconds(300))
         #expect(again.status == 18, "\(again.stderr)")
-        let started = Set(Self.events(again.stdout).filter { $0["event"] as? String == "start" }.compactMap { $0["device"] as? String })
+        let started = Set(
+            Self.events(again.stdout).filter { $0["event"] as? String == "start" }.compactMap {
+                $0["device"] as? String
+            })
         #expect(started == faulty, "\(started)")
         let second = Self.ends(again.stdout)
         #expect(second.filter { $0.value["earlier"] as? Bool == true }.count == 17)
         #expect(second[fleet.devices[2]]?["result"] as? String == "ok")
-        #expect(Set(second.filter { $0.value["result"] as? String == "failed" }.keys) == [fleet.devices[6], fleet.devices[10]])
+        #expect(
+            Set(second.filter { $0.value["result"] as? String == "failed" }.keys) == [
+                fleet.devices[6], fleet.devices[10],
+            ])
         let retried = try Self.junitCounts(junit)
         #expect(retried.tests == 20 && retried.failures == 2, "\(retried)")
     }
@@ -115,11 +140,15 @@ import FoundationXML
     /// `--max-failures 2`, one terminal at a time: the first two never answer, so the other four never start.
     @Test func maxFailuresStopsStartingTerminals() async throws {
         let sandbox = try UCubeSandbox()
-        let fleet = try await Self.startFleet(sandbox, count: 6, ["--fleet-fault", "1:mute", "--fleet-fault", "2:mute"])
+        let fleet = try await Self.startFleet(
+            sandbox, count: 6, ["--fleet-fault", "1:mute", "--fleet-fault", "2:mute"])
         defer { fleet.process.terminate() }
         let junit = sandbox.directory.appendingPathComponent("info.xml").path
         let run = try await sandbox.run(
-            ["--json", "--rpc-timeout", "1", "info", "--devices", fleet.file, "--parallel", "1", "--max-failures", "2", "--junit", junit],
+            [
+                "--json", "--rpc-timeout", "1", "info", "--devices", fleet.file, "--parallel", "1", "--max-failures",
+                "2", "--junit", junit,
+            ],
             timeout: .seconds(60))
         #expect(run.status == 18, "\(run.stderr)")
         let ends = Self.ends(run.stdout)
@@ -128,12 +157,15 @@ import FoundationXML
         #expect(Set(ends.filter { $0.value["result"] as? String == "not-started" }.keys) == Set(fleet.devices[2...]))
         #expect(Self.events(run.stdout).filter { $0["event"] as? String == "start" }.count == 2)
         // The terminals' results are events of the run; the run's own failure still ends stdout as its error object.
-        #expect((Self.events(run.stdout).last?["error"] as? [String: Any])?["code"] as? String == "fleet-failed", "\(run.stdout.suffix(500))")
+        #expect(
+            (Self.events(run.stdout).last?["error"] as? [String: Any])?["code"] as? String == "fleet-failed",
+            "\(run.stdout.suffix(500))")
         #expect(run.stderr.contains("not started"), "\(run.stderr)")
         let report = try Self.junitCounts(junit)
         #expect(report.tests == 6 && report.failures == 2 && report.skipped == 4, "\(report)")
         // The log names the terminal of each line the run wrote for one.
-        let log = try String(contentsOf: sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log"), encoding: .utf8)
+        let log = try String(
+            contentsOf: sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log"), encoding: .utf8)
         for device in fleet.devices[0..<2] {
             #expect(log.contains("device=\(device)"), "\(log.suffix(2000))")
         }
@@ -142,13 +174,15 @@ import FoundationXML
         // no run file and asks every terminal each time (an earlier answer would be stale): the same command twice
         // starts all six both times.
         for _ in 0..<2 {
-            let all = try await sandbox.run(["--rpc-timeout", "1", "info", "--devices", fleet.file], timeout: .seconds(60))
+            let all = try await sandbox.run(
+                ["--rpc-timeout", "1", "info", "--devices", fleet.file], timeout: .seconds(60))
             #expect(all.status == 18)
             for device in fleet.devices[2...] { #expect(all.stdout.contains("\(device)  ok"), "\(all.stdout)") }
             #expect(all.stdout.contains("4 ok, 2 failed, 0 not started of 6 terminals"), "\(all.stdout)")
         }
         let runs = sandbox.directory.appendingPathComponent("state/ucube/runs").path
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? []).allSatisfy { !$0.hasPrefix("info") })
+        #expect(
+            ((try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? []).allSatisfy { !$0.hasPrefix("info") })
         let refused = try await sandbox.run(["info", "--devices", fleet.file, "--restart"])
         #expect(refused.status == 64, "\(refused.stderr)")
     }
@@ -163,7 +197,8 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let runFile = sandbox.directory.appendingPathComponent("update.run").path
         let update = [
-            "--json", "mdm-update", "--file", image.image, "--signature", image.signature, "--devices", fleet.file, "--parallel", "2",
+            "--json", "mdm-update", "--file", image.image, "--signature", image.signature, "--devices", fleet.file,
+            "--parallel", "2",
             "--run-file", runFile,
         ]
         let (process, out, _) = try sandbox.startCapturing(update)
@@ -181,7 +216,10 @@ import FoundationXML
 
         let again = try await sandbox.run(update, timeout: .seconds(180))
         #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
-        let started = Set(Self.events(again.stdout).filter { $0["event"] as? String == "start" }.compactMap { $0["device"] as? String })
+        let started = Set(
+            Self.events(again.stdout).filter { $0["event"] as? String == "start" }.compactMap {
+                $0["device"] as? String
+            })
         #expect(started == Set(fleet.devices).subtracting(finished), "started \(started), finished before \(finished)")
         let ends = Self.ends(again.stdout)
         #expect(ends.count == 6 && ends.values.allSatisfy { $0["result"] as? String == "ok" })

@@ -39,18 +39,24 @@ import FoundationXML
         let directory = sandbox.directory.path
 
         // One process, the whole fleet: the reference.
-        let reference = try await sandbox.run(["--json"] + info + ["--junit", "\(directory)/one.xml"], timeout: .seconds(120))
+        let reference = try await sandbox.run(
+            ["--json"] + info + ["--junit", "\(directory)/one.xml"], timeout: .seconds(120))
         #expect(reference.status == 18, "\(reference.stderr)")
         let ends = FleetRunEndToEndTests.ends(reference.stdout)
         #expect(Set(ends.filter { $0.value["result"] as? String == "failed" }.keys) == faulty)
         let referenceSummary = try #require(Self.summary(reference.stdout))
-        #expect(referenceSummary["succeeded"] as? Int == 37 && referenceSummary["failed"] as? Int == 3, "\(referenceSummary)")
+        #expect(
+            referenceSummary["succeeded"] as? Int == 37 && referenceSummary["failed"] as? Int == 3,
+            "\(referenceSummary)")
         #expect(referenceSummary["shard"] == nil)
         // Every fleet JSON line says when (ISO 8601, UTC, milliseconds); the run's own error object closes stdout.
         let lines = reference.stdout.split(separator: "\n")
         #expect(lines.count > 80)
         for line in lines.dropLast() {
-            #expect(line.range(of: #""time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z""#, options: .regularExpression) != nil, "\(line)")
+            #expect(
+                line.range(
+                    of: #""time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z""#,
+                    options: .regularExpression) != nil, "\(line)")
         }
         let oneXML = Self.normalised(try String(contentsOfFile: "\(directory)/one.xml", encoding: .utf8))
         let referenceText = try await sandbox.run(info, timeout: .seconds(120))
@@ -62,7 +68,9 @@ import FoundationXML
                 for index in 1...count {
                     group.addTask {
                         let run = try await sandbox.run(
-                            ["--json"] + info + ["--shard", "\(index)/\(count)", "--junit", "\(directory)/shard-\(count)-\(index).xml"],
+                            ["--json"] + info + [
+                                "--shard", "\(index)/\(count)", "--junit", "\(directory)/shard-\(count)-\(index).xml",
+                            ],
                             timeout: .seconds(120))
                         return (index, run)
                     }
@@ -91,14 +99,17 @@ import FoundationXML
             #expect(seen == Set(fleet.devices), "the shards cover the fleet")
             #expect(sizes.max()! - sizes.min()! <= 1, "\(sizes)")
 
-            let merged = try await sandbox.run(["--json", "fleet-merge", "--junit", "\(directory)/merged-\(count).xml"] + reports)
+            let merged = try await sandbox.run(
+                ["--json", "fleet-merge", "--junit", "\(directory)/merged-\(count).xml"] + reports)
             #expect(merged.status == 18, "\(merged.stderr)")
             let summary = try #require(Self.summary(merged.stdout))
             for key in ["command", "devices", "succeeded", "failed", "notStarted", "earlier"] {
-                #expect("\(summary[key] ?? "none")" == "\(referenceSummary[key] ?? "none")", "\(key) with \(count) shards")
+                #expect(
+                    "\(summary[key] ?? "none")" == "\(referenceSummary[key] ?? "none")", "\(key) with \(count) shards")
             }
             #expect(FleetRunEndToEndTests.ends(merged.stdout).count == 40)
-            let mergedXML = Self.normalised(try String(contentsOfFile: "\(directory)/merged-\(count).xml", encoding: .utf8))
+            let mergedXML = Self.normalised(
+                try String(contentsOfFile: "\(directory)/merged-\(count).xml", encoding: .utf8))
             #expect(mergedXML == oneXML, "\(count) shards")
             let text = try await sandbox.run(["fleet-merge"] + reports)
             #expect(text.status == 18)
@@ -111,7 +122,9 @@ import FoundationXML
         #expect(missing.status == 18, "\(missing.stderr)")
         #expect(missing.stderr.contains("never-written.jsonl: cannot read it"), "\(missing.stderr)")
         let report = try FleetRunEndToEndTests.junitCounts("\(directory)/partial.xml")
-        let failedNames = report.cases.filter { !$0.elements(forName: "failure").isEmpty }.compactMap { $0.attribute(forName: "classname")?.stringValue }
+        let failedNames = report.cases.filter { !$0.elements(forName: "failure").isEmpty }.compactMap {
+            $0.attribute(forName: "classname")?.stringValue
+        }
         #expect(failedNames.contains("shard 4/4"), "\(failedNames)")
     }
 
@@ -123,16 +136,21 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let junit = sandbox.directory.appendingPathComponent("diagnose.xml").path
         let run = try await sandbox.run(
-            ["--json", "--rpc-timeout", "3", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit], timeout: .seconds(60))
+            ["--json", "--rpc-timeout", "3", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit],
+            timeout: .seconds(60))
         #expect(run.status == 18, "\(run.stderr)")
         let ends = FleetRunEndToEndTests.ends(run.stdout)
         #expect(ends.count == 3)
         #expect(ends[fleet.devices[1]]?["exit"] as? Int == 16, "\(ends)")
         #expect((ends[fleet.devices[1]]?["message"] as? String)?.contains("timeout") == true)
-        #expect(ends[fleet.devices[0]]?["result"] as? String == "ok" && ends[fleet.devices[2]]?["result"] as? String == "ok")
+        #expect(
+            ends[fleet.devices[0]]?["result"] as? String == "ok" && ends[fleet.devices[2]]?["result"] as? String == "ok"
+        )
         let results = FleetRunEndToEndTests.events(run.stdout).filter { $0["event"] as? String == "result" }
         #expect(results.count == 3)
-        #expect(results.allSatisfy { (($0["result"] as? [String: Any])?["findings"] as? [Any])?.isEmpty == false }, "\(results)")
+        #expect(
+            results.allSatisfy { (($0["result"] as? [String: Any])?["findings"] as? [Any])?.isEmpty == false },
+            "\(results)")
         let report = try FleetRunEndToEndTests.junitCounts(junit)
         #expect(report.tests == 3 && report.failures == 1, "\(report)")
     }
@@ -148,12 +166,16 @@ import FoundationXML
         let fleet = try await FleetRunEndToEndTests.startFleet(sandbox, count: 3, ["--fleet-fault", "3:mute"])
         defer { fleet.process.terminate() }
         let received = sandbox.directory.appendingPathComponent("tms-sim/received-logs").path
-        let zips = { ((try? FileManager.default.contentsOfDirectory(atPath: received)) ?? []).filter { $0.hasSuffix(".zip") }.count }
+        let zips = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: received)) ?? []).filter { $0.hasSuffix(".zip") }
+                .count
+        }
         let log = sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log").path
         _ = try await sandbox.run(["--device", fleet.devices[0], "info"])  // something to send
 
         let failed = try await sandbox.run(
-            ["--json", "--rpc-timeout", "3", "send-logs", "--devices", fleet.file, "--parallel", "3"], timeout: .seconds(60))
+            ["--json", "--rpc-timeout", "3", "send-logs", "--devices", fleet.file, "--parallel", "3"],
+            timeout: .seconds(60))
         #expect(failed.status == 18, "\(failed.stderr)")
         let ends = FleetRunEndToEndTests.ends(failed.stdout)
         #expect(ends.filter { $0.value["result"] as? String == "ok" }.count == 2, "\(failed.stdout)")
@@ -162,7 +184,8 @@ import FoundationXML
         #expect(FileManager.default.fileExists(atPath: log), "a terminal still lacks the logs: they stay")
         #expect(try await sandbox.run(["send-logs", "--devices", fleet.file, "--output", "x.zip"]).status == 64)
 
-        let sent = try await sandbox.run(["send-logs", "--device", fleet.devices[0], "--device", fleet.devices[1]], timeout: .seconds(60))
+        let sent = try await sandbox.run(
+            ["send-logs", "--device", fleet.devices[0], "--device", fleet.devices[1]], timeout: .seconds(60))
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(sent.stdout.contains("bytes of logs sent"), "\(sent.stdout)")
         #expect(zips() == 4)
@@ -187,7 +210,10 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let junit = sandbox.directory.appendingPathComponent("suite.xml").path
         let run = try await sandbox.run(
-            ["--json", "--rpc-timeout", "3", "test", suite, "--devices", fleet.file, "--parallel", "3", "--junit", junit],
+            [
+                "--json", "--rpc-timeout", "3", "test", suite, "--devices", fleet.file, "--parallel", "3", "--junit",
+                junit,
+            ],
             timeout: .seconds(120))
         #expect(run.status == 18, "\(run.stderr)")
         let ends = FleetRunEndToEndTests.ends(run.stdout)
@@ -196,25 +222,40 @@ import FoundationXML
         #expect(ends[fleet.devices[2]]?["exitName"] as? String == "timeout")
         let cases = FleetRunEndToEndTests.events(run.stdout).filter { $0["event"] as? String == "case" }
         #expect(cases.count == 4, "\(run.stdout)")
-        #expect(cases.filter { $0["result"] as? String == "passed" }.compactMap { $0["case"] as? String } == ["approved", "approved"])
+        #expect(
+            cases.filter { $0["result"] as? String == "passed" }.compactMap { $0["case"] as? String } == [
+                "approved", "approved",
+            ])
 
         let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
         let suites = try document.nodes(forXPath: "/testsuites/testsuite").compactMap { $0 as? XMLElement }
         #expect(suites.compactMap { $0.attribute(forName: "name")?.stringValue } == fleet.devices.sorted())
-        let byName = Dictionary(uniqueKeysWithValues: suites.map { ($0.attribute(forName: "name")?.stringValue ?? "", $0) })
+        let byName = Dictionary(
+            uniqueKeysWithValues: suites.map { ($0.attribute(forName: "name")?.stringValue ?? "", $0) })
         let first = try #require(byName[fleet.devices[0]])
-        #expect(first.attribute(forName: "tests")?.stringValue == "2" && first.attribute(forName: "failures")?.stringValue == "1")
-        #expect(first.elements(forName: "testcase").compactMap { $0.attribute(forName: "name")?.stringValue } == ["approved", "wrong"])
+        #expect(
+            first.attribute(forName: "tests")?.stringValue == "2"
+                && first.attribute(forName: "failures")?.stringValue == "1")
+        #expect(
+            first.elements(forName: "testcase").compactMap { $0.attribute(forName: "name")?.stringValue } == [
+                "approved", "wrong",
+            ])
         let muted = try #require(byName[fleet.devices[2]])
-        #expect(muted.attribute(forName: "tests")?.stringValue == "1" && muted.attribute(forName: "failures")?.stringValue == "1")
+        #expect(
+            muted.attribute(forName: "tests")?.stringValue == "1"
+                && muted.attribute(forName: "failures")?.stringValue == "1")
         let root = try #require(document.rootElement())
-        #expect(root.attribute(forName: "tests")?.stringValue == "5" && root.attribute(forName: "failures")?.stringValue == "3")
+        #expect(
+            root.attribute(forName: "tests")?.stringValue == "5"
+                && root.attribute(forName: "failures")?.stringValue == "3")
 
         #expect(try await sandbox.run(["test", suite, "--devices", fleet.file, "--format", "junit"]).status == 64)
     }
 
-    @Test(arguments: [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "1/0"], ["--shard", "x"], ["--shard-host", "bench-a"],
-        ["--shard", "1/2", "--shard-host", "bad/name"]])
+    @Test(arguments: [
+        ["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "1/0"], ["--shard", "x"], ["--shard-host", "bench-a"],
+        ["--shard", "1/2", "--shard-host", "bad/name"],
+    ])
     func badShardsAreUsageErrors(arguments: [String]) async throws {
         let sandbox = try UCubeSandbox()
         let file = sandbox.directory.appendingPathComponent("devices").path

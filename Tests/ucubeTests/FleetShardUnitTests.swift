@@ -22,8 +22,11 @@ struct FleetShardUnitTests {
         for total in [1, 2, 7, 40] {
             let devices = Self.fleet(total)
             for count in [1, 3, 4, 9] {
-                let parts = (1...count).map { FleetShard(index: $0, count: count, host: nil).select(devices).map(\.name) }
-                #expect(parts.flatMap { $0 }.sorted() == devices.map(\.name).sorted(), "every terminal in exactly one part")
+                let parts = (1...count).map {
+                    FleetShard(index: $0, count: count, host: nil).select(devices).map(\.name)
+                }
+                #expect(
+                    parts.flatMap { $0 }.sorted() == devices.map(\.name).sorted(), "every terminal in exactly one part")
                 #expect(Set(parts.flatMap { $0 }).count == total)
                 let sizes = parts.map(\.count)
                 #expect(sizes.max()! - sizes.min()! <= 1, "\(total) over \(count): \(sizes)")
@@ -64,8 +67,12 @@ struct FleetShardUnitTests {
         // A shard with no --shard-host takes no pinned terminal.
         let anonymous = FleetShard(index: 1, count: 1, host: nil).select(devices).map(\.name)
         #expect(anonymous == ["tcp://127.0.0.1:7001", "tcp://127.0.0.1:7004"])
-        #expect(throws: CLIFailure.self) { try FleetDevices.list(given: [], file: "d.txt", text: "tcp://127.0.0.1:7001 @bad/name") }
-        #expect(throws: CLIFailure.self) { try FleetDevices.list(given: [], file: "d.txt", text: "tcp://127.0.0.1:7001 @") }
+        #expect(throws: CLIFailure.self) {
+            try FleetDevices.list(given: [], file: "d.txt", text: "tcp://127.0.0.1:7001 @bad/name")
+        }
+        #expect(throws: CLIFailure.self) {
+            try FleetDevices.list(given: [], file: "d.txt", text: "tcp://127.0.0.1:7001 @")
+        }
     }
 
     @Test func theShardIsPartOfTheRunFileKey() {
@@ -76,13 +83,22 @@ struct FleetShardUnitTests {
 
     // MARK: fleet-merge
 
-    static func lines(_ verdicts: [FleetVerdict], command: String = "info", shard: String?, seconds: Double = 1) -> [UInt8] {
+    static func lines(_ verdicts: [FleetVerdict], command: String = "info", shard: String?, seconds: Double = 1)
+        -> [UInt8]
+    {
         var out = ""
         for verdict in verdicts {
-            let fields = FleetReporter.endFields(verdict) + [("device", .string(verdict.device)), ("time", .string("2026-11-25T10:00:0\(verdicts.count % 10).500Z"))]
+            let fields =
+                FleetReporter.endFields(verdict) + [
+                    ("device", .string(verdict.device)),
+                    ("time", .string("2026-11-25T10:00:0\(verdicts.count % 10).500Z")),
+                ]
             out += JSONOutput.Value.object(fields).line + "\n"
         }
-        var summary: [(String, JSONOutput.Value)] = [("event", .string("summary")), ("command", .string(command)), ("earlier", .number("0")), ("seconds", .number("\(seconds)"))]
+        var summary: [(String, JSONOutput.Value)] = [
+            ("event", .string("summary")), ("command", .string(command)), ("earlier", .number("0")),
+            ("seconds", .number("\(seconds)")),
+        ]
         if let shard { summary.append(("shard", .string(shard))) }
         out += JSONOutput.Value.object(summary).line + "\n"
         out += #"{"error":{"code":"fleet-failed","exit":18}}"# + "\n"
@@ -92,11 +108,13 @@ struct FleetShardUnitTests {
     @Test func mergedShardsGiveTheJUnitReportOfOneRun() throws {
         let all = (1...7).map { index -> FleetVerdict in
             index == 3
-                ? FleetVerdict.failed("tcp://h:\(index)", CLIFailure(ExitCodes.timeout, "no answer within 1.0 seconds"), seconds: 1)
+                ? FleetVerdict.failed(
+                    "tcp://h:\(index)", CLIFailure(ExitCodes.timeout, "no answer within 1.0 seconds"), seconds: 1)
                 : FleetVerdict.ok("tcp://h:\(index)", seconds: 0.5)
         }
         let reports = [[0, 4], [1, 5, 2], [6, 3]].enumerated().map { part, indices in
-            FleetMerge.parse(Self.lines(indices.map { all[$0] }, shard: "\(part + 1)/3"), name: "shard-\(part + 1).jsonl")
+            FleetMerge.parse(
+                Self.lines(indices.map { all[$0] }, shard: "\(part + 1)/3"), name: "shard-\(part + 1).jsonl")
         }
         #expect(reports.allSatisfy { $0.complete })
         let merged = try FleetMerge.merge(reports)
@@ -105,14 +123,17 @@ struct FleetShardUnitTests {
         let stamp = Date(timeIntervalSince1970: 0)
         #expect(
             JUnitReport.xml(command: "info", verdicts: merged.verdicts, timestamp: stamp, seconds: 1)
-                == JUnitReport.xml(command: "info", verdicts: FleetVerdict.reportOrder(all.shuffled()), timestamp: stamp, seconds: 1))
+                == JUnitReport.xml(
+                    command: "info", verdicts: FleetVerdict.reportOrder(all.shuffled()), timestamp: stamp, seconds: 1))
         #expect(merged.started != nil)
     }
 
     @Test func aMissingShardFailsByName() throws {
         let ok = FleetVerdict.ok("tcp://h:1", seconds: 1)
         let present = FleetMerge.parse(Self.lines([ok], shard: "1/3"), name: "shard-1.jsonl")
-        let cut = FleetMerge.parse(Array(Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], shard: "2/3").prefix(10)), name: "shard-2.jsonl")
+        let cut = FleetMerge.parse(
+            Array(Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], shard: "2/3").prefix(10)),
+            name: "shard-2.jsonl")
         let absent = FleetMerge.parse([], name: "shard-3.jsonl")
         let merged = try FleetMerge.merge([present, cut, absent])
         #expect(merged.verdicts.map(\.device) == ["shard 2/3", "shard 3/3", "tcp://h:1"])
@@ -123,18 +144,25 @@ struct FleetShardUnitTests {
         let extra = try FleetMerge.merge([whole, absent]).verdicts
         #expect(extra.map(\.device) == ["report shard-3.jsonl", "tcp://h:1"], "\(extra)")
         // Nothing usable at all: nothing to merge (not even which command it was).
-        #expect(throws: CLIFailure.self) { try FleetMerge.merge([absent, FleetMerge.parse(Array("junk\n".utf8), name: "junk")]) }
+        #expect(throws: CLIFailure.self) {
+            try FleetMerge.merge([absent, FleetMerge.parse(Array("junk\n".utf8), name: "junk")])
+        }
     }
 
     @Test func reportsThatDoNotBelongTogetherAreRefused() {
         let one = FleetMerge.parse(Self.lines([FleetVerdict.ok("tcp://h:1", seconds: 1)], shard: "1/2"), name: "a")
         let twice = FleetMerge.parse(Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], shard: "1/2"), name: "b")
-        let otherCount = FleetMerge.parse(Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], shard: "2/3"), name: "c")
-        let otherCommand = FleetMerge.parse(Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], command: "mdm-update", shard: "2/2"), name: "d")
-        let sameDevice = FleetMerge.parse(Self.lines([FleetVerdict.ok("tcp://h:1", seconds: 1)], shard: "2/2"), name: "e")
+        let otherCount = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], shard: "2/3"), name: "c")
+        let otherCommand = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], command: "mdm-update", shard: "2/2"), name: "d")
+        let sameDevice = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok("tcp://h:1", seconds: 1)], shard: "2/2"), name: "e")
         for pair in [[one, twice], [one, otherCount], [one, otherCommand], [one, sameDevice]] {
             #expect(throws: CLIFailure.self) { try FleetMerge.merge(pair) }
         }
-        #expect(throws: CLIFailure.self) { try FleetMerge.merge([FleetMerge.parse(Array("not json\n".utf8), name: "x")]) }
+        #expect(throws: CLIFailure.self) {
+            try FleetMerge.merge([FleetMerge.parse(Array("not json\n".utf8), name: "x")])
+        }
     }
 }

@@ -5,9 +5,12 @@ import Testing
 /// devices file, and faults per terminal — one that never answers, a link dropped at a Load block, an image refused.
 @Suite(.serialized) struct FleetSimulatorEndToEndTests {
     /// The firmware version GetInfo reports, from `info --json`.
-    static func firmware(_ sandbox: UCubeSandbox, _ device: String) async throws -> (serial: String, firmware: String)? {
-        let run = try await sandbox.run(["--device", device, "--json", "--rpc-timeout", "2", "info"], timeout: .seconds(30))
-        guard run.status == 0, let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
+    static func firmware(_ sandbox: UCubeSandbox, _ device: String) async throws -> (serial: String, firmware: String)?
+    {
+        let run = try await sandbox.run(
+            ["--device", device, "--json", "--rpc-timeout", "2", "info"], timeout: .seconds(30))
+        guard run.status == 0,
+            let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
             let info = json["response"] as? [String: Any]
         else { return nil }
         return ("\(info["serialNumber"] ?? "?")", "\(info["firmwareVersion"] ?? "?")")
@@ -19,7 +22,8 @@ import Testing
         let images = try RecoveryEndToEndTests.Images()
         let devicesFile = sandbox.directory.appendingPathComponent("devices")
         let (process, out, _) = try sandbox.startCapturing([
-            "simulate", "--fleet", "4", "--listen", "127.0.0.1:0", "--state-dir", sandbox.directory.appendingPathComponent("fleet").path,
+            "simulate", "--fleet", "4", "--listen", "127.0.0.1:0", "--state-dir",
+            sandbox.directory.appendingPathComponent("fleet").path,
             "--devices-file", devicesFile.path, "--fleet-fault", "2:silent@1", "--fleet-fault", "3:load-drop@2",
             "--fleet-fault", "4:refuse-image",
         ])
@@ -54,7 +58,10 @@ import Testing
         #expect(try await Self.firmware(sandbox, devices[0])?.firmware == "6.0.2.0")
     }
 
-    @Test(arguments: [["--fleet", "0"], ["--fleet", "2", "--fleet-fault", "3:silent@1"], ["--fleet-fault", "1:silent@1"], ["--fleet", "2", "--fleet-fault", "1:wobble@1"]])
+    @Test(arguments: [
+        ["--fleet", "0"], ["--fleet", "2", "--fleet-fault", "3:silent@1"], ["--fleet-fault", "1:silent@1"],
+        ["--fleet", "2", "--fleet-fault", "1:wobble@1"],
+    ])
     func badFleetOptionsAreUsageErrors(arguments: [String]) async throws {
         let run = try await UCubeSandbox().run(["simulate", "--listen", "127.0.0.1:0"] + arguments)
         #expect(run.status == 64, "\(run.stderr)")

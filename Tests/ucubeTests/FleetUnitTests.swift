@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+import UCubeLink
+
+@testable import UCubeCLI
 
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-
-@testable import UCubeCLI
-import UCubeLink
 
 /// The pure parts of a fleet run: the run file's key and lines, and the JUnit report's cases and escaping.
 struct FleetUnitTests {
@@ -39,7 +39,8 @@ struct FleetUnitTests {
     }
 
     @Test func junitCasesArePerItemForUpdatesAndPerDeviceOtherwise() {
-        var update = FleetVerdict.failed("tcp://a:1", CLIFailure(ExitCodes.updateFailed, "1 of 2 items not installed"), seconds: 3)
+        var update = FleetVerdict.failed(
+            "tcp://a:1", CLIFailure(ExitCodes.updateFailed, "1 of 2 items not installed"), seconds: 3)
         update.items = [
             FleetVerdict.Item(item: "SVPP firmware", result: "installed", seconds: 2),
             FleetVerdict.Item(item: "ICC EMV configuration", result: "failed", error: "refused (-910)"),
@@ -49,7 +50,8 @@ struct FleetUnitTests {
         earlier.earlier = true
         let skipped = FleetVerdict.notStarted("tcp://d:4", because: "2 terminals failed (--max-failures 2)")
         let cases = JUnitReport.cases(command: "mdm-update", verdicts: [update, link, earlier, skipped])
-        #expect(cases.map(\.name) == ["SVPP firmware", "ICC EMV configuration", "mdm-update", "mdm-update", "mdm-update"])
+        #expect(
+            cases.map(\.name) == ["SVPP firmware", "ICC EMV configuration", "mdm-update", "mdm-update", "mdm-update"])
         #expect(cases[0].outcome == .passed(note: nil))
         #expect(cases[1].outcome == .failed(type: "failed", message: "refused (-910)"))
         #expect(cases[2].outcome == .failed(type: "link", message: "connection refused"))
@@ -59,15 +61,19 @@ struct FleetUnitTests {
 
     @Test func junitIsWellFormedWhateverTheMessagesHold() throws {
         let nasty = FleetVerdict.failed(
-            "tcp://<a>&\"b\":1", CLIFailure(ExitCodes.protocolError, "bad bytes \u{01}\u{1B}[31m <x/> & 'q'"), seconds: 0.5)
-        let xml = JUnitReport.xml(command: "info", verdicts: [nasty, .ok("sim", seconds: 0.2)], timestamp: Date(timeIntervalSince1970: 0), seconds: 1)
+            "tcp://<a>&\"b\":1", CLIFailure(ExitCodes.protocolError, "bad bytes \u{01}\u{1B}[31m <x/> & 'q'"),
+            seconds: 0.5)
+        let xml = JUnitReport.xml(
+            command: "info", verdicts: [nasty, .ok("sim", seconds: 0.2)], timestamp: Date(timeIntervalSince1970: 0),
+            seconds: 1)
         let document = try XMLDocument(xmlString: xml)
         let failure = try #require(try document.nodes(forXPath: "//failure").first as? XMLElement)
         #expect(failure.attribute(forName: "message")?.stringValue == "bad bytes \u{FFFD}\u{FFFD}[31m <x/> & 'q'")
         let suite = try #require(try document.nodes(forXPath: "//testsuite").first as? XMLElement)
         #expect(suite.attribute(forName: "tests")?.stringValue == "2")
         #expect(suite.attribute(forName: "failures")?.stringValue == "1")
-        #expect(try document.nodes(forXPath: "//testcase/@classname").map(\.stringValue) == ["tcp://<a>&\"b\":1", "sim"])
+        #expect(
+            try document.nodes(forXPath: "//testcase/@classname").map(\.stringValue) == ["tcp://<a>&\"b\":1", "sim"])
     }
 
     /// Bluetooth connects take turns, first come first served, and a failed one passes the turn on.
@@ -77,7 +83,11 @@ struct FleetUnitTests {
             private var inside = 0
             private(set) var most = 0
             private(set) var order: [Int] = []
-            func enter(_ i: Int) { lock.withLock { inside += 1; most = max(most, inside); order.append(i) } }
+            func enter(_ i: Int) {
+                lock.withLock {
+                    inside += 1; most = max(most, inside); order.append(i)
+                }
+            }
             func leave() { lock.withLock { inside -= 1 } }
         }
         let gate = BluetoothConnectGate()
@@ -106,7 +116,8 @@ struct FleetUnitTests {
     }
 
     @Test func aCommandsJSONResultGivesTheSummaryItsDetail() throws {
-        let info = try #require(JSONOutput.Value.parse(#"{"response":{"serialNumber":"202401001","firmwareVersion":"6.0.0.54"}}"#))
+        let info = try #require(
+            JSONOutput.Value.parse(#"{"response":{"serialNumber":"202401001","firmwareVersion":"6.0.0.54"}}"#))
         #expect(DeviceCapture.detail(of: info) == "serial 202401001, firmware 6.0.0.54")
         let register = try #require(JSONOutput.Value.parse(#"{"serial":"202401002","registered":true}"#))
         #expect(DeviceCapture.detail(of: register) == "serial 202401002 registered")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+
 @testable import UCubeCLI
 
 /// Every command's help, asked for every way, on the command line and in the shell; every shell builtin (issue 12:
@@ -38,7 +39,9 @@ import Testing
     @Test func helpAloneInTheShell() async throws {
         let run = try await UCubeSandbox().run(["shell"], input: "help\n", timeout: .seconds(30))
         #expect(run.status == 0, "exit \(run.status): \(run.stderr.suffix(500))")
-        #expect(run.stdout.components(separatedBy: "Shell commands:").count == 2, "the overview once: \(run.stdout.prefix(2000))")
+        #expect(
+            run.stdout.components(separatedBy: "Shell commands:").count == 2,
+            "the overview once: \(run.stdout.prefix(2000))")
         #expect(run.stdout.contains("USAGE: ucube [--device <device> ...]"), "then the CLI's help")
         for builtin in ShellBuiltin.allCases {
             #expect(run.stdout.contains(builtin.usage), "\(builtin)")
@@ -50,7 +53,8 @@ import Testing
         let lines = Self.commandPaths.flatMap { path in
             ["help " + path.joined(separator: " "), path.joined(separator: " ") + " --help"]
         }
-        let run = try await UCubeSandbox().run(["shell"], input: lines.joined(separator: "\n") + "\n", timeout: .seconds(60))
+        let run = try await UCubeSandbox().run(
+            ["shell"], input: lines.joined(separator: "\n") + "\n", timeout: .seconds(60))
         #expect(run.status == 0, "exit \(run.status): \(run.stderr.suffix(500))")
         for path in Self.commandPaths {
             let usage = "USAGE: ucube \(path.joined(separator: " "))"
@@ -92,7 +96,9 @@ import Testing
             """
         let run = try await sandbox.run(["shell"], input: script + "\n", timeout: .seconds(30))
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
-        for line in ["json off", "json on", "trace off", "timeout 5.0", "log-level info", "device sim", "connected to sim"] {
+        for line in [
+            "json off", "json on", "trace off", "timeout 5.0", "log-level info", "device sim", "connected to sim",
+        ] {
             #expect(run.stdout.contains(line), "\(line): \(run.stdout)")
         }
         #expect(!run.stdout.contains("serialNumber"), "nothing runs after exit")

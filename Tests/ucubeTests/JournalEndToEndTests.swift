@@ -11,13 +11,17 @@ import UCubePayment
 /// and command k-1 has its answer, journalled before frame k was sent (killed after its answer).
 @Suite(.serialized) struct JournalEndToEndTests {
     /// `ucube simulate --listen` with `card` (and `fault`), and the device to reach it.
-    static func simulator(_ sandbox: UCubeSandbox, card: String, fault: String?) async throws -> (Process, Pipe, String) {
+    static func simulator(_ sandbox: UCubeSandbox, card: String, fault: String?) async throws -> (Process, Pipe, String)
+    {
         let state = sandbox.directory.appendingPathComponent("tcp-sim").path
         let (process, out, err) = try sandbox.startCapturing(
             ["simulate", "--listen", "127.0.0.1:0", "--state-dir", state, "--card", card]
                 + (fault.map { ["--fault", $0] } ?? []))
         let line = await UCubeSandbox.readUntil(out, contains: "\n")
-        guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        guard
+            let port = line.split(separator: ":").last.flatMap({
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            })
         else {
             process.terminate()
             throw SandboxError(message: "simulator printed no port: \(line)")
@@ -90,8 +94,10 @@ import UCubePayment
             }
             #expect(records == ["start": 1, "step": k - 1 - before].filter { $0.value > 0 }, "frame \(k)")
             let unresolved = try await sandbox.run(["--json", "history", "--unresolved"])
-            let entries = (try JSONSerialization.jsonObject(with: Data(unresolved.stdout.utf8)) as? [[String: Any]]) ?? []
-            let entry = try #require(entries.first { $0["requestID"] as? String == id }, "frame \(k): \(unresolved.stdout)")
+            let entries =
+                (try JSONSerialization.jsonObject(with: Data(unresolved.stdout.utf8)) as? [[String: Any]]) ?? []
+            let entry = try #require(
+                entries.first { $0["requestID"] as? String == id }, "frame \(k): \(unresolved.stdout)")
             #expect(entry["status"] as? String == "unknown")
             #expect(entry["lastCommand"] as? String == (k - 1 > before ? sent[k - 2] : nil), "frame \(k): \(entry)")
         }
@@ -122,7 +128,9 @@ import UCubePayment
 
         #expect(try await sandbox.run(["history", "resolve", "fine-one", "--status", "declined"]).status == 64)
         #expect(try await sandbox.run(["history", "resolve", "lost-one", "--status", "maybe"]).status == 64)
-        let resolved = try await sandbox.run(["--json", "history", "resolve", "lost", "--status", "declined", "--note", "acquirer: no such authorisation"])
+        let resolved = try await sandbox.run([
+            "--json", "history", "resolve", "lost", "--status", "declined", "--note", "acquirer: no such authorisation",
+        ])
         #expect(resolved.status == 0, "\(resolved.stderr)")
         #expect(resolved.stdout.contains("\"status\": \"DECLINED\""), "\(resolved.stdout)")
         #expect(try await sandbox.run(["history", "resolve", "lost-one", "--status", "approved"]).status == 64)
@@ -131,19 +139,26 @@ import UCubePayment
         let kept = try Self.records(sandbox, id: "lost-one")
         #expect(kept["start"] == 1 && kept["resolution"] == 1 && kept["outcome"] == nil, "\(kept)")
         let shown = try await sandbox.run(["history", "show", "lost-one"])
-        #expect(shown.stdout.contains("status: unknown") && shown.stdout.contains("resolved: DECLINED"), "\(shown.stdout)")
+        #expect(
+            shown.stdout.contains("status: unknown") && shown.stdout.contains("resolved: DECLINED"), "\(shown.stdout)")
     }
 
     @Test func receiptsFromPayAndFromTheJournalAgree() async throws {
         let sandbox = try UCubeSandbox()
         let file = sandbox.directory.appendingPathComponent("receipt.txt")
-        let pay = try await sandbox.run(["pay", "12.50", "--card", "visa-contactless-signature", "--request-id", "r1", "--receipt", "--receipt-file", file.path])
+        let pay = try await sandbox.run([
+            "pay", "12.50", "--card", "visa-contactless-signature", "--request-id", "r1", "--receipt", "--receipt-file",
+            file.path,
+        ])
         #expect(pay.status == 0, "\(pay.stderr)")
         let printed = try String(contentsOf: file, encoding: .utf8)
         #expect(pay.stdout.hasSuffix(printed), "the receipt printed is the one written")
         let lines = printed.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(lines.allSatisfy { $0.count <= 40 }, "\(printed)")
-        for field in ["12.50 EUR", "APPROVED", "476173******0036", "A0000000031010", "contactless", "Signature (paper)", "Cardholder signature", "TC "] {
+        for field in [
+            "12.50 EUR", "APPROVED", "476173******0036", "A0000000031010", "contactless", "Signature (paper)",
+            "Cardholder signature", "TC ",
+        ] {
             #expect(printed.contains(field), "\(field) missing: \(printed)")
         }
         let again = try await sandbox.run(["history", "show", "r1", "--receipt"])

@@ -67,7 +67,9 @@ import ZIPFoundation
         let log = try String(
             contentsOf: sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log"), encoding: .utf8)
         #expect(log.contains("rpc raw 5026 5A08476173******0010"), "\(log)")
-        for text in [run.stdout, run.stderr, log] { #expect(!text.contains("4761739001010010") && !text.contains("73 90 01 01")) }
+        for text in [run.stdout, run.stderr, log] {
+            #expect(!text.contains("4761739001010010") && !text.contains("73 90 01 01"))
+        }
     }
 
     /// Hex typed on the command line goes to the log as the command line: card data in it is masked there, and in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UCubeCLI
 
 /// The committed man page (`Scripts/generate-docs.sh`): every character of the help text survives, as written and
@@ -97,7 +98,8 @@ import Testing
     @Test func everyVariableTheCodeReadsIsDocumented() throws {
         let documented = Set(Environment.variables.map(\.name))
         let sources = Self.root.appendingPathComponent("Sources")
-        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         #expect(files.count > 50)
         var named = Set<String>()
@@ -111,7 +113,9 @@ import Testing
             }
         }
         #expect(named.contains("UCUBE_SIM_SEED"))
-        #expect(named.subtracting(documented).isEmpty, "not in Environment.variables: \(named.subtracting(documented).sorted())")
+        #expect(
+            named.subtracting(documented).isEmpty,
+            "not in Environment.variables: \(named.subtracting(documented).sorted())")
     }
 
     /// `man -l man/ucube.1` in a UTF-8 locale, without hyphenation or justification, on one long line per paragraph.
@@ -119,7 +123,9 @@ import Testing
         try await blocking {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["man", "--no-hyphenation", "--no-justification", "-l", root.appendingPathComponent("man/ucube.1").path]
+            process.arguments = [
+                "man", "--no-hyphenation", "--no-justification", "-l", root.appendingPathComponent("man/ucube.1").path,
+            ]
             var environment = ProcessInfo.processInfo.environment
             environment["LC_ALL"] = "C.UTF-8"
             environment["MANWIDTH"] = "1000"

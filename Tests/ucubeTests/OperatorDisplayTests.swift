@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
-import UCubePayment
+
 @testable import UCubeCLI
 
 /// What an operator sees on a terminal (issue 12, "a payment a person can follow"): the cardholder's instruction and
@@ -14,7 +15,9 @@ import UCubePayment
         let sandbox = try UCubeSandbox()
         let screen = ShellTmuxTests.Screen(sandbox: sandbox, tmux: tmux)
         defer { screen.stop() }
-        try await blocking { try screen.start(["pay", "7", "--card", "card-timeout", "--card-timeout", "30"], hold: true) }
+        try await blocking {
+            try screen.start(["pay", "7", "--card", "card-timeout", "--card-timeout", "30"], hold: true)
+        }
         let waiting = try await screen.waitFor("Insert or tap a card (", "s left)")
         // Updated in place: one line, whose count goes down.
         #expect(waiting.components(separatedBy: "Insert or tap a card").count == 2, "\(waiting)")
@@ -46,10 +49,13 @@ import UCubePayment
     /// The cardholder instructions: each reader its verb, in the order asked.
     @Test func cardholderInstructions() {
         #expect(PaymentProgress.message(for: .startTransaction, readers: [.icc, .nfc]) == "Insert or tap a card")
-        #expect(PaymentProgress.message(for: .waitingCard, readers: [.icc, .nfc, .msr]) == "Insert, tap or swipe a card")
+        #expect(
+            PaymentProgress.message(for: .waitingCard, readers: [.icc, .nfc, .msr]) == "Insert, tap or swipe a card")
         #expect(PaymentProgress.message(for: .startTransaction, readers: [.nfc]) == "Tap a card")
         #expect(PaymentProgress.message(for: .smcRemoveCard, readers: [.icc]) == "Remove the card")
-        #expect(PaymentProgress.message(for: .authorization, readers: [.icc]) == nil, "a prompt of our own follows: no line")
+        #expect(
+            PaymentProgress.message(for: .authorization, readers: [.icc]) == nil, "a prompt of our own follows: no line"
+        )
     }
 
     /// `--authorize prompt` shows each authorization value with its tag, its name and its meaning, not bare hex.
@@ -77,7 +83,8 @@ import UCubePayment
         defer { screen.stop() }
         try await blocking {
             try screen.start(
-                ["--device", "tcp://127.0.0.1:\(port)", "mdm-update", "--file", image, "--signature", signature], hold: true)
+                ["--device", "tcp://127.0.0.1:\(port)", "mdm-update", "--file", image, "--signature", signature],
+                hold: true)
         }
         _ = try await screen.waitFor("%", "ETA")
         try await screen.keys("C-c")

@@ -7,7 +7,8 @@ import Testing
 @Suite struct OutcomeNeverHiddenTests {
     /// "payment STATUS: AMOUNT, request id ID" from stderr, as `PaymentFate` writes it.
     static func fate(in stderr: String, id: String) -> String? {
-        stderr.split(separator: "\n").first { $0.contains("payment ") && $0.contains("request id \(id)") }.map(String.init)
+        stderr.split(separator: "\n").first { $0.contains("payment ") && $0.contains("request id \(id)") }.map(
+            String.init)
     }
 
     /// The disk fills after the start record (`ulimit -f 1`: the first KiB of the journal is all it gets): the
@@ -16,7 +17,8 @@ import Testing
     @Test func aJournalThatCannotBeWrittenExits19WithTheOutcomeOnStderr() async throws {
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run(
-            ["--device", "sim", "--json", "pay", "10", "--authorize", "approve", "--request-id", "full-disk"], fileSizeLimit: 1)
+            ["--device", "sim", "--json", "pay", "10", "--authorize", "approve", "--request-id", "full-disk"],
+            fileSizeLimit: 1)
         #expect(run.status == 19, "\(run.stderr)")
         #expect(run.stderr.contains("the journal cannot be written"), "\(run.stderr)")
         let result = try #require(
@@ -48,7 +50,10 @@ import Testing
     @Test func aReceiptThatCannotBeWrittenStillTellsTheOutcome() async throws {
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run(
-            ["--device", "sim", "pay", "10", "--authorize", "approve", "--request-id", "full-receipt", "--receipt-file", "/dev/full"])
+            [
+                "--device", "sim", "pay", "10", "--authorize", "approve", "--request-id", "full-receipt",
+                "--receipt-file", "/dev/full",
+            ])
         #expect(run.status == 73, "\(run.stderr)")
         let fate = try #require(Self.fate(in: run.stderr, id: "full-receipt"), "\(run.stderr)")
         #expect(fate.contains("payment APPROVED: 10.00 EUR"))

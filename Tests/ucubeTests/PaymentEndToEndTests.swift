@@ -15,34 +15,65 @@ import UCubeSimulator
         var testDescription: String { card }
     }
 
-    static let start = ["START_CANCEL_ALL", "START_EXIT_SECURE_SESSION", "GET_INFO", "ENTER_SECURE_SESSION", "KSN_AVAILABLE", "START_TRANSACTION", "CARD_READ_END"]
-    static let iccOnline = start + [
-        "START_ICC", "SMC_BUILD_CANDIDATE_LIST", "SMC_INIT_TRANSACTION", "SMC_RISK_MANAGEMENT",
-        // The authorisation's plain tags come in TransactionProcess's answer; no SRED blob by default (spec §8.6).
-        "SMC_PROCESS_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION", "GET_FINALIZATION_PLAIN_TAGS",
-        "SMC_REMOVE_CARD",
+    static let start = [
+        "START_CANCEL_ALL", "START_EXIT_SECURE_SESSION", "GET_INFO", "ENTER_SECURE_SESSION", "KSN_AVAILABLE",
+        "START_TRANSACTION", "CARD_READ_END",
     ]
+    static let iccOnline =
+        start + [
+            "START_ICC", "SMC_BUILD_CANDIDATE_LIST", "SMC_INIT_TRANSACTION", "SMC_RISK_MANAGEMENT",
+            // The authorisation's plain tags come in TransactionProcess's answer; no SRED blob by default (spec §8.6).
+            "SMC_PROCESS_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION", "GET_FINALIZATION_PLAIN_TAGS",
+            "SMC_REMOVE_CARD",
+        ]
     static let end = ["END_EXIT_SECURE_SESSION"]
 
     static let scenarios: [Scenario] = [
         .init(card: "visa-contact", status: "APPROVED", exit: 0, states: iccOnline + end),
-        .init(card: "mc-two-apps", status: "APPROVED", exit: 0, states: start + ["SMC_BUILD_CANDIDATE_LIST", "SMC_SELECT_APPLICATION", "SMC_INIT_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION", "SMC_REMOVE_CARD"] + end),
+        .init(
+            card: "mc-two-apps", status: "APPROVED", exit: 0,
+            states: start + [
+                "SMC_BUILD_CANDIDATE_LIST", "SMC_SELECT_APPLICATION", "SMC_INIT_TRANSACTION", "AUTHORIZATION",
+                "SMC_FINALIZE_TRANSACTION", "SMC_REMOVE_CARD",
+            ] + end),
         .init(card: "visa-offline-pin", status: "APPROVED", exit: 0, states: iccOnline + end),
         .init(card: "mc-online-pin", status: "APPROVED", exit: 0, states: iccOnline + end),
-        .init(card: "visa-contactless", status: "APPROVED", exit: 0, states: start + ["START_NFC", "GET_FINALIZATION_PLAIN_TAGS"] + end),
-        .init(card: "mc-contactless-online", status: "APPROVED", exit: 0, states: start + ["START_NFC", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"] + end),
-        .init(card: "mc-contactless-online-pin", status: "APPROVED", exit: 0, states: start + ["START_NFC", "NFC_SIMPLIFIED_ONLINE_PIN", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"] + end),
+        .init(
+            card: "visa-contactless", status: "APPROVED", exit: 0,
+            states: start + ["START_NFC", "GET_FINALIZATION_PLAIN_TAGS"] + end),
+        .init(
+            card: "mc-contactless-online", status: "APPROVED", exit: 0,
+            states: start + ["START_NFC", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"] + end),
+        .init(
+            card: "mc-contactless-online-pin", status: "APPROVED", exit: 0,
+            states: start + ["START_NFC", "NFC_SIMPLIFIED_ONLINE_PIN", "AUTHORIZATION", "NFC_COMPLETE_TRANSACTION"]
+                + end),
         .init(card: "visa-contactless-declined", status: "DECLINED", exit: 10, states: start + ["START_NFC"] + end),
         .init(card: "visa-contactless-signature", status: "APPROVED", exit: 0, states: start + ["START_NFC"] + end),
-        .init(card: "contactless-try-other", status: "NFC_OUTCOME_TRY_OTHER_INTERFACE", exit: 12, states: start + ["START_NFC"] + end),
-        .init(card: "contactless-end-application", status: "NFC_OUTCOME_END_APPLICATION", exit: 12, states: start + ["START_NFC"] + end),
-        .init(card: "magstripe-chip-required", status: "CHIP_REQUIRED", exit: 12, states: start + ["START_MSR", "MSR_GET_SECURED_TAGS", "MSR_GET_PLAIN_TAGS"] + end),
-        .init(card: "no-common-app", status: "UNSUPPORTED_CARD", exit: 12, states: start + ["START_ICC", "SMC_BUILD_CANDIDATE_LIST"] + end),
-        .init(card: "card-refused", status: "REFUSED_CARD", exit: 12, states: start + ["SMC_INIT_TRANSACTION", "SMC_PROCESS_TRANSACTION"] + end),
-        .init(card: "card-removed", status: "ERROR", exit: 13, states: start + ["SMC_PROCESS_TRANSACTION", "SMC_REMOVE_CARD"] + end),
-        .init(card: "card-timeout", status: "CARD_WAIT_FAILED", exit: 12, states: ["START_CANCEL_ALL", "ENTER_SECURE_SESSION", "START_TRANSACTION"] + end),  // no CARD_READ_END
+        .init(
+            card: "contactless-try-other", status: "NFC_OUTCOME_TRY_OTHER_INTERFACE", exit: 12,
+            states: start + ["START_NFC"] + end),
+        .init(
+            card: "contactless-end-application", status: "NFC_OUTCOME_END_APPLICATION", exit: 12,
+            states: start + ["START_NFC"] + end),
+        .init(
+            card: "magstripe-chip-required", status: "CHIP_REQUIRED", exit: 12,
+            states: start + ["START_MSR", "MSR_GET_SECURED_TAGS", "MSR_GET_PLAIN_TAGS"] + end),
+        .init(
+            card: "no-common-app", status: "UNSUPPORTED_CARD", exit: 12,
+            states: start + ["START_ICC", "SMC_BUILD_CANDIDATE_LIST"] + end),
+        .init(
+            card: "card-refused", status: "REFUSED_CARD", exit: 12,
+            states: start + ["SMC_INIT_TRANSACTION", "SMC_PROCESS_TRANSACTION"] + end),
+        .init(
+            card: "card-removed", status: "ERROR", exit: 13,
+            states: start + ["SMC_PROCESS_TRANSACTION", "SMC_REMOVE_CARD"] + end),
+        .init(
+            card: "card-timeout", status: "CARD_WAIT_FAILED", exit: 12,
+            states: ["START_CANCEL_ALL", "ENTER_SECURE_SESSION", "START_TRANSACTION"] + end),  // no CARD_READ_END
         .init(card: "declined-aac", status: "DECLINED", exit: 10, states: start + ["SMC_PROCESS_TRANSACTION"] + end),
-        .init(card: "approved-offline-tc", status: "APPROVED", exit: 0, states: start + ["SMC_PROCESS_TRANSACTION"] + end),
+        .init(
+            card: "approved-offline-tc", status: "APPROVED", exit: 0, states: start + ["SMC_PROCESS_TRANSACTION"] + end),
     ]
 
     /// `expected` appears in `states` in order (other states may come between).
@@ -72,7 +103,8 @@ import UCubeSimulator
         // Never the card's PAN anywhere. The card's own digits are looked for: the generic scanner
         // (`Masking.containsUnmaskedPAN`) also fires, once in a few hundred runs, on a Luhn-valid run of 13+ digits
         // inside the random ciphertext hex of `authorizationSecuredData`.
-        let journal = try String(contentsOf: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl"), encoding: .utf8)
+        let journal = try String(
+            contentsOf: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl"), encoding: .utf8)
         if let pan = try #require(CardCatalogue.named(scenario.card)).card?.pan {
             #expect(!run.stdout.contains(pan), "\(scenario.card): PAN in stdout")
             #expect(!run.stderr.contains(pan), "\(scenario.card): PAN in stderr")
@@ -126,21 +158,35 @@ import UCubeSimulator
 /// the summary, `--json` and the journal say the number of commands on the wire.
 @Suite(.serialized) struct PaymentStartEndToEndTests {
     /// The commands of one `pay --trace --json`, its `roundTrips`, and its journal's `commands`.
-    static func pay(_ sandbox: UCubeSandbox, card: String, id: String) async throws -> (commands: [String], roundTrips: Int?, journalled: Int?) {
-        let run = try await sandbox.run(["--device", "sim", "--trace", "--json", "pay", "7", "--card", card, "--request-id", id])
+    static func pay(_ sandbox: UCubeSandbox, card: String, id: String) async throws -> (
+        commands: [String], roundTrips: Int?, journalled: Int?
+    ) {
+        let run = try await sandbox.run([
+            "--device", "sim", "--trace", "--json", "pay", "7", "--card", card, "--request-id", id,
+        ])
         #expect(run.status == 0, "\(run.stderr.suffix(2000))")
         let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
-        let journal = try String(contentsOf: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl"), encoding: .utf8)
+        let journal = try String(
+            contentsOf: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl"), encoding: .utf8)
         let outcome = journal.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }.first { $0["requestID"] as? String == id && $0["kind"] as? String == "outcome" }
-        return (JournalEndToEndTests.commands(inTrace: run.stderr), json?["roundTrips"] as? Int, outcome?["commands"] as? Int)
+        return (
+            JournalEndToEndTests.commands(inTrace: run.stderr), json?["roundTrips"] as? Int,
+            outcome?["commands"] as? Int
+        )
     }
 
     static var sessionFile: String { "run/ucube/session-sim" }
 
     @Test(arguments: [
-        ("visa-contact", ["BuildCandidateList", "TransactionInit", "TransactionProcess", "TransactionFinalisation", "GetPlainTag", "WaitCardRemoval", "ExitSecureSession"]),
+        (
+            "visa-contact",
+            [
+                "BuildCandidateList", "TransactionInit", "TransactionProcess", "TransactionFinalisation", "GetPlainTag",
+                "WaitCardRemoval", "ExitSecureSession",
+            ]
+        ),
         ("mc-contactless-online", ["NFCCompleteTransaction", "GetPlainTag", "ExitSecureSession"]),
     ])
     func theStartFollowsTheLinkRecordAndTheCountIsWhatWasSent(card: String, flow: [String]) async throws {

@@ -2,13 +2,15 @@ import Foundation
 import Testing
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubeCLI
 
 /// `ucube read-card`, `display` and `choose` on the simulator: from the command line and the shell, JSON shapes,
 /// timeouts, cancel (Ctrl-C and `ucube cancel`), bad input; never a clear PAN.
 @Suite(.serialized) struct PromptsEndToEndTests {
     static func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }
 
     // MARK: display
@@ -46,7 +48,9 @@ import UCubeSimulator
     @Test func displayWaitKeyTimesOut() async throws {
         let sandbox = try UCubeSandbox()
         sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
-        let run = try await sandbox.run(["--device", "sim", "--json", "display", "Press OK", "--wait-key", "--timeout", "2"])
+        let run = try await sandbox.run([
+            "--device", "sim", "--json", "display", "Press OK", "--wait-key", "--timeout", "2",
+        ])
         #expect(run.status == 4, "\(run.stdout)\(run.stderr)")
         let error = try #require(try Self.json(run.stdout)["error"] as? [String: Any])
         #expect(error["exit"] as? Int == 4)
@@ -62,7 +66,9 @@ import UCubeSimulator
         #expect(first.stdout == "1: Coffee\n")
 
         sandbox.environment["UCUBE_SIM_CHOICES"] = "2"
-        let run = try await sandbox.run(["--device", "sim", "choose", "Coffee", "Tea", "Water", "--title", "Drink", "--json"])
+        let run = try await sandbox.run([
+            "--device", "sim", "choose", "Coffee", "Tea", "Water", "--title", "Drink", "--json",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try Self.json(run.stdout)
         #expect(object["index"] as? Int == 2)
@@ -90,13 +96,13 @@ import UCubeSimulator
         sandbox.environment["UCUBE_SIM_CHOICES"] = "3"
         let script = sandbox.directory.appendingPathComponent("prompts.ucube")
         try """
-            display "Hello there" --wait-key
-            choose Red Green Blue --json
-            read-card --card visa-contact
-            rpc enter-secure-session
-            read-card
-            info
-            """.write(to: script, atomically: true, encoding: .utf8)
+        display "Hello there" --wait-key
+        choose Red Green Blue --json
+        read-card --card visa-contact
+        rpc enter-secure-session
+        read-card
+        info
+        """.write(to: script, atomically: true, encoding: .utf8)
         let run = try await sandbox.run(["shell", "--script", script.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("displayed: Hello there"))
@@ -130,12 +136,13 @@ import UCubeSimulator
 
     // MARK: read-card
 
-    @Test(arguments: [
-        ("visa-contact", "4761739001010010", "icc", "476173******0010", "Visa", "A0000000031010"),
-        ("visa-contactless", "4761739001010127", "nfc", "476173******0127", "Visa", "A0000000031010"),
-        // The simulated swipe answers the card's AID to GetPlainTag too.
-        ("magstripe-chip-required", "5413330089020052", "msr", "541333******0052", "Mastercard", "A0000000041010"),
-    ] as [(String, String, String, String, String, String?)])
+    @Test(
+        arguments: [
+            ("visa-contact", "4761739001010010", "icc", "476173******0010", "Visa", "A0000000031010"),
+            ("visa-contactless", "4761739001010127", "nfc", "476173******0127", "Visa", "A0000000031010"),
+            // The simulated swipe answers the card's AID to GetPlainTag too.
+            ("magstripe-chip-required", "5413330089020052", "msr", "541333******0052", "Mastercard", "A0000000041010"),
+        ] as [(String, String, String, String, String, String?)])
     func readCardOnEachReader(
         _ card: String, _ pan: String, _ entryMode: String, _ masked: String, _ scheme: String, _ aid: String?
     ) async throws {
@@ -148,7 +155,10 @@ import UCubeSimulator
         #expect(object["scheme"] as? String == scheme)
         #expect(object["expiry"] is NSNull, "5F24 is an SRED tag: never in plain")
         if let aid { #expect(object["aid"] as? String == aid) } else { #expect(object["aid"] is NSNull) }
-        #expect(Set(object.keys) == ["aid", "applicationLabel", "applications", "entryMode", "expiry", "maskedPAN", "scheme"])
+        #expect(
+            Set(object.keys) == [
+                "aid", "applicationLabel", "applications", "entryMode", "expiry", "maskedPAN", "scheme",
+            ])
         #expect(!(run.stdout + run.stderr).contains(pan), "no clear PAN in the output or the trace")
         #expect(!run.stderr.contains("GENERATE") && !run.stderr.contains("TransactionProcess"))
 
@@ -177,7 +187,9 @@ import UCubeSimulator
         sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
         let noApp = try await sandbox.run(["--device", "sim", "read-card", "--card", "no-common-app"])
         #expect(noApp.status == 12, "\(noApp.stderr)")
-        let timeout = try await sandbox.run(["--device", "sim", "--json", "read-card", "--card", "card-timeout", "--card-timeout", "2"])
+        let timeout = try await sandbox.run([
+            "--device", "sim", "--json", "read-card", "--card", "card-timeout", "--card-timeout", "2",
+        ])
         #expect(timeout.status == 4, "\(timeout.stdout)\(timeout.stderr)")
         #expect((try Self.json(timeout.stdout)["error"] as? [String: Any])?["exit"] as? Int == 4)
         let info = try await sandbox.run(["--device", "sim", "info"])
@@ -217,7 +229,9 @@ import UCubeSimulator
         #expect(cancel.stdout.contains("cancelling `ucube choose`"), "\(cancel.stdout)")
         #expect(await choose.process.exit() == 11)
 
-        let read = try sandbox.startCapturing(["--device", device, "--trace", "read-card", "--card-timeout", "120", "--readers", "msr"])
+        let read = try sandbox.startCapturing([
+            "--device", device, "--trace", "read-card", "--card-timeout", "120", "--readers", "msr",
+        ])
         _ = await UCubeSandbox.readUntil(read.stderr, contains: "NFCStartTransaction")
         let again = try await sandbox.run(["--device", device, "cancel"])
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")

@@ -90,7 +90,8 @@ import UCubeProtocol
         let get = try await run(["rpc", "rtc-get"])
         let passed = (ContinuousClock.now - started).components.seconds
         #expect(get.status == 0, "\(get.stderr)")
-        let clock = get.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        let clock =
+            get.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         let parts = clock.split(separator: ":").compactMap { Int($0) }
         #expect(get.stdout.contains("2026-11-22 10:"), "\(get.stdout)")
         #expect(parts.count == 3 && (parts[1] * 60 + parts[2]) <= Int(passed) + 1, "\(get.stdout) after \(passed) s")

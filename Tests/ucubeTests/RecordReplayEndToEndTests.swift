@@ -37,7 +37,10 @@ import UCubeSimulator
 
         // The same command line on another device (`--card` chose the readers then, and does now).
         let replay = try await sandbox.run(
-            ["--device", "replay:" + recorded.path, "--fast", "--json", "--record", again.path, "pay", "10", "--card", scenario.card])
+            [
+                "--device", "replay:" + recorded.path, "--fast", "--json", "--record", again.path, "pay", "10",
+                "--card", scenario.card,
+            ])
         #expect(replay.status == live.status, "\(scenario.card): \(replay.stderr.suffix(600))")
         let (first, second) = (try Self.context(live), try Self.context(replay))
         #expect(second["status"] as? String == first["status"] as? String)
@@ -72,7 +75,11 @@ import UCubeSimulator
         let text = try String(contentsOf: recorded, encoding: .utf8)
         #expect(!text.contains("4761739001010010"))
         let sent = try Recording(parsing: text).links.flatMap(\.frames).compactMap { event -> [UInt8]? in
-            if case .sent(let bytes, false) = event.kind, bytes.count > 9, bytes[4] == 0x50, bytes[5] == 0x01 { bytes } else { nil }
+            if case .sent(let bytes, false) = event.kind, bytes.count > 9, bytes[4] == 0x50, bytes[5] == 0x01 {
+                bytes
+            } else {
+                nil
+            }
         }
         let frame = try #require(sent.last)
         var decoder = FrameDecoder()
@@ -103,7 +110,8 @@ import UCubeSimulator
     @Test func aShellSessionRecordsEveryLinkAndReplays() async throws {
         let sandbox = try UCubeSandbox()
         let script = sandbox.directory.appendingPathComponent("steps.ucube")
-        try "rpc get-info C1\ninfo\npay 3 --card visa-contactless\n".write(to: script, atomically: true, encoding: .utf8)
+        try "rpc get-info C1\ninfo\npay 3 --card visa-contactless\n".write(
+            to: script, atomically: true, encoding: .utf8)
         let recorded = sandbox.directory.appendingPathComponent("shell.rec")
         let live = try await sandbox.run(["--record", recorded.path, "shell", "--script", script.path])
         #expect(live.status == 0, "\(live.stderr)")

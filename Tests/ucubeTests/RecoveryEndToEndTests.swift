@@ -30,9 +30,12 @@ import UCubeSimulator
         let icc: (image: String, signature: String)
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-images-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ucube-images-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            svpp = (directory.appendingPathComponent("svpp.bin").path, directory.appendingPathComponent("svpp.sig").path)
+            svpp = (
+                directory.appendingPathComponent("svpp.bin").path, directory.appendingPathComponent("svpp.sig").path
+            )
             icc = (directory.appendingPathComponent("icc.bin").path, directory.appendingPathComponent("icc.sig").path)
             try SimulatedFirmware.writeImage(
                 type: .svppFirmware, version: FirmwareVersion([6, 0, 2, 0]), payloadSize: 3_000, imagePath: svpp.image,
@@ -115,7 +118,8 @@ import UCubeSimulator
         #expect(pay.status == 0, "\(label): pay exit \(pay.status): \(pay.stdout) \(pay.stderr)")
         #expect(pay.stdout.contains("status: APPROVED"), "\(label): \(pay.stdout)")
         let update = try await sandbox.run(
-            device + ["mdm-update", "--file", images.icc.image, "--signature", images.icc.signature], timeout: .seconds(90))
+            device + ["mdm-update", "--file", images.icc.image, "--signature", images.icc.signature],
+            timeout: .seconds(90))
         #expect(update.status == 0, "\(label): mdm-update exit \(update.status): \(update.stdout) \(update.stderr)")
         // No payment shows two outcomes, and one whose process was killed is still there, unknown.
         let history = try await sandbox.run(["--json", "history"])
@@ -150,7 +154,10 @@ import UCubeSimulator
             let (process, out, err) = try sandbox.startCapturing(
                 ["simulate", "--listen", "127.0.0.1:0", "--state-dir", state] + (fault.map { ["--fault", $0] } ?? []))
             let line = await UCubeSandbox.readUntil(out, contains: "\n")
-            guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            guard
+                let port = line.split(separator: ":").last.flatMap({
+                    Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                })
             else {
                 process.terminate()
                 throw SandboxError(message: "simulator printed no port: \(line)")
@@ -170,7 +177,8 @@ import UCubeSimulator
 
         for k in 1...frames {
             for mode in ["silent", "drop"] {
-                let label = "\(flow) over \(transport), \(mode == "silent" ? "killed at" : "link dropped at") frame \(k)/\(frames)"
+                let label =
+                    "\(flow) over \(transport), \(mode == "silent" ? "killed at" : "link dropped at") frame \(k)/\(frames)"
                 let (sandbox, device, server) = try await Self.prepare(transport, fault: "\(mode)@\(k)")
                 let arguments = try Self.arguments(flow, images: images, sandbox: sandbox)
                 _ = try await Self.run(
@@ -187,7 +195,9 @@ import UCubeSimulator
     /// WaitCard pending; `info` straight after used to answer `GetInfo failed: status -18176`.
     @Test func infoAfterAPaymentKilledWhileWaitingForACard() async throws {
         let sandbox = try UCubeSandbox()
-        let (process, _, err) = try sandbox.startCapturing(["pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--events"])
+        let (process, _, err) = try sandbox.startCapturing([
+            "pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--events",
+        ])
         _ = await UCubeSandbox.readUntil(err, contains: "START_TRANSACTION")
         kill(process.processIdentifier, SIGKILL)
         _ = await process.exit()
@@ -223,7 +233,9 @@ import UCubeSimulator
     /// A second command on a terminal another process holds is refused at once with exit 7, naming the holder.
     @Test func aSecondCommandOnABusyTerminalIsRefused() async throws {
         let sandbox = try UCubeSandbox()
-        let (process, _, err) = try sandbox.startCapturing(["pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--events"])
+        let (process, _, err) = try sandbox.startCapturing([
+            "pay", "7", "--card", "card-timeout", "--card-timeout", "20", "--events",
+        ])
         defer { kill(process.processIdentifier, SIGKILL) }
         _ = await UCubeSandbox.readUntil(err, contains: "START_TRANSACTION")
         let second = try await sandbox.run("pay 10")

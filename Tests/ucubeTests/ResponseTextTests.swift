@@ -12,7 +12,8 @@ struct ResponseTextTests {
     }
 
     @Test func theClockAndRawData() {
-        let clock = RTCGet.Response(dateTime: RTCDateTime(year: 2000, month: 12, day: 31, hour: 23, minute: 59, second: 58))
+        let clock = RTCGet.Response(
+            dateTime: RTCDateTime(year: 2000, month: 12, day: 31, hour: 23, minute: 59, second: 58))
         #expect(ResponseLines.of(clock) == ["terminal clock: 2000-12-31 23:59:58"])
         #expect(ResponseLines.of(RawDataResponse(data: [0x90, 0x00])) == ["data: 90 00"])
     }

@@ -24,7 +24,8 @@ import Testing
         #expect(resolve.status == 7, "\(resolve.stderr)")
         #expect(resolve.stderr.contains("still running (pid \(pid))"), "\(resolve.stderr)")
         let diagnose = try await sandbox.run(["--json", "--device", "sim", "diagnose"])
-        #expect(diagnose.stdout.replacingOccurrences(of: " ", with: "").contains("\"pid\":\(pid)"), "\(diagnose.stdout)")
+        #expect(
+            diagnose.stdout.replacingOccurrences(of: " ", with: "").contains("\"pid\":\(pid)"), "\(diagnose.stdout)")
         #expect(!diagnose.stdout.contains("unresolved-payments"), "\(diagnose.stdout)")
 
         // The process dies without an outcome: now the payment is unknown, and an operator can resolve it.

@@ -6,7 +6,9 @@ import Testing
 /// Specification, Vol 4 Part E §7.7.65.2) as "unknown" in text and `null` in JSON, never as a number.
 struct ScanOutputTests {
     static func row(rssi: Int?) -> UCube.Scan.Row {
-        .init(name: "YT-Touch 0001", address: "00:AA:01:01:00:24", rssi: rssi, model: "uCube Touch (BLE)", paired: false, connected: false)
+        .init(
+            name: "YT-Touch 0001", address: "00:AA:01:01:00:24", rssi: rssi, model: "uCube Touch (BLE)", paired: false,
+            connected: false)
     }
 
     @Test func anUnknownRSSIIsSaidToBeUnknown() throws {

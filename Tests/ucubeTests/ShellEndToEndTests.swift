@@ -19,9 +19,13 @@ extension UCubeSandbox {
             let group = DispatchGroup()
             nonisolated(unsafe) var outData = Data(), errData = Data()
             group.enter()
-            Thread { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
+            Thread {
+                outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            }.start()
             group.enter()
-            Thread { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }.start()
+            Thread {
+                errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            }.start()
             if group.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
                 process.terminate()
                 Issue.record("ucube \(arguments) did not finish within \(timeout)")
@@ -82,7 +86,8 @@ extension UCubeSandbox {
 
     @Test func oneLinkAcrossCommands() async throws {
         // The secure session opened by one line is still open for the next: one link for the whole shell.
-        let run = try await UCubeSandbox().run(["shell"], input: "rpc enter-secure-session\nrpc get-plain-tag 9F02\nrpc exit-secure-session\n")
+        let run = try await UCubeSandbox().run(
+            ["shell"], input: "rpc enter-secure-session\nrpc get-plain-tag 9F02\nrpc exit-secure-session\n")
         #expect(run.status == 0, "\(run.stderr)")
     }
 
@@ -111,6 +116,8 @@ extension UCubeSandbox {
         let out = await UCubeSandbox.readToEnd(shell.stdout)
         #expect(out.contains("status: CANCELLED"), "\(out)")
         let history = try await sandbox.run(["--json", "history", "show", "shell-term"])
-        #expect(history.stdout.contains("\"status\" : \"CANCELLED\"") || history.stdout.contains("\"status\": \"CANCELLED\""), "\(history.stdout)")
+        #expect(
+            history.stdout.contains("\"status\" : \"CANCELLED\"")
+                || history.stdout.contains("\"status\": \"CANCELLED\""), "\(history.stdout)")
     }
 }

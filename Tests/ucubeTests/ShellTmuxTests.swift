@@ -9,7 +9,9 @@ import Testing
 
     /// tmux, or a failure that says what is missing: a test that needs a tool never passes without it.
     static func requireTmux() throws -> String {
-        guard let tmux else { throw SandboxError(message: "tmux is not installed: bash Scripts/setup.sh --test installs it") }
+        guard let tmux else {
+            throw SandboxError(message: "tmux is not installed: bash Scripts/setup.sh --test installs it")
+        }
         return tmux
     }
 
@@ -124,7 +126,8 @@ import Testing
         try await screen.keys("next", "Enter")
         _ = try await screen.waitFor("GET_INFO: next GetInfo")
         try await screen.keys("continue", "Enter")
-        _ = try await screen.waitFor("1. A0000000041010 MASTERCARD (priority 1)", "2. A0000000043060 MAESTRO (priority 2)", "application 1")
+        _ = try await screen.waitFor(
+            "1. A0000000041010 MASTERCARD (priority 1)", "2. A0000000043060 MAESTRO (priority 2)", "application 1")
         try await screen.keys("2", "Enter")
         _ = try await screen.waitFor("approve / decline / unable")
         try await screen.keys("decline", "Enter")
@@ -150,7 +153,10 @@ import Testing
         let sandbox = try UCubeSandbox()
         let screen = Screen(sandbox: sandbox, tmux: tmux)
         defer { screen.stop() }
-        try await blocking { try screen.start(["--device", "sim", "read-card", "--card", "card-timeout", "--card-timeout", "60"], hold: true) }
+        try await blocking {
+            try screen.start(
+                ["--device", "sim", "read-card", "--card", "card-timeout", "--card-timeout", "60"], hold: true)
+        }
         _ = try await screen.waitFor("a card (", "s left)")
         try await screen.keys("C-c")
         _ = try await screen.waitFor("[exit 11]")
@@ -158,7 +164,9 @@ import Testing
         let other = try UCubeSandbox()  // a tmux server of its own
         let display = Screen(sandbox: other, tmux: tmux)
         defer { display.stop() }
-        try await blocking { try display.start(["--device", "sim", "display", "hello", "--wait-key", "--timeout", "60"], hold: true) }
+        try await blocking {
+            try display.start(["--device", "sim", "display", "hello", "--wait-key", "--timeout", "60"], hold: true)
+        }
         _ = try await display.waitFor("Waiting for a key on the terminal (", "s left)")
         try await display.keys("C-c")
         _ = try await display.waitFor("[exit 11]")
@@ -187,12 +195,16 @@ import Testing
         let (server, port) = try await sandbox.startSimulator()
         defer { server.terminate() }
         let suite = sandbox.directory.appendingPathComponent("one.json")
-        try Data(#"{"name":"one","cases":[{"name":"waits for the operator","card":"visa-contact","request":{"amount":"1.00"},"expect":{"status":"APPROVED"}}]}"#.utf8)
-            .write(to: suite)
+        try Data(
+            #"{"name":"one","cases":[{"name":"waits for the operator","card":"visa-contact","request":{"amount":"1.00"},"expect":{"status":"APPROVED"}}]}"#
+                .utf8
+        )
+        .write(to: suite)
         let screen = Screen(sandbox: sandbox, tmux: tmux)
         defer { screen.stop() }
         try await blocking {
-            try screen.start(["--device", "tcp://127.0.0.1:\(port)", "test", suite.path, "--operator-timeout", "1"], hold: true)
+            try screen.start(
+                ["--device", "tcp://127.0.0.1:\(port)", "test", suite.path, "--operator-timeout", "1"], hold: true)
         }
         let shown = try await screen.waitFor("not ok 1 - waits for the operator", "[exit 17]")
         #expect(shown.contains("1..1"), "\(shown)")

@@ -1,6 +1,7 @@
 import Testing
 import UCubeProtocol
 import UCubeSimulator
+
 @testable import UCubeCLI
 
 /// The shell's pure parts: the line splitter and the completion candidates.
@@ -53,15 +54,19 @@ import UCubeSimulator
     }
 
     @Test func rpcCommandsFollowTheTerminalState() {
-        #expect(ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: secured)
-            == ["get-status", "get-info", "get-secured-tag", "get-plain-tag", "get-key-info"].sorted { a, b in
-                CommandCatalogue.all.firstIndex { $0.cliName == a }! < CommandCatalogue.all.firstIndex { $0.cliName == b }!
-            })
+        #expect(
+            ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: secured)
+                == ["get-status", "get-info", "get-secured-tag", "get-plain-tag", "get-key-info"].sorted { a, b in
+                    CommandCatalogue.all.firstIndex { $0.cliName == a }! < CommandCatalogue.all.firstIndex {
+                        $0.cliName == b
+                    }!
+                })
         let inReady = ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: ready)
         #expect(Set(inReady) == ["get-status", "get-info", "get-key-info"])
         // Before any link is open, every command is offered.
-        #expect(Set(ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: CompletionState()))
-            == ["get-status", "get-info", "get-key-info", "get-plain-tag", "get-secured-tag"])
+        #expect(
+            Set(ShellCompletion.candidates(words: ["rpc"], partial: "get-", state: CompletionState()))
+                == ["get-status", "get-info", "get-key-info", "get-plain-tag", "get-secured-tag"])
     }
 
     @Test func optionsComeFromTheCommandType() {
@@ -71,22 +76,36 @@ import UCubeSimulator
     }
 
     @Test func valuesComeFromTheProtocolTables() {
-        #expect(ShellCompletion.candidates(words: ["pay", "10", "--card"], partial: "", state: ready) == CardCatalogue.names)
-        #expect(ShellCompletion.candidates(words: ["pay", "10", "--card"], partial: "mc-two", state: ready) == ["mc-two-apps"])
-        #expect(ShellCompletion.candidates(words: ["pay", "10", "--readers"], partial: "icc,n", state: ready) == ["icc,nfc"])
-        #expect(ShellCompletion.candidates(words: ["rpc", "get-plain-tag"], partial: "amountAuth", state: secured)
-            .contains("amountAuthorised"))
+        #expect(
+            ShellCompletion.candidates(words: ["pay", "10", "--card"], partial: "", state: ready) == CardCatalogue.names
+        )
+        #expect(
+            ShellCompletion.candidates(words: ["pay", "10", "--card"], partial: "mc-two", state: ready) == [
+                "mc-two-apps"
+            ])
+        #expect(
+            ShellCompletion.candidates(words: ["pay", "10", "--readers"], partial: "icc,n", state: ready) == ["icc,nfc"]
+        )
+        #expect(
+            ShellCompletion.candidates(words: ["rpc", "get-plain-tag"], partial: "amountAuth", state: secured)
+                .contains("amountAuthorised"))
         #expect(ShellCompletion.candidates(words: ["rpc", "raw"], partial: "get-i", state: ready) == ["get-info"])
-        #expect(ShellCompletion.candidates(words: ["set"], partial: "", state: ready) == ["trace", "json", "timeout", "device", "log-level"])
+        #expect(
+            ShellCompletion.candidates(words: ["set"], partial: "", state: ready) == [
+                "trace", "json", "timeout", "device", "log-level",
+            ])
         #expect(ShellCompletion.candidates(words: ["set", "json"], partial: "", state: ready) == ["on", "off"])
         #expect(ShellCompletion.candidates(words: ["set", "log-level"], partial: "", state: ready).contains("rpc="))
     }
 
     @Test func steppingOffersOnlyTheStepCommands() {
         let words = ShellCompletion.candidates(words: [], partial: "", state: stepping)
-        #expect(words.contains("next") && words.contains("continue") && words.contains("tlv") && words.contains("cancel"))
+        #expect(
+            words.contains("next") && words.contains("continue") && words.contains("tlv") && words.contains("cancel"))
         #expect(!words.contains("pay"))
-        #expect(ShellCompletion.candidates(words: ["tlv"], partial: "amountAuth", state: stepping).contains("amountAuthorised"))
+        #expect(
+            ShellCompletion.candidates(words: ["tlv"], partial: "amountAuth", state: stepping).contains(
+                "amountAuthorised"))
     }
 }
 
@@ -106,16 +125,21 @@ import UCubeSimulator
 
     @Test func noRateBeforeTimePasses() {
         #expect(ProgressFormat.rate(sent: 100, elapsed: .milliseconds(10)) == nil)
-        #expect(ProgressFormat.jsonLine(label: "a\"b", sent: 0, total: 10, elapsed: .zero)
-            == #"{"event":"progress","item":"a\"b","bytes":0,"total":10,"percent":0.0,"rate":null,"eta":null}"#)
+        #expect(
+            ProgressFormat.jsonLine(label: "a\"b", sent: 0, total: 10, elapsed: .zero)
+                == #"{"event":"progress","item":"a\"b","bytes":0,"total":10,"percent":0.0,"rate":null,"eta":null}"#)
     }
 
     @Test func jsonLineCarriesRateAndETA() {
-        #expect(ProgressFormat.jsonLine(label: "ICC EMV config", sent: 500, total: 1000, elapsed: .seconds(2))
-            == #"{"event":"progress","item":"ICC EMV config","bytes":500,"total":1000,"percent":50.0,"rate":250,"eta":2.0}"#)
+        #expect(
+            ProgressFormat.jsonLine(label: "ICC EMV config", sent: 500, total: 1000, elapsed: .seconds(2))
+                == #"{"event":"progress","item":"ICC EMV config","bytes":500,"total":1000,"percent":50.0,"rate":250,"eta":2.0}"#
+        )
     }
 
-    @Test(arguments: [(0, "0 B"), (999, "999 B"), (1000, "1.0 kB"), (8_388_608, "8.4 MB"), (2_500_000_000, "2.5 GB")] as [(Int64, String)])
+    @Test(
+        arguments: [(0, "0 B"), (999, "999 B"), (1000, "1.0 kB"), (8_388_608, "8.4 MB"), (2_500_000_000, "2.5 GB")]
+            as [(Int64, String)])
     func bytes(_ n: Int64, _ text: String) {
         #expect(ProgressFormat.bytes(n) == text)
     }

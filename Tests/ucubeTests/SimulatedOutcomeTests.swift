@@ -13,7 +13,8 @@ import Testing
         #expect(pay.status == 0, "\(pay.stderr)")
         #expect(pay.stderr.contains(Self.warning), "\(pay.stderr)")
         #expect(pay.stdout.contains("device: sim (simulated: not a real payment)"), "\(pay.stdout)")
-        #expect(pay.stdout.components(separatedBy: "*** TEST – NOT A VALID TRANSACTION ***").count == 3, "\(pay.stdout)")
+        #expect(
+            pay.stdout.components(separatedBy: "*** TEST – NOT A VALID TRANSACTION ***").count == 3, "\(pay.stdout)")
 
         // Every time, not once per user.
         let again = try await sandbox.run(["--json", "pay", "5", "--authorize", "approve", "--request-id", "sim-2"])
@@ -23,7 +24,9 @@ import Testing
         #expect(result["simulated"] as? Bool == true)
 
         let history = try await sandbox.run(["history"])
-        #expect(history.stdout.split(separator: "\n").allSatisfy { $0.contains("APPROVED (simulated)") }, "\(history.stdout)")
+        #expect(
+            history.stdout.split(separator: "\n").allSatisfy { $0.contains("APPROVED (simulated)") },
+            "\(history.stdout)")
         let entries = try await sandbox.run(["--json", "history"])
         let list = try #require(try JSONSerialization.jsonObject(with: Data(entries.stdout.utf8)) as? [[String: Any]])
         #expect(list.count == 2 && list.allSatisfy { $0["simulated"] as? Bool == true })
@@ -69,7 +72,8 @@ import Testing
         #expect(one["event"] as? String == "listening")
         #expect((one["device"] as? String)?.hasPrefix("tcp://127.0.0.1:") == true, "\(one)")
 
-        let fleet = try await Self.firstLine(sandbox, ["--json", "simulate", "--fleet", "3", "--listen", "127.0.0.1:0"])
+        let fleet = try await Self.firstLine(
+            sandbox, ["--json", "simulate", "--fleet", "3", "--listen", "127.0.0.1:0"])
         #expect((fleet["devices"] as? [String])?.count == 3, "\(fleet)")
 
         let tms = try await Self.firstLine(sandbox, ["--json", "simulate", "--tms", "127.0.0.1:0"])

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import UCubeProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Issue 23, items 6 and 9: a hostile relay between ucube and the terminal that adds answer frames. Matched by command
 /// id alone, a duplicated answer put every later command one answer behind, and a payment the card and issuer approved
@@ -85,7 +86,9 @@ import UCubeProtocol
         defer { server.terminate() }
         let relay = try ForgingRelay(upstream: port, forgery: forgery)
         let device = "tcp://127.0.0.1:\(relay.port)"
-        let pay = try await sandbox.run(["--device", device, "--log-level", "notice", "pay", "10", "--authorize", "approve"])
+        let pay = try await sandbox.run([
+            "--device", device, "--log-level", "notice", "pay", "10", "--authorize", "approve",
+        ])
         #expect(pay.status == 0, "\(forgery): \(pay.stdout)\(pay.stderr)")
         #expect(pay.stdout.contains("status: APPROVED"), "\(pay.stdout)")
         // Each forged frame was dropped and said so in the log (spec §2.4), not taken silently.

@@ -38,7 +38,9 @@ import Testing
         #expect(Self.error(run)?["code"] as? String == "unsafe-path", "\(run.stdout)")
         #expect(run.stderr.contains("can be written by other users"))
         // Nothing was charged: no payment started.
-        #expect(!FileManager.default.fileExists(atPath: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: sandbox.directory.appendingPathComponent("state/ucube/journal.jsonl").path))
     }
 
     @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
@@ -58,7 +60,9 @@ import Testing
         let receipt = sandbox.directory.appendingPathComponent("receipt.txt").path
         let target = sandbox.directory.appendingPathComponent("target.txt").path
         try FileManager.default.createSymbolicLink(atPath: receipt, withDestinationPath: target)
-        let run = try await sandbox.run(["--device", "sim", "pay", "6", "--authorize", "approve", "--receipt-file", receipt])
+        let run = try await sandbox.run([
+            "--device", "sim", "pay", "6", "--authorize", "approve", "--receipt-file", receipt,
+        ])
         #expect(run.status == 73, "\(run.stderr)")
         #expect(!run.stderr.contains("payment APPROVED"), "the payment must not have run")
         #expect(!FileManager.default.fileExists(atPath: target))

@@ -50,7 +50,9 @@ import ZIPFoundation
         // Read before send-logs, which deletes the local logs once the TMS has them.
         let log = sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log")
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        let fallbacks = text.split(separator: "\n").filter { $0.contains("NOTICE") && $0.contains("using the 2020 form") }
+        let fallbacks = text.split(separator: "\n").filter {
+            $0.contains("NOTICE") && $0.contains("using the 2020 form")
+        }
         // One per request kind and process: register in mdm-register, binary in mdm-update (config has one form).
         #expect(fallbacks.count == (dialect == "2020" ? 2 : 0), "\(fallbacks)")
         #expect(fallbacks.allSatisfy { $0.contains("HTTP 404") })
@@ -58,7 +60,9 @@ import ZIPFoundation
         let send = try await sandbox.run("--device sim send-logs")
         #expect(send.status == 0, "\(send.stderr)")
         let received = sandbox.directory.appendingPathComponent("tms-sim/received-logs")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: received.path).filter { $0.hasSuffix(".zip") }.count == 1)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: received.path).filter { $0.hasSuffix(".zip") }.count
+                == 1)
         await Self.stop(tms.process)
     }
 
@@ -85,16 +89,30 @@ import ZIPFoundation
         let mode = try FileManager.default.attributesOfItem(atPath: identity)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
         let status = try await sandbox.run("--device sim --json mdm-register --status")
-        #expect(status.stdout.contains(#""registered" : true"#) || status.stdout.contains(#""registered": true"#), "\(status.stdout)")
+        #expect(
+            status.stdout.contains(#""registered" : true"#) || status.stdout.contains(#""registered": true"#),
+            "\(status.stdout)")
 
         // The plan: the SVPP firmware is mandatory (below min_version), the two EMV configurations optional.
         let plan = try await sandbox.run("--device sim mdm-update --plan")
         #expect(plan.status == 0, "\(plan.stderr)")
         let rows = plan.stdout.split(separator: "\n").map(String.init)
         #expect(rows.count == 4, "\(plan.stdout)")
-        #expect(rows.contains { $0.hasPrefix("SVPP firmware") && $0.contains("6.0.0.54") && $0.contains("6.0.1.0") && $0.contains("yes") && $0.hasSuffix("install") })
-        #expect(rows.contains { $0.hasPrefix("ICC EMV configuration") && $0.contains("1.0.0.5") && $0.contains("1.0.0.6") && $0.contains("--all") })
-        #expect(rows.contains { $0.hasPrefix("NFC EMV configuration") && $0.contains("1.0.0.4") && $0.contains("1.0.0.5") && $0.contains("--all") })
+        #expect(
+            rows.contains {
+                $0.hasPrefix("SVPP firmware") && $0.contains("6.0.0.54") && $0.contains("6.0.1.0") && $0.contains("yes")
+                    && $0.hasSuffix("install")
+            })
+        #expect(
+            rows.contains {
+                $0.hasPrefix("ICC EMV configuration") && $0.contains("1.0.0.5") && $0.contains("1.0.0.6")
+                    && $0.contains("--all")
+            })
+        #expect(
+            rows.contains {
+                $0.hasPrefix("NFC EMV configuration") && $0.contains("1.0.0.4") && $0.contains("1.0.0.5")
+                    && $0.contains("--all")
+            })
         let unchanged = try await sandbox.run("--device sim info")
         #expect(unchanged.stdout.contains("firmware (SVPP): 6.0.0.54"))
 
@@ -115,7 +133,10 @@ import ZIPFoundation
         let items = events.compactMap { $0 }.filter { $0["event"] as? String == "item" }
         #expect(items.map { $0["result"] as? String } == ["installed", "installed"])
         #expect(items.map { $0["now"] as? String } == ["1.0.0.6", "1.0.0.5"])
-        #expect(events.compactMap { $0 }.contains { $0["event"] as? String == "progress" && ($0["percent"] as? Double) == 100 })
+        #expect(
+            events.compactMap { $0 }.contains {
+                $0["event"] as? String == "progress" && ($0["percent"] as? Double) == 100
+            })
         #expect(events.last??["event"] as? String == "done")
 
         let info = try await sandbox.run("--device sim info")
@@ -127,7 +148,8 @@ import ZIPFoundation
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("nothing to do"), "\(again.stdout)")
         let downloads = sandbox.directory.appendingPathComponent("state/ucube/downloads").path
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: downloads))?.isEmpty ?? true, "downloads are deleted")
+        #expect(
+            (try? FileManager.default.contentsOfDirectory(atPath: downloads))?.isEmpty ?? true, "downloads are deleted")
 
         // send-logs: the bundle reaches the TMS, and the local logs go only then.
         let send = try await sandbox.run("--device sim send-logs")
@@ -159,14 +181,18 @@ import ZIPFoundation
         let sandbox = try UCubeSandbox()
         sandbox.environment["UCUBE_TMS_SIM_HOME"] = sandbox.directory.appendingPathComponent("other-tms").path
         let other = try await Self.startTMS(sandbox)
-        let register = try await sandbox.run(["--device", "sim", "mdm-register", "--tms", other.url, "--tms-ca", other.ca])
+        let register = try await sandbox.run([
+            "--device", "sim", "mdm-register", "--tms", other.url, "--tms-ca", other.ca,
+        ])
         await Self.stop(other.process)
         #expect(register.status == 0, "\(register.stderr)")
 
         sandbox.environment["UCUBE_TMS_SIM_HOME"] = sandbox.directory.appendingPathComponent("tms-sim").path
         let tms = try await Self.startTMS(sandbox)
         defer { tms.process.terminate() }
-        let update = try await sandbox.run(["--device", "sim", "mdm-update", "--all", "--tms", tms.url, "--tms-ca", tms.ca])
+        let update = try await sandbox.run([
+            "--device", "sim", "mdm-update", "--all", "--tms", tms.url, "--tms-ca", tms.ca,
+        ])
         #expect(update.status == 8, "\(update.stdout)\(update.stderr)")
         #expect(update.stderr.contains(tms.url), "\(update.stderr)")
         let info = try await sandbox.run("--device sim info")
@@ -199,7 +225,9 @@ import ZIPFoundation
                 #expect(status == 11, "Ctrl-C exits 11 (cancelled)")
             }
             let info = try await sandbox.run(["--device", device, "info"])
-            #expect(info.stdout.contains("firmware (SVPP): 6.0.0.54"), "after signal \(signal): \(info.stdout)\(info.stderr)")
+            #expect(
+                info.stdout.contains("firmware (SVPP): 6.0.0.54"),
+                "after signal \(signal): \(info.stdout)\(info.stderr)")
         }
         let rerun = try await sandbox.run(["--device", device, "mdm-update"], timeout: .seconds(120))
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
@@ -218,12 +246,16 @@ import ZIPFoundation
         let tampered = sandbox.directory.appendingPathComponent("tampered.bin").path
         try bytes.write(to: URL(fileURLWithPath: tampered))
 
-        let refused = try await sandbox.run(["--device", "sim", "mdm-update", "--file", tampered, "--signature", signature])
+        let refused = try await sandbox.run([
+            "--device", "sim", "mdm-update", "--file", tampered, "--signature", signature,
+        ])
         #expect(refused.status == 9, "\(refused.stdout)\(refused.stderr)")
         #expect(refused.stdout.contains("FAILED") && refused.stdout.contains("signature"), "\(refused.stdout)")
         #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.0.54"))
 
-        let installed = try await sandbox.run(["--device", "sim", "mdm-update", "--file", image, "--signature", signature])
+        let installed = try await sandbox.run([
+            "--device", "sim", "mdm-update", "--file", image, "--signature", signature,
+        ])
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         #expect(installed.stdout.contains("SVPP firmware 6.0.0.54 → 6.0.2.0: installed"), "\(installed.stdout)")
         #expect(try await sandbox.run("--device sim info").stdout.contains("firmware (SVPP): 6.0.2.0"))
@@ -231,11 +263,15 @@ import ZIPFoundation
         // The same image again: already installed, nothing loaded, success (a re-run after a kill meets this).
         let same = try await sandbox.run(["--device", "sim", "mdm-update", "--file", image, "--signature", signature])
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
-        #expect(same.stdout.contains("SVPP firmware 6.0.2.0 → 6.0.2.0: already installed, nothing loaded"), "\(same.stdout)")
+        #expect(
+            same.stdout.contains("SVPP firmware 6.0.2.0 → 6.0.2.0: already installed, nothing loaded"), "\(same.stdout)"
+        )
 
         // An older image is loaded, and the terminal refuses it as not newer.
         let (older, olderSignature) = try sandbox.signedSVPPImage(payloadSize: 40_000, version: [6, 0, 1, 0])
-        let downgrade = try await sandbox.run(["--device", "sim", "mdm-update", "--file", older, "--signature", olderSignature])
+        let downgrade = try await sandbox.run([
+            "--device", "sim", "mdm-update", "--file", older, "--signature", olderSignature,
+        ])
         #expect(downgrade.status == 9, "\(downgrade.stdout)\(downgrade.stderr)")
         #expect(downgrade.stdout.contains("IMAGE_NOT_NEWER"), "\(downgrade.stdout)")
     }
@@ -246,32 +282,44 @@ import ZIPFoundation
     @Test func localImageJSONEvents() async throws {
         let sandbox = try UCubeSandbox()
         let (image, signature) = try sandbox.signedSVPPImage(payloadSize: 40_000)
-        let installed = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature])
+        let installed = try await sandbox.run([
+            "--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature,
+        ])
         #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         let events = Self.events(installed.stdout)
         let progress = events.filter { $0["event"] as? String == "progress" }
         let item = try #require(events.first { $0["event"] as? String == "item" }, "\(installed.stdout)")
         #expect(!progress.isEmpty)
-        #expect(Set(progress.compactMap { $0["item"] as? String }) == [item["item"] as? String ?? ""], "\(installed.stdout)")
+        #expect(
+            Set(progress.compactMap { $0["item"] as? String }) == [item["item"] as? String ?? ""], "\(installed.stdout)"
+        )
         #expect(item["item"] as? String == "SVPP firmware")
         #expect(item["to"] as? String == "6.0.2.0")
         #expect(item["type"] as? Int == 0)
 
         // The same image again: the terminal already runs it, so nothing is loaded and the run succeeds (a killed
         // fleet update's re-run meets such terminals).
-        let again = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature])
+        let again = try await sandbox.run([
+            "--device", "sim", "--json", "mdm-update", "--file", image, "--signature", signature,
+        ])
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
-        let current = try #require(Self.events(again.stdout).first { $0["event"] as? String == "item" }, "\(again.stdout)")
+        let current = try #require(
+            Self.events(again.stdout).first { $0["event"] as? String == "item" }, "\(again.stdout)")
         #expect(current["result"] as? String == "current", "\(again.stdout)")
         #expect(current["from"] as? String == "6.0.2.0" && current["now"] as? String == "6.0.2.0", "\(again.stdout)")
-        #expect(!Self.events(again.stdout).contains { $0["event"] as? String == "progress" }, "nothing loaded: \(again.stdout)")
+        #expect(
+            !Self.events(again.stdout).contains { $0["event"] as? String == "progress" },
+            "nothing loaded: \(again.stdout)")
 
         // A file without the project's image header: the terminal refuses it; type and version are unknown.
         let raw = sandbox.directory.appendingPathComponent("vendor.bin")
         try Data(repeating: 0xA5, count: 5000).write(to: raw)
-        let unknown = try await sandbox.run(["--device", "sim", "--json", "mdm-update", "--file", raw.path, "--signature", signature])
+        let unknown = try await sandbox.run([
+            "--device", "sim", "--json", "mdm-update", "--file", raw.path, "--signature", signature,
+        ])
         #expect(unknown.status == 9, "\(unknown.stdout)\(unknown.stderr)")
-        let verdict = try #require(Self.events(unknown.stdout).first { $0["event"] as? String == "item" }, "\(unknown.stdout)")
+        let verdict = try #require(
+            Self.events(unknown.stdout).first { $0["event"] as? String == "item" }, "\(unknown.stdout)")
         #expect(verdict["item"] as? String == "vendor.bin")
         #expect(verdict["type"] is NSNull, "\(unknown.stdout)")
         #expect(verdict["to"] is NSNull, "\(unknown.stdout)")
@@ -293,7 +341,8 @@ import ZIPFoundation
 
         let odd = "odd dir/it's"
         sandbox.environment["UCUBE_TMS_SIM_HOME"] = odd
-        let script = #"eval "$("$0" simulate --tms 127.0.0.1:8443 --print-env)" && printf '%s\n' "$UCUBE_TMS_URL" "$UCUBE_TMS_CA""#
+        let script =
+            #"eval "$("$0" simulate --tms 127.0.0.1:8443 --print-env)" && printf '%s\n' "$UCUBE_TMS_URL" "$UCUBE_TMS_CA""#
         let evaluated = try await blocking { [sandbox] in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -314,7 +363,9 @@ import ZIPFoundation
     }
 
     static func events(_ stdout: String) -> [[String: Any]] {
-        stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
     }
 
     @Test func localImageWithoutSignatureIsAUsageError() async throws {
@@ -322,7 +373,8 @@ import ZIPFoundation
         let run = try await sandbox.run("--device sim mdm-update --file /tmp/none.bin")
         #expect(run.status == 64)
         #expect(run.stderr.contains("--signature"))
-        let missing = try await sandbox.run("--device sim mdm-update --file /nonexistent.bin --signature /nonexistent.sig")
+        let missing = try await sandbox.run(
+            "--device sim mdm-update --file /nonexistent.bin --signature /nonexistent.sig")
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("--file: cannot read /nonexistent.bin"), "\(missing.stderr)")
     }
@@ -330,7 +382,8 @@ import ZIPFoundation
 
 extension UCubeSandbox {
     /// A signed SVPP firmware 6.0.2.0 of `payloadSize` seeded bytes in the sandbox: its image and signature paths.
-    func signedSVPPImage(payloadSize: Int, version: [UInt8] = [6, 0, 2, 0]) throws -> (image: String, signature: String) {
+    func signedSVPPImage(payloadSize: Int, version: [UInt8] = [6, 0, 2, 0]) throws -> (image: String, signature: String)
+    {
         let name = "svpp-" + version.map(String.init).joined(separator: ".")
         let image = directory.appendingPathComponent("\(name).bin").path
         let signature = directory.appendingPathComponent("\(name).sig").path
@@ -367,7 +420,9 @@ extension UCubeSandbox {
         sandbox.environment["UCUBE_TMS_URL"] = faulty.url
         let update = try await sandbox.run(["--device", "sim", "mdm-update", "--firmware-only"], timeout: .seconds(90))
         #expect(update.status == exit, "\(fault): \(update.stdout)\(update.stderr)")
-        #expect((update.stdout + update.stderr).lowercased().contains(says.lowercased()), "\(fault): \(update.stdout)\(update.stderr)")
+        #expect(
+            (update.stdout + update.stderr).lowercased().contains(says.lowercased()),
+            "\(fault): \(update.stdout)\(update.stderr)")
         let info = try await sandbox.run("--device sim info")
         let firmware = exit == 0 ? "6.0.1.0" : "6.0.0.54"
         #expect(info.stdout.contains("firmware (SVPP): \(firmware)"), "\(fault): \(info.stdout)")

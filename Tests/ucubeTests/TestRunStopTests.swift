@@ -39,10 +39,11 @@ import Testing
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "the JUnit report does not parse")
-        return Dictionary(uniqueKeysWithValues: text.split(separator: "\n").map { line in
-            let parts = line.split(separator: "=", maxSplits: 1)
-            return (String(parts[0]), String(parts[1]))
-        })
+        return Dictionary(
+            uniqueKeysWithValues: text.split(separator: "\n").map { line in
+                let parts = line.split(separator: "=", maxSplits: 1)
+                return (String(parts[0]), String(parts[1]))
+            })
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
@@ -50,7 +51,9 @@ import Testing
         let sandbox = try UCubeSandbox()
         let suite = try Self.suite(sandbox)
         let report = sandbox.directory.appendingPathComponent("r.xml").path
-        let run = try sandbox.startCapturing(["--device", "sim", "test", suite, "--format", "junit", "--output", report])
+        let run = try sandbox.startCapturing([
+            "--device", "sim", "test", suite, "--format", "junit", "--output", report,
+        ])
         // "ok 1 - first" on stderr: the second case is now waiting for its card.
         let seen = await UCubeSandbox.readUntil(run.stderr, contains: "ok 1 - first")
         #expect(seen.contains("ok 1 - first"))
@@ -69,7 +72,9 @@ import Testing
         let (server, port) = try await sandbox.startSimulator(["--card", "card-timeout"])
         defer { server.terminate() }
         let device = "tcp://127.0.0.1:\(port)"
-        let run = try sandbox.startCapturing(["--device", device, "test", suite, "--unattended", "--case", "waits", "--case", "third"])
+        let run = try sandbox.startCapturing([
+            "--device", device, "test", suite, "--unattended", "--case", "waits", "--case", "third",
+        ])
         let seen = await UCubeSandbox.readUntil(run.stderr, contains: "case 1/2 waits")
         #expect(seen.contains("case 1/2"))
         // The payment holds the terminal once its card wait is under way; cancel until it is reached.
@@ -87,23 +92,29 @@ import Testing
         try Data(tap.utf8).write(to: file)
         let prove = Process()
         prove.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        prove.arguments = ["perl", "-MTAP::Parser", "-e",
+        prove.arguments = [
+            "perl", "-MTAP::Parser", "-e",
             "my $p = TAP::Parser->new({source => $ARGV[0]}); while (my $r = $p->next) {}; print $p->is_good_plan ? \"plan ok\\n\" : \"bad plan\\n\"; print 'failed ', scalar($p->failed), \"\\n\"; print 'skipped ', scalar($p->skipped), \"\\n\";",
-            file.path]
+            file.path,
+        ]
         let out = Pipe()
         prove.standardOutput = out
         try prove.run()
         let verdict = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         prove.waitUntilExit()
-        #expect(verdict.contains("plan ok") && verdict.contains("failed 1") && verdict.contains("skipped 1"), "\(verdict)")
+        #expect(
+            verdict.contains("plan ok") && verdict.contains("failed 1") && verdict.contains("skipped 1"), "\(verdict)")
     }
 
     /// `--json` with the report on stdout: the JUnit document is all there is, even for a failing run.
     @Test func jsonAppendsNothingToAReportOnStdout() async throws {
         let sandbox = try UCubeSandbox()
         let path = sandbox.directory.appendingPathComponent("fail.json").path
-        try Data(#"{"name":"f","cases":[{"name":"wrong","card":"visa-contact","request":{"amount":"1.00"},"expect":{"status":"DECLINED"}}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: path))
+        try Data(
+            #"{"name":"f","cases":[{"name":"wrong","card":"visa-contact","request":{"amount":"1.00"},"expect":{"status":"DECLINED"}}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: path))
         let run = try await sandbox.run(["--json", "--device", "sim", "test", path, "--format", "junit"])
         #expect(run.status == 17)
         let report = sandbox.directory.appendingPathComponent("stdout.xml")
@@ -118,7 +129,9 @@ import Testing
         let suite = try Self.suite(sandbox)
         let (listener, port) = try FakeTerminal.listenOnLoopback()  // accepts, never answers
         defer { close(listener) }
-        let run = try await sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "--rpc-timeout", "1", "test", suite, "--unattended"])
+        let run = try await sandbox.run([
+            "--device", "tcp://127.0.0.1:\(port)", "--rpc-timeout", "1", "test", suite, "--unattended",
+        ])
         #expect(run.status == 4 || run.status == 5, "\(run.status) \(run.stderr)")
         #expect(run.stdout.contains("Bail out!"), "\(run.stdout)")
         #expect(!run.stdout.contains("ok 1"), "\(run.stdout)")

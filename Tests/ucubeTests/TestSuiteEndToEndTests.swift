@@ -31,7 +31,8 @@ import FoundationXML
     }
 
     static func shippedCases() throws -> [[String: Any]] {
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: shippedSuite)) as? [String: Any])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: shippedSuite)) as? [String: Any])
         return try #require(root["cases"] as? [[String: Any]])
     }
 
@@ -51,9 +52,11 @@ import FoundationXML
     /// Every final status the engine can reach appears in the shipped suite. ERROR_SHUTTING_DOWN is the one no
     /// terminal answer maps to (PaymentStatus: "no answer maps here yet").
     @Test func shippedSuiteCoversEveryReachableStatus() throws {
-        let statuses = Set(try Self.shippedCases().compactMap { ($0["expect"] as? [String: Any])?["status"] as? String })
+        let statuses = Set(
+            try Self.shippedCases().compactMap { ($0["expect"] as? [String: Any])?["status"] as? String })
         let reachable = PaymentStatus.allCases.filter { $0 != .errorShuttingDown }.map(\.name)
-        #expect(Set(reachable).subtracting(statuses).isEmpty, "missing: \(Set(reachable).subtracting(statuses).sorted())")
+        #expect(
+            Set(reachable).subtracting(statuses).isEmpty, "missing: \(Set(reachable).subtracting(statuses).sorted())")
     }
 
     static let wrongExpectation = """
@@ -71,7 +74,10 @@ import FoundationXML
         #expect(run.status == 17, "exit \(run.status): \(run.stderr)")
         #expect(run.stdout.contains("ok 1 - right\n"))
         #expect(run.stdout.contains("not ok 2 - wrong status & tvr <1>\n"))
-        #expect(run.stdout.contains(#"message: "status: expected APPROVED, got DECLINED; tvr: expected 0000040000, got 0000000000; cryptogram: expected TC, got AAC""#))
+        #expect(
+            run.stdout.contains(
+                #"message: "status: expected APPROVED, got DECLINED; tvr: expected 0000040000, got 0000000000; cryptogram: expected TC, got AAC""#
+            ))
         let diagnostic = try #require(run.stdout.components(separatedBy: "not ok 2").last)
         #expect(diagnostic.contains("  expected:\n    status: \"APPROVED\"\n    tvr: \"0000040000\""))
         #expect(diagnostic.contains("  got:\n    status: \"DECLINED\"\n    tvr: \"0000000000\""))
@@ -96,21 +102,33 @@ import FoundationXML
         #expect(cases.allSatisfy { Double($0.attribute(forName: "time")?.stringValue ?? "") != nil })
         #expect(cases[0].elements(forName: "failure").isEmpty)
         let failure = try #require(cases[1].elements(forName: "failure").first)
-        #expect(failure.attribute(forName: "message")?.stringValue?.hasPrefix("status: expected APPROVED, got DECLINED") == true)
+        #expect(
+            failure.attribute(forName: "message")?.stringValue?.hasPrefix("status: expected APPROVED, got DECLINED")
+                == true)
         #expect(failure.stringValue?.contains("got tvr: 0000000000") == true)
     }
 
     @Test(arguments: [
-        (#"{"name": "x", "cases": [{"name": "a", "card": "visa-contact", "request": {"amount": "10"}, "expect": {"status": "APPROVD"}}]}"#,
-         #"cases[0] ("a").expect.status: 'APPROVD' is not a payment status"#),
-        (#"{"name": "x", "cases": [{"name": "a", "card": "visa-contact", "request": {"amount": "10"}, "expext": {}}]}"#,
-         #"cases[0] ("a").expext: unknown field"#),
-        (#"{"name": "x", "cases": [{"name": "b", "card": "nope", "request": {"amount": "1"}, "expect": {"status": "ERROR"}}]}"#,
-         #"cases[0] ("b").card: 'nope' is neither a card image"#),
-        (#"{"name": "x", "cases": [{"name": "c", "card": "visa-contact", "request": {"amount": "1.234"}, "expect": {"status": "ERROR"}}]}"#,
-         #"cases[0] ("c").request.amount:"#),
-        (#"{"name": "x", "cards": {"k": {"interfaces": ["chip"], "pan": "4761739001010010", "expiry": "2512", "applications": []}}, "cases": [{"name": "d", "card": "k", "request": {"amount": "1"}, "expect": {"status": "ERROR"}}]}"#,
-         "cards.k.interfaces: 'chip' is not an interface"),
+        (
+            #"{"name": "x", "cases": [{"name": "a", "card": "visa-contact", "request": {"amount": "10"}, "expect": {"status": "APPROVD"}}]}"#,
+            #"cases[0] ("a").expect.status: 'APPROVD' is not a payment status"#
+        ),
+        (
+            #"{"name": "x", "cases": [{"name": "a", "card": "visa-contact", "request": {"amount": "10"}, "expext": {}}]}"#,
+            #"cases[0] ("a").expext: unknown field"#
+        ),
+        (
+            #"{"name": "x", "cases": [{"name": "b", "card": "nope", "request": {"amount": "1"}, "expect": {"status": "ERROR"}}]}"#,
+            #"cases[0] ("b").card: 'nope' is neither a card image"#
+        ),
+        (
+            #"{"name": "x", "cases": [{"name": "c", "card": "visa-contact", "request": {"amount": "1.234"}, "expect": {"status": "ERROR"}}]}"#,
+            #"cases[0] ("c").request.amount:"#
+        ),
+        (
+            #"{"name": "x", "cards": {"k": {"interfaces": ["chip"], "pan": "4761739001010010", "expiry": "2512", "applications": []}}, "cases": [{"name": "d", "card": "k", "request": {"amount": "1"}, "expect": {"status": "ERROR"}}]}"#,
+            "cards.k.interfaces: 'chip' is not an interface"
+        ),
         (#"{"name": "x", "cases": []"#, "not valid JSON"),
     ])
     func aBadSuiteIsADataError(_ json: String, _ message: String) async throws {
@@ -143,8 +161,10 @@ import FoundationXML
         #expect(!tap.stdout.contains("Bail out!") && !tap.stdout.contains("TAP version"), "\(tap.stdout)")
     }
 
-    @Test(arguments: [("shop", true), ("caf\u{E9} #1 \"x\" <y>", true), ("a\nb", false), ("a\r", false), ("\u{1B}[31m", false),
-        ("a\u{85}b", false), ("a\u{2029}", false), ("a\u{7F}", false)])
+    @Test(arguments: [
+        ("shop", true), ("caf\u{E9} #1 \"x\" <y>", true), ("a\nb", false), ("a\r", false), ("\u{1B}[31m", false),
+        ("a\u{85}b", false), ("a\u{2029}", false), ("a\u{7F}", false),
+    ])
     func oneLine(_ text: String, _ holds: Bool) {
         #expect(OneLine.holds(text) == holds)
     }

@@ -21,7 +21,8 @@ import UCubeSimulator
         let foreignSignature: String
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-update-\(UUID().uuidString)")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ucube-update-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             path = directory.appendingPathComponent("svpp.bin").path
             signature = directory.appendingPathComponent("svpp.sig").path
@@ -43,7 +44,9 @@ import UCubeSimulator
         var frame = 0
         for line in trace.split(separator: "\n") {
             if line.hasPrefix("> ") { frame += 1 }
-            if line.hasPrefix("  SEQ") && line.contains("CMD 0x5161") && !positions.contains(frame) { positions.append(frame) }
+            if line.hasPrefix("  SEQ") && line.contains("CMD 0x5161") && !positions.contains(frame) {
+                positions.append(frame)
+            }
         }
         return positions
     }
@@ -65,12 +68,16 @@ import UCubeSimulator
 
         for (block, position) in loads.enumerated() {
             for mode in ["drop", "silent", "reboot"] {
-                let label = "block \(block + 1)/\(loads.count) (frame \(position)), \(mode == "silent" ? "killed" : mode)"
-                let (sandbox, device, server) = try await RecoveryEndToEndTests.prepare(.tcp, fault: "\(mode)@\(position)")
+                let label =
+                    "block \(block + 1)/\(loads.count) (frame \(position)), \(mode == "silent" ? "killed" : mode)"
+                let (sandbox, device, server) = try await RecoveryEndToEndTests.prepare(
+                    .tcp, fault: "\(mode)@\(position)")
                 _ = try await RecoveryEndToEndTests.run(
-                    sandbox, device: device, Self.update(image), killAfter: mode == "silent" ? position : nil, server: server)
+                    sandbox, device: device, Self.update(image), killAfter: mode == "silent" ? position : nil,
+                    server: server)
                 let info = try await sandbox.run(device + ["info"])
-                #expect(info.stdout.contains(Self.old), "\(label): the old firmware runs: \(info.stdout) \(info.stderr)")
+                #expect(
+                    info.stdout.contains(Self.old), "\(label): the old firmware runs: \(info.stdout) \(info.stderr)")
                 let rerun = try await sandbox.run(device + Self.update(image), timeout: .seconds(90))
                 #expect(rerun.status == 0, "\(label): the re-run: \(rerun.stdout) \(rerun.stderr)")
                 #expect(rerun.stdout.contains("6.0.0.54 → 6.0.2.0: installed"), "\(label): \(rerun.stdout)")

@@ -47,15 +47,19 @@ import UCubeProtocol
         ])
         defer { run.process.terminate() }
         let printed = await UCubeSandbox.readUntil(run.stdout, contains: "\n")
-        let port = try #require(printed.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        let port = try #require(
+            printed.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         let hint = await UCubeSandbox.readUntil(run.stderr, contains: "\n")
-        #expect(hint.contains("SOCKET connection the address 127.0.0.1:\(port) (from an Android emulator: 10.0.2.2:\(port))"))
+        #expect(
+            hint.contains(
+                "SOCKET connection the address 127.0.0.1:\(port) (from an Android emulator: 10.0.2.2:\(port))"))
 
         let fd = try FakeTerminal.connectToLoopback(port)
         defer { close(fd) }
         // GetInfo C4 D1 (spec §2.6), SEQ 0, then GetStatus SEQ 5 (spec §2.9) on the same connection.
         for (command, expectedCommand, sequence) in [
-            ("02 00 02 00 50 01 C4 D1 C8 87 03", CommandID.getInfo, UInt8(0)), ("02 00 00 05 03 31 98 D1 03", .getStatus, 5),
+            ("02 00 02 00 50 01 C4 D1 C8 87 03", CommandID.getInfo, UInt8(0)),
+            ("02 00 00 05 03 31 98 D1 03", .getStatus, 5),
         ] {
             let clock = ContinuousClock()
             let sent = clock.now

@@ -31,13 +31,15 @@ struct HelpShortcutTests {
     func theRenderedHelpIsWhatTheParserPrints(columns: Int) throws {
         #expect(
             RootHelp.rendered(columns: columns) == UCube.helpMessage(columns: columns) + "\n",
-            "at \(columns) columns; if the help changed, Sources/UCubeCLI/Output/RootHelp.swift is stale: run Scripts/generate-docs.sh")
+            "at \(columns) columns; if the help changed, Sources/UCubeCLI/Output/RootHelp.swift is stale: run Scripts/generate-docs.sh"
+        )
     }
 
     /// The shortcut counts Unicode scalars where the parser counts characters: the same only while each character of
     /// the help is one scalar (no combining accent, no emoji sequence).
     @Test func everyCharacterOfTheHelpIsOneScalar() {
-        let texts = [RootHelp.overview, RootHelp.usage, RootHelp.footer]
+        let texts =
+            [RootHelp.overview, RootHelp.usage, RootHelp.footer]
             + RootHelp.sections.flatMap { [$0.title] + $0.elements.flatMap { [$0.label, $0.abstract] } }
         for text in texts { #expect(text.count == text.unicodeScalars.count, "\(text.prefix(60))") }
     }
@@ -72,7 +74,9 @@ struct CompletionCheckTests {
 
     @Test func helpAskedOfACommandNamesTheRootOnly() throws {
         let command = try UCube.parse(["info", "--help"])
-        let error = #expect(throws: (any Error).self) { var help = command; try help.run() }
+        let error = #expect(throws: (any Error).self) {
+            var help = command; try help.run()
+        }
         let message = UCube.fullMessage(for: try #require(error))
         #expect(message.contains("USAGE: ucube info"), "\(message)")
     }

@@ -32,7 +32,10 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .customLong("fast"), help: "With --device replay:FILE, answer at once instead of at the recorded pace.")
     var fast = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for an ordinary answer (long commands use their own timeout).", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Seconds to wait for an ordinary answer (long commands use their own timeout).", valueName: "seconds"))
     var rpcTimeout: Double?
 
     @Option(
@@ -80,7 +83,8 @@ struct GlobalOptions: ParsableArguments {
     /// The device named by the option, the shell, `$UCUBE_DEVICE` or `ucube connect`; nil: none, and the built-in
     /// simulator stands in (`Connection.open` says so on stderr, every time).
     var namedDevice: String? {
-        device ?? ShellSession.current?.settings.device ?? Environment.value("UCUBE_DEVICE") ?? RememberedDevices.defaultAddress
+        device ?? ShellSession.current?.settings.device ?? Environment.value("UCUBE_DEVICE")
+            ?? RememberedDevices.defaultAddress
     }
 
     var timeout: Duration {

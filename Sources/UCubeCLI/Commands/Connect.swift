@@ -38,7 +38,9 @@ extension UCube {
         func validate() throws {
             let modes = (device == nil ? 0 : 1) + (list ? 1 : 0) + (forget == nil ? 0 : 1)
             guard modes == 1 else { throw ValidationError("give a DEVICE to connect to, or --list, or --forget NAME") }
-            guard timeout > 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+            guard timeout > 0 && timeout <= 600 else {
+                throw ValidationError("--timeout must be between 0 and 600 seconds")
+            }
             guard (1...20).contains(tries) else { throw ValidationError("--tries must be between 1 and 20") }
         }
 
@@ -51,7 +53,8 @@ extension UCube {
             if list { return try printList() }
             if let forget {
                 guard try RememberedDevices.forget(forget) else {
-                    throw CLIFailure(ExitCodes.usage, "no remembered terminal named '\(forget)' (see `ucube connect --list`)")
+                    throw CLIFailure(
+                        ExitCodes.usage, "no remembered terminal named '\(forget)' (see `ucube connect --list`)")
                 }
                 print("forgot \(forget)")
                 return
@@ -81,7 +84,10 @@ extension UCube {
             }
             await connection.close()
             guard reply.succeeded, let info = reply.response else {
-                throw CLIFailure(ExitCodes.terminalStatus, "the terminal answered GetInfo with \(reply.status) (in a secure session? run `ucube rpc exit-secure-session`)")
+                throw CLIFailure(
+                    ExitCodes.terminalStatus,
+                    "the terminal answered GetInfo with \(reply.status) (in a secure session? run `ucube rpc exit-secure-session`)"
+                )
             }
             let canonical: DeviceAddress = {
                 if case .ble = address, let transportName = connection.transportAddress { return .ble(transportName) }
@@ -107,7 +113,8 @@ extension UCube {
             let rows = devices.map { [ShellWords.quote($0.name), $0.address, $0.transport, $0.serial ?? ""] }
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             return zip(devices, rows).map { device, row in
-                let padded = (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[3]]
+                let padded =
+                    (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[3]]
                 let line = (device.isDefault ? "* " : "  ") + padded.joined(separator: "  ")
                 return String(line.reversed().drop { $0 == " " }.reversed())
             }

@@ -1,15 +1,16 @@
 import ArgumentParser
 import Foundation
-import UCubeSupport
 import UCubeLink
 import UCubeProtocol
+import UCubeSupport
 
 extension UCube {
     /// `ucube decode`: bytes from a log, a trace or a spec, shown decoded. Needs no terminal.
     struct Decode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decode",
-            abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump, a recording or a btsnoop capture.",
+            abstract:
+                "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump, a recording or a btsnoop capture.",
             discussion: """
                 With --as auto (the default) a complete frame is decoded as a frame, then TLV is tried, then a \
                 2-byte value is shown as a status and as an NFC outcome (DF72). A frame is taken for an answer when \
@@ -149,7 +150,8 @@ extension UCube {
             }
             if !stdin { return InputLines(arguments: hex) }
             guard hex == ["-"] || isatty(0) == 0, ShellSession.current == nil else {
-                throw CLIFailure(ExitCodes.usage, "give the hex to decode, or pipe it (or a --trace dump) on standard input")
+                throw CLIFailure(
+                    ExitCodes.usage, "give the hex to decode, or pipe it (or a --trace dump) on standard input")
             }
             return InputLines(standardInput: ())
         }
@@ -226,7 +228,8 @@ enum FrameLayout: Equatable {
         switch self {
         case .plain: false
         case .secured: true
-        case .inSession: LinkRules(secured: true).wraps(id, payload: body, inputMode: CommandCatalogue.modes(for: id).input)
+        case .inSession:
+            LinkRules(secured: true).wraps(id, payload: body, inputMode: CommandCatalogue.modes(for: id).input)
         }
     }
 
@@ -235,7 +238,8 @@ enum FrameLayout: Equatable {
         switch self {
         case .plain: false
         case .secured: id != .unrecognised
-        case .inSession: LinkRules(secured: true).expectsSecuredResponse(id, outputMode: CommandCatalogue.modes(for: id).output)
+        case .inSession:
+            LinkRules(secured: true).expectsSecuredResponse(id, outputMode: CommandCatalogue.modes(for: id).output)
         }
     }
 }
@@ -341,7 +345,9 @@ struct TraceDecoder {
         if entry.direction == .command && layout == .secured && !rules.secured { rules = LinkRules(secured: true) }
         var report = try Decoder(bytes: entry.bytes, context: context, inSession: false).frame(
             direction: entry.direction, layout: layout)
-        report.lines = report.lines.enumerated().map { ($0.offset == 0 ? (entry.direction == .command ? "> " : "< ") : "  ") + $0.element }
+        report.lines = report.lines.enumerated().map {
+            ($0.offset == 0 ? (entry.direction == .command ? "> " : "< ") : "  ") + $0.element
+        }
         if entry.direction == .response, let status = report.frame?.status {
             let id = CommandID(UInt16(entry.bytes[4]) << 8 | UInt16(entry.bytes[5]))
             rules.responseReceived(id, status: Status(Int16(status.value)))
@@ -362,7 +368,8 @@ private struct Decoder {
         case .tlv: return try tlv()
         case .status: return try status()
         case .nfcOutcome: return try nfcOutcome()
-        case .btsnoop: throw CLIFailure(ExitCodes.usage, "--as btsnoop reads a capture file: ucube decode --as btsnoop FILE")
+        case .btsnoop:
+            throw CLIFailure(ExitCodes.usage, "--as btsnoop reads a capture file: ucube decode --as btsnoop FILE")
         case .auto:
             // Bytes that start with STX and are long enough for a frame are judged as a frame: its error is the
             // useful one (a wrong CRC says more than "not TLV").
@@ -377,7 +384,8 @@ private struct Decoder {
                 }
                 return report
             }
-            throw CLIFailure(ExitCodes.dataError, "the bytes are not a frame, not BER-TLV and not a 2-byte code; try --as")
+            throw CLIFailure(
+                ExitCodes.dataError, "the bytes are not a frame, not BER-TLV and not a 2-byte code; try --as")
         }
     }
 
@@ -389,7 +397,8 @@ private struct Decoder {
         let raw: RawFrame
         do {
             guard let r = try decoder.next() else {
-                throw CLIFailure(ExitCodes.dataError, "incomplete frame: \(bytes.count) bytes, the header announces more")
+                throw CLIFailure(
+                    ExitCodes.dataError, "incomplete frame: \(bytes.count) bytes, the header announces more")
             }
             raw = r
         } catch let error as FrameError {
@@ -406,7 +415,9 @@ private struct Decoder {
                     return response(answer, raw: raw, header: header)
                 }
             } catch {
-                if direction == .response { throw CLIFailure(ExitCodes.dataError, "not a valid answer: \(error.reason)") }
+                if direction == .response {
+                    throw CLIFailure(ExitCodes.dataError, "not a valid answer: \(error.reason)")
+                }
             }
         }
         let command: CommandFrame
@@ -428,13 +439,16 @@ private struct Decoder {
             lines.append("  \(json)")
         }
         if layout == .plain, Self.looksSecured(raw) {
-            lines.append("(sent in a secure session? --secured reads \(Hex.encode([raw.body[0]])) as its crypto header and the last 4 bytes as its MAC)")
+            lines.append(
+                "(sent in a secure session? --secured reads \(Hex.encode([raw.body[0]])) as its crypto header and the last 4 bytes as its MAC)"
+            )
         }
         return DecodeReport(
             kind: "frame", lines: lines,
             frame: .init(
                 direction: "command", sequence: Int(raw.sequence), commandID: Self.idHex(raw.command), command: name,
-                length: raw.body.count, secured: frame.envelope != nil, cryptoHeader: frame.envelope.map { [$0.cryptoHeader] },
+                length: raw.body.count, secured: frame.envelope != nil,
+                cryptoHeader: frame.envelope.map { [$0.cryptoHeader] },
                 mac: frame.envelope?.mac, payload: frame.payload, status: nil, data: nil))
     }
 
@@ -448,7 +462,9 @@ private struct Decoder {
             // SIGNED_CIPHERED data is ciphertext only the HSM side can read (spec §2.3).
             if response.envelope != nil && CommandCatalogue.modes(for: raw.command).output == .signedCiphered {
                 lines.append("  (ciphered: SIGNED_CIPHERED data)")
-            } else if let decoded = try? CommandRegistry.decodeResponse(id: raw.command, status: response.status, data: response.data) {
+            } else if let decoded = try? CommandRegistry.decodeResponse(
+                id: raw.command, status: response.status, data: response.data)
+            {
                 lines += ResponseLines.of(decoded).map { "  " + $0 }
                 // The summary names the tags; their explanations follow it.
                 if let nodes = Self.tlvNodes(response.data) {
@@ -490,7 +506,8 @@ private struct Decoder {
     /// A plain reading of what may be a secured command: the SDK's crypto header 0x7F first, room for a MAC, and
     /// a command that is wrapped in a session.
     private static func looksSecured(_ raw: RawFrame) -> Bool {
-        raw.body.count >= FrameLimits.cryptoHeaderSize + FrameLimits.macSize && raw.body[0] == FrameLimits.defaultCryptoHeader
+        raw.body.count >= FrameLimits.cryptoHeaderSize + FrameLimits.macSize
+            && raw.body[0] == FrameLimits.defaultCryptoHeader
             && FrameLayout.inSession.wrapsCommand(raw.command, body: raw.body)
     }
 
@@ -518,7 +535,9 @@ private struct Decoder {
     }
 
     func nfcOutcome() throws -> DecodeReport {
-        guard bytes.count == 2 else { throw CLIFailure(ExitCodes.dataError, "an NFC outcome (DF72) is 2 bytes, got \(bytes.count)") }
+        guard bytes.count == 2 else {
+            throw CLIFailure(ExitCodes.dataError, "an NFC outcome (DF72) is 2 bytes, got \(bytes.count)")
+        }
         let tlv = TLV(Tag(0xDF72), bytes)
         let text = TagValueFormatter.render(tlv, context: .payment)
         let explanation = Explainer.explain(tlv, context: .payment)

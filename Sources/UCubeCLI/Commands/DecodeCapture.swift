@@ -17,7 +17,9 @@ extension UCube.Decode {
             }
             if let path = hex.first, path != "-" { return (try Self.readCapture(path), path) }
             guard hex == ["-"] || isatty(0) == 0, ShellSession.current == nil else {
-                throw CLIFailure(ExitCodes.usage, "give the capture file (ucube decode --as btsnoop FILE), or pipe it on standard input")
+                throw CLIFailure(
+                    ExitCodes.usage,
+                    "give the capture file (ucube decode --as btsnoop FILE), or pipe it on standard input")
             }
             let data = try Self.readStandardInput(limit: Self.maxCaptureSize, what: "the capture")
             return ([UInt8](data), "standard input")
@@ -45,7 +47,8 @@ extension UCube.Decode {
             case .unreadable(let why):
                 throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
             case .tooLarge:
-                throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(maxCaptureSize >> 20) MiB: cut the capture first")
+                throw CLIFailure(
+                    ExitCodes.dataError, "\(path) is larger than \(maxCaptureSize >> 20) MiB: cut the capture first")
             }
         }
     }
@@ -90,7 +93,8 @@ extension UCube.Decode {
         let uuid = ATTCapture.wireUUID(BluetoothChoices.txRxUUID) ?? []
         let captured = CapturedFrames(att, txRxUUID: uuid, handle: handle)
         let entries = captured.frames.map {
-            TraceDump.Entry(direction: $0.flow == .hostToTerminal ? .command : .response, bytes: $0.bytes, securedNote: nil)
+            TraceDump.Entry(
+                direction: $0.flow == .hostToTerminal ? .command : .response, bytes: $0.bytes, securedNote: nil)
         }
         let decoded = Self.decodeFrames(entries, context: context, secured: secured)
         let first = file.records.first?.timestamp ?? 0
@@ -98,23 +102,29 @@ extension UCube.Decode {
             CaptureReport.Frame(
                 record: frame.record, connection: Int(frame.connection), handle: Int(frame.handle),
                 seconds: Double(frame.timestamp &- first) / 1_000_000,
-                unixMicroseconds: frame.timestamp >= BTSnoopFile.unixEpochOffset ? Int64(clamping: frame.timestamp - BTSnoopFile.unixEpochOffset) : nil,
+                unixMicroseconds: frame.timestamp >= BTSnoopFile.unixEpochOffset
+                    ? Int64(clamping: frame.timestamp - BTSnoopFile.unixEpochOffset) : nil,
                 report: report)
         }
         return CaptureReport(
             datalink: file.datalink.name, records: file.records.count, aclPackets: att.aclPackets, attPDUs: att.attPDUs,
             att: att.values.map {
-                .init(record: $0.record, connection: Int($0.connection), opcode: Int($0.opcode), handle: Int($0.handle), length: $0.value.count)
+                .init(
+                    record: $0.record, connection: Int($0.connection), opcode: Int($0.opcode), handle: Int($0.handle),
+                    length: $0.value.count)
             },
             txRx: captured.txRx.map {
-                .init(connection: Int($0.connection), handle: Int($0.handle), source: $0.source.rawValue, writes: $0.writes, notifications: $0.notifications)
+                .init(
+                    connection: Int($0.connection), handle: Int($0.handle), source: $0.source.rawValue,
+                    writes: $0.writes, notifications: $0.notifications)
             },
             notes: file.notes + att.notes + captured.notes, frames: frames)
     }
 
     /// Each frame decoded in order, the session followed as in a trace dump (`TraceDump.decode`); a frame that does
     /// not decode is shown as the reason, and the frames after it are decoded one by one.
-    private static func decodeFrames(_ entries: [TraceDump.Entry], context: TagContext, secured: Bool) -> [DecodeReport] {
+    private static func decodeFrames(_ entries: [TraceDump.Entry], context: TagContext, secured: Bool) -> [DecodeReport]
+    {
         if let all = try? TraceDump(entries: entries).decode(context: context, inSession: secured) { return all }
         return entries.map { entry in
             do {
@@ -206,17 +216,22 @@ struct CaptureReport: Encodable {
                 default: "its traffic decodes as uCube frames"
                 }
             lines.append(
-                "TxRx: handle \(Self.hex16(item.handle)) on connection \(Self.hex16(item.connection)) (\(why)): \(item.writes) writes, \(item.notifications) notifications")
+                "TxRx: handle \(Self.hex16(item.handle)) on connection \(Self.hex16(item.connection)) (\(why)): \(item.writes) writes, \(item.notifications) notifications"
+            )
         }
         lines.append("\(frames.count) frames")
         lines += notes.map { "note: " + $0 }
         for frame in frames {
             lines.append("")
-            lines.append("record \(frame.record), \(String(format: "%.6f", frame.seconds)) s, handle \(Self.hex16(frame.handle))")
+            lines.append(
+                "record \(frame.record), \(String(format: "%.6f", frame.seconds)) s, handle \(Self.hex16(frame.handle))"
+            )
             lines += frame.report.lines
         }
         return lines
     }
 
-    static func hex16(_ value: Int) -> String { "0x" + Hex.encode([UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]) }
+    static func hex16(_ value: Int) -> String {
+        "0x" + Hex.encode([UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)])
+    }
 }

@@ -6,7 +6,8 @@ extension UCube {
     struct FleetMergeCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fleet-merge",
-            abstract: "Merge the shards of a fleet run (--shard I/N) into one summary, one JUnit report and one exit code.",
+            abstract:
+                "Merge the shards of a fleet run (--shard I/N) into one summary, one JUnit report and one exit code.",
             discussion: """
                 Each REPORT is the --json output (JSON lines) of one shard: `ucube --json info --devices FILE --shard \
                 2/4 > shard-2.jsonl`. The merged summary table (or, with --json, each terminal's `end` and the \
@@ -21,12 +22,15 @@ extension UCube {
         @Argument(help: ArgumentHelp("The --json output of each shard.", valueName: "report"), completion: .file())
         var reports: [String] = []
 
-        @Option(help: ArgumentHelp("Write the merged JUnit XML report to FILE.", valueName: "file"), completion: .file())
+        @Option(
+            help: ArgumentHelp("Write the merged JUnit XML report to FILE.", valueName: "file"), completion: .file())
         var junit: String?
 
         func validate() throws {
             if reports.isEmpty { throw ValidationError("give the reports to merge: each shard's --json output") }
-            if reports.count > FleetChoices.maximumDevices { throw ValidationError("at most \(FleetChoices.maximumDevices) reports") }
+            if reports.count > FleetChoices.maximumDevices {
+                throw ValidationError("at most \(FleetChoices.maximumDevices) reports")
+            }
         }
 
         func run() async throws {
@@ -35,7 +39,8 @@ extension UCube {
             var parsed: [FleetMerge.Report] = []
             for path in reports {
                 do {
-                    let bytes = try BoundedFile.read((path as NSString).expandingTildeInPath, limit: FleetChoices.maximumReportSize)
+                    let bytes = try BoundedFile.read(
+                        (path as NSString).expandingTildeInPath, limit: FleetChoices.maximumReportSize)
                     parsed.append(FleetMerge.parse(Array(bytes), name: path))
                 } catch {
                     switch error {
@@ -43,18 +48,23 @@ extension UCube {
                         // A shard's job that died before writing: a missing report, failed by name, not a usage error.
                         parsed.append(FleetMerge.Report(name: path, problem: "cannot read it: \(why)"))
                     case .tooLarge:
-                        throw CLIFailure(ExitCodes.usage, "the report \(path) is over \(FleetChoices.maximumReportSize >> 20) MB: not a shard's JSON lines")
+                        throw CLIFailure(
+                            ExitCodes.usage,
+                            "the report \(path) is over \(FleetChoices.maximumReportSize >> 20) MB: not a shard's JSON lines"
+                        )
                     }
                 }
             }
             let merged = try FleetMerge.merge(parsed)
-            let reporter = FleetReporter(command: merged.command, json: globals.json, total: merged.verdicts.count, stderrIsTTY: false)
+            let reporter = FleetReporter(
+                command: merged.command, json: globals.json, total: merged.verdicts.count, stderrIsTTY: false)
             for warning in merged.warnings { reporter.warn(warning) }
             if globals.json { for verdict in merged.verdicts { reporter.ended(verdict) } }
             reporter.summary(merged.verdicts, seconds: merged.seconds)
             if let junit {
                 try FleetRun.writeJUnit(
-                    junit, command: merged.command, verdicts: merged.verdicts, timestamp: merged.started ?? Date(), seconds: merged.seconds)
+                    junit, command: merged.command, verdicts: merged.verdicts, timestamp: merged.started ?? Date(),
+                    seconds: merged.seconds)
             }
             let failed = merged.verdicts.filter { $0.result == .failed }.count
             let notStarted = merged.verdicts.filter { $0.result == .notStarted }.count

@@ -8,7 +8,8 @@ extension UCube {
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "history",
-            abstract: "List the journalled payments, show one with its receipt, or resolve one whose outcome is unknown.",
+            abstract:
+                "List the journalled payments, show one with its receipt, or resolve one whose outcome is unknown.",
             discussion: """
                 The journal is $XDG_STATE_HOME/ucube/journal.jsonl: per payment a start record before its first \
                 command, a step record for each command's answer, an outcome record at its end, and the operator's \
@@ -35,10 +36,13 @@ extension UCube {
         /// The payment `id` names: its request id, or an unambiguous prefix of it.
         static func entry(_ id: String, in entries: [JournalEntry]) throws -> JournalEntry {
             let matches = entries.filter { $0.requestID == id || $0.requestID.hasPrefix(id) }
-            guard let exact = entries.last(where: { $0.requestID == id }) ?? (matches.count == 1 ? matches.first : nil) else {
+            guard let exact = entries.last(where: { $0.requestID == id }) ?? (matches.count == 1 ? matches.first : nil)
+            else {
                 throw CLIFailure(
                     ExitCodes.usage,
-                    matches.isEmpty ? "no payment \(id) in the journal" : "\(id) names \(matches.count) payments: give more of the id",
+                    matches.isEmpty
+                        ? "no payment \(id) in the journal"
+                        : "\(id) names \(matches.count) payments: give more of the id",
                     hint: "`ucube history` lists the request ids")
             }
             return exact
@@ -57,7 +61,10 @@ extension UCube.History {
         @Option(help: "Show only the last N payments.")
         var last: Int?
 
-        @Flag(help: "Only the payments whose outcome is unknown and not resolved, with the last command known to have reached the terminal.")
+        @Flag(
+            help:
+                "Only the payments whose outcome is unknown and not resolved, with the last command known to have reached the terminal."
+        )
         var unresolved = false
 
         func run() async throws {
@@ -71,13 +78,23 @@ extension UCube.History {
             if entries.isEmpty { print(unresolved ? "no unresolved payments" : "no payments journalled") }
             for e in entries {
                 let amount =
-                    e.amount.flatMap { amount in e.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) } }
+                    e.amount.flatMap { amount in
+                        e.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) }
+                    }
                     ?? e.amount.map(String.init) ?? "-"
-                let status = (e.runningPID.map { "running (pid \($0))" } ?? e.resolution.map { "\(e.status) (resolved \($0.status))" }
-                    ?? e.status) + (e.simulated ? " (simulated)" : "")
-                var fields = [e.startedAt ?? "-", status, amount, e.type ?? "", e.entryMode ?? "", e.maskedPAN ?? "", e.aid ?? "", e.requestID]
+                let status =
+                    (e.runningPID.map { "running (pid \($0))" } ?? e.resolution.map {
+                        "\(e.status) (resolved \($0.status))"
+                    }
+                        ?? e.status) + (e.simulated ? " (simulated)" : "")
+                var fields = [
+                    e.startedAt ?? "-", status, amount, e.type ?? "", e.entryMode ?? "", e.maskedPAN ?? "", e.aid ?? "",
+                    e.requestID,
+                ]
                 if unresolved {
-                    fields.append("last: " + (e.lastCommand.map { "\($0) (status \(e.lastResult ?? 0))" } ?? "no command answered"))
+                    fields.append(
+                        "last: "
+                            + (e.lastCommand.map { "\($0) (status \(e.lastResult ?? 0))" } ?? "no command answered"))
                 }
                 print(fields.joined(separator: "  "))
             }
@@ -114,9 +131,18 @@ extension UCube.History {
                     ("type", entry.type),
                     ("device", entry.device.map { $0 + (entry.simulated ? " (simulated: not a real payment)" : "") }),
                     ("entry mode", entry.entryMode),
-                    ("card", entry.maskedPAN), ("application", [entry.aid, entry.applicationLabel].compactMap { $0 }.joined(separator: " ")),
-                    ("last command", entry.lastCommand.map { "\($0) (status \(entry.lastResult ?? 0), in \(entry.lastState ?? "?"))" }),
-                    ("resolved", entry.resolution.map { "\($0.status) at \($0.time)" + ($0.note.map { ": \($0)" } ?? "") }),
+                    ("card", entry.maskedPAN),
+                    ("application", [entry.aid, entry.applicationLabel].compactMap { $0 }.joined(separator: " ")),
+                    (
+                        "last command",
+                        entry.lastCommand.map {
+                            "\($0) (status \(entry.lastResult ?? 0), in \(entry.lastState ?? "?"))"
+                        }
+                    ),
+                    (
+                        "resolved",
+                        entry.resolution.map { "\($0.status) at \($0.time)" + ($0.note.map { ": \($0)" } ?? "") }
+                    ),
                 ]
                 for (label, value) in fields {
                     if let value, !value.isEmpty { print("\(label): \(value)") }
@@ -131,7 +157,9 @@ extension UCube.History {
         static let configuration = CommandConfiguration(
             commandName: "resolve",
             abstract: "Record the outcome an operator found out for a payment whose outcome is unknown.",
-            discussion: "The payment's own records stay; a resolution record is appended. Only an unknown, unresolved payment can be resolved.")
+            discussion:
+                "The payment's own records stay; a resolution record is appended. Only an unknown, unresolved payment can be resolved."
+        )
 
         @OptionGroup var globals: GlobalOptions
 
@@ -149,7 +177,8 @@ extension UCube.History {
 
         func validate() throws {
             guard PaymentStatus(rawValue: status.uppercased()) != nil else {
-                throw ValidationError("--status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ValidationError(
+                    "--status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
 
@@ -157,8 +186,11 @@ extension UCube.History {
             let entry = try UCube.History.entry(id, in: try UCube.History.entries())
             if let pid = entry.runningPID {
                 throw CLIFailure(
-                    ExitCodes.busy, "payment \(entry.requestID) is still running (pid \(pid)): its outcome is not known yet",
-                    hint: "wait for it to end, or stop it with `ucube cancel`; only a payment whose process ended can be resolved")
+                    ExitCodes.busy,
+                    "payment \(entry.requestID) is still running (pid \(pid)): its outcome is not known yet",
+                    hint:
+                        "wait for it to end, or stop it with `ucube cancel`; only a payment whose process ended can be resolved"
+                )
             }
             guard entry.isUnknown else {
                 throw CLIFailure(
@@ -167,7 +199,8 @@ extension UCube.History {
             }
             if let resolution = entry.resolution {
                 throw CLIFailure(
-                    ExitCodes.usage, "payment \(entry.requestID) is already resolved: \(resolution.status) at \(resolution.time)")
+                    ExitCodes.usage,
+                    "payment \(entry.requestID) is already resolved: \(resolution.status) at \(resolution.time)")
             }
             let decided = PaymentStatus(rawValue: status.uppercased())!
             do {

@@ -8,7 +8,9 @@ extension UCube {
         static let configuration = CommandConfiguration(
             commandName: "info",
             abstract: "Show the terminal's serial and part number, versions, state and battery.",
-            discussion: "With several terminals (--device repeated, --devices FILE), a fleet run: see `ucube help mdm-update` and docs/fleet.md.")
+            discussion:
+                "With several terminals (--device repeated, --devices FILE), a fleet run: see `ucube help mdm-update` and docs/fleet.md."
+        )
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var fleet: FleetOptions
@@ -39,7 +41,8 @@ extension CLIFailure {
     /// GetInfo answered in a secure session: its data is ciphered (spec §2.3).
     static let cipheredInfo = CLIFailure(
         ExitCodes.terminalStatus,
-        "the terminal is in a secure session, so GetInfo's data is ciphered (spec §2.3); run `ucube rpc exit-secure-session` first")
+        "the terminal is in a secure session, so GetInfo's data is ciphered (spec §2.3); run `ucube rpc exit-secure-session` first"
+    )
 }
 
 extension RPCClient {

@@ -21,13 +21,16 @@ extension UCube.Locale {
     }
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "get", abstract: "Show the current locale (GetInfo F7).")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Show the current locale (GetInfo F7).")
         @OptionGroup var globals: GlobalOptions
 
         func run() async throws {
             try await withConnection(globals) { connection in
                 let (current, _) = try await UCube.Locale.read(connection)
-                guard let current else { throw CLIFailure(ExitCodes.terminalStatus, "the terminal reports no locale (F7)") }
+                guard let current else {
+                    throw CLIFailure(ExitCodes.terminalStatus, "the terminal reports no locale (F7)")
+                }
                 try LocaleReport(locale: current, text: current).print(json: globals.json)
             }
         }
@@ -67,11 +70,13 @@ extension UCube.Locale {
                 let (_, supported) = try await UCube.Locale.read(connection)
                 guard supported.isEmpty || supported.contains(locale) else {
                     throw CLIFailure(
-                        ExitCodes.usage, "the terminal does not support '\(locale)'; it supports \(supported.joined(separator: ", "))")
+                        ExitCodes.usage,
+                        "the terminal does not support '\(locale)'; it supports \(supported.joined(separator: ", "))")
                 }
                 let reply = try await connection.client.send(try SetInfoField.locale(locale))
                 guard reply.succeeded else {
-                    throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "SetInfoField"))
+                    throw CLIFailure(
+                        ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "SetInfoField"))
                 }
                 try LocaleReport(locale: locale, text: "locale set to \(locale)").print(json: globals.json)
             }

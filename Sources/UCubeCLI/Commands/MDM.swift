@@ -76,7 +76,8 @@ struct TerminalFacts {
     static func certificate(_ client: RPCClient) async throws -> [UInt8] {
         let reply = try await client.send(InstallForLoadKey())
         guard let response = reply.response else {
-            throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "InstallForLoadKey"))
+            throw CLIFailure(
+                ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "InstallForLoadKey"))
         }
         return response.encodeData()
     }
@@ -122,7 +123,8 @@ extension ExitCodes {
         case .notConfigured, .configuration, .insecureURL: usage
         case .file: ioError
         case .cancelled: cancelled
-        case .httpStatus, .network, .timeout, .tls, .tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateRejected,
+        case .httpStatus, .network, .timeout, .tls, .tlsUntrustedCertificate, .tlsHostnameMismatch,
+            .tlsCertificateRejected,
             .tlsCertificateExpired, .malformedReply, .refused, .notRegistered:
             tms
         }
@@ -206,7 +208,8 @@ extension UCube {
                 if status {
                     let registered = store.isRegistered(serial: serial)
                     try emit(
-                        Output(serial: serial, partNumber: pn, registered: registered, identity: registered ? path : nil),
+                        Output(
+                            serial: serial, partNumber: pn, registered: registered, identity: registered ? path : nil),
                         text: registered
                             ? "terminal \(serial) (\(pn)) is registered: client identity \(path)"
                             : "terminal \(serial) (\(pn)) is not registered: run `ucube mdm-register`")
@@ -216,7 +219,9 @@ extension UCube {
                     let removed: Bool = try tmsChecked { () throws(TMSError) in try store.remove(serial: serial) }
                     try emit(
                         Output(serial: serial, partNumber: pn, registered: false, identity: nil),
-                        text: removed ? "terminal \(serial): client identity \(path) removed" : "terminal \(serial) was not registered")
+                        text: removed
+                            ? "terminal \(serial): client identity \(path) removed"
+                            : "terminal \(serial) was not registered")
                     return
                 }
                 let settings = try tms.settings()
@@ -238,7 +243,9 @@ extension UCube {
                     Output(
                         serial: serial, partNumber: pn, registered: true, identity: path, server: settings.baseURL,
                         api: registration.dialect),
-                    text: "terminal \(serial) (\(pn)) registered with \(settings.baseURL)\nclient identity stored at \(path)")
+                    text:
+                        "terminal \(serial) (\(pn)) registered with \(settings.baseURL)\nclient identity stored at \(path)"
+                )
             }
         }
 

@@ -5,8 +5,8 @@ import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
-import UCubeTMS
 import UCubeSupport
+import UCubeTMS
 
 extension UCube {
     /// `ucube mdm-update`: plan per spec §10.4 and install the TMS's binaries (§10.5, §10.6), or a local image.
@@ -54,7 +54,9 @@ extension UCube {
         @Flag(help: "Consider the SVPP and NFC firmware only (types 0 and 3).")
         var firmwareOnly = false
 
-        @Option(help: ArgumentHelp("Install a local image instead of asking the TMS (with --signature).", valueName: "image"),
+        @Option(
+            help: ArgumentHelp(
+                "Install a local image instead of asking the TMS (with --signature).", valueName: "image"),
             completion: .file())
         var file: String?
 
@@ -63,10 +65,12 @@ extension UCube {
 
         func validate() throws {
             if (file == nil) != (signature == nil) {
-                throw ValidationError("--file and --signature go together: the terminal checks the image against its signature")
+                throw ValidationError(
+                    "--file and --signature go together: the terminal checks the image against its signature")
             }
             if file != nil && (plan || all || force || firmwareOnly) {
-                throw ValidationError("--file installs one local image; --plan, --all, --force and --firmware-only are for TMS updates")
+                throw ValidationError(
+                    "--file installs one local image; --plan, --all, --force and --firmware-only are for TMS updates")
             }
             for (option, path) in [("--file", file), ("--signature", signature)] {
                 if let path, !FileManager.default.isReadableFile(atPath: expand(path)) {
@@ -78,16 +82,22 @@ extension UCube {
         func run() async throws {
             if ShellSession.current != nil {
                 throw CLIFailure(
-                    ExitCodes.usage, "mdm-update reconnects after a firmware reboot; run it from the command line, not inside `ucube shell`")
+                    ExitCodes.usage,
+                    "mdm-update reconnects after a firmware reboot; run it from the command line, not inside `ucube shell`"
+                )
             }
             if let run = try FleetRun(command: "mdm-update", globals: globals, options: fleet) {
                 try await run.run { device in try await job(globals.single(device, json: true)).run() }
                 return
             }
             let update = job(globals)
-            try await Interrupts.cancelling({ try await update.run() }, first: {
-                StandardError.write("ucube: interrupted: stopping after the current block (the terminal keeps its installed version)")
-            })
+            try await Interrupts.cancelling(
+                { try await update.run() },
+                first: {
+                    StandardError.write(
+                        "ucube: interrupted: stopping after the current block (the terminal keeps its installed version)"
+                    )
+                })
         }
 
         private func job(_ globals: GlobalOptions) -> UpdateJob {
@@ -210,7 +220,8 @@ private struct UpdateJob: Sendable {
         if let localImage {
             let header = Self.header(of: localImage.imagePath)
             let item = Item(
-                label: header.map { $0.type.description } ?? localImage.name, type: header.map { Int($0.type.rawValue) },
+                label: header.map { $0.type.description } ?? localImage.name,
+                type: header.map { Int($0.type.rawValue) },
                 from: header.flatMap { facts.versions.version(forType: Int($0.type.rawValue)) },
                 to: header.map { $0.version.description }, target: header?.version,
                 binaries: { [localImage] })
@@ -218,10 +229,13 @@ private struct UpdateJob: Sendable {
             return
         }
         let settings = try tmsOptions.settings()
-        let identity: TMSIdentity = try tmsChecked { () throws(TMSError) in try TMSContext.identities.identity(serial: facts.identity.serial) }
+        let identity: TMSIdentity = try tmsChecked { () throws(TMSError) in
+            try TMSContext.identities.identity(serial: facts.identity.serial)
+        }
         try await TMSContext.with(settings, identity: identity) { client in
             let items = try await client.config(terminal: facts.identity)
-            let planned = UpdatePlanner.plan(items: items, device: facts.versions, force: force, firmwareOnly: firmwareOnly)
+            let planned = UpdatePlanner.plan(
+                items: items, device: facts.versions, force: force, firmwareOnly: firmwareOnly)
             let chosen = planned.filter { all || $0.mandatory }
             if planOnly {
                 try printPlan(planned, chosen: chosen, terminal: facts.identity, server: settings.baseURL)
@@ -234,7 +248,9 @@ private struct UpdateJob: Sendable {
                 } else {
                     print(
                         "terminal \(facts.identity.serial): nothing to do"
-                            + (optional > 0 ? " (\(optional) optional item\(optional == 1 ? "" : "s"); --all installs \(optional == 1 ? "it" : "them"))" : " (up to date)"))
+                            + (optional > 0
+                                ? " (\(optional) optional item\(optional == 1 ? "" : "s"); --all installs \(optional == 1 ? "it" : "them"))"
+                                : " (up to date)"))
                 }
                 return
             }
@@ -251,7 +267,9 @@ private struct UpdateJob: Sendable {
                     from: update.deviceVersion, to: config.currentVersion.description,
                     target: DeviceVersions.reportsVersion(forType: config.type) ? config.currentVersion : nil,
                     binaries: {
-                        if !globals.json { StandardError.write("downloading \(label) \(config.currentVersion) from the TMS…") }
+                        if !globals.json {
+                            StandardError.write("downloading \(label) \(config.currentVersion) from the TMS…")
+                        }
                         let download = try await client.downloadBinary(
                             type: config.type, terminal: facts.identity, certificate: certificate,
                             ciphered: config.ciphered, to: path)
@@ -295,7 +313,8 @@ private struct UpdateJob: Sendable {
         var verdicts: [UpdateVerdict] = []
         var stopped: UpdateError? = nil
         for item in items {
-            var verdict = UpdateVerdict(item: item.label, type: item.type, from: item.from?.description, to: item.to, result: .failed)
+            var verdict = UpdateVerdict(
+                item: item.label, type: item.type, from: item.from?.description, to: item.to, result: .failed)
             if stopped != nil {
                 verdict.result = .skipped
                 verdicts.append(verdict)
@@ -322,7 +341,9 @@ private struct UpdateJob: Sendable {
                         display.update(label: label, progress: progress, elapsed: ContinuousClock.now - started)
                     }
                     bytes += result.totalBytes
-                    log.info("loaded \(item.title) (\(binary.name)): \(result.totalBytes) bytes in \(result.blockCount) blocks")
+                    log.info(
+                        "loaded \(item.title) (\(binary.name)): \(result.totalBytes) bytes in \(result.blockCount) blocks"
+                    )
                 }
                 verdict.bytes = bytes
                 var client = await link.client
@@ -338,7 +359,8 @@ private struct UpdateJob: Sendable {
                     if reported == target {
                         verdict.result = .installed
                     } else {
-                        verdict.error = "the terminal reports \(reported?.description ?? "no version") after the load, not \(target)"
+                        verdict.error =
+                            "the terminal reports \(reported?.description ?? "no version") after the load, not \(target)"
                     }
                 } else {
                     verdict.result = .loaded
@@ -369,11 +391,15 @@ private struct UpdateJob: Sendable {
             print(Self.doneEvent(installed: verdicts.count - failed, failed: failed, optional: nil))
         }
         if stopped?.code == .cancelled {
-            throw CLIFailure(ExitCodes.cancelled, "update interrupted: the terminal keeps its installed version; run mdm-update again to finish")
+            throw CLIFailure(
+                ExitCodes.cancelled,
+                "update interrupted: the terminal keeps its installed version; run mdm-update again to finish")
         }
         if failed > 0 {
             throw CLIFailure(
-                ExitCodes.updateFailed, "\(failed) of \(verdicts.count) item\(verdicts.count == 1 ? "" : "s") not installed; run mdm-update again to retry")
+                ExitCodes.updateFailed,
+                "\(failed) of \(verdicts.count) item\(verdicts.count == 1 ? "" : "s") not installed; run mdm-update again to retry"
+            )
         }
     }
 
@@ -435,7 +461,9 @@ private struct UpdateJob: Sendable {
         let install: Bool
     }
 
-    private func printPlan(_ planned: [PlannedUpdate], chosen: [PlannedUpdate], terminal: TerminalIdentity, server: String) throws {
+    private func printPlan(
+        _ planned: [PlannedUpdate], chosen: [PlannedUpdate], terminal: TerminalIdentity, server: String
+    ) throws {
         let rows = planned.map { update in
             PlanRow(
                 item: Self.label(update.item), type: update.item.type,
@@ -452,7 +480,9 @@ private struct UpdateJob: Sendable {
             return
         }
         let width = max(4, rows.map(\.item.count).max() ?? 0)
-        print("ITEM".padding(toLength: width, withPad: " ", startingAt: 0) + "  TYPE  DEVICE       SERVER       MANDATORY  ACTION")
+        print(
+            "ITEM".padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  TYPE  DEVICE       SERVER       MANDATORY  ACTION")
         for row in rows {
             let action = row.install ? "install" : "skip (optional: --all)"
             print(
@@ -473,7 +503,8 @@ private final class ProgressSink: Sendable {
 
     func update(label: String, progress: LoadProgress, elapsed: Duration) {
         display.withLock {
-            $0.update(label: label, sent: Int64(progress.bytesSent), total: Int64(progress.totalBytes), elapsed: elapsed)
+            $0.update(
+                label: label, sent: Int64(progress.bytesSent), total: Int64(progress.totalBytes), elapsed: elapsed)
         }
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import Logging
 import UCubeLink
 import UCubeLog
-import UCubeProtocol
 import UCubePayment
+import UCubeProtocol
 import UCubeSimulator
 import UCubeSupport
 
@@ -43,7 +43,8 @@ extension UCube {
         @OptionGroup var cardWait: CardWaitOptions
 
         @Option(
-            help: ArgumentHelp("Preferred languages, ISO 639, comma-separated (1…6; default: en).", valueName: "languages"),
+            help: ArgumentHelp(
+                "Preferred languages, ISO 639, comma-separated (1…6; default: en).", valueName: "languages"),
             transform: Parse.languages)
         var lang: [String]?
 
@@ -62,7 +63,8 @@ extension UCube {
         var authorizationTags: [Tag]?
 
         @Option(
-            help: ArgumentHelp("Secured (SRED) tags fetched for the authorization, comma-separated.", valueName: "tags"),
+            help: ArgumentHelp(
+                "Secured (SRED) tags fetched for the authorization, comma-separated.", valueName: "tags"),
             transform: Parse.tagList)
         var authorizationSecuredTags: [Tag]?
 
@@ -92,11 +94,15 @@ extension UCube {
         var select: String = "auto"
 
         @Option(
-            help: ArgumentHelp("The simulated card (with --device sim); see `ucube simulate --list-cards`.", valueName: "card"),
+            help: ArgumentHelp(
+                "The simulated card (with --device sim); see `ucube simulate --list-cards`.", valueName: "card"),
             completion: .list(CardCatalogue.names))
         var card: String?
 
-        @Flag(help: "Stream the payment's events on stderr, one JSON object a line with its time: each state entered, each task, a journal failure (`journal-failed`), the end; any other line ucube writes to stderr then is a `message` event.")
+        @Flag(
+            help:
+                "Stream the payment's events on stderr, one JSON object a line with its time: each state entered, each task, a journal failure (`journal-failed`), the end; any other line ucube writes to stderr then is a `message` event."
+        )
         var events = false
 
         @Option(help: ArgumentHelp("A request id for the journal (default: a new UUID).", valueName: "id"))
@@ -128,7 +134,8 @@ extension UCube {
                 preferredLanguages: lang ?? ["en"], forceOnlinePIN: forceOnlinePIN,
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
                 // The prompt shows what an issuer would get: the person who answers it decides on those values.
-                authorizationPlainTags: authorizationTags ?? (authorize == "prompt" ? PaymentTagDefaults.issuerData : nil),
+                authorizationPlainTags: authorizationTags
+                    ?? (authorize == "prompt" ? PaymentTagDefaults.issuerData : nil),
                 authorizationSecuredTags: authorizationSecuredTags,
                 finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
                 retrieveL2Logs: debugLogs,
@@ -177,7 +184,8 @@ extension UCube {
                     journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step,
                     early: early)
             }
-            let receipt = Receipt(JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
+            let receipt = Receipt(
+                JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
             // Once the terminal has decided, the outcome is never lost to a broken output: where the journal, stdout or
             // the receipt file cannot take it, stderr says it (spec: README, "Exit codes").
             let fate = PaymentFate.line(context)
@@ -185,7 +193,8 @@ extension UCube {
                 StandardError.write("ucube: \(fate); the journal does not hold it (\(failure)): keep this line")
             }
             if globals.json {
-                try JSONOutput.print(PaymentContextJSON(context: context, receipt: receiptOptions.receipt ? receipt : nil))
+                try JSONOutput.print(
+                    PaymentContextJSON(context: context, receipt: receiptOptions.receipt ? receipt : nil))
             } else {
                 for line in PaymentSummary.lines(context) { print(line) }
                 if receiptOptions.receipt {
@@ -194,7 +203,8 @@ extension UCube {
                 }
             }
             if let error = Console.stdoutError {
-                StandardError.write("ucube: \(fate); its result could not be written to stdout (\(ErrorNumber.text(error)))")
+                StandardError.write(
+                    "ucube: \(fate); its result could not be written to stdout (\(ErrorNumber.text(error)))")
             }
             do {
                 try receiptOptions.write(receipt, json: globals.json)
@@ -225,7 +235,8 @@ enum PaymentTasks {
         case "prompt":
             guard Terminal.isInteractive else {
                 throw ValidationError(
-                    "\(field) prompt needs a terminal on stdin or `ucube shell`; use approve, decline, unable or an 8A value")
+                    "\(field) prompt needs a terminal on stdin or `ucube shell`; use approve, decline, unable or an 8A value"
+                )
             }
             return PromptAuthorization()
         default:
@@ -233,7 +244,8 @@ enum PaymentTasks {
                 return FixedAuthorization(.raw(try AuthorizationResponse(parsing: text)))
             } catch {
                 throw ValidationError(
-                    "\(field) must be approve, decline, unable, prompt, or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)")
+                    "\(field) must be approve, decline, unable, prompt, or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)"
+                )
             }
         }
     }
@@ -245,7 +257,8 @@ enum PaymentTasks {
         case "first": return FirstApplicationSelection()
         case "prompt":
             guard Terminal.isInteractive else {
-                throw ValidationError("\(field) prompt needs a terminal on stdin or `ucube shell`; use auto, first or an AID")
+                throw ValidationError(
+                    "\(field) prompt needs a terminal on stdin or `ucube shell`; use auto, first or an AID")
             }
             return PromptSelection()
         default:
@@ -301,7 +314,8 @@ enum PaymentRunner {
                 progress?.show(event)
                 if case .journalFailed(let reason) = event {
                     StandardError.write(
-                        "ucube: the journal cannot be written (\(reason)): the payment is cancelled if it still can be, completed otherwise; its outcome follows")
+                        "ucube: the journal cannot be written (\(reason)): the payment is cancelled if it still can be, completed otherwise; its outcome follows"
+                    )
                 }
                 if events { StandardError.writeEvent(event) }
             }
@@ -335,27 +349,43 @@ enum PaymentRunner {
 enum PaymentSummary {
     static func lines(_ c: PaymentContext) -> [String] {
         var out: [String] = []
-        func add(_ label: String, _ value: String?) { if let value, !value.isEmpty { out.append("\(label): \(value)") } }
+        func add(_ label: String, _ value: String?) {
+            if let value, !value.isEmpty { out.append("\(label): \(value)") }
+        }
         add("status", (c.status?.name ?? "unknown") + (c.statusReason.map { " (\($0))" } ?? ""))
-        add("amount", c.amount.map { c.request.currency.format(minorUnits: $0) + " (\(c.request.transactionType.name))" })
+        add(
+            "amount",
+            c.amount.map { c.request.currency.format(minorUnits: $0) + " (\(c.request.transactionType.name))" })
         add("device", c.device.map { $0 + (c.simulated ? " (simulated: not a real payment)" : "") })
         add("entry mode", c.entryMode?.rawValue)
         if let aid = c.selectedAID { add("application", Hex.encode(aid) + (c.applicationLabel.map { " " + $0 } ?? "")) }
-        add("card", c.maskedPAN.map { pan in
-            pan + (c.expiryMonth.flatMap { m in c.expiryYear.map { " exp \(twoDigits(m))/\(twoDigits($0 % 100))" } } ?? "")
-        })
+        add(
+            "card",
+            c.maskedPAN.map { pan in
+                pan
+                    + (c.expiryMonth.flatMap { m in c.expiryYear.map { " exp \(twoDigits(m))/\(twoDigits($0 % 100))" } }
+                        ?? "")
+            })
         out.append("signature required: \(c.signatureRequired ? "yes" : "no")")
-        add("cryptogram", c.cryptogramType.map { $0.name.uppercased() + (c.cryptogram.map { " " + Hex.encode($0) } ?? "") })
+        add(
+            "cryptogram",
+            c.cryptogramType.map { $0.name.uppercased() + (c.cryptogram.map { " " + Hex.encode($0) } ?? "") })
         add("TVR", c.tvr.map { Hex.encode($0) })
         add("TSI", c.tsi.map { Hex.encode($0) })
         add("authorization", c.authorization.map { "8A " + String(decoding: $0.arc, as: UTF8.self) })
-        add("NFC outcome", (c.nfcFinalOutcome ?? c.nfcOutcome).map { TagValueFormatter.render(TLV(Tag(0xDF72), $0.bytes), context: .payment) })
+        add(
+            "NFC outcome",
+            (c.nfcFinalOutcome ?? c.nfcOutcome).map {
+                TagValueFormatter.render(TLV(Tag(0xDF72), $0.bytes), context: .payment)
+            })
         add("SRED KSN", c.sredKSN.map { Hex.encode($0) })
         add("PIN KSN", c.pinKSN.map { Hex.encode($0) })
         add("request id", c.request.requestID)
         out.append("round trips: \(c.roundTrips)")
         if let timings = c.timings, !timings.phases.isEmpty {
-            out.append("timings: " + timings.phases.map { "\($0.phase.label) \(twoDecimals($0.seconds)) s" }.joined(separator: ", "))
+            out.append(
+                "timings: "
+                    + timings.phases.map { "\($0.phase.label) \(twoDecimals($0.seconds)) s" }.joined(separator: ", "))
         }
         for e in c.errors { out.append("error\(e.state.map { " at \($0)" } ?? ""): \(e.reason)") }
         return out
@@ -378,7 +408,8 @@ enum PaymentSummary {
         }
         let hundredths = Int(rounded)
         let fraction = hundredths % 100
-        return (seconds < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+        return (seconds < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "")
+            + "\(fraction)"
     }
 }
 
@@ -407,13 +438,18 @@ enum Terminal {
 /// `--authorize prompt`: shows what the issuer would get and reads approve / decline / unable / an 8A value.
 struct PromptAuthorization: AuthorizationTask {
     func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse {
-        StandardError.write("authorization: \(request.entryMode.rawValue), \(context.request.currency.format(minorUnits: request.amount)), cryptogram \(request.cryptogram?.name ?? "none")\(request.onlinePIN ? ", online PIN" : "")")
+        StandardError.write(
+            "authorization: \(request.entryMode.rawValue), \(context.request.currency.format(minorUnits: request.amount)), cryptogram \(request.cryptogram?.name ?? "none")\(request.onlinePIN ? ", online PIN" : "")"
+        )
         // Each value with its tag, its name and what it means ("9F27 cryptogramInformationData: 80 (ARQC)"), the
         // explained ones (TVR, CVM results, IAD …) bit by bit below them.
         let tags = context.authorizationPlainTags.map { TLV($0.tag, $0.value) }
-        for line in TagValueFormatter.describe(tags, context: .payment, indent: 1, explain: true) { StandardError.write(line) }
+        for line in TagValueFormatter.describe(tags, context: .payment, indent: 1, explain: true) {
+            StandardError.write(line)
+        }
         while true {
-            guard let line = await Terminal.readLine(prompt: "approve / decline / unable / 8A hex[:issuer data]? ") else {
+            guard let line = await Terminal.readLine(prompt: "approve / decline / unable / 8A hex[:issuer data]? ")
+            else {
                 throw TaskCancelled()
             }
             switch line.trimmingCharacters(in: .whitespaces) {
@@ -433,7 +469,8 @@ struct PromptAuthorization: AuthorizationTask {
 struct PromptSelection: ApplicationSelectionTask {
     func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws -> CandidateApplication? {
         for (i, c) in candidates.enumerated() {
-            StandardError.write("  \(i + 1). \(Hex.encode(c.aid)) \(c.label) (priority \(c.priority))\(c.blocked ? " blocked" : "")")
+            StandardError.write(
+                "  \(i + 1). \(Hex.encode(c.aid)) \(c.label) (priority \(c.priority))\(c.blocked ? " blocked" : "")")
         }
         while true {
             guard let line = await Terminal.readLine(prompt: "application 1…\(candidates.count)? ") else { return nil }
@@ -448,7 +485,9 @@ struct PromptSelection: ApplicationSelectionTask {
 /// `--readers` and `--card-timeout`: which readers wait for a card, and for how long (`pay`, `read-card`).
 struct CardWaitOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp("Readers to enable, comma-separated: icc, nfc, msr (pay: default the terminal's own, from GetInfo: icc,nfc on a uCube Touch, msr,icc on a uCube, and nfc once its NFC module is ready; read-card: default icc,nfc).", valueName: "readers"),
+        help: ArgumentHelp(
+            "Readers to enable, comma-separated: icc, nfc, msr (pay: default the terminal's own, from GetInfo: icc,nfc on a uCube Touch, msr,icc on a uCube, and nfc once its NFC module is ready; read-card: default icc,nfc).",
+            valueName: "readers"),
         transform: { try Parse.names($0) as [CardReader] })
     var readers: [CardReader]?
 

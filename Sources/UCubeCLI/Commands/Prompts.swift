@@ -30,7 +30,9 @@ enum Interruptible {
     }
 
     /// Opens the link, sends one prompt command that Ctrl-C and `ucube cancel` can stop, and returns its reply.
-    static func send<C: RPCCommand>(_ request: C, _ what: String, globals: GlobalOptions) async throws -> Reply<C.Response> {
+    static func send<C: RPCCommand>(_ request: C, _ what: String, globals: GlobalOptions) async throws -> Reply<
+        C.Response
+    > {
         try await withConnection(globals, prepare: .asRecorded) { connection in
             let client = connection.client
             return try await run(what) {
@@ -68,7 +70,8 @@ enum PromptLimits {
     static func checkPrintable(_ text: String, _ what: String) throws {
         guard !text.isEmpty else { throw ValidationError("\(what) is empty") }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            throw ValidationError("\(what) has a control character (a newline, a tab…); the terminal shows one line of text")
+            throw ValidationError(
+                "\(what) has a control character (a newline, a tab…); the terminal shows one line of text")
         }
     }
 }
@@ -96,7 +99,9 @@ extension UCube {
         @Argument(help: ArgumentHelp("The text to show (one line, at most 254 characters).", valueName: "text"))
         var text: String
 
-        @Option(help: ArgumentHelp("Seconds the display lasts, 0…255 (default 0, or 30 with --wait-key).", valueName: "seconds"))
+        @Option(
+            help: ArgumentHelp(
+                "Seconds the display lasts, 0…255 (default 0, or 30 with --wait-key).", valueName: "seconds"))
         var timeout: Int?
 
         @Flag(help: "Let the OK, CANCEL and ABORT keys end the display, wait for one and print it.")
@@ -150,7 +155,9 @@ extension UCube {
             case .success: break
             case .cancelled: throw CLIFailure.cancelled("display")
             case .timeout: throw CLIFailure.noAnswer("no key was pressed within \(seconds) s")
-            default: throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "DisplayMessage"))
+            default:
+                throw CLIFailure(
+                    ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "DisplayMessage"))
             }
             let key = reply.response?.key
             if waitKey && key == nil { throw CLIFailure.noAnswer("no key was pressed within \(seconds) s") }
@@ -227,7 +234,9 @@ extension UCube {
             case .aborted:
                 throw CLIFailure(ExitCodes.cancelled, "the list was aborted on the terminal (ECMD_ABORTED, -114)")
             case .timeout: throw CLIFailure.noAnswer("no item was chosen within \(timeout) s")
-            default: throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "DisplayListBox"))
+            default:
+                throw CLIFailure(
+                    ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "DisplayListBox"))
             }
             guard let index = reply.response?.selectedIndex, items.indices.contains(index - 1) else {
                 throw CLIFailure(

@@ -40,7 +40,8 @@ extension UCube.RPC {
         func run() async throws {
             let rows = CommandCatalogue.all.map { d in
                 Row(
-                    id: Hex.encode([UInt8(d.id.rawValue >> 8), UInt8(d.id.rawValue & 0xFF)]), name: d.name, command: d.cliName,
+                    id: Hex.encode([UInt8(d.id.rawValue >> 8), UInt8(d.id.rawValue & 0xFF)]), name: d.name,
+                    command: d.cliName,
                     inputMode: d.inputMode.rawValue, outputMode: d.outputMode.rawValue, longRunning: d.isLongRunning,
                     states: TerminalState.allCases.filter { d.allowedStates.contains($0) }.map(\.description),
                     summary: d.summary)
@@ -76,10 +77,12 @@ extension UCube.RPC {
         @Argument(help: ArgumentHelp("Payload in hex; spaces allowed inside quotes.", valueName: "hex-payload"))
         var payload: String = ""
 
-        @Option(help: "Input security mode: none, signed-not-checked, signed, signed-ciphered (default: the catalogue's).")
+        @Option(
+            help: "Input security mode: none, signed-not-checked, signed, signed-ciphered (default: the catalogue's).")
         var inMode: SecurityMode?
 
-        @Option(help: "Output security mode: none, signed-not-checked, signed, signed-ciphered (default: the catalogue's).")
+        @Option(
+            help: "Output security mode: none, signed-not-checked, signed, signed-ciphered (default: the catalogue's).")
         var outMode: SecurityMode?
 
         func validate() throws {
@@ -88,7 +91,9 @@ extension UCube.RPC {
             // Worst case a secured body adds the crypto header and the MAC.
             let limit = FrameLimits.maxBodySize - FrameLimits.cryptoHeaderSize - FrameLimits.macSize
             if bytes.count > limit {
-                throw ValidationError("payload of \(bytes.count) bytes is too long: a frame carries at most \(limit) payload bytes (2068-byte limit, spec §2.2)")
+                throw ValidationError(
+                    "payload of \(bytes.count) bytes is too long: a frame carries at most \(limit) payload bytes (2068-byte limit, spec §2.2)"
+                )
             }
         }
 
@@ -97,7 +102,8 @@ extension UCube.RPC {
             var text = Substring(commandID)
             if text.hasPrefix("0x") || text.hasPrefix("0X") { text = text.dropFirst(2) }
             guard text.count <= 4, let v = UInt16(text, radix: 16) else {
-                throw ValidationError("'\(commandID)' is not a command id (hex, e.g. 5001) or a name from `ucube rpc list`")
+                throw ValidationError(
+                    "'\(commandID)' is not a command id (hex, e.g. 5001) or a name from `ucube rpc list`")
             }
             return CommandID(v)
         }
@@ -126,14 +132,20 @@ extension UCube.RPC {
             let id = try parsedID()
             let bytes = try parsedPayload()
             try await withConnection(globals, prepare: .asRecorded) { connection in
-                let reply = try await connection.client.sendRaw(id: id, payload: bytes, inputMode: inMode, outputMode: outMode)
+                let reply = try await connection.client.sendRaw(
+                    id: id, payload: bytes, inputMode: inMode, outputMode: outMode)
                 let frame = reply.frame
-                let decoded = frame.status.isSuccess ? TLVDisplay.lines(frame.data, context: id == .getInfo ? .getInfo : .payment) : nil
+                let decoded =
+                    frame.status.isSuccess
+                    ? TLVDisplay.lines(frame.data, context: id == .getInfo ? .getInfo : .payment) : nil
                 if globals.json {
                     try JSONOutput.print(
                         RawJSON(
-                            commandID: Hex.encode([UInt8(id.rawValue >> 8), UInt8(id.rawValue & 0xFF)]), sequence: Int(reply.sequence),
-                            responseCommandID: Hex.encode([UInt8(frame.command.rawValue >> 8), UInt8(frame.command.rawValue & 0xFF)]),
+                            commandID: Hex.encode([UInt8(id.rawValue >> 8), UInt8(id.rawValue & 0xFF)]),
+                            sequence: Int(reply.sequence),
+                            responseCommandID: Hex.encode([
+                                UInt8(frame.command.rawValue >> 8), UInt8(frame.command.rawValue & 0xFF),
+                            ]),
                             status: .init(frame.status), secured: frame.envelope != nil,
                             cryptoHeader: frame.envelope.map { Hex.encode([$0.cryptoHeader]) }, data: frame.data,
                             mac: frame.envelope?.mac, decoded: decoded))
@@ -150,10 +162,12 @@ extension UCube.RPC {
                     }
                 }
                 if frame.command == .unrecognised {
-                    throw CLIFailure(ExitCodes.terminalStatus, "the terminal did not recognise command \(id) (answered 0x8000)")
+                    throw CLIFailure(
+                        ExitCodes.terminalStatus, "the terminal did not recognise command \(id) (answered 0x8000)")
                 }
                 if !frame.status.isSuccess {
-                    throw CLIFailure(ExitCodes.terminalStatus, RPCOutput.statusMessage(frame.status, command: id.description))
+                    throw CLIFailure(
+                        ExitCodes.terminalStatus, RPCOutput.statusMessage(frame.status, command: id.description))
                 }
             }
         }

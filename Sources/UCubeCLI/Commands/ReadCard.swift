@@ -11,7 +11,8 @@ extension UCube {
     struct ReadCard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "read-card",
-            abstract: "Wait for a card and show its masked PAN, expiry, application, scheme and entry mode, without a payment.",
+            abstract:
+                "Wait for a card and show its masked PAN, expiry, application, scheme and entry mode, without a payment.",
             discussion: """
                 The steps: CancelAll and ExitSecureSession (the terminal READY), EnterSecureSession, then \
                 NFCStartTransaction, the single entry point that waits on every enabled reader (spec §5.2 0x5530), \
@@ -40,7 +41,8 @@ extension UCube {
         @OptionGroup var cardWait: CardWaitOptions
 
         @Option(
-            help: ArgumentHelp("The simulated card (with --device sim); see `ucube simulate --list-cards`.", valueName: "card"),
+            help: ArgumentHelp(
+                "The simulated card (with --device sim); see `ucube simulate --list-cards`.", valueName: "card"),
             completion: .list(CardCatalogue.names))
         var card: String?
 
@@ -66,7 +68,9 @@ extension UCube {
                 let inserted = InsertedFlag()
                 let result: Result<CardReading, any Error>
                 let countdown = Countdown.onTerminal(json: globals.json)
-                countdown?.start(PaymentProgress.message(for: .waitingCard, readers: readers) ?? "Present a card", seconds: Int(timeout))
+                countdown?.start(
+                    PaymentProgress.message(for: .waitingCard, readers: readers) ?? "Present a card",
+                    seconds: Int(timeout))
                 defer { countdown?.finish() }
                 do {
                     result = .success(
@@ -153,7 +157,8 @@ struct CardReading: Encodable, Sendable {
             insertedICC()
             let list = try await client.send(BuildCandidateList())
             if list.status == .emvNotSupported {
-                throw CLIFailure(ExitCodes.card, "the card has no application in common with the terminal (EMV_NOT_SUPPORT, -300)")
+                throw CLIFailure(
+                    ExitCodes.card, "the card has no application in common with the terminal (EMV_NOT_SUPPORT, -300)")
             }
             try check(list.status, "BuildCandidateList", cancelled: "read-card", cardProblem: true)
             let candidates = list.response?.candidates ?? []
@@ -169,7 +174,8 @@ struct CardReading: Encodable, Sendable {
         let tags = try await client.send(GetPlainTag(tags: plainTags))
         try check(tags.status, "GetPlainTag", cancelled: "read-card")
         reading.absorb(tags.response?.tlvs ?? [])
-        reading.scheme = reading.aid.flatMap(CardSchemes.scheme(aid:))
+        reading.scheme =
+            reading.aid.flatMap(CardSchemes.scheme(aid:))
             ?? reading.maskedPAN.flatMap(CardSchemes.scheme(panPrefix:))
         return reading
     }

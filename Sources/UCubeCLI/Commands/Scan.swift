@@ -22,14 +22,17 @@ extension UCube {
         @Option(help: ArgumentHelp("Seconds to scan.", valueName: "seconds"))
         var timeout: Double = Double(BluetoothChoices.scanDuration.components.seconds)
 
-        @Option(help: ArgumentHelp("Only names matching this regular expression (case-insensitive).", valueName: "regex"))
+        @Option(
+            help: ArgumentHelp("Only names matching this regular expression (case-insensitive).", valueName: "regex"))
         var name: String?
 
         @Flag(help: "List every Bluetooth device seen, not only uCube terminals.")
         var all = false
 
         func validate() throws {
-            guard timeout >= 0 && timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+            guard timeout >= 0 && timeout <= 600 else {
+                throw ValidationError("--timeout must be between 0 and 600 seconds")
+            }
         }
 
         /// One device. An unknown RSSI (none reported, or the controller's 127 "not available") is `null` in JSON
@@ -58,7 +61,8 @@ extension UCube {
             /// The text line: name, address, RSSI, model.
             var line: String {
                 let rssi = rssi.map { "\($0) dBm" } ?? "unknown"
-                return "\((name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)) \(address)  \(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(model)\(paired ? ", paired" : "")"
+                return
+                    "\((name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)) \(address)  \(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(model)\(paired ? ", paired" : "")"
             }
         }
 
@@ -68,7 +72,11 @@ extension UCube {
                 let filter = try name.map { (pattern: String) throws(LinkError) in try BLEScanner.NameFilter(pattern) }
                 rows = try await BLEScanner.scan(
                     duration: .milliseconds(Int64(timeout * 1000)), name: filter, allDevices: all
-                ).map { Row(name: $0.name, address: $0.address, rssi: $0.rssi, model: $0.model, paired: $0.paired, connected: $0.connected) }
+                ).map {
+                    Row(
+                        name: $0.name, address: $0.address, rssi: $0.rssi, model: $0.model, paired: $0.paired,
+                        connected: $0.connected)
+                }
             } catch {
                 throw CLIFailure(error)
             }
@@ -82,7 +90,9 @@ extension UCube {
 
             var lines: [String] {
                 guard !rows.isEmpty else {
-                    return ["no uCube terminal found (scanned \(seconds) s); is it on and in range? --all lists every device"]
+                    return [
+                        "no uCube terminal found (scanned \(seconds) s); is it on and in range? --all lists every device"
+                    ]
                 }
                 return rows.map(\.line)
             }

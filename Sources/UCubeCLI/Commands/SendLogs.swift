@@ -51,7 +51,8 @@ extension UCube {
                 try Self.checkDirectory(of: path)
                 if FileManager.default.fileExists(atPath: path) {
                     guard force else {
-                        throw CLIFailure(ExitCodes.usage, "\(path) already exists: choose another --output or add --force")
+                        throw CLIFailure(
+                            ExitCodes.usage, "\(path) already exists: choose another --output or add --force")
                     }
                     do {
                         try FileManager.default.removeItem(atPath: path)
@@ -81,7 +82,8 @@ extension UCube {
                 throw CLIFailure(ExitCodes.ioError, "the logs were sent but not deleted: \(error.reason)")
             }
             let bytes = Self.size(of: path)
-            try Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries).print(json: globals.json)
+            try Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries).print(
+                json: globals.json)
         }
 
         /// Several terminals (docs/fleet.md): this host's logs, bundled once, go to the TMS for each terminal (its
@@ -89,7 +91,9 @@ extension UCube {
         /// of the run has them (a re-run sends only to the others, from the run file).
         private func sendToFleet(_ run: FleetRun, logDirectory: String) async throws {
             if output != nil {
-                throw CLIFailure(ExitCodes.usage, "--output writes this host's logs once: a fleet run sends them to the TMS for each terminal")
+                throw CLIFailure(
+                    ExitCodes.usage,
+                    "--output writes this host's logs once: a fleet run sends them to the TMS for each terminal")
             }
             let settings = try tms.settings()
             let path = (NSTemporaryDirectory() as NSString).appendingPathComponent(
@@ -102,7 +106,9 @@ extension UCube {
                     try await TerminalFacts.read(connection.client).identity
                 }
                 try await upload(path, terminal: terminal, settings: settings)
-                try JSONOutput.print(Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries), pretty: false)
+                try JSONOutput.print(
+                    Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries),
+                    pretty: false)
             }
             do {
                 try LogBundle.deleteLogs(in: logDirectory)
@@ -118,7 +124,9 @@ extension UCube {
             let entries: [String]
 
             var lines: [String] {
-                ["sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(bytes) bytes) for terminal \(terminal) to \(server); local logs deleted"]
+                [
+                    "sent \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(bytes) bytes) for terminal \(terminal) to \(server); local logs deleted"
+                ]
             }
         }
 
@@ -127,7 +135,9 @@ extension UCube {
         /// success = HTTP 200 or 201); the logs endpoint is public, but a stored client identity is presented when
         /// there is one. Returns only after the TMS took it.
         private func upload(_ path: String, terminal: TerminalIdentity, settings: TMSSettings) async throws {
-            let identity: TMSIdentity? = try tmsChecked { () throws(TMSError) in try TMSContext.identities.load(serial: terminal.serial) }
+            let identity: TMSIdentity? = try tmsChecked { () throws(TMSError) in
+                try TMSContext.identities.load(serial: terminal.serial)
+            }
             _ = try await TMSContext.with(settings, identity: identity) { client in
                 try await client.sendLogs(terminal: terminal, zipFile: path)
             }

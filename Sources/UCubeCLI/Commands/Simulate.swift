@@ -36,20 +36,31 @@ extension UCube {
 
         @OptionGroup var globals: GlobalOptions
 
-        @Option(help: ArgumentHelp("Address to serve the terminal on (default 127.0.0.1:5000, or 127.0.0.1:21350 with --vendor-app; none with --tms alone).", valueName: "host:port"))
+        @Option(
+            help: ArgumentHelp(
+                "Address to serve the terminal on (default 127.0.0.1:5000, or 127.0.0.1:21350 with --vendor-app; none with --tms alone).",
+                valueName: "host:port"))
         var listen: String?
 
-        @Flag(help: "Serve an app built on the vendor SDK (its SOCKET connection): 127.0.0.1:21350 and a 50 ms minimum answer delay unless --listen or --min-answer-delay say otherwise.")
+        @Flag(
+            help:
+                "Serve an app built on the vendor SDK (its SOCKET connection): 127.0.0.1:21350 and a 50 ms minimum answer delay unless --listen or --min-answer-delay say otherwise."
+        )
         var vendorApp = false
 
-        @Option(help: ArgumentHelp("Answer no sooner than this many milliseconds after a command arrives, 0…10000 (default 0, or 50 with --vendor-app).", valueName: "ms"))
+        @Option(
+            help: ArgumentHelp(
+                "Answer no sooner than this many milliseconds after a command arrives, 0…10000 (default 0, or 50 with --vendor-app).",
+                valueName: "ms"))
         var minAnswerDelay: Int?
 
         @Option(help: ArgumentHelp("Also serve a TMS simulator over HTTPS on this address.", valueName: "host:port"))
         var tms: String?
 
         @Option(
-            help: ArgumentHelp("The TMS simulator's catalogue directory (catalogue.json with images and signatures).", valueName: "dir"),
+            help: ArgumentHelp(
+                "The TMS simulator's catalogue directory (catalogue.json with images and signatures).", valueName: "dir"
+            ),
             completion: .directory)
         var catalogue: String?
 
@@ -62,7 +73,10 @@ extension UCube {
         @Option(help: "Link model: none, or ble / classic latency and throughput.")
         var linkModel: LinkModelName = .none
 
-        @Option(help: ArgumentHelp("Stream format: raw frames, or ble (byte-stuffed with end-of-message markers, for a BlueZ mock relay).", valueName: "codec"))
+        @Option(
+            help: ArgumentHelp(
+                "Stream format: raw frames, or ble (byte-stuffed with end-of-message markers, for a BlueZ mock relay).",
+                valueName: "codec"))
         var codec: CodecName = .raw
 
         enum CodecName: String, ExpressibleByArgument, CaseIterable {
@@ -75,7 +89,8 @@ extension UCube {
         var card: String?
 
         @Option(
-            help: ArgumentHelp("A suite file (docs/suites.md) whose card image --suite-card serves.", valueName: "file"),
+            help: ArgumentHelp(
+                "A suite file (docs/suites.md) whose card image --suite-card serves.", valueName: "file"),
             completion: .file(extensions: ["json"]))
         var suite: String?
 
@@ -187,29 +202,42 @@ extension UCube {
                 throw ValidationError("--min-answer-delay must be 0 to \(Self.maximumAnswerDelayMilliseconds) ms")
             }
             if vendorApp && codec == .ble {
-                throw ValidationError("--vendor-app serves the SDK's SOCKET connection, which carries raw frames: drop --codec ble")
+                throw ValidationError(
+                    "--vendor-app serves the SDK's SOCKET connection, which carries raw frames: drop --codec ble")
             }
             if vendorApp && fleet != nil { throw ValidationError("--vendor-app serves one terminal: drop --fleet") }
             if let tms { _ = try Self.parse(tms, option: "--tms") }
-            if catalogue != nil && tms == nil { throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT") }
+            if catalogue != nil && tms == nil {
+                throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT")
+            }
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
             if (suite == nil) != (suiteCard == nil) { throw ValidationError("--suite and --suite-card go together") }
-            if suite != nil && card != nil { throw ValidationError("--card and --suite-card both choose the card: give one") }
+            if suite != nil && card != nil {
+                throw ValidationError("--card and --suite-card both choose the card: give one")
+            }
             if let fault { _ = try BuiltInSimulator.faults(fault) }
             if let keys { _ = try BuiltInSimulator.keys(keys) }
             if let choices { _ = try BuiltInSimulator.choices(choices) }
             if let tmsCertificate {
-                guard tms != nil else { throw ValidationError("--tms-certificate is the TMS simulator's: add --tms HOST:PORT") }
+                guard tms != nil else {
+                    throw ValidationError("--tms-certificate is the TMS simulator's: add --tms HOST:PORT")
+                }
                 guard TMSServerCertificate(rawValue: tmsCertificate) != nil else {
                     throw ValidationError("--tms-certificate must be valid, expired or foreign")
                 }
             }
             if let tmsDialect {
-                guard tms != nil else { throw ValidationError("--tms-dialect is the TMS simulator's: add --tms HOST:PORT") }
-                guard TMSRouteDialect.served(tmsDialect) != nil else { throw ValidationError("--tms-dialect must be both, 2020 or current") }
+                guard tms != nil else {
+                    throw ValidationError("--tms-dialect is the TMS simulator's: add --tms HOST:PORT")
+                }
+                guard TMSRouteDialect.served(tmsDialect) != nil else {
+                    throw ValidationError("--tms-dialect must be both, 2020 or current")
+                }
             }
             if let tmsFault {
-                guard tms != nil else { throw ValidationError("--tms-fault is the TMS simulator's: add --tms HOST:PORT") }
+                guard tms != nil else {
+                    throw ValidationError("--tms-fault is the TMS simulator's: add --tms HOST:PORT")
+                }
                 do {
                     _ = try TMSFault.parse(tmsFault)
                 } catch {
@@ -223,7 +251,9 @@ extension UCube {
                 throw ValidationError("--fleet-fault and --devices-file are for a fleet: add --fleet N")
             }
             if printEnv {
-                guard let tms else { throw ValidationError("--print-env prints the TMS simulator's settings: add --tms HOST:PORT") }
+                guard let tms else {
+                    throw ValidationError("--print-env prints the TMS simulator's settings: add --tms HOST:PORT")
+                }
                 if try Self.parse(tms, option: "--tms").1 == 0 {
                     throw ValidationError("--print-env needs the TMS port (port 0 is only known once the server runs)")
                 }
@@ -240,13 +270,17 @@ extension UCube {
         func run() async throws {
             if listCards {
                 let rows = CardCatalogue.all.map {
-                    CardRow(name: $0.name, summary: $0.summary, expectedStatus: $0.expectedStatus, readers: $0.readers.map(\.name))
+                    CardRow(
+                        name: $0.name, summary: $0.summary, expectedStatus: $0.expectedStatus,
+                        readers: $0.readers.map(\.name))
                 }
                 if globals.json {
                     try JSONOutput.print(rows)
                 } else {
                     for r in rows {
-                        print("\(r.name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(r.expectedStatus.padding(toLength: 32, withPad: " ", startingAt: 0)) \(r.summary)")
+                        print(
+                            "\(r.name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(r.expectedStatus.padding(toLength: 32, withPad: " ", startingAt: 0)) \(r.summary)"
+                        )
                     }
                 }
                 return
@@ -266,13 +300,15 @@ extension UCube {
             let (host, port) = try Self.parse(listen, option: "--listen")
             if !Self.isLoopback(host) {
                 StandardError.write(
-                    "ucube: warning: the simulator listens on \(host), not a loopback address: anyone who can reach this machine on that network can drive it")
+                    "ucube: warning: the simulator listens on \(host), not a loopback address: anyone who can reach this machine on that network can drive it"
+                )
             }
-            let model: LinkModel? = switch linkModel {
-            case .none: nil
-            case .ble: .ble
-            case .classic: .classic
-            }
+            let model: LinkModel? =
+                switch linkModel {
+                case .none: nil
+                case .ble: .ble
+                case .classic: .classic
+                }
             if let fleet {
                 try await serveFleet(fleet, host: host, port: port, model: model)
                 await tmsServer?.stop()
@@ -325,7 +361,8 @@ extension UCube {
         static func vendorAppHint(host: String, port: Int) -> String {
             // A wildcard is where the simulator listens, not an address an app can reach.
             if host == "0.0.0.0" || host == "::" {
-                return "vendor app: give the SDK's SOCKET connection this machine's address on the app's network, port \(port)"
+                return
+                    "vendor app: give the SDK's SOCKET connection this machine's address on the app's network, port \(port)"
             }
             let shown = host.contains(":") ? "[\(host)]" : host
             var hint = "vendor app: give the SDK's SOCKET connection the address \(shown):\(port)"
@@ -340,7 +377,9 @@ extension UCube {
             guard let suite, let suiteCard else { return nil }
             let loaded = try PaymentSuite.load(path: suite)
             if let image = loaded.cards[suiteCard] { return image.scenario() }
-            if let suiteCase = loaded.cases.first(where: { $0.name == suiteCard }) { return loaded.scenario(for: suiteCase) }
+            if let suiteCase = loaded.cases.first(where: { $0.name == suiteCard }) {
+                return loaded.scenario(for: suiteCase)
+            }
             throw CLIFailure(
                 ExitCodes.usage, "--suite-card: '\(suiteCard)' is neither a card image nor a case of \(suite)",
                 hint: "the card images are: \(loaded.cards.keys.sorted().joined(separator: ", "))")
@@ -352,7 +391,8 @@ extension UCube {
             for item in fleetFault {
                 let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let index = Int(parts[0]), (1...(fleet ?? 1)).contains(index) else {
-                    throw ValidationError("--fleet-fault '\(item)': expected I:FAULTS with I from 1 to the fleet's size")
+                    throw ValidationError(
+                        "--fleet-fault '\(item)': expected I:FAULTS with I from 1 to the fleet's size")
                 }
                 _ = try BuiltInSimulator.faults(parts[1])
                 byTerminal[index] = byTerminal[index].map { $0 + "," + parts[1] } ?? parts[1]
@@ -396,7 +436,9 @@ extension UCube {
                                     do {
                                         try Data(text.utf8).write(to: URL(fileURLWithPath: devicesFile))
                                     } catch {
-                                        StandardError.write("ucube: warning: cannot write \(devicesFile): \(Environment.posixCause(error))")
+                                        StandardError.write(
+                                            "ucube: warning: cannot write \(devicesFile): \(Environment.posixCause(error))"
+                                        )
                                     }
                                 }
                                 if json {
@@ -427,8 +469,10 @@ extension UCube {
                 }
             } catch {
                 throw CLIFailure(
-                    ExitCodes.cannotCreate, "cannot prepare the TMS simulator in \(state): \(Environment.posixCause(error))",
-                    code: .stateDirectoryUnusable, hint: "set UCUBE_TMS_SIM_HOME (or XDG_STATE_HOME) to a writable directory",
+                    ExitCodes.cannotCreate,
+                    "cannot prepare the TMS simulator in \(state): \(Environment.posixCause(error))",
+                    code: .stateDirectoryUnusable,
+                    hint: "set UCUBE_TMS_SIM_HOME (or XDG_STATE_HOME) to a writable directory",
                     detail: "\(error)")
             }
             let faults: [TMSFault.Rule]
@@ -438,7 +482,9 @@ extension UCube {
                 throw CLIFailure(ExitCodes.usage, error.reason)
             }
             let server = TMSSimulator()
-            for rule in faults { await server.setFault(rule.fault, for: rule.endpoint, serial: rule.serial, times: rule.times) }
+            for rule in faults {
+                await server.setFault(rule.fault, for: rule.endpoint, serial: rule.serial, times: rule.times)
+            }
             let bound: Int
             do {
                 bound = try await server.start(
@@ -453,7 +499,9 @@ extension UCube {
             if globals.json {
                 Self.announce(["event": "tms-listening", "url": url, "ca": Self.tmsCAPath])
             } else {
-                RawOutput.stdout("tms listening on \(url)\ntms ca \(Self.tmsCAPath)\n\(Self.exportLine(url: url, ca: Self.tmsCAPath))\n")
+                RawOutput.stdout(
+                    "tms listening on \(url)\ntms ca \(Self.tmsCAPath)\n\(Self.exportLine(url: url, ca: Self.tmsCAPath))\n"
+                )
             }
             return server
         }

@@ -36,7 +36,8 @@ extension UCube {
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var fleet: FleetOptions
 
-        @Argument(help: ArgumentHelp("The suite file (JSON).", valueName: "suite"), completion: .file(extensions: ["json"]))
+        @Argument(
+            help: ArgumentHelp("The suite file (JSON).", valueName: "suite"), completion: .file(extensions: ["json"]))
         var suite: String
 
         @Option(help: "Report format: tap (TAP 13) or junit (JUnit XML).")
@@ -55,7 +56,9 @@ extension UCube {
         var operatorTimeout: Int = 300
 
         func validate() throws {
-            guard (1...3600).contains(operatorTimeout) else { throw ValidationError("--operator-timeout must be 1 to 3600") }
+            guard (1...3600).contains(operatorTimeout) else {
+                throw ValidationError("--operator-timeout must be 1 to 3600")
+            }
         }
 
         func run() async throws {
@@ -63,7 +66,10 @@ extension UCube {
             // terminal, and --junit has a testsuite per terminal.
             if let run = try FleetRun(command: "test", globals: globals, options: fleet) {
                 if output != nil || format != .tap {
-                    throw CLIFailure(ExitCodes.usage, "a fleet run reports with --junit FILE (a testsuite per terminal) and --json: not --output or --format")
+                    throw CLIFailure(
+                        ExitCodes.usage,
+                        "a fleet run reports with --junit FILE (a testsuite per terminal) and --json: not --output or --format"
+                    )
                 }
                 _ = try PaymentSuite.load(path: suite).select(cases)
                 try await run.run { [self] device in
@@ -116,7 +122,8 @@ extension UCube {
                     result = .notRun(suiteCase, because: "not run: the run was stopped")
                 } else {
                     result = await runCase(
-                        suiteCase, index: index, of: selected.count, suite: loaded, simulated: simulated, journal: journal,
+                        suiteCase, index: index, of: selected.count, suite: loaded, simulated: simulated,
+                        journal: journal,
                         stop: stop, attended: !inFleet)
                 }
                 results.append(result)
@@ -126,7 +133,8 @@ extension UCube {
                         result.passed ? .null : .string(LogScrubber.scrub(result.notRun ?? SuiteReport.summary(result)))
                     Console.out(
                         JSONOutput.Value.object([
-                            ("event", .string("case")), ("case", .string(suiteCase.name)), ("result", .string(verdict)), ("error", error),
+                            ("event", .string("case")), ("case", .string(suiteCase.name)), ("result", .string(verdict)),
+                            ("error", error),
                             ("seconds", .number(String(format: "%.3f", result.seconds))),
                         ]).line + "\n")
                 } else if streaming {
@@ -138,7 +146,8 @@ extension UCube {
             if streaming {
                 Console.out(SuiteReport.tapFooter(results))
             } else if !inFleet {
-                let report = format == .tap
+                let report =
+                    format == .tap
                     ? SuiteReport.tap(results, suite: loaded.name)
                     : SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp)
                 if let output {
@@ -152,7 +161,8 @@ extension UCube {
                 let notRun = results.filter { $0.notRun != nil }.count
                 throw CLIFailure(
                     ExitCodes.cancelled,
-                    "the run was stopped: \(interrupted.isEmpty ? "" : "\(interrupted.joined(separator: ", ")) interrupted, ")\(notRun) of \(results.count) cases not run")
+                    "the run was stopped: \(interrupted.isEmpty ? "" : "\(interrupted.joined(separator: ", ")) interrupted, ")\(notRun) of \(results.count) cases not run"
+                )
             }
             try Self.verdict(results)
         }
@@ -167,7 +177,8 @@ extension UCube {
                 StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
                 if attended && !unattended && Terminal.isInteractive {
                     guard await OperatorWait.enter(timeout: .seconds(operatorTimeout)) else {
-                        let observation = SuiteObservation(failure: "the operator did not answer within \(operatorTimeout) s")
+                        let observation = SuiteObservation(
+                            failure: "the operator did not answer within \(operatorTimeout) s")
                         return SuiteResult(
                             suiteCase: suiteCase, observation: observation,
                             mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: 0)
@@ -208,7 +219,8 @@ extension UCube {
             if !failed.isEmpty {
                 throw CLIFailure(
                     ExitCodes.testFailed,
-                    "\(failed.count) of \(results.count) cases failed: \(failed.map(\.suiteCase.name).joined(separator: ", "))")
+                    "\(failed.count) of \(results.count) cases failed: \(failed.map(\.suiteCase.name).joined(separator: ", "))"
+                )
             }
         }
 

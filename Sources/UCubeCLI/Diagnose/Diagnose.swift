@@ -12,7 +12,8 @@ extension UCube {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
                 commandName: "diagnose",
-                abstract: "Check everything a payment depends on: the link, the terminal, the TMS, the journal, the disk.",
+                abstract:
+                    "Check everything a payment depends on: the link, the terminal, the TMS, the journal, the disk.",
                 discussion: discussion)
         }
 
@@ -77,7 +78,8 @@ extension UCube {
                     let blocking = report.grouped.filter { $0.severity == .blocking }
                     if !blocking.isEmpty {
                         throw CLIFailure(
-                            ExitCodes.diagnoseBlocking, "blocking: \(blocking.map { "\($0.code) (\($0.message))" }.joined(separator: "; "))")
+                            ExitCodes.diagnoseBlocking,
+                            "blocking: \(blocking.map { "\($0.code) (\($0.message))" }.joined(separator: "; "))")
                     }
                 }
                 return

@@ -6,7 +6,6 @@ import UCubePayment
 import UCubeProtocol
 import UCubeTMS
 
-
 /// The thresholds and bounds of `ucube diagnose`, in one place. No source says when a battery is low or a clock too
 /// far off for a payment: these are this project's (README "Diagnosing" lists them).
 enum DiagnoseChoices {
@@ -117,7 +116,8 @@ enum DiagnoseCode: String, CaseIterable {
     /// The Bluetooth codes (`BluetoothDiagnosis.Step.Problem`).
     static var bluetooth: [String] {
         [
-            BluetoothDiagnosis.Step.Problem.busUnavailable, .bluezNotRunning, .permissionDenied, .noAdapter, .adapterOff,
+            BluetoothDiagnosis.Step.Problem.busUnavailable, .bluezNotRunning, .permissionDenied, .noAdapter,
+            .adapterOff,
             .connectionPending,
         ].map(\.rawValue)
     }
@@ -145,18 +145,25 @@ struct DiagnoseReport: Encodable {
     }
 
     mutating func add(
-        _ area: DiagnoseFinding.Area, _ check: String, _ severity: DiagnoseFinding.Severity, _ code: String, _ message: String,
+        _ area: DiagnoseFinding.Area, _ check: String, _ severity: DiagnoseFinding.Severity, _ code: String,
+        _ message: String,
         hint: String? = nil, details: [String: DiagnoseValue] = [:]
     ) {
         findings.append(
-            DiagnoseFinding(area: area, check: check, code: code, severity: severity, message: message, hint: hint, details: details))
+            DiagnoseFinding(
+                area: area, check: check, code: code, severity: severity, message: message, hint: hint, details: details
+            ))
     }
 
-    mutating func ok(_ area: DiagnoseFinding.Area, _ check: String, _ message: String, details: [String: DiagnoseValue] = [:]) {
+    mutating func ok(
+        _ area: DiagnoseFinding.Area, _ check: String, _ message: String, details: [String: DiagnoseValue] = [:]
+    ) {
         add(area, check, .ok, DiagnoseCode.ok.name, message, details: details)
     }
 
-    mutating func add(_ area: DiagnoseFinding.Area, _ check: String, _ severity: DiagnoseFinding.Severity, _ failure: CLIFailure) {
+    mutating func add(
+        _ area: DiagnoseFinding.Area, _ check: String, _ severity: DiagnoseFinding.Severity, _ failure: CLIFailure
+    ) {
         add(area, check, severity, failure.code, failure.message, hint: failure.hint)
     }
 

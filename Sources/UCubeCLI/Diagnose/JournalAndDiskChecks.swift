@@ -26,13 +26,20 @@ extension UCube.Diagnose {
             report.ok(
                 .journal, "running",
                 "\(running.count) payment\(running.count == 1 ? "" : "s") running now: \(running.joined(separator: ", "))",
-                details: ["running": .array(entries.compactMap { e in e.runningPID.map { pid in
-                    .object(["requestID": .string(e.requestID), "pid": .int(Int(pid))]) } })])
+                details: [
+                    "running": .array(
+                        entries.compactMap { e in
+                            e.runningPID.map { pid in
+                                .object(["requestID": .string(e.requestID), "pid": .int(Int(pid))])
+                            }
+                        })
+                ])
         }
         let unresolved = entries.filter(\.isUnresolved)
         guard !unresolved.isEmpty else {
             report.ok(
-                .journal, "unresolved", "\(entries.count) payment\(entries.count == 1 ? "" : "s") journalled, none unresolved",
+                .journal, "unresolved",
+                "\(entries.count) payment\(entries.count == 1 ? "" : "s") journalled, none unresolved",
                 details: ["payments": .int(entries.count)])
             return
         }
@@ -51,7 +58,8 @@ extension UCube.Diagnose {
         report.add(
             .journal, "unresolved", .warning, DiagnoseCode.unresolvedPayments.name,
             "\(unresolved.count) payment\(unresolved.count == 1 ? "" : "s") never recorded an outcome (the process ended): \(names.joined(separator: ", "))",
-            hint: "check each with the acquirer before taking it again, then record it: `ucube history --unresolved` lists them, `ucube history resolve ID --status …` records the outcome",
+            hint:
+                "check each with the acquirer before taking it again, then record it: `ucube history --unresolved` lists them, `ucube history resolve ID --status …` records the outcome",
             details: ["payments": .array(listed)])
     }
 
@@ -61,7 +69,8 @@ extension UCube.Diagnose {
             report.add(
                 .disk, "state-directory", .blocking, DiagnoseCode.stateDirectoryUnusable.name,
                 "the state directory \(state) cannot be used: \(problem)",
-                hint: "set XDG_STATE_HOME to a writable directory or fix its permissions: a payment journals its start there before it begins",
+                hint:
+                    "set XDG_STATE_HOME to a writable directory or fix its permissions: a payment journals its start there before it begins",
                 details: ["path": .string(state)])
         } else {
             report.ok(.disk, "state-directory", "\(state) is writable", details: ["path": .string(state)])
@@ -84,7 +93,8 @@ extension UCube.Diagnose {
             report.add(
                 .disk, "runtime-directory", .warning, DiagnoseCode.runtimeDirectoryUnusable.name,
                 "the runtime directory \(runtime) cannot be used: \(problem); link sessions and the device lock are not kept",
-                hint: "set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to a writable directory", details: ["path": .string(runtime)])
+                hint: "set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to a writable directory",
+                details: ["path": .string(runtime)])
         } else {
             report.ok(.disk, "runtime-directory", "\(runtime) is writable", details: ["path": .string(runtime)])
         }

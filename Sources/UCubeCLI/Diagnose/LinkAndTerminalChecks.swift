@@ -55,7 +55,9 @@ extension UCube.Diagnose {
                     pendingBluetooth = true
                     continue  // its severity depends on whether the link opens
                 }
-                report.add(.link, step.name.rawValue, .blocking, problem.rawValue, step.message, hint: step.hint, details: details)
+                report.add(
+                    .link, step.name.rawValue, .blocking, problem.rawValue, step.message, hint: step.hint,
+                    details: details)
                 report.add(.link, "open", .skipped, DiagnoseCode.notChecked.name, "not tried: Bluetooth is not usable")
                 skipTerminal(&report, because: "the link is not open")
                 return nil
@@ -77,11 +79,15 @@ extension UCube.Diagnose {
             if pendingBluetooth {
                 addPendingBluetooth(address, .blocking, into: &report)
             }
-            if case .ble = address, let problem = BluetoothDiagnosis.problem(inLinkFailure: failure.message + " " + (failure.detail ?? "")) {
+            if case .ble = address,
+                let problem = BluetoothDiagnosis.problem(inLinkFailure: failure.message + " " + (failure.detail ?? ""))
+            {
                 let hint: String =
                     switch problem {
-                    case .permissionDenied: "add the user to the bluetooth group (sudo usermod -aG bluetooth $USER, then log in again)"
-                    case .connectionPending: "bluetoothctl disconnect \(address.description.dropFirst("ble://".count)), or switch the terminal off and on"
+                    case .permissionDenied:
+                        "add the user to the bluetooth group (sudo usermod -aG bluetooth $USER, then log in again)"
+                    case .connectionPending:
+                        "bluetoothctl disconnect \(address.description.dropFirst("ble://".count)), or switch the terminal off and on"
                     case .adapterOff: "bluetoothctl power on"
                     default: failure.hint ?? "check the terminal is on and in range"
                     }
@@ -102,7 +108,9 @@ extension UCube.Diagnose {
         return info
     }
 
-    static func addPendingBluetooth(_ address: DeviceAddress, _ severity: DiagnoseFinding.Severity, into report: inout DiagnoseReport) {
+    static func addPendingBluetooth(
+        _ address: DeviceAddress, _ severity: DiagnoseFinding.Severity, into report: inout DiagnoseReport
+    ) {
         let target: String = if case .ble(let t) = address { t } else { address.description }
         report.add(
             .link, "connection", severity, BluetoothDiagnosis.Step.Problem.connectionPending.rawValue,
@@ -144,7 +152,8 @@ extension UCube.Diagnose {
             info = try await connection.client.deviceInfo(tags: GetInfo.standardTags)
         } catch {
             let failure = CLIFailure(reporting: error)
-            report.add(.terminal, "answer", .blocking, failure.code, "GetInfo failed: \(failure.message)",
+            report.add(
+                .terminal, "answer", .blocking, failure.code, "GetInfo failed: \(failure.message)",
                 hint: failure.hint ?? "switch the terminal off and on, then run `ucube diagnose` again")
             return nil
         }
@@ -153,7 +162,8 @@ extension UCube.Diagnose {
         if let pn = info.partNumber { who["partNumber"] = .string(pn) }
         report.ok(
             .terminal, "answer",
-            "the terminal answers: serial \(info.serialNumber ?? "?"), part number \(info.partNumber ?? "?")", details: who)
+            "the terminal answers: serial \(info.serialNumber ?? "?"), part number \(info.partNumber ?? "?")",
+            details: who)
 
         switch info.state {
         case .ready?:
@@ -173,7 +183,8 @@ extension UCube.Diagnose {
             }
         case nil:
             report.add(
-                .terminal, "state", .warning, DiagnoseCode.terminalStateUnknown.name, "GetInfo gave no terminal state (C4)",
+                .terminal, "state", .warning, DiagnoseCode.terminalStateUnknown.name,
+                "GetInfo gave no terminal state (C4)",
                 hint: "`ucube info` shows what the terminal answers")
         }
 
@@ -185,9 +196,12 @@ extension UCube.Diagnose {
             if battery <= DiagnoseChoices.lowBatteryPercent && !isCharging {
                 report.add(
                     .terminal, "battery", .warning, DiagnoseCode.batteryLow.name, "battery at \(battery) %",
-                    hint: "charge the terminal: it switches off when the battery runs out, even mid-payment", details: details)
+                    hint: "charge the terminal: it switches off when the battery runs out, even mid-payment",
+                    details: details)
             } else {
-                report.ok(.terminal, "battery", "battery at \(battery) %\(charging.map { ", \($0)" } ?? "")", details: details)
+                report.ok(
+                    .terminal, "battery", "battery at \(battery) %\(charging.map { ", \($0)" } ?? "")", details: details
+                )
             }
         } else {
             report.add(
@@ -199,7 +213,8 @@ extension UCube.Diagnose {
         let versions: [(String, String, FirmwareVersion?)] = [
             ("firmware", "firmware", info.firmwareVersion), ("emvL1", "EMV L1", info.emvL1Version),
             ("emvL2", "EMV L2", info.emvL2Version), ("emvICCConfig", "ICC configuration", info.emvICCConfigVersion),
-            ("emvNFCConfig", "NFC configuration", info.emvNFCConfigVersion), ("nfcFirmware", "NFC firmware", info.nfcFirmwareVersion),
+            ("emvNFCConfig", "NFC configuration", info.emvNFCConfigVersion),
+            ("nfcFirmware", "NFC firmware", info.nfcFirmwareVersion),
         ]
         var versionDetails: [String: DiagnoseValue] = [:]
         for case (let key, _, let version?) in versions { versionDetails[key] = .string(version.description) }
@@ -208,7 +223,8 @@ extension UCube.Diagnose {
             report.ok(.terminal, "versions", text.isEmpty ? "firmware \(firmware)" : text, details: versionDetails)
         } else {
             report.add(
-                .terminal, "versions", .warning, DiagnoseCode.versionsUnknown.name, "GetInfo gave no firmware version (D1)",
+                .terminal, "versions", .warning, DiagnoseCode.versionsUnknown.name,
+                "GetInfo gave no firmware version (D1)",
                 hint: "`ucube info` shows what the terminal answers", details: versionDetails)
         }
 
@@ -245,7 +261,9 @@ extension UCube.Diagnose {
                 "the terminal clock (\(time.description)) is \(Self.duration(abs(drift))) \(drift > 0 ? "ahead of" : "behind") the host's (UTC)",
                 hint: "`ucube rpc rtc-set` sets it to the host's time (UTC)", details: details)
         } else {
-            report.ok(.terminal, "clock", "the terminal clock is within \(abs(drift)) s of the host's (UTC)", details: details)
+            report.ok(
+                .terminal, "clock", "the terminal clock is within \(abs(drift)) s of the host's (UTC)", details: details
+            )
         }
     }
 

@@ -19,7 +19,9 @@ extension UCube.Diagnose {
                 report.add(
                     .tms, "configured", .skipped, DiagnoseCode.tmsNotConfigured.name,
                     "no TMS configured: nothing to check (a payment does not use it)",
-                    hint: "to manage the terminal, give --tms, set $UCUBE_TMS_URL or tms_url in $XDG_CONFIG_HOME/ucube/config.json")
+                    hint:
+                        "to manage the terminal, give --tms, set $UCUBE_TMS_URL or tms_url in $XDG_CONFIG_HOME/ucube/config.json"
+                )
             } else {
                 report.add(.tms, "configured", .warning, failure)
             }
@@ -51,7 +53,9 @@ extension UCube.Diagnose {
             }
             if let identity {
                 let path = (try? store.path(serial: serial)) ?? ""
-                report.ok(.tms, "registered", "terminal \(serial) is registered: \(path)", details: ["identity": .string(path)])
+                report.ok(
+                    .tms, "registered", "terminal \(serial) is registered: \(path)",
+                    details: ["identity": .string(path)])
                 checkCertificate(identity, into: &report)
             } else if report.findings.last?.check != "registered" {
                 report.add(
@@ -60,7 +64,9 @@ extension UCube.Diagnose {
                     hint: "`ucube mdm-register` registers it")
             }
         } else {
-            report.add(.tms, "registered", .skipped, DiagnoseCode.notChecked.name, "not checked: the terminal's serial is unknown")
+            report.add(
+                .tms, "registered", .skipped, DiagnoseCode.notChecked.name,
+                "not checked: the terminal's serial is unknown")
         }
         await checkReachable(settings, terminal: terminal, identity: identity, into: &report)
     }
@@ -87,7 +93,8 @@ extension UCube.Diagnose {
                 "the client certificate expires on \(text), in \(days) day\(days == 1 ? "" : "s")",
                 hint: "register again before then: `ucube mdm-register` replaces it", details: details)
         } else {
-            report.ok(.tms, "certificate", "the client certificate is valid until \(text) (\(days) days)", details: details)
+            report.ok(
+                .tms, "certificate", "the client certificate is valid until \(text) (\(days) days)", details: details)
         }
     }
 
@@ -112,7 +119,9 @@ extension UCube.Diagnose {
         } catch {
             let answered: Bool =
                 switch error.code {
-                case .httpStatus, .refused, .notRegistered, .tlsCertificateRejected, .tlsCertificateExpired, .malformedReply: true
+                case .httpStatus, .refused, .notRegistered, .tlsCertificateRejected, .tlsCertificateExpired,
+                    .malformedReply:
+                    true
                 default: false
                 }
             if answered && identity == nil {

@@ -4,9 +4,9 @@ import Synchronization
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
+import UCubeSupport
 import UCubeTMS
 import UCubeTMSSimulator
-import UCubeSupport
 
 /// The CLI's own error codes, for failures no library error names. With the exit codes' names (a failure with no
 /// better code is named by its exit code: `usage`, `terminal-status`, …) and the library code enums (`LinkError.Code`
@@ -104,9 +104,13 @@ extension CLIFailure {
         case .addressInUse:
             self.init(
                 ExitCodes.unavailable, error.reason, code: .addressInUse,
-                hint: "another program (perhaps another `ucube simulate`) listens there: stop it, or choose another port (port 0 picks a free one)")
+                hint:
+                    "another program (perhaps another `ucube simulate`) listens there: stop it, or choose another port (port 0 picks a free one)"
+            )
         case .bindFailed:
-            self.init(ExitCodes.unavailable, error.reason, code: .cannotListen, hint: "listen on an address of this machine, on a port above 1023")
+            self.init(
+                ExitCodes.unavailable, error.reason, code: .cannotListen,
+                hint: "listen on an address of this machine, on a port above 1023")
         case .stateUnreadable, .stateUnwritable:
             self.init(
                 ExitCodes.cannotCreate, error.reason, code: .stateDirectoryUnusable,
@@ -114,7 +118,9 @@ extension CLIFailure {
         case .imageUnwritable:
             self.init(ExitCodes.ioError, error.reason)
         case .badFault:
-            self.init(ExitCodes.usage, error.reason, hint: "faults are drop@N, silent@N, reboot@N, load-drop@K and refuse-image, comma-separated")
+            self.init(
+                ExitCodes.usage, error.reason,
+                hint: "faults are drop@N, silent@N, reboot@N, load-drop@K and refuse-image, comma-separated")
         }
     }
 
@@ -123,9 +129,13 @@ extension CLIFailure {
         case .addressInUse:
             self.init(
                 ExitCodes.unavailable, error.reason, code: .addressInUse,
-                hint: "another program (perhaps another `ucube simulate --tms`) listens there: stop it, or choose another port (port 0 picks a free one)")
+                hint:
+                    "another program (perhaps another `ucube simulate --tms`) listens there: stop it, or choose another port (port 0 picks a free one)"
+            )
         case .bind:
-            self.init(ExitCodes.unavailable, error.reason, code: .cannotListen, hint: "listen on an address of this machine, on a port above 1023")
+            self.init(
+                ExitCodes.unavailable, error.reason, code: .cannotListen,
+                hint: "listen on an address of this machine, on a port above 1023")
         case .stateDirectory:
             self.init(
                 ExitCodes.cannotCreate, error.reason, code: .stateDirectoryUnusable,
@@ -146,9 +156,11 @@ extension CLIFailure {
         let writing: Bool
         if let cocoa = error as? CocoaError {
             path = cocoa.filePath ?? cocoa.url?.path
-            posix = (cocoa.underlying as? POSIXError).map { $0.code.rawValue } ?? (cocoa.underlying as? NSError).flatMap {
-                $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil
-            }
+            posix =
+                (cocoa.underlying as? POSIXError).map { $0.code.rawValue }
+                ?? (cocoa.underlying as? NSError).flatMap {
+                    $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil
+                }
             writing = cocoa.code.rawValue >= CocoaError.fileWriteUnknown.rawValue || cocoa.code == .fileNoSuchFile
         } else if let error = error as? POSIXError {
             path = nil
@@ -174,13 +186,16 @@ extension CLIFailure {
     static func unsafePath(_ error: PrivateFileError) -> CLIFailure {
         CLIFailure(
             ExitCodes.cannotCreate, error.description, code: .unsafePath,
-            hint: "ucube writes only into directories of yours that no one else can write, and follows no link to a file")
+            hint:
+                "ucube writes only into directories of yours that no one else can write, and follows no link to a file")
     }
 
     static func stateDirectoryUnusable(cause: String, detail: String? = nil) -> CLIFailure {
         CLIFailure(
             ExitCodes.cannotCreate, "the state directory \(Environment.stateDirectory) cannot be used: \(cause)",
-            code: .stateDirectoryUnusable, hint: "set XDG_STATE_HOME to a writable directory (ucube keeps its journal and logs in $XDG_STATE_HOME/ucube)",
+            code: .stateDirectoryUnusable,
+            hint:
+                "set XDG_STATE_HOME to a writable directory (ucube keeps its journal and logs in $XDG_STATE_HOME/ucube)",
             detail: detail)
     }
 
@@ -188,10 +203,12 @@ extension CLIFailure {
     /// reported only by the exit code.
     static func stdout(errno code: Int32) -> CLIFailure {
         if code == EPIPE {
-            return CLIFailure(ExitCodes.ioError, "stdout was closed before all the output was written", code: .stdoutClosed)
+            return CLIFailure(
+                ExitCodes.ioError, "stdout was closed before all the output was written", code: .stdoutClosed)
         }
         return CLIFailure(
-            ExitCodes.ioError, "cannot write to stdout: \(ErrorNumber.text(code).lowercased())", code: .stdoutWriteFailed,
+            ExitCodes.ioError, "cannot write to stdout: \(ErrorNumber.text(code).lowercased())",
+            code: .stdoutWriteFailed,
             hint: "redirect the output to a file system with free space")
     }
 }
@@ -259,10 +276,12 @@ extension Environment {
     /// Says once per process that something the command could do without (the log, the simulator's saved state, the
     /// link session) is not kept because the state or runtime directory is unusable; later ones stay silent.
     static func warnStateUnusable(_ text: String, variable: String = "XDG_STATE_HOME") {
-        guard warned.withLock({ done in
-            defer { done = true }
-            return !done
-        }) else { return }
+        guard
+            warned.withLock({ done in
+                defer { done = true }
+                return !done
+            })
+        else { return }
         StandardError.write("ucube: warning: \(text) (set \(variable) to a writable directory)")
     }
 }
@@ -284,7 +303,9 @@ enum CommandLineScan {
     /// `--generate-completion-script`).
     static func mayReachRPCCommands(_ arguments: [String]) -> Bool {
         mayShowRootHelp(arguments)
-            || arguments.contains { $0 == "rpc" || $0.hasPrefix("---completion") || $0.hasPrefix("--generate-completion") }
+            || arguments.contains {
+                $0 == "rpc" || $0.hasPrefix("---completion") || $0.hasPrefix("--generate-completion")
+            }
     }
 
     /// `--json` appears before any `--` (after which words are operands).

@@ -13,43 +13,69 @@ enum ExitCodes {
     static let ok = Entry(code: 0, name: "ok", meaning: "success")
     static let failure = Entry(code: 1, name: "failure", meaning: "an unexpected internal error")
     static let terminalStatus = Entry(
-        code: 3, name: "terminal-status", meaning: "the terminal answered with a non-success status (printed with its meaning)")
-    static let timeout = Entry(code: 4, name: "timeout", meaning: "the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout")
+        code: 3, name: "terminal-status",
+        meaning: "the terminal answered with a non-success status (printed with its meaning)")
+    static let timeout = Entry(
+        code: 4, name: "timeout",
+        meaning:
+            "the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout"
+    )
     static let link = Entry(
         code: 5, name: "link", meaning: "the link could not be opened or dropped (connect failed, disconnected)")
     static let protocolError = Entry(
         code: 6, name: "protocol",
-        meaning: "the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)")
+        meaning:
+            "the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)"
+    )
     static let busy = Entry(
         code: 7, name: "busy",
-        meaning: "the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link")
+        meaning:
+            "the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link"
+    )
     static let tms = Entry(
         code: 8, name: "tms",
-        meaning: "the TMS could not be reached, refused the request or sent a malformed answer (the URL and HTTP status are printed)")
+        meaning:
+            "the TMS could not be reached, refused the request or sent a malformed answer (the URL and HTTP status are printed)"
+    )
     static let updateFailed = Entry(
         code: 9, name: "update-failed",
-        meaning: "mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)")
+        meaning:
+            "mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)"
+    )
     static let dataError = Entry(
-        code: 65, name: "data", meaning: "input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)")
+        code: 65, name: "data",
+        meaning:
+            "input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)"
+    )
     static let usage = Entry(
         code: 64, name: "usage",
-        meaning: "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured")
+        meaning:
+            "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured"
+    )
     static let unavailable = Entry(
-        code: 69, name: "unavailable", meaning: "simulate: the address to listen on is already in use or cannot be bound")
+        code: 69, name: "unavailable",
+        meaning: "simulate: the address to listen on is already in use or cannot be bound")
     static let cannotCreate = Entry(
         code: 73, name: "cannot-create",
-        meaning: "a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write")
+        meaning:
+            "a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write"
+    )
     static let ioError = Entry(
-        code: 74, name: "io-error", meaning: "a write failed: stdout is full or closed, a file could not be read or written")
+        code: 74, name: "io-error",
+        meaning: "a write failed: stdout is full or closed, a file could not be read or written")
 
     // Payments (`ucube pay`): the final status decides the exit code.
     static let declined = Entry(code: 10, name: "declined", meaning: "pay: the payment was DECLINED")
     static let cancelled = Entry(
         code: 11, name: "cancelled",
-        meaning: "pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version; read-card, display, choose: cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal; test: the run was stopped (Ctrl-C, SIGTERM, SIGHUP, `ucube cancel`), its report written")
+        meaning:
+            "pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version; read-card, display, choose: cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal; test: the run was stopped (Ctrl-C, SIGTERM, SIGHUP, `ucube cancel`), its report written"
+    )
     static let card = Entry(
         code: 12, name: "card",
-        meaning: "pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no application in common, a failed read)")
+        meaning:
+            "pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no application in common, a failed read)"
+    )
     static let paymentError = Entry(
         code: 13, name: "payment-error",
         meaning: "pay: the payment ended in ERROR (a terminal or task failure, a wrong cryptogram, reader or outcome)")
@@ -60,10 +86,14 @@ enum ExitCodes {
 
     static let notYours = Entry(
         code: 20, name: "not-yours",
-        meaning: "cancel: the device's control socket belongs to another user (EACCES, EPERM): a payment may be running there, and the terminal was left alone")
+        meaning:
+            "cancel: the device's control socket belongs to another user (EACCES, EPERM): a payment may be running there, and the terminal was left alone"
+    )
     static let tryAgain = Entry(
         code: 21, name: "try-again",
-        meaning: "cancel: the process holding the device did not take the request within \(ControlSocket.reachBudget.components.seconds) s (its queue full, or it was starting or ending); nothing was cancelled, try again")
+        meaning:
+            "cancel: the process holding the device did not take the request within \(ControlSocket.reachBudget.components.seconds) s (its queue full, or it was starting or ending); nothing was cancelled, try again"
+    )
 
     static let diagnoseBlocking = Entry(
         code: 16, name: "blocking",
@@ -71,18 +101,25 @@ enum ExitCodes {
 
     static let testFailed = Entry(
         code: 17, name: "test-failed",
-        meaning: "test: at least one case of the suite failed (TAP `not ok` or a JUnit failure says which, expected against got)")
+        meaning:
+            "test: at least one case of the suite failed (TAP `not ok` or a JUnit failure says which, expected against got)"
+    )
 
     static let fleetFailed = Entry(
         code: 18, name: "fleet-failed",
-        meaning: "a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those")
+        meaning:
+            "a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those"
+    )
 
     static let journalFailed = Entry(
         code: 19, name: "journal",
-        meaning: "pay: a journal record of the payment could not be written (a full disk): the payment was cancelled if it still could be, completed otherwise; stderr says its status, amount and request id, and APPROVED there means the card was charged")
+        meaning:
+            "pay: a journal record of the payment could not be written (a full disk): the payment was cancelled if it still could be, completed otherwise; stderr says its status, amount and request id, and APPROVED there means the card was charged"
+    )
 
     static let all: [Entry] = [
-        ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card, paymentError, tooLate,
+        ok, failure, terminalStatus, timeout, link, protocolError, busy, tms, updateFailed, declined, cancelled, card,
+        paymentError, tooLate,
         replayDiverged, diagnoseBlocking, testFailed, fleetFailed, journalFailed, notYours, tryAgain,
         usage, dataError, unavailable, cannotCreate, ioError,
     ]
@@ -113,7 +150,10 @@ struct CLIFailure: Error, CustomStringConvertible {
     var description: String { message }
 
     /// A failure whose code is its exit code's name (`usage`, `terminal-status`, …) unless `code` names it better.
-    init(_ exit: ExitCodes.Entry, _ message: String, code: CLIErrorCode? = nil, hint: String? = nil, detail: String? = nil) {
+    init(
+        _ exit: ExitCodes.Entry, _ message: String, code: CLIErrorCode? = nil, hint: String? = nil,
+        detail: String? = nil
+    ) {
         self.code = code?.name ?? exit.name
         self.exit = exit
         self.message = message

@@ -60,10 +60,14 @@ enum FleetMerge {
         for raw in bytes.split(separator: UInt8(ascii: "\n")) {
             let data = Data(raw)
             guard let line = try? decoder.decode(Line.self, from: data) else { continue }
-            if let time = line.time.flatMap(times.date(from:)), report.started.map({ time < $0 }) ?? true { report.started = time }
+            if let time = line.time.flatMap(times.date(from:)), report.started.map({ time < $0 }) ?? true {
+                report.started = time
+            }
             switch line.event {
             case "end"?:
-                guard line.device != nil, var verdict = try? decoder.decode(FleetVerdict.self, from: data) else { continue }
+                guard line.device != nil, var verdict = try? decoder.decode(FleetVerdict.self, from: data) else {
+                    continue
+                }
                 verdict.earlier = (try? decoder.decode(End.self, from: data))?.earlier ?? false
                 report.verdicts.append(verdict)
             case "summary"? where line.device == nil:
@@ -86,11 +90,13 @@ enum FleetMerge {
         let complete = reports.filter(\.complete)
         let commands = Set(complete.compactMap(\.command))
         guard commands.count <= 1 else {
-            throw CLIFailure(ExitCodes.usage, "the reports are of different commands: \(commands.sorted().joined(separator: ", "))")
+            throw CLIFailure(
+                ExitCodes.usage, "the reports are of different commands: \(commands.sorted().joined(separator: ", "))")
         }
         guard let command = commands.first ?? reports.compactMap(\.command).first else {
             throw CLIFailure(
-                ExitCodes.usage, "no report to merge: \(reports.map(\.name).joined(separator: ", ")) hold no fleet run's summary",
+                ExitCodes.usage,
+                "no report to merge: \(reports.map(\.name).joined(separator: ", ")) hold no fleet run's summary",
                 hint: "give the files where each shard's `ucube --json … --shard I/N` output went")
         }
         var warnings: [String] = []
@@ -100,14 +106,18 @@ enum FleetMerge {
         guard counts.count <= 1 else {
             throw CLIFailure(
                 ExitCodes.usage,
-                "the reports are of different runs: \(complete.map { "\($0.name) (\($0.shard.map { "shard \($0)" } ?? "unsharded"))" }.joined(separator: ", "))")
+                "the reports are of different runs: \(complete.map { "\($0.name) (\($0.shard.map { "shard \($0)" } ?? "unsharded"))" }.joined(separator: ", "))"
+            )
         }
         // No complete report at all: which parts exist is unknown, each report given is named.
         let count = counts.first ?? 0
         var seen: [Int: String] = [:]
         for report in complete {
             if let index = report.part?.index {
-                if let first = seen[index] { throw CLIFailure(ExitCodes.usage, "shard \(index)/\(count) is in two reports: \(first) and \(report.name)") }
+                if let first = seen[index] {
+                    throw CLIFailure(
+                        ExitCodes.usage, "shard \(index)/\(count) is in two reports: \(first) and \(report.name)")
+                }
                 seen[index] = report.name
             } else if let first = seen[0] {
                 throw CLIFailure(ExitCodes.usage, "two unsharded runs, \(first) and \(report.name): nothing to merge")
@@ -119,7 +129,8 @@ enum FleetMerge {
         for report in reports {
             for verdict in report.verdicts {
                 if let first = origin[verdict.device] {
-                    throw CLIFailure(ExitCodes.usage, "\(verdict.device) is in two reports: \(first) and \(report.name)")
+                    throw CLIFailure(
+                        ExitCodes.usage, "\(verdict.device) is in two reports: \(first) and \(report.name)")
                 }
                 origin[verdict.device] = report.name
                 verdicts.append(verdict)
@@ -127,11 +138,16 @@ enum FleetMerge {
         }
         let gaps = count == 0 ? [] : (1...count).filter { seen[$0] == nil }
         for index in gaps {
-            verdicts.append(missing("shard \(index)/\(count)", because: "no complete report from this shard: its terminals are not accounted for"))
+            verdicts.append(
+                missing(
+                    "shard \(index)/\(count)",
+                    because: "no complete report from this shard: its terminals are not accounted for"))
         }
         let unusable = reports.filter { !$0.complete }
         for report in unusable {
-            let why = report.problem ?? (report.verdicts.isEmpty && report.command == nil ? "no fleet run in it" : "cut short (no summary)")
+            let why =
+                report.problem
+                ?? (report.verdicts.isEmpty && report.command == nil ? "no fleet run in it" : "cut short (no summary)")
             warnings.append("\(report.name): \(why)")
         }
         if gaps.count < unusable.count {
@@ -146,6 +162,8 @@ enum FleetMerge {
 
     /// The failed verdict of a shard, or a report, that is not there.
     static func missing(_ name: String, because reason: String) -> FleetVerdict {
-        FleetVerdict(device: name, result: .failed, exit: ExitCodes.fleetFailed.code, exitName: ExitCodes.fleetFailed.name, message: reason)
+        FleetVerdict(
+            device: name, result: .failed, exit: ExitCodes.fleetFailed.code, exitName: ExitCodes.fleetFailed.name,
+            message: reason)
     }
 }

@@ -25,7 +25,9 @@ struct FleetOptions: ParsableArguments {
         completion: .file())
     var junit: String?
 
-    @Option(help: ArgumentHelp("In a fleet run, start no more terminals once N have failed; the running ones finish.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "In a fleet run, start no more terminals once N have failed; the running ones finish.", valueName: "n"))
     var maxFailures: Int?
 
     @Option(
@@ -56,12 +58,16 @@ struct FleetOptions: ParsableArguments {
         }
         if let maxFailures, maxFailures < 1 { throw ValidationError("--max-failures must be at least 1") }
         if let shard, FleetShard.parse(shard) == nil {
-            throw ValidationError("--shard '\(shard)': expected I/N with 1 ≤ I ≤ N ≤ \(FleetChoices.maximumDevices), e.g. 2/4")
+            throw ValidationError(
+                "--shard '\(shard)': expected I/N with 1 ≤ I ≤ N ≤ \(FleetChoices.maximumDevices), e.g. 2/4")
         }
         if let shardHost {
-            guard shard != nil else { throw ValidationError("--shard-host names this runner among the shards: give --shard I/N too") }
+            guard shard != nil else {
+                throw ValidationError("--shard-host names this runner among the shards: give --shard I/N too")
+            }
             guard FleetShard.isValidHost(shardHost) else {
-                throw ValidationError("--shard-host '\(shardHost)': letters, digits, '.', '_' and '-' only (at most 64)")
+                throw ValidationError(
+                    "--shard-host '\(shardHost)': letters, digits, '.', '_' and '-' only (at most 64)")
             }
         }
     }
@@ -73,7 +79,10 @@ struct FleetOptions: ParsableArguments {
     }
 
     /// Whether these options alone make a run a fleet run (a fleet of one, for its report and run file).
-    var asked: Bool { devices != nil || shard != nil || parallel != nil || junit != nil || maxFailures != nil || runFile != nil || restart }
+    var asked: Bool {
+        devices != nil || shard != nil || parallel != nil || junit != nil || maxFailures != nil || runFile != nil
+            || restart
+    }
 }
 
 /// The fleet run's limits, in one place.
@@ -116,7 +125,9 @@ enum FleetDevices {
                 if let space = line.lastIndex(where: \.isWhitespace), line[line.index(after: space)...].hasPrefix("@") {
                     let name = String(line[line.index(space, offsetBy: 2)...])
                     guard FleetShard.isValidHost(name) else {
-                        throw CLIFailure(ExitCodes.usage, "\(origin): '@\(name)': a runner's name is letters, digits, '.', '_' and '-' (at most 64)")
+                        throw CLIFailure(
+                            ExitCodes.usage,
+                            "\(origin): '@\(name)': a runner's name is letters, digits, '.', '_' and '-' (at most 64)")
                     }
                     device = line[..<space].trimmingCharacters(in: .whitespaces)
                     host = name
@@ -125,10 +136,13 @@ enum FleetDevices {
             }
         }
         guard !entries.isEmpty else {
-            throw CLIFailure(ExitCodes.usage, "the devices file \(file ?? "") names no terminal", hint: "one device name or URL a line")
+            throw CLIFailure(
+                ExitCodes.usage, "the devices file \(file ?? "") names no terminal",
+                hint: "one device name or URL a line")
         }
         guard entries.count <= FleetChoices.maximumDevices else {
-            throw CLIFailure(ExitCodes.usage, "\(entries.count) terminals in one run: at most \(FleetChoices.maximumDevices)")
+            throw CLIFailure(
+                ExitCodes.usage, "\(entries.count) terminals in one run: at most \(FleetChoices.maximumDevices)")
         }
         var seen: [String: String] = [:]
         var devices: [FleetDevice] = []
@@ -140,7 +154,9 @@ enum FleetDevices {
                 throw CLIFailure(ExitCodes.usage, "\(origin): \(error.reason)")
             }
             if case .replay = address {
-                throw CLIFailure(ExitCodes.usage, "\(origin): a recording replays one command's session; a fleet run needs terminals")
+                throw CLIFailure(
+                    ExitCodes.usage, "\(origin): a recording replays one command's session; a fleet run needs terminals"
+                )
             }
             let key = address.description
             if let first = seen[key] {
@@ -162,7 +178,8 @@ enum FleetDevices {
             case .unreadable(let why):
                 throw CLIFailure(ExitCodes.usage, "cannot read the devices file \(expanded): \(why)")
             case .tooLarge:
-                throw CLIFailure(ExitCodes.usage, "the devices file \(expanded) is over \(FleetChoices.maximumFileSize) bytes")
+                throw CLIFailure(
+                    ExitCodes.usage, "the devices file \(expanded) is over \(FleetChoices.maximumFileSize) bytes")
             }
         }
         guard let text = String(data: data, encoding: .utf8) else {

@@ -83,7 +83,10 @@ final class FleetReporter: Sendable {
         if json {
             emit(object: Self.endFields(verdict), device: verdict.device)
         } else {
-            emit(line: "\(verdict.device): \(Self.resultWord(verdict))\(Self.explanation(verdict).map { ": \($0)" } ?? "")")
+            emit(
+                line:
+                    "\(verdict.device): \(Self.resultWord(verdict))\(Self.explanation(verdict).map { ": \($0)" } ?? "")"
+            )
         }
         redrawStatus()
     }
@@ -114,7 +117,8 @@ final class FleetReporter: Sendable {
         if json {
             var fields: [(String, JSONOutput.Value)] = [
                 ("event", .string("summary")), ("command", .string(command)), ("devices", .number("\(verdicts.count)")),
-                ("succeeded", .number("\(ok)")), ("failed", .number("\(failed)")), ("notStarted", .number("\(notStarted)")),
+                ("succeeded", .number("\(ok)")), ("failed", .number("\(failed)")),
+                ("notStarted", .number("\(notStarted)")),
                 ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
             ]
             if let shard { fields.append(("shard", .string(shard.description))) }
@@ -123,22 +127,26 @@ final class FleetReporter: Sendable {
         }
         emit(line: "\n" + Self.table(verdicts))
         emit(
-            line: "\(ok) ok, \(failed) failed, \(notStarted) not started of \(verdicts.count) terminal\(verdicts.count == 1 ? "" : "s")"
-                + (earlier > 0 ? " (\(earlier) done in an earlier run)" : "") + " in \(String(format: "%.1f", seconds)) s")
+            line:
+                "\(ok) ok, \(failed) failed, \(notStarted) not started of \(verdicts.count) terminal\(verdicts.count == 1 ? "" : "s")"
+                + (earlier > 0 ? " (\(earlier) done in an earlier run)" : "")
+                + " in \(String(format: "%.1f", seconds)) s")
     }
 
     /// DEVICE, RESULT, TIME, DETAIL: a row per terminal.
     static func table(_ verdicts: [FleetVerdict]) -> String {
         let rows = verdicts.map { verdict in
             [
-                verdict.device, resultWord(verdict), verdict.result == .notStarted || verdict.earlier ? "—" : String(format: "%.1f s", verdict.seconds),
+                verdict.device, resultWord(verdict),
+                verdict.result == .notStarted || verdict.earlier ? "—" : String(format: "%.1f s", verdict.seconds),
                 explanation(verdict) ?? "",
             ]
         }
         let header = ["DEVICE", "RESULT", "TIME", "DETAIL"]
         let widths = (0..<3).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         return ([header] + rows).map { row in
-            (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ") + "  " + row[3]
+            (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                + "  " + row[3]
         }.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
     }
 
@@ -157,7 +165,8 @@ final class FleetReporter: Sendable {
 
     static func endFields(_ verdict: FleetVerdict) -> [(String, JSONOutput.Value)] {
         var fields: [(String, JSONOutput.Value)] = [
-            ("event", .string("end")), ("result", .string(verdict.result.rawValue)), ("exit", .number("\(verdict.exit)")),
+            ("event", .string("end")), ("result", .string(verdict.result.rawValue)),
+            ("exit", .number("\(verdict.exit)")),
             ("exitName", .string(verdict.exitName)), ("earlier", .bool(verdict.earlier)),
             ("seconds", .number(String(format: "%.3f", verdict.seconds))),
         ]
@@ -166,11 +175,20 @@ final class FleetReporter: Sendable {
         fields.append(("detail", verdict.detail.map { .string($0) } ?? .null))
         if !verdict.items.isEmpty {
             fields.append(
-                ("items", .array(verdict.items.map { item in
-                    .object(
-                        [("item", .string(item.item)), ("result", .string(item.result)), ("error", item.error.map { .string($0) } ?? .null)]
-                            + (item.seconds.map { [("seconds", JSONOutput.Value.number(String(format: "%.3f", $0)))] } ?? []))
-                })))
+                (
+                    "items",
+                    .array(
+                        verdict.items.map { item in
+                            .object(
+                                [
+                                    ("item", .string(item.item)), ("result", .string(item.result)),
+                                    ("error", item.error.map { .string($0) } ?? .null),
+                                ]
+                                    + (item.seconds.map {
+                                        [("seconds", JSONOutput.Value.number(String(format: "%.3f", $0)))]
+                                    } ?? []))
+                        })
+                ))
         }
         return fields
     }
@@ -206,7 +224,8 @@ final class FleetReporter: Sendable {
         let c = counts.withLock { $0 }
         guard !c.finished else { return }
         let waiting = total - c.running - c.succeeded - c.failed - c.notStarted
-        StatusLine.draw("ucube \(command): \(c.running) running, \(c.succeeded) ok, \(c.failed) failed, \(max(0, waiting)) waiting")
+        StatusLine.draw(
+            "ucube \(command): \(c.running) running, \(c.succeeded) ok, \(c.failed) failed, \(max(0, waiting)) waiting")
     }
 }
 
@@ -229,7 +248,8 @@ final class DeviceCapture: Sendable {
     }
 
     var output: DeviceOutput {
-        DeviceOutput(device: device, stdout: { [self] in stdout($0) }, stderr: { [self] in reporter.stderr(device, $0) })
+        DeviceOutput(
+            device: device, stdout: { [self] in stdout($0) }, stderr: { [self] in reporter.stderr(device, $0) })
     }
 
     var items: [FleetVerdict.Item] { state.withLock { $0.items } }
@@ -241,7 +261,9 @@ final class DeviceCapture: Sendable {
             return
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            take(JSONOutput.Value.parse(line) ?? .object([("event", .string("output")), ("text", .string(String(line)))]))
+            take(
+                JSONOutput.Value.parse(line)
+                    ?? .object([("event", .string("output")), ("text", .string(String(line)))]))
         }
     }
 
@@ -252,7 +274,9 @@ final class DeviceCapture: Sendable {
             if let item = value["item"]?.text, let result = value["result"]?.text {
                 state.withLock {
                     $0.items.append(
-                        FleetVerdict.Item(item: item, result: result, error: value["error"]?.text, seconds: value["seconds"]?.text.flatMap(Double.init)))
+                        FleetVerdict.Item(
+                            item: item, result: result, error: value["error"]?.text,
+                            seconds: value["seconds"]?.text.flatMap(Double.init)))
                 }
             }
             event = value
@@ -261,7 +285,9 @@ final class DeviceCapture: Sendable {
             if let name = value["case"]?.text, let result = value["result"]?.text {
                 state.withLock {
                     $0.items.append(
-                        FleetVerdict.Item(item: name, result: result, error: value["error"]?.text, seconds: value["seconds"]?.text.flatMap(Double.init)))
+                        FleetVerdict.Item(
+                            item: name, result: result, error: value["error"]?.text,
+                            seconds: value["seconds"]?.text.flatMap(Double.init)))
                     let passed = $0.items.filter(\.succeeded).count
                     $0.detail = "\(passed) of \($0.items.count) cases passed"
                 }
@@ -270,7 +296,12 @@ final class DeviceCapture: Sendable {
         case "done"?:
             let installed = value["installed"]?.text ?? "0"
             let failed = value["failed"]?.text ?? "0"
-            state.withLock { $0.detail = failed == "0" ? (installed == "0" ? "nothing to install" : "\(installed) installed") : "\(installed) installed, \(failed) failed" }
+            state.withLock {
+                $0.detail =
+                    failed == "0"
+                    ? (installed == "0" ? "nothing to install" : "\(installed) installed")
+                    : "\(installed) installed, \(failed) failed"
+            }
             event = value
         case _?:
             event = value

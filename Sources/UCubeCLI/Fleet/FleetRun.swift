@@ -33,11 +33,15 @@ struct FleetRun: Sendable {
         if !resumes && (options.runFile != nil || options.restart) {
             throw CLIFailure(
                 ExitCodes.usage,
-                "\(command) asks every terminal every time: --run-file and --restart are for commands that change terminals")
+                "\(command) asks every terminal every time: --run-file and --restart are for commands that change terminals"
+            )
         }
         self.resumes = resumes
         if ShellSession.current != nil {
-            throw CLIFailure(ExitCodes.usage, "a fleet run (several terminals, --devices, --junit…) is for the command line, not inside `ucube shell`")
+            throw CLIFailure(
+                ExitCodes.usage,
+                "a fleet run (several terminals, --devices, --junit…) is for the command line, not inside `ucube shell`"
+            )
         }
         if globals.record != nil {
             throw CLIFailure(ExitCodes.usage, "--record records one terminal's session; a fleet run has several")
@@ -71,29 +75,37 @@ struct FleetRun: Sendable {
         if restart { runFile.remove() }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
-        let ran = try await Interrupts.cancelling({ [self] in await runAll(todo, work: work, reporter: reporter, stopping: stopping) }, first: {
-            stopping.set()
-            StandardError.write("ucube: interrupted: starting no more terminals, stopping the running ones")
-        })
+        let ran = try await Interrupts.cancelling(
+            { [self] in await runAll(todo, work: work, reporter: reporter, stopping: stopping) },
+            first: {
+                stopping.set()
+                StandardError.write("ucube: interrupted: starting no more terminals, stopping the running ones")
+            })
         let byDevice = Dictionary((done + ran).map { ($0.device, $0) }, uniquingKeysWith: { _, last in last })
         let verdicts = FleetVerdict.reportOrder(devices.compactMap { byDevice[$0] })
         let seconds = Self.seconds(ContinuousClock.now - clock)
         reporter.summary(verdicts, seconds: seconds)
-        if let junit { try Self.writeJUnit(junit, command: command, verdicts: verdicts, timestamp: started, seconds: seconds) }
+        if let junit {
+            try Self.writeJUnit(junit, command: command, verdicts: verdicts, timestamp: started, seconds: seconds)
+        }
         let failed = verdicts.filter { $0.result == .failed }.count
         let notStarted = verdicts.filter { $0.result == .notStarted }.count
         if failed == 0 && notStarted == 0 {
             if resumes { runFile.remove() }
             return
         }
-        let again = resumes
+        let again =
+            resumes
             ? "run the same command again to retry only the terminals not yet done (run file \(runFile.path); --restart runs them all)"
             : "run the same command again: it asks every terminal"
 
         if stopping.isSet {
             throw CLIFailure(
-                ExitCodes.cancelled, "fleet run interrupted: \(failed) terminal\(failed == 1 ? "" : "s") failed, \(notStarted) not started",
-                hint: resumes ? "run the same command again to finish the terminals not yet done (run file \(runFile.path))" : again)
+                ExitCodes.cancelled,
+                "fleet run interrupted: \(failed) terminal\(failed == 1 ? "" : "s") failed, \(notStarted) not started",
+                hint: resumes
+                    ? "run the same command again to finish the terminals not yet done (run file \(runFile.path))"
+                    : again)
         }
         throw CLIFailure(
             ExitCodes.fleetFailed,
@@ -102,14 +114,18 @@ struct FleetRun: Sendable {
     }
 
     /// Writes the JUnit report of `verdicts` to `path` (a fleet run's `--junit`, `ucube fleet-merge --junit`).
-    static func writeJUnit(_ path: String, command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double) throws(CLIFailure) {
+    static func writeJUnit(_ path: String, command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double)
+        throws(CLIFailure)
+    {
         let xml = JUnitReport.xml(command: command, verdicts: verdicts, timestamp: timestamp, seconds: seconds)
         do {
             try Data(xml.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             // Written (renamed into place) under ucube's own umask 077: given the user's mode, as a report is.
             try FileManager.default.setAttributes([.posixPermissions: Int(Environment.outputMode)], ofItemAtPath: path)
         } catch {
-            throw CLIFailure(ExitCodes.cannotCreate, "cannot write the JUnit report \(path): \(error.localizedDescription)", code: .cannotCreateOutput)
+            throw CLIFailure(
+                ExitCodes.cannotCreate, "cannot write the JUnit report \(path): \(error.localizedDescription)",
+                code: .cannotCreateOutput)
         }
     }
 
@@ -124,7 +140,8 @@ struct FleetRun: Sendable {
     /// Starts terminals up to `parallel` at a time until all have run, `--max-failures` is reached or the run is
     /// interrupted; the terminals never started get a `not-started` verdict.
     private func runAll(
-        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter, stopping: StopFlag
+        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter,
+        stopping: StopFlag
     ) async -> [FleetVerdict] {
         var verdicts: [FleetVerdict] = []
         var next = todo.makeIterator()
@@ -153,7 +170,8 @@ struct FleetRun: Sendable {
                 reporter.ended(verdict)
                 if verdict.result == .failed { failures += 1 }
                 if let maxFailures, failures >= maxFailures, stopReason == nil {
-                    stopReason = "\(failures) terminal\(failures == 1 ? "" : "s") failed (--max-failures \(maxFailures))"
+                    stopReason =
+                        "\(failures) terminal\(failures == 1 ? "" : "s") failed (--max-failures \(maxFailures))"
                 }
                 if stopping.isSet || Task.isCancelled, stopReason == nil {
                     stopReason = "the run was interrupted"
@@ -170,7 +188,8 @@ struct FleetRun: Sendable {
     }
 
     /// One terminal: the command with its output captured, and what became of it.
-    private static func runOne(_ device: String, work: @Sendable (String) async throws -> Void, reporter: FleetReporter) async
+    private static func runOne(_ device: String, work: @Sendable (String) async throws -> Void, reporter: FleetReporter)
+        async
         -> FleetVerdict
     {
         let capture = DeviceCapture(device: device, reporter: reporter)

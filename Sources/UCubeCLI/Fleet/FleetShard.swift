@@ -13,7 +13,8 @@ struct FleetShard: Equatable, Sendable, CustomStringConvertible {
     /// `I/N` with 1 ≤ I ≤ N ≤ `FleetChoices.maximumDevices`, or nil.
     static func parse(_ text: String) -> (index: Int, count: Int)? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+        guard parts.count == 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
             let index = Int(parts[0]), let count = Int(parts[1]),
             (1...FleetChoices.maximumDevices).contains(count), (1...count).contains(index)
         else { return nil }
@@ -23,7 +24,9 @@ struct FleetShard: Equatable, Sendable, CustomStringConvertible {
     /// A runner's name, as `--shard-host` and the `@NAME` of a devices file take it: letters, digits, `.`, `_`, `-`.
     static func isValidHost(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
+            }
     }
 
     /// How reports name it: `2/4`, or `2/4@bench-a`.

@@ -46,7 +46,8 @@ struct FleetVerdict: Codable, Sendable, Equatable {
     }
 
     init(
-        device: String, result: Result, exit: Int32, exitName: String, code: String? = nil, message: String? = nil, detail: String? = nil,
+        device: String, result: Result, exit: Int32, exitName: String, code: String? = nil, message: String? = nil,
+        detail: String? = nil,
         seconds: Double = 0, items: [Item] = [], at: String? = nil, earlier: Bool = false
     ) {
         self.device = device
@@ -68,9 +69,12 @@ struct FleetVerdict: Codable, Sendable, Equatable {
         self.init(
             device: try c.decode(String.self, forKey: .device), result: try c.decode(Result.self, forKey: .result),
             exit: try c.decode(Int32.self, forKey: .exit), exitName: try c.decode(String.self, forKey: .exitName),
-            code: try c.decodeIfPresent(String.self, forKey: .code), message: try c.decodeIfPresent(String.self, forKey: .message),
-            detail: try c.decodeIfPresent(String.self, forKey: .detail), seconds: try c.decodeIfPresent(Double.self, forKey: .seconds) ?? 0,
-            items: try c.decodeIfPresent([Item].self, forKey: .items) ?? [], at: try c.decodeIfPresent(String.self, forKey: .at))
+            code: try c.decodeIfPresent(String.self, forKey: .code),
+            message: try c.decodeIfPresent(String.self, forKey: .message),
+            detail: try c.decodeIfPresent(String.self, forKey: .detail),
+            seconds: try c.decodeIfPresent(Double.self, forKey: .seconds) ?? 0,
+            items: try c.decodeIfPresent([Item].self, forKey: .items) ?? [],
+            at: try c.decodeIfPresent(String.self, forKey: .at))
     }
 
     /// The order of the summary table and the JUnit report: by device, byte by byte. Not the devices file's order,
@@ -121,7 +125,9 @@ struct FleetRunFile {
                 skipValue = true
                 continue
             }
-            if FleetChoices.controlOptionsWithValue.contains(name) || FleetChoices.controlFlags.contains(argument) { continue }
+            if FleetChoices.controlOptionsWithValue.contains(name) || FleetChoices.controlFlags.contains(argument) {
+                continue
+            }
             kept.append(argument)
         }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -141,9 +147,12 @@ struct FleetRunFile {
         } catch {
             switch error {
             case .unreadable(let why):
-                throw CLIFailure(ExitCodes.ioError, "cannot read the run file \(path): \(why)", hint: "--restart ignores it")
+                throw CLIFailure(
+                    ExitCodes.ioError, "cannot read the run file \(path): \(why)", hint: "--restart ignores it")
             case .tooLarge:
-                throw CLIFailure(ExitCodes.ioError, "the run file \(path) is over \(FleetChoices.maximumFileSize) bytes", hint: "--restart ignores it")
+                throw CLIFailure(
+                    ExitCodes.ioError, "the run file \(path) is over \(FleetChoices.maximumFileSize) bytes",
+                    hint: "--restart ignores it")
             }
         }
     }

@@ -28,7 +28,9 @@ enum JUnitReport {
                 return [
                     Case(
                         classname: verdict.device, name: command, seconds: 0,
-                        outcome: .skipped(message: "not started: " + (verdict.message.map(LogScrubber.scrub) ?? "the run ended first")))
+                        outcome: .skipped(
+                            message: "not started: " + (verdict.message.map(LogScrubber.scrub) ?? "the run ended first")
+                        ))
                 ]
             case .ok, .failed:
                 var cases = verdict.items.map { item in
@@ -45,9 +47,14 @@ enum JUnitReport {
                     cases.append(
                         Case(
                             classname: verdict.device, name: command, seconds: verdict.seconds,
-                            outcome: .failed(type: verdict.code ?? verdict.exitName, message: verdict.message.map(LogScrubber.scrub) ?? "exit \(verdict.exit)")))
+                            outcome: .failed(
+                                type: verdict.code ?? verdict.exitName,
+                                message: verdict.message.map(LogScrubber.scrub) ?? "exit \(verdict.exit)")))
                 } else if cases.isEmpty {
-                    cases.append(Case(classname: verdict.device, name: command, seconds: verdict.seconds, outcome: .passed(note: note)))
+                    cases.append(
+                        Case(
+                            classname: verdict.device, name: command, seconds: verdict.seconds,
+                            outcome: .passed(note: note)))
                 }
                 return cases
             }
@@ -58,7 +65,9 @@ enum JUnitReport {
     /// named after it.
     static func xml(command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double) -> String {
         guard command == "test" else {
-            return document(name: "ucube \(command)", cases: cases(command: command, verdicts: verdicts), timestamp: timestamp, seconds: seconds)
+            return document(
+                name: "ucube \(command)", cases: cases(command: command, verdicts: verdicts), timestamp: timestamp,
+                seconds: seconds)
         }
         let suites = verdicts.map { verdict in
             Suite(name: verdict.device, cases: cases(command: command, verdicts: [verdict]), seconds: verdict.seconds)
@@ -75,7 +84,9 @@ enum JUnitReport {
 
     /// A JUnit document: `testsuites` holding one `testsuite` named `name` with `cases` (fleet runs, `ucube test`).
     static func document(name: String, cases: [Case], timestamp: Date, seconds: Double) -> String {
-        document(name: name, suites: [Suite(name: name, cases: cases, seconds: seconds)], timestamp: timestamp, seconds: seconds)
+        document(
+            name: name, suites: [Suite(name: name, cases: cases, seconds: seconds)], timestamp: timestamp,
+            seconds: seconds)
     }
 
     /// A JUnit document: `testsuites` named `name` holding `suites`.
@@ -84,7 +95,8 @@ enum JUnitReport {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"\(escape(name))\" \(counts(suites.flatMap(\.cases), seconds: seconds))>\n"
         for suite in suites {
-            out += "  <testsuite name=\"\(escape(suite.name))\" \(counts(suite.cases, seconds: suite.seconds)) timestamp=\"\(stamp)\">\n"
+            out +=
+                "  <testsuite name=\"\(escape(suite.name))\" \(counts(suite.cases, seconds: suite.seconds)) timestamp=\"\(stamp)\">\n"
             out += testcases(suite.cases)
             out += "  </testsuite>\n"
         }
@@ -95,13 +107,15 @@ enum JUnitReport {
     private static func counts(_ cases: [Case], seconds: Double) -> String {
         let failures = cases.filter { if case .failed = $0.outcome { true } else { false } }.count
         let skipped = cases.filter { if case .skipped = $0.outcome { true } else { false } }.count
-        return "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time(seconds))\""
+        return
+            "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time(seconds))\""
     }
 
     private static func testcases(_ cases: [Case]) -> String {
         var out = ""
         for testCase in cases {
-            let open = "    <testcase classname=\"\(escape(testCase.classname))\" name=\"\(escape(testCase.name))\" time=\"\(time(testCase.seconds))\""
+            let open =
+                "    <testcase classname=\"\(escape(testCase.classname))\" name=\"\(escape(testCase.name))\" time=\"\(time(testCase.seconds))\""
             switch testCase.outcome {
             case .passed(let note):
                 if let note {
@@ -110,7 +124,9 @@ enum JUnitReport {
                     out += open + "/>\n"
                 }
             case .failed(let type, let message, let detail):
-                out += open + ">\n      <failure type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(detail ?? message))</failure>\n    </testcase>\n"
+                out +=
+                    open
+                    + ">\n      <failure type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(detail ?? message))</failure>\n    </testcase>\n"
             case .skipped(let message):
                 out += open + ">\n      <skipped message=\"\(escape(message))\"/>\n    </testcase>\n"
             }

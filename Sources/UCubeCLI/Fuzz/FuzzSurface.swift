@@ -29,7 +29,8 @@ package enum CLIFuzzSurface {
     /// and written back, which must read again (the writer never writes what the reader refuses).
     package static func recording(_ data: Data) {
         // As `decode` streams it, line by line (`DecodeStream`), whether the whole reads or not.
-        _ = try? UCube.Decode.reports(for: String(decoding: data, as: UTF8.self), kind: .auto, context: .payment, secured: false)
+        _ = try? UCube.Decode.reports(
+            for: String(decoding: data, as: UTF8.self), kind: .auto, context: .payment, secured: false)
         guard let recording = try? Recording(parsing: String(decoding: data, as: UTF8.self)) else { return }
         _ = try? TraceDump(recording: recording).decode(context: .payment, inSession: false)
         var text = Recording.header(command: recording.command)
@@ -84,7 +85,8 @@ package enum CLIFuzzSurface {
         var whole = RequestLineBuffer()
         let expected = whole.append(bytes)
         if let newline = bytes.firstIndex(of: 0x0A) {
-            let line = String(decoding: bytes[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = String(decoding: bytes[..<newline], as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             // Cut into pieces, a line can only be refused as too long if a piece before its newline already was.
             precondition(outcome == .line(line) || (outcome == .tooLong && newline > RequestLineBuffer.maxRequest))
             _ = ControlRequest(line: line)
@@ -107,10 +109,14 @@ package enum CLIFuzzSurface {
         var input = bytes
         if !BTSnoopFile.hasMagic(bytes) {
             let datalink: UInt32 = [1001, 1002, 2001][Int(bytes.first ?? 0) % 3]
-            input = BTSnoopFile.magic + [0, 0, 0, 1] + [0, 0, UInt8(datalink >> 8), UInt8(datalink & 0xFF)] + bytes.dropFirst()
+            input =
+                BTSnoopFile.magic + [0, 0, 0, 1] + [0, 0, UInt8(datalink >> 8), UInt8(datalink & 0xFF)]
+                + bytes.dropFirst()
         }
         for handle in [nil, UInt16(0x0012)] {
-            guard let report = try? UCube.Decode.captureReport(bytes: input, name: "fuzz", handle: handle, context: .payment, secured: false)
+            guard
+                let report = try? UCube.Decode.captureReport(
+                    bytes: input, name: "fuzz", handle: handle, context: .payment, secured: false)
             else { continue }
             _ = report.lines
             _ = try? JSONOutput.encode(report)
@@ -141,7 +147,8 @@ package enum CLIFuzzSurface {
                 continue
             }
             for kind in UCube.Decode.Kind.allCases {
-                _ = try? encoder.encode(UCube.Decode.hexReport(for: text, kind: kind, context: .payment, secured: secured))
+                _ = try? encoder.encode(
+                    UCube.Decode.hexReport(for: text, kind: kind, context: .payment, secured: secured))
             }
         }
     }

@@ -129,8 +129,16 @@ struct ErrorObject: Encodable {
             try container.encode(exit, forKey: .exit)
             try container.encode(exitName, forKey: .exitName)
             try container.encode(LogScrubber.scrub(message), forKey: .message)
-            if let hint { try container.encode(LogScrubber.scrub(hint), forKey: .hint) } else { try container.encodeNil(forKey: .hint) }
-            if let detail { try container.encode(LogScrubber.scrub(detail), forKey: .detail) } else { try container.encodeNil(forKey: .detail) }
+            if let hint {
+                try container.encode(LogScrubber.scrub(hint), forKey: .hint)
+            } else {
+                try container.encodeNil(forKey: .hint)
+            }
+            if let detail {
+                try container.encode(LogScrubber.scrub(detail), forKey: .detail)
+            } else {
+                try container.encodeNil(forKey: .detail)
+            }
         }
     }
 

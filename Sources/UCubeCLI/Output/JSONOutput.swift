@@ -151,25 +151,53 @@ private final class TreeEncoder: Encoder {
         var codingPath: [any CodingKey]
         mutating func encodeNil(forKey key: Key) throws { node.set(key.stringValue, Node(.null)) }
         mutating func encode(_ value: Bool, forKey key: Key) throws { node.set(key.stringValue, Node(.bool(value))) }
-        mutating func encode(_ value: String, forKey key: Key) throws { node.set(key.stringValue, Node(.string(value))) }
-        mutating func encode(_ value: Double, forKey key: Key) throws { node.set(key.stringValue, Node(.number(value.isFinite ? String(value) : "null"))) }
-        mutating func encode(_ value: Float, forKey key: Key) throws { node.set(key.stringValue, Node(.number(value.isFinite ? String(value) : "null"))) }
-        mutating func encode(_ value: Int, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: Int8, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: Int16, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: Int32, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: Int64, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: UInt, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: UInt8, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: UInt16, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: UInt32, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
-        mutating func encode(_ value: UInt64, forKey key: Key) throws { node.set(key.stringValue, Node(.number(String(value)))) }
+        mutating func encode(_ value: String, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.string(value)))
+        }
+        mutating func encode(_ value: Double, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(value.isFinite ? String(value) : "null")))
+        }
+        mutating func encode(_ value: Float, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(value.isFinite ? String(value) : "null")))
+        }
+        mutating func encode(_ value: Int, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: Int8, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: Int16, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: Int32, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: Int64, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: UInt, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: UInt8, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: UInt16, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: UInt32, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws {
+            node.set(key.stringValue, Node(.number(String(value))))
+        }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             let child = Node()
             try TreeEncoder.fill(child, with: value, codingPath: codingPath + [key])
             node.set(key.stringValue, child)
         }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey>
+        {
             let child = Node()
             node.set(key.stringValue, child)
             return TreeEncoder(node: child, codingPath: codingPath + [key]).container(keyedBy: keyType)
@@ -197,8 +225,12 @@ private final class TreeEncoder: Encoder {
         mutating func encodeNil() throws { node.append(Node(.null)) }
         mutating func encode(_ value: Bool) throws { node.append(Node(.bool(value))) }
         mutating func encode(_ value: String) throws { node.append(Node(.string(value))) }
-        mutating func encode(_ value: Double) throws { node.append(Node(.number(value.isFinite ? String(value) : "null"))) }
-        mutating func encode(_ value: Float) throws { node.append(Node(.number(value.isFinite ? String(value) : "null"))) }
+        mutating func encode(_ value: Double) throws {
+            node.append(Node(.number(value.isFinite ? String(value) : "null")))
+        }
+        mutating func encode(_ value: Float) throws {
+            node.append(Node(.number(value.isFinite ? String(value) : "null")))
+        }
         mutating func encode(_ value: Int) throws { node.append(Node(.number(String(value)))) }
         mutating func encode(_ value: Int8) throws { node.append(Node(.number(String(value)))) }
         mutating func encode(_ value: Int16) throws { node.append(Node(.number(String(value)))) }
@@ -214,7 +246,9 @@ private final class TreeEncoder: Encoder {
             try TreeEncoder.fill(child, with: value, codingPath: codingPath)
             node.append(child)
         }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+            NestedKey
+        > {
             let child = Node()
             node.append(child)
             return TreeEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)
@@ -237,8 +271,12 @@ private final class TreeEncoder: Encoder {
         mutating func encodeNil() throws { node.kind = .value(.null) }
         mutating func encode(_ value: Bool) throws { node.kind = .value(.bool(value)) }
         mutating func encode(_ value: String) throws { node.kind = .value(.string(value)) }
-        mutating func encode(_ value: Double) throws { node.kind = .value(.number(value.isFinite ? String(value) : "null")) }
-        mutating func encode(_ value: Float) throws { node.kind = .value(.number(value.isFinite ? String(value) : "null")) }
+        mutating func encode(_ value: Double) throws {
+            node.kind = .value(.number(value.isFinite ? String(value) : "null"))
+        }
+        mutating func encode(_ value: Float) throws {
+            node.kind = .value(.number(value.isFinite ? String(value) : "null"))
+        }
         mutating func encode(_ value: Int) throws { node.kind = .value(.number(String(value))) }
         mutating func encode(_ value: Int8) throws { node.kind = .value(.number(String(value))) }
         mutating func encode(_ value: Int16) throws { node.kind = .value(.number(String(value))) }
@@ -249,7 +287,9 @@ private final class TreeEncoder: Encoder {
         mutating func encode(_ value: UInt16) throws { node.kind = .value(.number(String(value))) }
         mutating func encode(_ value: UInt32) throws { node.kind = .value(.number(String(value))) }
         mutating func encode(_ value: UInt64) throws { node.kind = .value(.number(String(value))) }
-        mutating func encode<T: Encodable>(_ value: T) throws { try TreeEncoder.fill(node, with: value, codingPath: codingPath) }
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            try TreeEncoder.fill(node, with: value, codingPath: codingPath)
+        }
     }
 }
 

@@ -23,8 +23,12 @@ enum PaymentExplanations {
             objects.removeAll { $0.tag == tag.tag }
             objects.append(TLV(tag.tag, tag.value))
         }
-        if let tvr = context.tvr, !objects.contains(where: { $0.tag == Tag(0x95) }) { objects.append(TLV(Tag(0x95), tvr)) }
-        if let tsi = context.tsi, !objects.contains(where: { $0.tag == Tag(0x9B) }) { objects.append(TLV(Tag(0x9B), tsi)) }
+        if let tvr = context.tvr, !objects.contains(where: { $0.tag == Tag(0x95) }) {
+            objects.append(TLV(Tag(0x95), tvr))
+        }
+        if let tsi = context.tsi, !objects.contains(where: { $0.tag == Tag(0x9B) }) {
+            objects.append(TLV(Tag(0x9B), tsi))
+        }
         return objects
     }
 
@@ -33,7 +37,8 @@ enum PaymentExplanations {
         var all = objects(context)
         if !all.contains(where: { $0.tag == Tag(0x5F2A) }) {
             let n = context.request.currency.numeric
-            all.append(TLV(Tag(0x5F2A), [UInt8((n / 1000 % 10) << 4 | (n / 100 % 10)), UInt8((n / 10 % 10) << 4 | (n % 10))]))
+            all.append(
+                TLV(Tag(0x5F2A), [UInt8((n / 1000 % 10) << 4 | (n / 100 % 10)), UInt8((n / 10 % 10) << 4 | (n % 10))]))
         }
         return all
     }

@@ -52,7 +52,9 @@ final class PaymentProgress: Sendable {
                 case .msr: "swipe"
                 }
             }
-            let list = verbs.count > 1 ? verbs.dropLast().joined(separator: ", ") + " or " + verbs.last! : verbs.first ?? "present"
+            let list =
+                verbs.count > 1
+                ? verbs.dropLast().joined(separator: ", ") + " or " + verbs.last! : verbs.first ?? "present"
             return list.prefix(1).uppercased() + list.dropFirst() + " a card"
         case .startICC, .smcBuildCandidateList, .smcInitTransaction, .smcProcessTransaction:
             return "Card read: leave it in the reader (enter the PIN on the terminal if it asks)"

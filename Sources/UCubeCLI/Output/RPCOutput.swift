@@ -36,12 +36,16 @@ enum RPCOutput {
         if globals.json {
             try JSONOutput.print(
                 ReplyJSON(
-                    command: command.cliName, commandID: Hex.encode([UInt8(command.id.rawValue >> 8), UInt8(command.id.rawValue & 0xFF)]),
-                    sequence: Int(reply.sequence), secured: reply.frame.envelope != nil, status: StatusJSON(reply.status),
+                    command: command.cliName,
+                    commandID: Hex.encode([UInt8(command.id.rawValue >> 8), UInt8(command.id.rawValue & 0xFF)]),
+                    sequence: Int(reply.sequence), secured: reply.frame.envelope != nil,
+                    status: StatusJSON(reply.status),
                     response: reply.response, ciphered: reply.isCiphered,
-                    data: reply.isCiphered ? Hex.encode(reply.frame.data) : Masking.hex(reply.frame.data), mac: reply.frame.envelope?.mac))
+                    data: reply.isCiphered ? Hex.encode(reply.frame.data) : Masking.hex(reply.frame.data),
+                    mac: reply.frame.envelope?.mac))
         } else if reply.isCiphered {
-            Console.line("data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
+            Console.line(
+                "data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
             if let mac = reply.frame.envelope?.mac { Console.line("MAC: \(Hex.encode(mac))") }
         } else if let response = reply.response {
             for line in ResponseLines.of(response) { Console.line(line) }

@@ -6,110 +6,112 @@
 enum RootHelp {
     /// `OVERVIEW:`, the abstract and the discussion, unwrapped.
     static let overview = #"""
-OVERVIEW: Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.
+        OVERVIEW: Drive a YouTransactor uCube / uCube Touch payment terminal from a shell.
 
-Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal), ble://ADDRESS|NAME (a uCube Touch through BlueZ), rfcomm://ADDRESS (a classic uCube), or a name remembered by `ucube connect`.
+        Devices: --device sim (the built-in simulator, the default), tcp://HOST:PORT (e.g. `ucube simulate --listen`), serial:///dev/rfcommN (RFCOMM or a pseudo-terminal), ble://ADDRESS|NAME (a uCube Touch through BlueZ), rfcomm://ADDRESS (a classic uCube), or a name remembered by `ucube connect`.
 
-Exit codes:
-  0  success
-  1  an unexpected internal error
-  3  the terminal answered with a non-success status (printed with its meaning)
-  4  the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout
-  5  the link could not be opened or dropped (connect failed, disconnected)
-  6  the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)
-  7  the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link
-  8  the TMS could not be reached, refused the request or sent a malformed answer (the URL and HTTP status are printed)
-  9  mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)
-  10  pay: the payment was DECLINED
-  11  pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version; read-card, display, choose: cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal; test: the run was stopped (Ctrl-C, SIGTERM, SIGHUP, `ucube cancel`), its report written
-  12  pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no application in common, a failed read)
-  13  pay: the payment ended in ERROR (a terminal or task failure, a wrong cryptogram, reader or outcome)
-  14  cancel: too late, the card was already read
-  15  --device replay:FILE: the command sent a frame the recording does not have (both are printed)
-  16  diagnose: at least one finding blocks a payment (each says what to do; warnings alone exit 0)
-  17  test: at least one case of the suite failed (TAP `not ok` or a JUnit failure says which, expected against got)
-  18  a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those
-  19  pay: a journal record of the payment could not be written (a full disk): the payment was cancelled if it still could be, completed otherwise; stderr says its status, amount and request id, and APPROVED there means the card was charged
-  20  cancel: the device's control socket belongs to another user (EACCES, EPERM): a payment may be running there, and the terminal was left alone
-  21  cancel: the process holding the device did not take the request within 5 s (its queue full, or it was starting or ending); nothing was cancelled, try again
-  64  bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured
-  65  input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)
-  69  simulate: the address to listen on is already in use or cannot be bound
-  73  a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write
-  74  a write failed: stdout is full or closed, a file could not be read or written
+        Exit codes:
+          0  success
+          1  an unexpected internal error
+          3  the terminal answered with a non-success status (printed with its meaning)
+          4  the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout
+          5  the link could not be opened or dropped (connect failed, disconnected)
+          6  the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)
+          7  the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link
+          8  the TMS could not be reached, refused the request or sent a malformed answer (the URL and HTTP status are printed)
+          9  mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)
+          10  pay: the payment was DECLINED
+          11  pay: the payment was CANCELLED; mdm-update: interrupted (Ctrl-C) between blocks, the terminal keeps its old version; read-card, display, choose: cancelled (Ctrl-C, `ucube cancel`) or, for choose, aborted on the terminal; test: the run was stopped (Ctrl-C, SIGTERM, SIGHUP, `ucube cancel`), its report written
+          12  pay: a card problem (CARD_WAIT_FAILED, UNSUPPORTED_CARD, REFUSED_CARD, CHIP_REQUIRED, NFC_OUTCOME_*); read-card: the card could not be read (no application in common, a failed read)
+          13  pay: the payment ended in ERROR (a terminal or task failure, a wrong cryptogram, reader or outcome)
+          14  cancel: too late, the card was already read
+          15  --device replay:FILE: the command sent a frame the recording does not have (both are printed)
+          16  diagnose: at least one finding blocks a payment (each says what to do; warnings alone exit 0)
+          17  test: at least one case of the suite failed (TAP `not ok` or a JUnit failure says which, expected against got)
+          18  a fleet run (--device repeated, --devices): at least one terminal failed or was not started (--max-failures); each terminal's verdict is in the JSON lines, the summary and --junit, and the same command run again retries only those
+          19  pay: a journal record of the payment could not be written (a full disk): the payment was cancelled if it still could be, completed otherwise; stderr says its status, amount and request id, and APPROVED there means the card was charged
+          20  cancel: the device's control socket belongs to another user (EACCES, EPERM): a payment may be running there, and the terminal was left alone
+          21  cancel: the process holding the device did not take the request within 5 s (its queue full, or it was starting or ending); nothing was cancelled, try again
+          64  bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured
+          65  input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)
+          69  simulate: the address to listen on is already in use or cannot be bound
+          73  a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write
+          74  a write failed: stdout is full or closed, a file could not be read or written
 
-Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets the error as one JSON object on one line (the last line of a streaming command such as `mdm-update --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link","hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit the exit code and exitName its name, hint and detail may be null (detail is filled only with --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
+        Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets the error as one JSON object on one line (the last line of a streaming command such as `mdm-update --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link","hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit the exit code and exitName its name, hint and detail may be null (detail is filled only with --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
 
-Error codes, by exit code:
-  1  failure
-  3  terminal-status
-  4  timeout
-  5  connect-failed, connection-refused, disconnected, host-not-found, host-unreachable, link, not-connected
-  6  bad-frame, malformed-response, protocol, unexpected-response
-  7  busy
-  8  tms, tms-http-status, tms-malformed-reply, tms-network, tms-not-registered, tms-refused, tms-timeout, tms-tls, tms-tls-certificate-expired, tms-tls-certificate-rejected, tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
-  9  update-failed
-  10  declined
-  11  cancelled, tms-cancelled
-  12  card
-  13  payment-error
-  14  too-late
-  15  replay-diverged
-  16  blocking
-  17  test-failed
-  18  fleet-failed
-  19  journal
-  20  not-yours
-  21  try-again
-  64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured, unknown-command, usage
-  65  bad-suite, data
-  69  address-in-use, cannot-listen, unavailable
-  73  cannot-create, cannot-create-output, state-directory-unusable, unsafe-path
-  74  io-error, stdout-closed, stdout-write-failed, tms-file
+        Error codes, by exit code:
+          1  failure
+          3  terminal-status
+          4  timeout
+          5  connect-failed, connection-refused, disconnected, host-not-found, host-unreachable, link, not-connected
+          6  bad-frame, malformed-response, protocol, unexpected-response
+          7  busy
+          8  tms, tms-http-status, tms-malformed-reply, tms-network, tms-not-registered, tms-refused, tms-timeout, tms-tls, tms-tls-certificate-expired, tms-tls-certificate-rejected, tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
+          9  update-failed
+          10  declined
+          11  cancelled, tms-cancelled
+          12  card
+          13  payment-error
+          14  too-late
+          15  replay-diverged
+          16  blocking
+          17  test-failed
+          18  fleet-failed
+          19  journal
+          20  not-yours
+          21  try-again
+          64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured, unknown-command, usage
+          65  bad-suite, data
+          69  address-in-use, cannot-listen, unavailable
+          73  cannot-create, cannot-create-output, state-directory-unusable, unsafe-path
+          74  io-error, stdout-closed, stdout-write-failed, tms-file
 
-Environment:
-  UCUBE_DEVICE  the terminal when --device is not given (before the remembered default)
-  UCUBE_TMS_URL  the TMS base URL when --tms is not given
-  UCUBE_TMS_CA  a PEM file of CA certificates to trust for the TMS when --tms-ca is not given
-  UCUBE_BT_ADAPTER  the Bluetooth adapter (e.g. hci1) instead of the first
-  UCUBE_SIM_HOME  the built-in simulator's state directory
-  UCUBE_SIM_SEED  the built-in simulator's seed for every random value (deterministic runs)
-  UCUBE_SIM_TIME_SCALE  the built-in simulator's delays are multiplied by this (0 = none)
-  UCUBE_SIM_FAULT  faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K, refuse-image
-  UCUBE_SIM_KEYS  keys the built-in simulator's cardholder presses, one per display, as `simulate --keys`: hex codes, comma-separated
-  UCUBE_SIM_CHOICES  the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated
-  UCUBE_TMS_SIM_HOME  the state directory of `ucube simulate --tms`
-  XDG_CONFIG_HOME  configuration (default ~/.config)
-  XDG_STATE_HOME  state: logs, journal, history, simulators (default ~/.local/state)
-  XDG_RUNTIME_DIR  link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)
-  HOME  the base of the XDG defaults
+        Environment:
+          UCUBE_DEVICE  the terminal when --device is not given (before the remembered default)
+          UCUBE_TMS_URL  the TMS base URL when --tms is not given
+          UCUBE_TMS_CA  a PEM file of CA certificates to trust for the TMS when --tms-ca is not given
+          UCUBE_BT_ADAPTER  the Bluetooth adapter (e.g. hci1) instead of the first
+          UCUBE_SIM_HOME  the built-in simulator's state directory
+          UCUBE_SIM_SEED  the built-in simulator's seed for every random value (deterministic runs)
+          UCUBE_SIM_TIME_SCALE  the built-in simulator's delays are multiplied by this (0 = none)
+          UCUBE_SIM_FAULT  faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K, refuse-image
+          UCUBE_SIM_KEYS  keys the built-in simulator's cardholder presses, one per display, as `simulate --keys`: hex codes, comma-separated
+          UCUBE_SIM_CHOICES  the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated
+          UCUBE_TMS_SIM_HOME  the state directory of `ucube simulate --tms`
+          XDG_CONFIG_HOME  configuration (default ~/.config)
+          XDG_STATE_HOME  state: logs, journal, history, simulators (default ~/.local/state)
+          XDG_RUNTIME_DIR  link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)
+          HOME  the base of the XDG defaults
 
-Files:
-  $XDG_CONFIG_HOME/ucube/config.json  TMS settings: tms_url, tms_ca
-  $XDG_CONFIG_HOME/ucube/devices.json  terminals remembered by `ucube connect`, and the default one
-  $XDG_CONFIG_HOME/ucube/tms/SERIAL.p12  the TMS client identity of each terminal (mode 0600)
-  $XDG_STATE_HOME/ucube/journal.jsonl  the payment journal (`ucube history`), never clear card data
-  $XDG_STATE_HOME/ucube/logs/messages.log  the log, rotated at 2 MB into messages.1.log … messages.5.log
-  $XDG_STATE_HOME/ucube/history  the shell's history
-  $XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl  a fleet run's verdicts, a terminal a line, kept until every terminal is done: the same command run again retries only the others (--run-file, --restart)
-  $XDG_STATE_HOME/ucube/downloads/  binaries `ucube mdm-update` downloads, deleted after the run
-  $XDG_STATE_HOME/ucube/simulator/  the built-in simulator's device state ($UCUBE_SIM_HOME)
-  $XDG_STATE_HOME/ucube/tms-simulator/  the TMS simulator's CA (tms-ca.pem), issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)
-  $XDG_RUNTIME_DIR/ucube/session-DEVICE  each link's session: secured or not, the next SEQ, the terminal the last payment met
-  $XDG_RUNTIME_DIR/ucube/control-DEVICE.sock  the socket through which `ucube cancel` reaches a running `ucube pay`
-  $XDG_RUNTIME_DIR/ucube/lock-DEVICE  the lock one process holds while it uses the terminal (flock; released by the kernel when it ends)
-"""#
+        Files:
+          $XDG_CONFIG_HOME/ucube/config.json  TMS settings: tms_url, tms_ca
+          $XDG_CONFIG_HOME/ucube/devices.json  terminals remembered by `ucube connect`, and the default one
+          $XDG_CONFIG_HOME/ucube/tms/SERIAL.p12  the TMS client identity of each terminal (mode 0600)
+          $XDG_STATE_HOME/ucube/journal.jsonl  the payment journal (`ucube history`), never clear card data
+          $XDG_STATE_HOME/ucube/logs/messages.log  the log, rotated at 2 MB into messages.1.log … messages.5.log
+          $XDG_STATE_HOME/ucube/history  the shell's history
+          $XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl  a fleet run's verdicts, a terminal a line, kept until every terminal is done: the same command run again retries only the others (--run-file, --restart)
+          $XDG_STATE_HOME/ucube/downloads/  binaries `ucube mdm-update` downloads, deleted after the run
+          $XDG_STATE_HOME/ucube/simulator/  the built-in simulator's device state ($UCUBE_SIM_HOME)
+          $XDG_STATE_HOME/ucube/tms-simulator/  the TMS simulator's CA (tms-ca.pem), issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)
+          $XDG_RUNTIME_DIR/ucube/session-DEVICE  each link's session: secured or not, the next SEQ, the terminal the last payment met
+          $XDG_RUNTIME_DIR/ucube/control-DEVICE.sock  the socket through which `ucube cancel` reaches a running `ucube pay`
+          $XDG_RUNTIME_DIR/ucube/lock-DEVICE  the lock one process holds while it uses the terminal (flock; released by the kernel when it ends)
+        """#
     /// Never wrapped.
     static let usage = #"""
-USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fast] [--rpc-timeout <seconds>] [--log-level <levels>] <subcommand>
-"""#
+        USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fast] [--rpc-timeout <seconds>] [--log-level <levels>] <subcommand>
+        """#
     static let sections: [Section] = [
         Section(
             title: "OPTIONS",
             elements: [
                 Element(
                     label: "--device <device>",
-                    abstract: "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], replay:FILE (a recording), or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim. info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script take it more than once: a fleet run."),
+                    abstract:
+                        "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], replay:FILE (a recording), or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim. info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script take it more than once: a fleet run."
+                ),
                 Element(
                     label: "--json",
                     abstract: "Print results as JSON on stdout."),
@@ -118,7 +120,9 @@ USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fas
                     abstract: "Hex-dump every frame sent and received on stderr."),
                 Element(
                     label: "--record <file>",
-                    abstract: "Record the session into FILE: the command line and every frame both ways, timed, card data masked (docs/recording.md). Replay it with --device replay:FILE."),
+                    abstract:
+                        "Record the session into FILE: the command line and every frame both ways, timed, card data masked (docs/recording.md). Replay it with --device replay:FILE."
+                ),
                 Element(
                     label: "--fast",
                     abstract: "With --device replay:FILE, answer at once instead of at the recorded pace."),
@@ -127,7 +131,9 @@ USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fas
                     abstract: "Seconds to wait for an ordinary answer (long commands use their own timeout)."),
                 Element(
                     label: "--log-level <levels>",
-                    abstract: "Log levels: LEVEL, or LAYER=LEVEL,…,LEVEL (layers connection, rpc, payment, mdm, api; levels trace, debug, info, notice, warning, error, critical). Also copies the log to stderr. Default: info, to $XDG_STATE_HOME/ucube/logs only."),
+                    abstract:
+                        "Log levels: LEVEL, or LAYER=LEVEL,…,LEVEL (layers connection, rpc, payment, mdm, api; levels trace, debug, info, notice, warning, error, critical). Also copies the log to stderr. Default: info, to $XDG_STATE_HOME/ucube/logs only."
+                ),
                 Element(
                     label: "--version",
                     abstract: "Show the version."),
@@ -146,19 +152,24 @@ USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fas
                     abstract: "Take a payment: wait for a card, run the EMV flow, authorize, finalise."),
                 Element(
                     label: "read-card",
-                    abstract: "Wait for a card and show its masked PAN, expiry, application, scheme and entry mode, without a payment."),
+                    abstract:
+                        "Wait for a card and show its masked PAN, expiry, application, scheme and entry mode, without a payment."
+                ),
                 Element(
                     label: "display",
                     abstract: "Show a message on the terminal's screen; with --wait-key, wait for a key and print it."),
                 Element(
                     label: "choose",
-                    abstract: "Show a list on the terminal's screen and print the item the person at the terminal chooses."),
+                    abstract:
+                        "Show a list on the terminal's screen and print the item the person at the terminal chooses."),
                 Element(
                     label: "cancel",
                     abstract: "Cancel the running payment (only before the card is read), or reset an idle terminal."),
                 Element(
                     label: "history",
-                    abstract: "List the journalled payments, show one with its receipt, or resolve one whose outcome is unknown."),
+                    abstract:
+                        "List the journalled payments, show one with its receipt, or resolve one whose outcome is unknown."
+                ),
                 Element(
                     label: "locale",
                     abstract: "Read, set or list the terminal's merchant-interface locale."),
@@ -167,7 +178,9 @@ USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fas
                     abstract: "Send one terminal command and show its decoded answer."),
                 Element(
                     label: "decode",
-                    abstract: "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump, a recording or a btsnoop capture."),
+                    abstract:
+                        "Decode hex: an RPC frame, BER-TLV data, a status code or an NFC outcome; or a --trace dump, a recording or a btsnoop capture."
+                ),
                 Element(
                     label: "simulate",
                     abstract: "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator over HTTPS."),
@@ -185,19 +198,25 @@ USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fas
                     abstract: "Connect to a terminal, show it, and remember it as the default device."),
                 Element(
                     label: "mdm-register",
-                    abstract: "Register the terminal with the TMS and keep its client certificate (or show / remove it)."),
+                    abstract:
+                        "Register the terminal with the TMS and keep its client certificate (or show / remove it)."),
                 Element(
                     label: "mdm-update",
-                    abstract: "Update the terminal's firmware and EMV configuration from the TMS (or from a local image)."),
+                    abstract:
+                        "Update the terminal's firmware and EMV configuration from the TMS (or from a local image)."),
                 Element(
                     label: "fleet-merge",
-                    abstract: "Merge the shards of a fleet run (--shard I/N) into one summary, one JUnit report and one exit code."),
+                    abstract:
+                        "Merge the shards of a fleet run (--shard I/N) into one summary, one JUnit report and one exit code."
+                ),
                 Element(
                     label: "send-logs",
                     abstract: "Zip the logs and send them to the TMS, or write the bundle to a file (--output)."),
                 Element(
                     label: "diagnose",
-                    abstract: "Check everything a payment depends on: the link, the terminal, the TMS, the journal, the disk."),
+                    abstract:
+                        "Check everything a payment depends on: the link, the terminal, the TMS, the journal, the disk."
+                ),
             ]),
     ]
     /// After the sections, never wrapped.

@@ -26,7 +26,9 @@ enum BoundedFile {
     /// `path` opened for reading (the caller closes it), refused when it is a regular file larger than `limit`.
     static func open(_ path: String, limit: Int) throws(Failure) -> Int32 {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .unreadable("no such file") }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadable("no such file")
+        }
         guard !isDirectory.boolValue else { throw .unreadable("it is a directory") }
         let fd = systemOpen(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(ErrorNumber.text(errno)) }
@@ -127,7 +129,9 @@ extension BoundedFile {
             let fd = fd
             buffer.append(contentsOf: repeatElement(0, count: BoundedFile.chunkSize))
             while true {
-                let count = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress! + old, BoundedFile.chunkSize) }
+                let count = buffer.withUnsafeMutableBytes {
+                    systemRead(fd, $0.baseAddress! + old, BoundedFile.chunkSize)
+                }
                 if count < 0 {
                     if errno == EINTR { continue }
                     buffer.removeSubrange(old...)

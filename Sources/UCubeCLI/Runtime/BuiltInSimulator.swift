@@ -7,7 +7,8 @@ import UCubeSimulator
 /// seed from $UCUBE_SIM_SEED, the card from `--card` (default visa-contact).
 enum BuiltInSimulator {
     static func configuration(
-        linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil, faults: String? = nil,
+        linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil,
+        faults: String? = nil,
         keys: String? = nil, choices: String? = nil
     ) throws -> SimulatorConfiguration {
         // A directory the user named must work; the default one under $XDG_STATE_HOME may not, and then the
@@ -22,7 +23,8 @@ enum BuiltInSimulator {
                 throw CLIFailure(
                     ExitCodes.cannotCreate,
                     "cannot create the simulator's state directory \(directory): \(Environment.posixCause(error))",
-                    code: .stateDirectoryUnusable, hint: "choose another --state-dir or UCUBE_SIM_HOME", detail: "\(error)")
+                    code: .stateDirectoryUnusable, hint: "choose another --state-dir or UCUBE_SIM_HOME",
+                    detail: "\(error)")
             }
             Environment.warnStateUnusable("the simulator's device state is not kept: \(directory) cannot be created")
             usable = false
@@ -80,7 +82,8 @@ enum BuiltInSimulator {
     static func scenario(named name: String) throws -> CardScenario {
         guard let scenario = CardCatalogue.named(name) else {
             // A ValidationError: ArgumentParser reports it with the usage line and exit 64, in validate() and run().
-            throw ValidationError("unknown card '\(name)'; the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))")
+            throw ValidationError(
+                "unknown card '\(name)'; the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))")
         }
         return scenario
     }

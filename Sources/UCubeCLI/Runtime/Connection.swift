@@ -1,13 +1,13 @@
 import Foundation
-import UCubeSupport
-import Synchronization
 import Logging
-import UCubeLog
+import Synchronization
 import UCubeBluetooth
 import UCubeLink
+import UCubeLog
 import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
+import UCubeSupport
 
 /// Opens the link a command asked for and gives it an RPC client. Also keeps the link session (SEQ and secure
 /// session flag) across one-shot invocations, since the terminal outlives the process (a file per device under the
@@ -50,8 +50,11 @@ struct Connection {
     static func resolve(_ given: DeviceAddress?, _ globals: GlobalOptions) throws -> DeviceAddress {
         if given == nil && globals.devices.count > 1 {
             throw CLIFailure(
-                ExitCodes.usage, "--device is given \(globals.devices.count) times, and this command drives one terminal",
-                hint: "info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script run over several terminals (--device repeated, --devices FILE)")
+                ExitCodes.usage,
+                "--device is given \(globals.devices.count) times, and this command drives one terminal",
+                hint:
+                    "info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script run over several terminals (--device repeated, --devices FILE)"
+            )
         }
         var address: DeviceAddress
         do {
@@ -60,7 +63,8 @@ struct Connection {
                 guard let known = try RememberedDevices.find(name) else {
                     throw CLIFailure(
                         ExitCodes.usage,
-                        "unknown device '\(name)': use sim, tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS, rfcomm://ADDRESS or a name remembered by `ucube connect` (see `ucube connect --list`)")
+                        "unknown device '\(name)': use sim, tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS, rfcomm://ADDRESS or a name remembered by `ucube connect` (see `ucube connect --list`)"
+                    )
                 }
                 address = try DeviceAddress(parsing: known.address)
             }
@@ -80,11 +84,16 @@ struct Connection {
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
         let address = try resolve(given, globals)
-        if given == nil, globals.namedDevice == nil, simulatorNoticeDue.withLock({ (due: inout Bool) in defer { due = false }; return due }) {
+        if given == nil, globals.namedDevice == nil,
+            simulatorNoticeDue.withLock({ (due: inout Bool) in
+                defer { due = false }; return due
+            })
+        {
             // Never a simulator by surprise: a fresh user, `sudo` or another HOME has no terminal configured. Said by
             // every command that stands the simulator in, once (a suite's cases open a link each).
             StandardError.write(
-                "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated")
+                "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated"
+            )
         }
         try DeviceLock.acquire(key: fileKey(address), device: address.description)
         await ControlSocket.listen(forDevice: address.description)
@@ -111,7 +120,8 @@ struct Connection {
             case .serial(let path):
                 transport = try await ChannelTransport.openDevice(path: path)
             case .ble(let target):
-                let bleTrace: (@Sendable (BLETraceEvent) -> Void)? = globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
+                let bleTrace: (@Sendable (BLETraceEvent) -> Void)? =
+                    globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
                 let ble = try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
                     try await BLETransport.connect(target: target, options: bluetooth, trace: bleTrace)
                 }
@@ -125,7 +135,8 @@ struct Connection {
             case .remembered(let name):
                 throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'")
             case .replay(let path):
-                let (replay, link) = try ReplaySource.transport(path: path, name: address.description, fast: globals.fast)
+                let (replay, link) = try ReplaySource.transport(
+                    path: path, name: address.description, fast: globals.fast)
                 // The recorded process's view of the link session, so the command sends the same first frames.
                 recorded = SessionRecord.Loaded(link.session)
                 transport = replay
@@ -153,7 +164,8 @@ struct Connection {
         if let sessionFile { SessionRecord(rules: trusted ?? LinkRules(), owner: getpid()).save(to: sessionFile) }
         if case .stale(let owner) = recorded {
             Logger(layer: .connection).notice(
-                "the last ucube process on \(address)\(owner.map { " (pid \($0))" } ?? "") did not close the link: resetting the terminal")
+                "the last ucube process on \(address)\(owner.map { " (pid \($0))" } ?? "") did not close the link: resetting the terminal"
+            )
         }
         do {
             // The terminal is idle, its secure-session state known, once the last process closed the link cleanly or
@@ -169,7 +181,8 @@ struct Connection {
                 }
             }
             let idle = trusted != nil || prepare != .payment
-            connection.memo.set(idle: idle, idle ? knownTerminal : nil, commandsSent: await connection.client.commandsSent)
+            connection.memo.set(
+                idle: idle, idle ? knownTerminal : nil, commandsSent: await connection.client.commandsSent)
         } catch {
             await connection.close()
             throw CLIFailure(error)
@@ -178,7 +191,9 @@ struct Connection {
     }
 
     /// What the RPC client does with each frame: print it (`--trace`), record it (`--record`), both or neither.
-    func trace(printing: Bool) -> (@Sendable (TraceEvent) -> Void)? { Self.trace(printing: printing, recorder: recorder) }
+    func trace(printing: Bool) -> (@Sendable (TraceEvent) -> Void)? {
+        Self.trace(printing: printing, recorder: recorder)
+    }
 
     private static func trace(printing: Bool, recorder: LinkRecorder?) -> (@Sendable (TraceEvent) -> Void)? {
         guard printing || recorder != nil else { return nil }
@@ -207,7 +222,9 @@ struct Connection {
     func linkStart() async -> LinkStart {
         let lostTrack = await client.lostTrack
         guard memo.idle, !lostTrack else { return .unknown }
-        return LinkStart(idle: true, secured: await client.isSecured, terminal: memo.terminal(ifCommandsSent: await client.commandsSent))
+        return LinkStart(
+            idle: true, secured: await client.isSecured,
+            terminal: memo.terminal(ifCommandsSent: await client.commandsSent))
     }
 
     /// Keeps the terminal a payment met (nil: it learned none, and what was known no longer holds). A payment's
@@ -347,7 +364,8 @@ struct SessionRecord: Equatable {
         var fields: [Substring: Substring] = [:]
         for word in text.dropLast().split(separator: " ", omittingEmptySubsequences: false) {
             let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, ["secured", "next", "owner", "terminal"].contains(pair[0]), fields[pair[0]] == nil else {
+            guard pair.count == 2, ["secured", "next", "owner", "terminal"].contains(pair[0]), fields[pair[0]] == nil
+            else {
                 return nil
             }
             fields[pair[0]] = pair[1]
@@ -408,11 +426,13 @@ enum TracePrinter {
         case .sent(let bytes, let frame):
             StandardError.write("> \(Masking.hex(bytes, separator: " "))")
             StandardError.write(
-                "  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(bytes.count - 9)\(note(frame.envelope))")
+                "  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(bytes.count - 9)\(note(frame.envelope))"
+            )
         case .received(let bytes, let frame, let secured):
             StandardError.write("< \(Masking.hex(bytes, separator: " "))")
             let envelope = secured ? (try? ResponseFrame(raw: frame, secured: true))?.envelope : nil
-            StandardError.write("  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(frame.body.count)\(note(envelope))")
+            StandardError.write(
+                "  SEQ \(Hex.encode([frame.sequence])) CMD \(frame.command) LEN \(frame.body.count)\(note(envelope))")
         case .rejected(let error):
             StandardError.write("! rejected bytes: \(error.reason)")
         case .disconnected(let reason):
@@ -431,9 +451,11 @@ enum TracePrinter {
         switch event {
         case .stuffed(let frame, let stuffed, let writes, let chunkSize):
             StandardError.write(
-                "ble stuffed \(frame.count) → \(stuffed.count) bytes (with end-of-message 0E 0F), \(writes) write\(writes == 1 ? "" : "s") of at most \(chunkSize): \(Masking.hex(stuffed, separator: " "))")
+                "ble stuffed \(frame.count) → \(stuffed.count) bytes (with end-of-message 0E 0F), \(writes) write\(writes == 1 ? "" : "s") of at most \(chunkSize): \(Masking.hex(stuffed, separator: " "))"
+            )
         case .write(let index, let count, let bytes):
-            StandardError.write("ble> write \(index)/\(count) (\(bytes.count) bytes): \(Masking.hex(bytes, separator: " "))")
+            StandardError.write(
+                "ble> write \(index)/\(count) (\(bytes.count) bytes): \(Masking.hex(bytes, separator: " "))")
         case .notified(let bytes):
             StandardError.write("ble< notification (\(bytes.count) bytes): \(Masking.hex(bytes, separator: " "))")
         case .step(let text):

@@ -540,6 +540,7 @@ struct RequestLineBuffer {
         guard let newline = pending.firstIndex(of: 0x0A) else {
             return pending.count > Self.maxRequest ? .tooLong : .needMore
         }
-        return .line(String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return .line(
+            String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

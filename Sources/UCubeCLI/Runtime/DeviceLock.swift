@@ -30,7 +30,8 @@ enum DeviceLock {
             close(fd)
             throw CLIFailure(
                 ExitCodes.busy,
-                "\(device) is in use by another ucube process\(holder.map { " (pid \($0))" } ?? ""): wait for it to end (`ucube cancel` stops a running payment)")
+                "\(device) is in use by another ucube process\(holder.map { " (pid \($0))" } ?? ""): wait for it to end (`ucube cancel` stops a running payment)"
+            )
         }
         let pid = "\(getpid())\n"
         _ = ftruncate(fd, 0)

@@ -2,11 +2,11 @@ import Foundation
 import Synchronization
 import UCubeBluetooth
 import UCubeLink
-import UCubePayment
 import UCubeLog
+import UCubePayment
+import UCubeSupport
 import UCubeTMS
 import UCubeTMSSimulator
-import UCubeSupport
 
 /// Environment variables and XDG paths (docs/architecture.md: configuration under $XDG_CONFIG_HOME/ucube, state under
 /// $XDG_STATE_HOME/ucube).
@@ -46,7 +46,8 @@ enum Environment {
     /// An output file's directory must exist and be writable (73 otherwise, before any work): `--output`,
     /// `--receipt-file`.
     static func checkOutputDirectory(of path: String, option: String) throws(CLIFailure) {
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
         let problem: String?
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
@@ -119,51 +120,87 @@ extension Environment {
 
     /// Every variable the code reads (a test scans the sources for others).
     static let variables: [Variable] = [
-        Variable(name: "UCUBE_DEVICE", meaning: "the terminal when --device is not given (before the remembered default)"),
+        Variable(
+            name: "UCUBE_DEVICE", meaning: "the terminal when --device is not given (before the remembered default)"),
         Variable(name: TMSChoices.urlEnvironmentVariable, meaning: "the TMS base URL when --tms is not given"),
-        Variable(name: TMSChoices.caEnvironmentVariable, meaning: "a PEM file of CA certificates to trust for the TMS when --tms-ca is not given"),
-        Variable(name: BluetoothChoices.adapterEnvironmentVariable, meaning: "the Bluetooth adapter (e.g. hci1) instead of the first"),
+        Variable(
+            name: TMSChoices.caEnvironmentVariable,
+            meaning: "a PEM file of CA certificates to trust for the TMS when --tms-ca is not given"),
+        Variable(
+            name: BluetoothChoices.adapterEnvironmentVariable,
+            meaning: "the Bluetooth adapter (e.g. hci1) instead of the first"),
         Variable(name: "UCUBE_SIM_HOME", meaning: "the built-in simulator's state directory"),
-        Variable(name: "UCUBE_SIM_SEED", meaning: "the built-in simulator's seed for every random value (deterministic runs)"),
-        Variable(name: "UCUBE_SIM_TIME_SCALE", meaning: "the built-in simulator's delays are multiplied by this (0 = none)"),
+        Variable(
+            name: "UCUBE_SIM_SEED", meaning: "the built-in simulator's seed for every random value (deterministic runs)"
+        ),
+        Variable(
+            name: "UCUBE_SIM_TIME_SCALE", meaning: "the built-in simulator's delays are multiplied by this (0 = none)"),
         Variable(
             name: "UCUBE_SIM_FAULT",
-            meaning: "faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K, refuse-image"),
+            meaning:
+                "faults the built-in simulator injects, as `simulate --fault`: drop@N, silent@N, reboot@N (frame positions), load-drop@K, refuse-image"
+        ),
         Variable(
             name: "UCUBE_SIM_KEYS",
-            meaning: "keys the built-in simulator's cardholder presses, one per display, as `simulate --keys`: hex codes, comma-separated"),
+            meaning:
+                "keys the built-in simulator's cardholder presses, one per display, as `simulate --keys`: hex codes, comma-separated"
+        ),
         Variable(
             name: "UCUBE_SIM_CHOICES",
-            meaning: "the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated"),
+            meaning:
+                "the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated"
+        ),
         Variable(name: "UCUBE_TMS_SIM_HOME", meaning: "the state directory of `ucube simulate --tms`"),
         Variable(name: "XDG_CONFIG_HOME", meaning: "configuration (default ~/.config)"),
         Variable(name: "XDG_STATE_HOME", meaning: "state: logs, journal, history, simulators (default ~/.local/state)"),
-        Variable(name: "XDG_RUNTIME_DIR", meaning: "link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)"),
+        Variable(
+            name: "XDG_RUNTIME_DIR", meaning: "link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)"),
         Variable(name: "HOME", meaning: "the base of the XDG defaults"),
     ]
 
     static let files: [File] = [
         File(path: "$XDG_CONFIG_HOME/ucube/" + TMSChoices.configFileName, meaning: "TMS settings: tms_url, tms_ca"),
-        File(path: "$XDG_CONFIG_HOME/ucube/devices.json", meaning: "terminals remembered by `ucube connect`, and the default one"),
-        File(path: "$XDG_CONFIG_HOME/ucube/tms/SERIAL.p12", meaning: "the TMS client identity of each terminal (mode 0600)"),
-        File(path: "$XDG_STATE_HOME/ucube/journal.jsonl", meaning: "the payment journal (`ucube history`), never clear card data"),
+        File(
+            path: "$XDG_CONFIG_HOME/ucube/devices.json",
+            meaning: "terminals remembered by `ucube connect`, and the default one"),
+        File(
+            path: "$XDG_CONFIG_HOME/ucube/tms/SERIAL.p12",
+            meaning: "the TMS client identity of each terminal (mode 0600)"),
+        File(
+            path: "$XDG_STATE_HOME/ucube/journal.jsonl",
+            meaning: "the payment journal (`ucube history`), never clear card data"),
         File(
             path: "$XDG_STATE_HOME/ucube/\(LogChoices.directoryName)/\(LogChoices.currentFileName)",
-            meaning: "the log, rotated at \(LogChoices.rotationSize / 1_000_000) MB into \(LogChoices.rotatedFileName(1)) … \(LogChoices.rotatedFileName(LogChoices.rotatedFileCount))"),
+            meaning:
+                "the log, rotated at \(LogChoices.rotationSize / 1_000_000) MB into \(LogChoices.rotatedFileName(1)) … \(LogChoices.rotatedFileName(LogChoices.rotatedFileCount))"
+        ),
         File(path: "$XDG_STATE_HOME/ucube/history", meaning: "the shell's history"),
         File(
             path: "$XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl",
-            meaning: "a fleet run's verdicts, a terminal a line, kept until every terminal is done: the same command run again retries only the others (--run-file, --restart)"),
-        File(path: "$XDG_STATE_HOME/ucube/downloads/", meaning: "binaries `ucube mdm-update` downloads, deleted after the run"),
-        File(path: "$XDG_STATE_HOME/ucube/simulator/", meaning: "the built-in simulator's device state ($UCUBE_SIM_HOME)"),
+            meaning:
+                "a fleet run's verdicts, a terminal a line, kept until every terminal is done: the same command run again retries only the others (--run-file, --restart)"
+        ),
+        File(
+            path: "$XDG_STATE_HOME/ucube/downloads/",
+            meaning: "binaries `ucube mdm-update` downloads, deleted after the run"),
+        File(
+            path: "$XDG_STATE_HOME/ucube/simulator/", meaning: "the built-in simulator's device state ($UCUBE_SIM_HOME)"
+        ),
         File(
             path: "$XDG_STATE_HOME/ucube/tms-simulator/",
-            meaning: "the TMS simulator's CA (\(TMSSimulatorChoices.caCertificateFileName)), issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)"),
-        File(path: "$XDG_RUNTIME_DIR/ucube/session-DEVICE", meaning: "each link's session: secured or not, the next SEQ, the terminal the last payment met"),
-        File(path: "$XDG_RUNTIME_DIR/ucube/control-DEVICE.sock", meaning: "the socket through which `ucube cancel` reaches a running `ucube pay`"),
+            meaning:
+                "the TMS simulator's CA (\(TMSSimulatorChoices.caCertificateFileName)), issued identities, catalogue and received logs ($UCUBE_TMS_SIM_HOME)"
+        ),
+        File(
+            path: "$XDG_RUNTIME_DIR/ucube/session-DEVICE",
+            meaning: "each link's session: secured or not, the next SEQ, the terminal the last payment met"),
+        File(
+            path: "$XDG_RUNTIME_DIR/ucube/control-DEVICE.sock",
+            meaning: "the socket through which `ucube cancel` reaches a running `ucube pay`"),
         File(
             path: "$XDG_RUNTIME_DIR/ucube/lock-DEVICE",
-            meaning: "the lock one process holds while it uses the terminal (flock; released by the kernel when it ends)"),
+            meaning:
+                "the lock one process holds while it uses the terminal (flock; released by the kernel when it ends)"),
     ]
 }
 
@@ -192,7 +229,8 @@ enum StandardError {
 
     /// One event of `pay --events` as a JSON line on stderr, with its time.
     static func writeEvent<E: Encodable>(_ event: E) {
-        guard let line = try? JSONOutput.encode(TimedEvent(event: event, time: PaymentEngine.timestamp()), pretty: false)
+        guard
+            let line = try? JSONOutput.encode(TimedEvent(event: event, time: PaymentEngine.timestamp()), pretty: false)
         else { return }
         RawOutput.stderr(line + "\n")
     }

@@ -40,7 +40,8 @@ final class SessionRecorder: Sendable {
         current.withLock { (recorder: inout SessionRecorder?) in
             guard recorder == nil else { return }
             recorder = SessionRecorder(
-                path: path, header: Recording.header(command: LogScrubber.scrub((["ucube"] + arguments).joined(separator: " "))))
+                path: path,
+                header: Recording.header(command: LogScrubber.scrub((["ucube"] + arguments).joined(separator: " "))))
         }
     }
 
@@ -69,8 +70,11 @@ final class SessionRecorder: Sendable {
         guard let fd = file.withLock({ $0.fd }) else { return }
         guard StandardStream.write(Array(line.utf8), to: fd) != nil else { return }
         // A full disk or a vanished file loses the rest of the recording, not the command: said once.
-        if failed.withLock({ (already: inout Bool) in defer { already = true }; return !already }) {
-            StandardError.write("ucube: warning: the recording \(path) could not be written: \(ErrorNumber.text(errno))")
+        if failed.withLock({ (already: inout Bool) in
+            defer { already = true }; return !already
+        }) {
+            StandardError.write(
+                "ucube: warning: the recording \(path) could not be written: \(ErrorNumber.text(errno))")
         }
     }
 }
@@ -113,7 +117,9 @@ enum ReplaySource {
     private static let state = Mutex(State())
 
     /// The next recorded link of `path`, as a transport.
-    static func transport(path: String, name: String, fast: Bool) throws(CLIFailure) -> (ReplayTransport, Recording.Link) {
+    static func transport(path: String, name: String, fast: Bool) throws(CLIFailure) -> (
+        ReplayTransport, Recording.Link
+    ) {
         try state.withLock { (state: inout State) throws(CLIFailure) in
             if state.recordings[path] == nil {
                 state.recordings[path] = (try load(path), 0)
@@ -150,7 +156,8 @@ enum ReplaySource {
                     ExitCodes.usage, "cannot read the recording \(path)", hint: "record one with --record FILE")
             case .tooLarge:
                 throw CLIFailure(
-                    ExitCodes.dataError, "\(path) is not a usable recording: larger than \(Recording.maximumSize >> 20) MiB")
+                    ExitCodes.dataError,
+                    "\(path) is not a usable recording: larger than \(Recording.maximumSize >> 20) MiB")
             }
         }
         do {
@@ -167,7 +174,8 @@ extension Recording.Session {
         switch loaded {
         case .missing: self = .missing
         case .stale: self = .stale
-        case .clean(let rules, let terminal): self = .clean(secured: rules.secured, next: rules.nextSequence, terminal: terminal)
+        case .clean(let rules, let terminal):
+            self = .clean(secured: rules.secured, next: rules.nextSequence, terminal: terminal)
         }
     }
 }
@@ -178,7 +186,8 @@ extension SessionRecord.Loaded {
         switch session {
         case .missing: self = .missing
         case .stale: self = .stale(owner: nil)
-        case .clean(let secured, let next, let terminal): self = .clean(LinkRules(secured: secured, nextSequence: next), terminal)
+        case .clean(let secured, let next, let terminal):
+            self = .clean(LinkRules(secured: secured, nextSequence: next), terminal)
         }
     }
 }

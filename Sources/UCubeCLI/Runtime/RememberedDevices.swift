@@ -37,7 +37,8 @@ enum RememberedDevices {
             switch error {
             case .unreadable: return []
             case .tooLarge:
-                throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(maximumSize >> 20) MiB: fix or delete it")
+                throw CLIFailure(
+                    ExitCodes.dataError, "\(path) is larger than \(maximumSize >> 20) MiB: fix or delete it")
             }
         }
         return try decode(data)
@@ -47,7 +48,8 @@ enum RememberedDevices {
         do {
             return try JSONDecoder().decode([RememberedDevice].self, from: data)
         } catch {
-            throw CLIFailure(ExitCodes.dataError, "\(path) is not a valid list of remembered devices: \(error); fix or delete it")
+            throw CLIFailure(
+                ExitCodes.dataError, "\(path) is not a valid list of remembered devices: \(error); fix or delete it")
         }
     }
 

@@ -88,7 +88,8 @@ final class PaymentStepping: Sendable {
         case .send(let command):
             let name = CommandCatalogue.descriptor(for: command.id)?.name ?? "command"
             return "\(name) (\(Hex.encode([UInt8(command.id.rawValue >> 8), UInt8(command.id.rawValue & 0xFF)])))"
-        case .runTask(.selectApplication(let candidates)): return "task: select an application among \(candidates.count)"
+        case .runTask(.selectApplication(let candidates)):
+            return "task: select an application among \(candidates.count)"
         case .runTask(.riskManagement): return "task: risk management (TVR)"
         case .runTask(.authorize): return "task: authorization"
         case .cancelPendingCommand: return "CancelAll"
@@ -118,7 +119,8 @@ final class PaymentStepping: Sendable {
     /// One tag from the plain tags the payment has read so far.
     static func tlv(_ word: String, in context: PaymentContext) -> String {
         guard let tag = Tag(word) else { return "not a tag: \(word) (hex, e.g. 9F27, or a tag dictionary name)" }
-        guard let found = (context.authorizationPlainTags + context.finalizationPlainTags).last(where: { $0.tag == tag })
+        guard
+            let found = (context.authorizationPlainTags + context.finalizationPlainTags).last(where: { $0.tag == tag })
         else {
             return "\(tag) is not among the plain tags read so far"
         }

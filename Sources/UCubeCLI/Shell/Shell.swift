@@ -41,13 +41,15 @@ extension UCube {
         func run() async throws {
             if let run = try FleetRun(command: "shell", globals: globals, options: fleet) {
                 guard let script else {
-                    throw CLIFailure(ExitCodes.usage, "a shell over several terminals runs a script: give it --script FILE")
+                    throw CLIFailure(
+                        ExitCodes.usage, "a shell over several terminals runs a script: give it --script FILE")
                 }
                 let lines = try Self.lines(of: script)
                 try await run.run { [globals, keepGoing] device in
                     let session = ShellSession(settings: Self.settings(globals.single(device, json: false)))
                     let runner = ShellRunner(
-                        session: session, source: PlainLineSource(lines: lines), interactive: false, keepGoing: keepGoing,
+                        session: session, source: PlainLineSource(lines: lines), interactive: false,
+                        keepGoing: keepGoing,
                         output: DeviceOutput.current)
                     let code = await withTaskCancellationHandler {
                         await Self.loop(runner)
@@ -96,7 +98,8 @@ extension UCube {
                     throw CLIFailure(ExitCodes.usage, "cannot read the script \(script)")
                 case .tooLarge:
                     throw CLIFailure(
-                        ExitCodes.usage, "the script \(script) is larger than \(PlainLineSource.maximumScriptSize >> 20) MiB")
+                        ExitCodes.usage,
+                        "the script \(script) is larger than \(PlainLineSource.maximumScriptSize >> 20) MiB")
                 }
             }
             guard let text = String(data: data, encoding: .utf8) else {
@@ -130,7 +133,8 @@ final class ShellRunner: @unchecked Sendable {
     private let output: DeviceOutput?
     private let stopped = Atomic<Bool>(false)
 
-    init(session: ShellSession, source: any LineSource, interactive: Bool, keepGoing: Bool, output: DeviceOutput? = nil) {
+    init(session: ShellSession, source: any LineSource, interactive: Bool, keepGoing: Bool, output: DeviceOutput? = nil)
+    {
         self.session = session
         self.source = source
         self.interactive = interactive
@@ -171,7 +175,8 @@ final class ShellRunner: @unchecked Sendable {
                 continue
             case .tooLong:
                 StandardError.write(
-                    "ucube: error: a line of the input is longer than \(PlainLineSource.maximumLineLength >> 10) KiB: not a command")
+                    "ucube: error: a line of the input is longer than \(PlainLineSource.maximumLineLength >> 10) KiB: not a command"
+                )
                 failure = ExitCodes.usage.code
                 break loop
             case .line(let line):

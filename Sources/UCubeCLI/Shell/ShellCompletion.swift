@@ -50,7 +50,8 @@ enum ShellCompletion {
             switch builtin {
             case .set: return setCandidates(Array(words.dropFirst()))
             case .help:
-                return words.count == 1 ? commandNames(UCube.self, state: state) + ShellBuiltin.allCases.map(\.rawValue) : []
+                return words.count == 1
+                    ? commandNames(UCube.self, state: state) + ShellBuiltin.allCases.map(\.rawValue) : []
             case .reconnect, .exit, .quit: return []
             }
         }
@@ -119,7 +120,9 @@ enum ShellCompletion {
     }
 
     /// Values for an option or positional, by what it holds: the protocol tables first, then ArgumentParser's list.
-    private static func values(for valueName: String, listed: [String], command: any ParsableCommand.Type, partial: String) -> [String] {
+    private static func values(
+        for valueName: String, listed: [String], command: any ParsableCommand.Type, partial: String
+    ) -> [String] {
         let name = command.configuration.commandName ?? command._commandName
         switch valueName {
         case "tag", "tags":
@@ -220,7 +223,8 @@ struct CommandSpec: Sendable {
             let valueName = argument.valueName ?? ""
             switch argument.kind {
             case "positional":
-                positionals.append(Positional(valueName: valueName, values: values, repeating: argument.isRepeating ?? false))
+                positionals.append(
+                    Positional(valueName: valueName, values: values, repeating: argument.isRepeating ?? false))
             default:
                 let names = (argument.names ?? []).map { name in
                     switch name.kind {
@@ -229,7 +233,8 @@ struct CommandSpec: Sendable {
                     default: "--" + name.name
                     }
                 }
-                options.append(Option(names: names, takesValue: argument.kind == "option", valueName: valueName, values: values))
+                options.append(
+                    Option(names: names, takesValue: argument.kind == "option", valueName: valueName, values: values))
             }
         }
         return CommandSpec(options: options, positionals: positionals)

@@ -24,7 +24,10 @@ struct ShellSettings: Sendable, Equatable {
     /// `set NAME VALUE`; returns the one-line confirmation or throws a usage error.
     mutating func apply(_ words: [String]) throws(CLIFailure) -> String {
         guard words.count == 2, let name = Name(rawValue: words[0]) else {
-            throw CLIFailure(ExitCodes.usage, "usage: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set log-level LEVELS")
+            throw CLIFailure(
+                ExitCodes.usage,
+                "usage: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set log-level LEVELS"
+            )
         }
         let value = words[1]
         func onOff() throws(CLIFailure) -> Bool {
@@ -143,7 +146,8 @@ final class ShellSession: Sendable {
             connection = try await Connection.open(globals, card: card, prepare: .asRecorded)
             state.withLock { $0.link = Link(connection: connection, device: device) }
         }
-        await connection.client.configure(defaultTimeout: globals.timeout, trace: connection.trace(printing: globals.trace))
+        await connection.client.configure(
+            defaultTimeout: globals.timeout, trace: connection.trace(printing: globals.trace))
         return connection
     }
 
@@ -155,7 +159,8 @@ final class ShellSession: Sendable {
             let secured = await link.connection.client.isSecured
             state.withLock { $0.linkState = secured ? .secured : .ready }
         } else {
-            StandardError.write("ucube: the link to \(link.device) dropped; the next command (or `reconnect`) opens it again")
+            StandardError.write(
+                "ucube: the link to \(link.device) dropped; the next command (or `reconnect`) opens it again")
             state.withLock {
                 $0.link = nil
                 $0.linkState = nil

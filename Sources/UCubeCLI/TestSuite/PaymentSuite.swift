@@ -20,10 +20,13 @@ struct PaymentSuite: Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         // The name heads the TAP stream (`# suite: NAME`): a newline in it would start a TAP line of its own.
-        guard OneLine.holds(name) else { throw c.invalid(.name, "a suite name is one line, without control characters") }
+        guard OneLine.holds(name) else {
+            throw c.invalid(.name, "a suite name is one line, without control characters")
+        }
         cards = try c.decodeIfPresent([String: CardImage].self, forKey: .cards) ?? [:]
         if let bad = cards.keys.sorted().first(where: { !OneLine.holds($0) }) {
-            throw c.invalid(.cards, "a card image's name is one line, without control characters: \(JSONOutput.quote(bad))")
+            throw c.invalid(
+                .cards, "a card image's name is one line, without control characters: \(JSONOutput.quote(bad))")
         }
         cases = try c.decode([SuiteCase].self, forKey: .cases)
         guard !cases.isEmpty else { throw c.invalid(.cases, "a suite has at least one case") }
@@ -38,7 +41,8 @@ struct PaymentSuite: Decodable {
             guard cards[suiteCase.card] != nil || CardCatalogue.named(suiteCase.card) != nil else {
                 throw Self.invalid(
                     index, "card",
-                    "'\(suiteCase.card)' is neither a card image of this suite (\(cards.keys.sorted().joined(separator: ", "))) nor a simulator scenario (\(CardCatalogue.names.joined(separator: ", ")))")
+                    "'\(suiteCase.card)' is neither a card image of this suite (\(cards.keys.sorted().joined(separator: ", "))) nor a simulator scenario (\(CardCatalogue.names.joined(separator: ", ")))"
+                )
             }
         }
     }
@@ -111,7 +115,9 @@ struct PaymentSuite: Decodable {
     func select(_ names: [String]) throws -> [SuiteCase] {
         guard !names.isEmpty else { return cases }
         if let unknown = names.first(where: { name in !cases.contains { $0.name == name } }) {
-            throw CLIFailure(ExitCodes.usage, "no case '\(unknown)' in the suite '\(name)'", hint: "the cases are: \(cases.map(\.name).joined(separator: ", "))")
+            throw CLIFailure(
+                ExitCodes.usage, "no case '\(unknown)' in the suite '\(name)'",
+                hint: "the cases are: \(cases.map(\.name).joined(separator: ", "))")
         }
         return cases.filter { names.contains($0.name) }
     }
@@ -208,10 +214,14 @@ struct SuiteRequest: Decodable {
         } else {
             amount = String(try c.decode(Int.self, forKey: .amount))
         }
-        currency = try field(.currency) { try Parse.currency(try c.decodeIfPresent(String.self, forKey: .currency) ?? "EUR") }
+        currency = try field(.currency) {
+            try Parse.currency(try c.decodeIfPresent(String.self, forKey: .currency) ?? "EUR")
+        }
         let type = try c.decodeIfPresent(String.self, forKey: .type) ?? "purchase"
         guard let transactionType = TransactionType(name: type) else {
-            throw c.invalid(.type, "'\(type)' is not a transaction type: \(TransactionType.allCases.map(\.name).joined(separator: ", "))")
+            throw c.invalid(
+                .type,
+                "'\(type)' is not a transaction type: \(TransactionType.allCases.map(\.name).joined(separator: ", "))")
         }
         self.transactionType = transactionType
         cashback = try c.decodeIfPresent(String.self, forKey: .cashback)
@@ -220,7 +230,8 @@ struct SuiteRequest: Decodable {
         }
         cardTimeout = try c.decodeIfPresent(Int.self, forKey: .cardTimeout) ?? PaymentRequest.defaultCardWaitTimeout
         languages = try field(.languages) {
-            try Parse.languages((try c.decodeIfPresent([String].self, forKey: .languages) ?? ["en"]).joined(separator: ","))
+            try Parse.languages(
+                (try c.decodeIfPresent([String].self, forKey: .languages) ?? ["en"]).joined(separator: ","))
         }
         let select = try c.decodeIfPresent(String.self, forKey: .select) ?? "auto"
         let authorize = try c.decodeIfPresent(String.self, forKey: .authorize) ?? "approve"
@@ -232,7 +243,9 @@ struct SuiteRequest: Decodable {
         if select != "terminal" { _ = try field(.select) { try PaymentTasks.selection(select, field: "select") } }
         _ = try field(.authorize) { try PaymentTasks.authorization(authorize, field: "authorize") }
         let choiceWords = try c.decodeIfPresent([String].self, forKey: .choices) ?? []
-        choices = choiceWords.isEmpty ? [] : try field(.choices) { try BuiltInSimulator.choices(choiceWords.joined(separator: ",")) }
+        choices =
+            choiceWords.isEmpty
+            ? [] : try field(.choices) { try BuiltInSimulator.choices(choiceWords.joined(separator: ",")) }
         pin = try c.decodeIfPresent(String.self, forKey: .pin)
         if let pin, !((4...12).contains(pin.count) && pin.allSatisfy { $0.isASCII && $0.isNumber }) {
             throw c.invalid(.pin, "a PIN is 4 to 12 digits")
@@ -241,11 +254,16 @@ struct SuiteRequest: Decodable {
         forceAuthorization = try c.decodeIfPresent(Bool.self, forKey: .forceAuthorization) ?? false
         let format = try c.decodeIfPresent(String.self, forKey: .pinFormat) ?? "iso0"
         guard let pinFormat = PINBlockFormatCode(name: format) else {
-            throw c.invalid(.pinFormat, "'\(format)' is not a PIN block format: \(PINBlockFormatCode.allCases.map(\.name).joined(separator: ", "))")
+            throw c.invalid(
+                .pinFormat,
+                "'\(format)' is not a PIN block format: \(PINBlockFormatCode.allCases.map(\.name).joined(separator: ", "))"
+            )
         }
         self.pinFormat = pinFormat
         if let seconds = try c.decodeIfPresent(Double.self, forKey: .cancelAfter) {
-            guard seconds.isFinite, (0...255).contains(seconds) else { throw c.invalid(.cancelAfter, "cancelAfter is 0 to 255 seconds") }
+            guard seconds.isFinite, (0...255).contains(seconds) else {
+                throw c.invalid(.cancelAfter, "cancelAfter is 0 to 255 seconds")
+            }
             cancelAfter = .milliseconds(Int(seconds * 1000))
         } else {
             cancelAfter = nil
@@ -255,10 +273,13 @@ struct SuiteRequest: Decodable {
     }
 
     /// The engine's request; `readers` when the case names none.
-    func paymentRequest(readers defaultReaders: [CardReader], requestID: String, cvmTag: Bool = false) throws -> PaymentRequest {
+    func paymentRequest(readers defaultReaders: [CardReader], requestID: String, cvmTag: Bool = false) throws
+        -> PaymentRequest
+    {
         let request = PaymentRequest(
             amount: try Parse.amount(amount, currency, option: "amount"), currency: currency,
-            transactionType: transactionType, cashback: try cashback.map { try Parse.amount($0, currency, option: "cashback") },
+            transactionType: transactionType,
+            cashback: try cashback.map { try Parse.amount($0, currency, option: "cashback") },
             readers: readers ?? defaultReaders, cardWaitTimeout: cardTimeout, preferredLanguages: languages,
             forceOnlinePIN: forceOnlinePIN, forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat,
             // 9F34 is read at the end too, so an offline outcome's CVM result can be checked (the default list has it).
@@ -277,7 +298,9 @@ struct SuiteRequest: Decodable {
         try PaymentTasks.selection(select == "terminal" ? "auto" : select, field: "select")
     }
 
-    func authorizationTask() throws -> any AuthorizationTask { try PaymentTasks.authorization(authorize, field: "authorize") }
+    func authorizationTask() throws -> any AuthorizationTask {
+        try PaymentTasks.authorization(authorize, field: "authorize")
+    }
 }
 
 /// What a case expects: the final status, and optionally TVR (95), TSI (9B), CVM results (9F34) and the cryptogram
@@ -296,14 +319,18 @@ struct SuiteExpectation: Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let word = try c.decode(String.self, forKey: .status)
         guard let status = PaymentStatus(rawValue: word.uppercased()) else {
-            throw c.invalid(.status, "'\(word)' is not a payment status: \(PaymentStatus.allCases.map(\.name).joined(separator: ", "))")
+            throw c.invalid(
+                .status,
+                "'\(word)' is not a payment status: \(PaymentStatus.allCases.map(\.name).joined(separator: ", "))")
         }
         self.status = status
         tvr = try c.hex(.tvr, count: 5...5)
         tsi = try c.hex(.tsi, count: 2...2)
         cvmResult = try c.hex(.cvmResult, count: 3...3)
         if let word = try c.decodeIfPresent(String.self, forKey: .cryptogram) {
-            guard let type = CryptogramType(name: word) else { throw c.invalid(.cryptogram, "'\(word)' is not ARQC, TC or AAC") }
+            guard let type = CryptogramType(name: word) else {
+                throw c.invalid(.cryptogram, "'\(word)' is not ARQC, TC or AAC")
+            }
             cryptogram = type
         } else {
             cryptogram = nil
@@ -359,7 +386,8 @@ struct SuiteResult {
     /// A case the stopped run never started.
     static func notRun(_ suiteCase: SuiteCase, because reason: String) -> SuiteResult {
         SuiteResult(
-            suiteCase: suiteCase, observation: SuiteObservation(failure: reason), mismatches: [], seconds: 0, notRun: reason)
+            suiteCase: suiteCase, observation: SuiteObservation(failure: reason), mismatches: [], seconds: 0,
+            notRun: reason)
     }
 
     /// Compares what a case expects with what its payment gave: the status always, the others when the case names them.
@@ -369,13 +397,20 @@ struct SuiteResult {
         if got.status != expect.status {
             out.append(SuiteMismatch(field: "status", expected: expect.status.name, got: got.status?.name ?? "none"))
         }
-        if let tvr = expect.tvr, tvr != got.tvr { out.append(SuiteMismatch(field: "tvr", expected: hex(tvr), got: hex(got.tvr))) }
-        if let tsi = expect.tsi, tsi != got.tsi { out.append(SuiteMismatch(field: "tsi", expected: hex(tsi), got: hex(got.tsi))) }
+        if let tvr = expect.tvr, tvr != got.tvr {
+            out.append(SuiteMismatch(field: "tvr", expected: hex(tvr), got: hex(got.tvr)))
+        }
+        if let tsi = expect.tsi, tsi != got.tsi {
+            out.append(SuiteMismatch(field: "tsi", expected: hex(tsi), got: hex(got.tsi)))
+        }
         if let cvm = expect.cvmResult, cvm != got.cvmResult {
             out.append(SuiteMismatch(field: "cvmResult", expected: hex(cvm), got: hex(got.cvmResult)))
         }
         if let type = expect.cryptogram, type != got.cryptogram {
-            out.append(SuiteMismatch(field: "cryptogram", expected: type.name.uppercased(), got: got.cryptogram?.name.uppercased() ?? "none"))
+            out.append(
+                SuiteMismatch(
+                    field: "cryptogram", expected: type.name.uppercased(),
+                    got: got.cryptogram?.name.uppercased() ?? "none"))
         }
         return out
     }
@@ -398,7 +433,8 @@ enum SuiteReport {
     static func gotFields(_ o: SuiteObservation) -> [(String, String)] {
         func hex(_ bytes: [UInt8]?) -> String { bytes.map { Hex.encode($0) } ?? "none" }
         return [
-            ("status", o.status?.name ?? "none"), ("tvr", hex(o.tvr)), ("tsi", hex(o.tsi)), ("cvmResult", hex(o.cvmResult)),
+            ("status", o.status?.name ?? "none"), ("tvr", hex(o.tvr)), ("tsi", hex(o.tsi)),
+            ("cvmResult", hex(o.cvmResult)),
             ("cryptogram", o.cryptogram?.name.uppercased() ?? "none"),
         ]
     }
@@ -411,7 +447,8 @@ enum SuiteReport {
     }
 
     static func tap(_ results: [SuiteResult], suite: String) -> String {
-        tapHeader(count: results.count, suite: suite) + results.enumerated().map { tapEntry($1, number: $0 + 1) }.joined()
+        tapHeader(count: results.count, suite: suite)
+            + results.enumerated().map { tapEntry($1, number: $0 + 1) }.joined()
             + tapFooter(results)
     }
 
@@ -425,7 +462,8 @@ enum SuiteReport {
         // '#' starts a directive in TAP: escaped in the description.
         let name = LogScrubber.scrub(result.suiteCase.name).replacingOccurrences(of: "#", with: "\\#")
         if let reason = result.notRun {
-            return "ok \(number) - \(name) # SKIP \(LogScrubber.scrub(reason).replacingOccurrences(of: "#", with: "\\#"))\n"
+            return
+                "ok \(number) - \(name) # SKIP \(LogScrubber.scrub(reason).replacingOccurrences(of: "#", with: "\\#"))\n"
         }
         var lines = ["\(result.passed ? "ok" : "not ok") \(number) - \(name)"]
         if !result.passed {
@@ -433,10 +471,14 @@ enum SuiteReport {
             lines.append("  message: \(JSONOutput.quote(LogScrubber.scrub(summary(result))))")
             lines.append("  card: \(JSONOutput.quote(result.suiteCase.card))")
             lines.append("  expected:")
-            for (key, value) in expectedFields(result.suiteCase.expect) { lines.append("    \(key): \(JSONOutput.quote(value))") }
+            for (key, value) in expectedFields(result.suiteCase.expect) {
+                lines.append("    \(key): \(JSONOutput.quote(value))")
+            }
             lines.append("  got:")
             for (key, value) in gotFields(result.observation) { lines.append("    \(key): \(JSONOutput.quote(value))") }
-            if let reason = result.observation.reason { lines.append("  reason: \(JSONOutput.quote(LogScrubber.scrub(reason)))") }
+            if let reason = result.observation.reason {
+                lines.append("  reason: \(JSONOutput.quote(LogScrubber.scrub(reason)))")
+            }
             lines.append("  duration_ms: \(Int(result.seconds * 1000))")
             lines.append("  ...")
         }
@@ -446,7 +488,8 @@ enum SuiteReport {
     static func tapFooter(_ results: [SuiteResult]) -> String {
         let failed = results.filter { !$0.passed && $0.notRun == nil }.count
         let skipped = results.filter { $0.notRun != nil }.count
-        return "# pass \(results.count - failed - skipped)\n# fail \(failed)\n" + (skipped > 0 ? "# skip \(skipped)\n" : "")
+        return "# pass \(results.count - failed - skipped)\n# fail \(failed)\n"
+            + (skipped > 0 ? "# skip \(skipped)\n" : "")
     }
 
     static func junit(_ results: [SuiteResult], suite: String, timestamp: Date) -> String {
@@ -463,11 +506,13 @@ enum SuiteReport {
                     .passed(note: nil)
                 } else {
                     .failed(
-                        type: result.interrupted ? "interrupted" : "mismatch", message: LogScrubber.scrub(summary(result)),
+                        type: result.interrupted ? "interrupted" : "mismatch",
+                        message: LogScrubber.scrub(summary(result)),
                         detail: LogScrubber.scrub(body.joined(separator: "\n")))
                 }
             return JUnitReport.Case(
-                classname: name, name: LogScrubber.scrub(result.suiteCase.name), seconds: result.seconds, outcome: outcome)
+                classname: name, name: LogScrubber.scrub(result.suiteCase.name), seconds: result.seconds,
+                outcome: outcome)
         }
         return JUnitReport.document(
             name: name, cases: cases, timestamp: timestamp, seconds: results.reduce(0) { $0 + $1.seconds })

@@ -48,7 +48,10 @@ package struct ATTCapture: Sendable {
         package let value: [UInt8]
 
         /// A write from the client (the host, for a uCube Touch): 0x12, 0x52 or an executed prepared write.
-        package var isWrite: Bool { opcode == Opcode.writeRequest.rawValue || opcode == Opcode.writeCommand.rawValue || opcode == Opcode.executeWriteRequest.rawValue }
+        package var isWrite: Bool {
+            opcode == Opcode.writeRequest.rawValue || opcode == Opcode.writeCommand.rawValue
+                || opcode == Opcode.executeWriteRequest.rawValue
+        }
     }
 
     /// A characteristic value handle the GATT discovery in the capture announced for a 128-bit UUID.
@@ -108,14 +111,18 @@ package struct ATTCapture: Sendable {
             read(record, datalink: file.datalink)
         }
         for (key, partial) in pending.sorted(by: { $0.value.firstRecord < $1.value.firstRecord }) {
-            note("record \(partial.firstRecord): an L2CAP PDU on connection \(Self.hex16(key.connection)) is incomplete at the end of the capture (\(partial.bytes.count) bytes)")
+            note(
+                "record \(partial.firstRecord): an L2CAP PDU on connection \(Self.hex16(key.connection)) is incomplete at the end of the capture (\(partial.bytes.count) bytes)"
+            )
         }
         pending = [:]
         if droppedNotes > 0 { notes.append("… and \(droppedNotes) more notes") }
     }
 
     /// The record's HCI ACL packet, if it is one: (adapter, direction, the ACL bytes from the handle on).
-    static func aclPacket(_ record: BTSnoopFile.Record, datalink: BTSnoopFile.Datalink) -> (UInt16, Direction, ArraySlice<UInt8>)? {
+    static func aclPacket(_ record: BTSnoopFile.Record, datalink: BTSnoopFile.Datalink) -> (
+        UInt16, Direction, ArraySlice<UInt8>
+    )? {
         let data = record.data[...]
         switch datalink {
         case .h4:
@@ -138,7 +145,9 @@ package struct ATTCapture: Sendable {
     }
 
     /// The record's HCI event, if it is one: (adapter, the event bytes from the event code on).
-    static func eventPacket(_ record: BTSnoopFile.Record, datalink: BTSnoopFile.Datalink) -> (UInt16, ArraySlice<UInt8>)? {
+    static func eventPacket(_ record: BTSnoopFile.Record, datalink: BTSnoopFile.Datalink) -> (
+        UInt16, ArraySlice<UInt8>
+    )? {
         let data = record.data[...]
         switch datalink {
         case .h4: return data.first == 0x04 ? (0, data.dropFirst()) : nil
@@ -156,7 +165,9 @@ package struct ATTCapture: Sendable {
         for direction in [Direction.sent, .received] {
             let key = StreamKey(adapter: adapter, connection: connection, direction: direction)
             if let partial = pending.removeValue(forKey: key) {
-                note("record \(partial.firstRecord): an L2CAP PDU on connection \(Self.hex16(connection)) was still incomplete when it closed at record \(record.number) (\(partial.bytes.count) bytes dropped)")
+                note(
+                    "record \(partial.firstRecord): an L2CAP PDU on connection \(Self.hex16(connection)) was still incomplete when it closed at record \(record.number) (\(partial.bytes.count) bytes dropped)"
+                )
             }
             prepared[key] = nil
         }
@@ -171,7 +182,9 @@ package struct ATTCapture: Sendable {
         guard let (adapter, direction, acl) = Self.aclPacket(record, datalink: datalink) else { return }
         aclPackets += 1
         if record.originalLength > record.data.count {
-            note("record \(record.number): the capture kept \(record.data.count) of its \(record.originalLength) bytes; skipped")
+            note(
+                "record \(record.number): the capture kept \(record.data.count) of its \(record.originalLength) bytes; skipped"
+            )
             return
         }
         guard acl.count >= 4 else {
@@ -192,14 +205,18 @@ package struct ATTCapture: Sendable {
         // PB flag (Vol 4 Part E §5.4.2): 0b01 continues a PDU; 0b00, 0b10 (and the old 0b11) start one.
         if boundary == 0b01 {
             guard var partial = pending[key] else {
-                note("record \(record.number): an ACL continuation on connection \(Self.hex16(connection)) with no PDU started; skipped")
+                note(
+                    "record \(record.number): an ACL continuation on connection \(Self.hex16(connection)) with no PDU started; skipped"
+                )
                 return
             }
             partial.bytes.append(contentsOf: fragment)
             pending[key] = partial
         } else {
             if let partial = pending[key] {
-                note("record \(partial.firstRecord): an L2CAP PDU on connection \(Self.hex16(connection)) was cut by a new one at record \(record.number) (\(partial.bytes.count) bytes dropped)")
+                note(
+                    "record \(partial.firstRecord): an L2CAP PDU on connection \(Self.hex16(connection)) was cut by a new one at record \(record.number) (\(partial.bytes.count) bytes dropped)"
+                )
             }
             pending[key] = Pending(bytes: Array(fragment), firstRecord: record.number)
         }
@@ -210,7 +227,9 @@ package struct ATTCapture: Sendable {
         guard partial.bytes.count >= needed else { return }
         pending[key] = nil
         if partial.bytes.count > needed {
-            note("record \(record.number): \(partial.bytes.count - needed) bytes after the L2CAP PDU's announced end; ignored")
+            note(
+                "record \(record.number): \(partial.bytes.count - needed) bytes after the L2CAP PDU's announced end; ignored"
+            )
         }
         let channel = UInt16(partial.bytes[2]) | UInt16(partial.bytes[3]) << 8
         guard channel == 0x0004 else { return }
@@ -234,7 +253,8 @@ package struct ATTCapture: Sendable {
             }
             values.append(
                 ValuePDU(
-                    record: record.number, timestamp: record.timestamp, adapter: key.adapter, connection: key.connection,
+                    record: record.number, timestamp: record.timestamp, adapter: key.adapter,
+                    connection: key.connection,
                     direction: key.direction, opcode: first, handle: uint16(0), value: Array(body.dropFirst(2))))
         case .multipleHandleValueNotification:
             // Pairs of handle (2), length (2, little-endian) and that many value bytes, to the end of the PDU. A pair
@@ -242,19 +262,25 @@ package struct ATTCapture: Sendable {
             var index = body.startIndex
             while index < body.endIndex {
                 guard body.endIndex - index >= 4 else {
-                    note("record \(record.number): a Multiple Handle Value Notification ends in \(body.endIndex - index) bytes, too few for a handle and a length; skipped")
+                    note(
+                        "record \(record.number): a Multiple Handle Value Notification ends in \(body.endIndex - index) bytes, too few for a handle and a length; skipped"
+                    )
                     break
                 }
                 let handle = UInt16(body[index]) | UInt16(body[index + 1]) << 8
                 let length = Int(UInt16(body[index + 2]) | UInt16(body[index + 3]) << 8)
                 guard body.endIndex - index - 4 >= length else {
-                    note("record \(record.number): a Multiple Handle Value Notification announces \(length) bytes for handle \(Self.hex16(handle)), \(body.endIndex - index - 4) follow; skipped")
+                    note(
+                        "record \(record.number): a Multiple Handle Value Notification announces \(length) bytes for handle \(Self.hex16(handle)), \(body.endIndex - index - 4) follow; skipped"
+                    )
                     break
                 }
                 values.append(
                     ValuePDU(
-                        record: record.number, timestamp: record.timestamp, adapter: key.adapter, connection: key.connection,
-                        direction: key.direction, opcode: first, handle: handle, value: Array(body[(index + 4)..<(index + 4 + length)])))
+                        record: record.number, timestamp: record.timestamp, adapter: key.adapter,
+                        connection: key.connection,
+                        direction: key.direction, opcode: first, handle: handle,
+                        value: Array(body[(index + 4)..<(index + 4 + length)])))
                 index += 4 + length
             }
         case .prepareWriteRequest:
@@ -265,7 +291,9 @@ package struct ATTCapture: Sendable {
             var queue = prepared[key] ?? []
             let queued = queue.reduce(0) { $0 + $1.value.count } + body.count - 4
             guard queued <= Self.maxPreparedBytes else {
-                note("record \(record.number): prepared writes past \(Self.maxPreparedBytes) bytes on connection \(Self.hex16(key.connection)); the queue is dropped")
+                note(
+                    "record \(record.number): prepared writes past \(Self.maxPreparedBytes) bytes on connection \(Self.hex16(key.connection)); the queue is dropped"
+                )
                 prepared[key] = nil
                 return
             }
@@ -286,16 +314,20 @@ package struct ATTCapture: Sendable {
                 var value: [UInt8] = []
                 for part in parts[handle, default: []].sorted(by: { $0.offset < $1.offset }) {
                     guard part.offset <= value.count else {
-                        note("record \(record.number): prepared writes to handle \(Self.hex16(handle)) leave a gap at offset \(value.count); skipped")
+                        note(
+                            "record \(record.number): prepared writes to handle \(Self.hex16(handle)) leave a gap at offset \(value.count); skipped"
+                        )
                         value = []
                         break
                     }
-                    value.replaceSubrange(part.offset..<min(value.count, part.offset + part.value.count), with: part.value)
+                    value.replaceSubrange(
+                        part.offset..<min(value.count, part.offset + part.value.count), with: part.value)
                 }
                 guard !value.isEmpty else { continue }
                 values.append(
                     ValuePDU(
-                        record: record.number, timestamp: record.timestamp, adapter: key.adapter, connection: key.connection,
+                        record: record.number, timestamp: record.timestamp, adapter: key.adapter,
+                        connection: key.connection,
                         direction: key.direction, opcode: first, handle: handle, value: value))
             }
         case .readByTypeResponse:

@@ -64,7 +64,8 @@ package struct BTSnoopFile: Sendable {
     package init(bytes: [UInt8]) throws(CaptureError) {
         guard bytes.count >= Self.headerSize else {
             if !bytes.isEmpty && (Self.hasMagic(bytes) || Self.magic.starts(with: bytes)) {
-                throw CaptureError(.truncated, "the btsnoop header needs \(Self.headerSize) bytes, the file has \(bytes.count)")
+                throw CaptureError(
+                    .truncated, "the btsnoop header needs \(Self.headerSize) bytes, the file has \(bytes.count)")
             }
             throw CaptureError(.notBTSnoop, "not a btsnoop capture: it does not start with \"btsnoop\\0\"")
         }
@@ -79,7 +80,8 @@ package struct BTSnoopFile: Sendable {
         guard let datalink = Datalink(rawValue: rawDatalink) else {
             throw CaptureError(
                 .unsupportedDatalink,
-                "btsnoop datalink \(rawDatalink): only 1001 (HCI), 1002 (H4) and 2001 (Linux monitor, btmon -w) are read")
+                "btsnoop datalink \(rawDatalink): only 1001 (HCI), 1002 (H4) and 2001 (Linux monitor, btmon -w) are read"
+            )
         }
         self.datalink = datalink
         var records: [Record] = []
@@ -88,18 +90,24 @@ package struct BTSnoopFile: Sendable {
         while offset < bytes.count {
             let number = records.count + 1
             guard bytes.count - offset >= Self.recordHeaderSize else {
-                notes.append("record \(number): the file ends inside its \(Self.recordHeaderSize)-byte header (\(bytes.count - offset) bytes left); reading stopped")
+                notes.append(
+                    "record \(number): the file ends inside its \(Self.recordHeaderSize)-byte header (\(bytes.count - offset) bytes left); reading stopped"
+                )
                 break
             }
             let original = Self.uint32(bytes, offset)
             let included = Self.uint32(bytes, offset + 4)
             guard included <= Self.maxRecordLength else {
-                notes.append("record \(number): an included length of \(included) bytes is longer than any HCI packet; reading stopped")
+                notes.append(
+                    "record \(number): an included length of \(included) bytes is longer than any HCI packet; reading stopped"
+                )
                 break
             }
             let start = offset + Self.recordHeaderSize
             guard bytes.count - start >= Int(included) else {
-                notes.append("record \(number): \(included) bytes announced, \(bytes.count - start) left in the file; reading stopped")
+                notes.append(
+                    "record \(number): \(included) bytes announced, \(bytes.count - start) left in the file; reading stopped"
+                )
                 break
             }
             records.append(

@@ -55,7 +55,9 @@ package struct CapturedFrames: Sendable {
         let adapter: UInt16
         let connection: UInt16
         let handle: UInt16
-        static func < (a: Key, b: Key) -> Bool { (a.adapter, a.connection, a.handle) < (b.adapter, b.connection, b.handle) }
+        static func < (a: Key, b: Key) -> Bool {
+            (a.adapter, a.connection, a.handle) < (b.adapter, b.connection, b.handle)
+        }
     }
 
     private struct Connection: Hashable {
@@ -83,9 +85,11 @@ package struct CapturedFrames: Sendable {
             // over every value.
             var byKey: [Key: [ATTCapture.ValuePDU]] = [:]
             for value in capture.values {
-                byKey[Key(adapter: value.adapter, connection: value.connection, handle: value.handle), default: []].append(value)
+                byKey[Key(adapter: value.adapter, connection: value.connection, handle: value.handle), default: []]
+                    .append(value)
             }
-            for key in keys.sorted() where !announced.contains(Connection(adapter: key.adapter, connection: key.connection)) {
+            for key in keys.sorted()
+            where !announced.contains(Connection(adapter: key.adapter, connection: key.connection)) {
                 let trial = Self.decode(byKey[key] ?? [], closing: capture.disconnections, keys: [key: .frames])
                 if !trial.frames.isEmpty { chosen[key] = .frames }
             }
@@ -120,7 +124,9 @@ package struct CapturedFrames: Sendable {
                 for (key, pair) in streams where key.adapter == closed.adapter && key.connection == closed.connection {
                     for (stream, what) in [(pair.writes, "written"), (pair.notifications, "notified")]
                     where stream.reassembler.bufferedCount > 0 {
-                        notes.append("record \(closed.record): \(stream.reassembler.bufferedCount) bytes \(what) on handle \(ATTCapture.hex16(key.handle)) had no end-of-message marker when the connection closed")
+                        notes.append(
+                            "record \(closed.record): \(stream.reassembler.bufferedCount) bytes \(what) on handle \(ATTCapture.hex16(key.handle)) had no end-of-message marker when the connection closed"
+                        )
                     }
                     streams[key] = (Stream(), Stream())
                 }
@@ -156,12 +162,16 @@ package struct CapturedFrames: Sendable {
                                 record: value.record, timestamp: value.timestamp, connection: value.connection,
                                 handle: value.handle, flow: flow, bytes: bytes))
                     } catch {
-                        notes.append("record \(value.record): a frame \(flow == .hostToTerminal ? "written" : "notified") on handle \(ATTCapture.hex16(value.handle)) is not valid: \(error.reason)")
+                        notes.append(
+                            "record \(value.record): a frame \(flow == .hostToTerminal ? "written" : "notified") on handle \(ATTCapture.hex16(value.handle)) is not valid: \(error.reason)"
+                        )
                     }
                 }
                 // A BLE message is one frame (spec §3.1): what it holds besides the frame is not carried forward.
                 if stream.decoder.bufferedCount > 0 {
-                    notes.append("record \(value.record): \(stream.decoder.bufferedCount) bytes of an incomplete frame end a BLE message; dropped")
+                    notes.append(
+                        "record \(value.record): \(stream.decoder.bufferedCount) bytes of an incomplete frame end a BLE message; dropped"
+                    )
                     stream.decoder.reset()
                 }
                 if skipped > 0 {
@@ -173,10 +183,18 @@ package struct CapturedFrames: Sendable {
         }
         close(before: Int.max)
         for (key, pair) in streams.sorted(by: { $0.key < $1.key }) {
-            for (stream, what) in [(pair.writes, "written"), (pair.notifications, "notified")] where stream.reassembler.bufferedCount > 0 {
-                notes.append("\(stream.reassembler.bufferedCount) bytes \(what) on handle \(ATTCapture.hex16(key.handle)) have no end-of-message marker at the end of the capture")
+            for (stream, what) in [(pair.writes, "written"), (pair.notifications, "notified")]
+            where stream.reassembler.bufferedCount > 0 {
+                notes.append(
+                    "\(stream.reassembler.bufferedCount) bytes \(what) on handle \(ATTCapture.hex16(key.handle)) have no end-of-message marker at the end of the capture"
+                )
             }
         }
-        return (txRx.values.sorted { Key(adapter: $0.adapter, connection: $0.connection, handle: $0.handle) < Key(adapter: $1.adapter, connection: $1.connection, handle: $1.handle) }, frames, notes)
+        return (
+            txRx.values.sorted {
+                Key(adapter: $0.adapter, connection: $0.connection, handle: $0.handle)
+                    < Key(adapter: $1.adapter, connection: $1.connection, handle: $1.handle)
+            }, frames, notes
+        )
     }
 }

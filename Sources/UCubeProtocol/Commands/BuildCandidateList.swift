@@ -49,7 +49,9 @@ package struct BuildCandidateList: RPCCommand, Hashable {
         if let format = fields.value(Self.outputFormatTag) {
             // One byte (iOS constants) or two, `00 mm` (the Android libraries): the mode is the last byte.
             guard format.count == 1 || (format.count == 2 && format[0] == 0) else {
-                throw CommandError(.malformed, "BuildCandidateList request: output format (C2) must be `mm` or `00 mm`, got \(Hex.encode(format))")
+                throw CommandError(
+                    .malformed,
+                    "BuildCandidateList request: output format (C2) must be `mm` or `00 mm`, got \(Hex.encode(format))")
             }
             outputFormat = format.last
         } else {
@@ -76,7 +78,10 @@ package struct BuildCandidateList: RPCCommand, Hashable {
         package init(candidates: [CandidateApplication]) { self.candidates = candidates }
 
         package init(status: Status, data: [UInt8]) throws(CommandError) {
-            if let first = data.first, first == UInt8(BuildCandidateList.outputFormatTag) || first == UInt8(BuildCandidateList.maxApplicationsTag) {
+            if let first = data.first,
+                first == UInt8(BuildCandidateList.outputFormatTag)
+                    || first == UInt8(BuildCandidateList.maxApplicationsTag)
+            {
                 self.candidates = try Self.fullTLV(data)
                 return
             }
@@ -128,19 +133,24 @@ package struct BuildCandidateList: RPCCommand, Hashable {
                 case Tag(BuildCandidateList.outputFormatTag) where groups.isEmpty: continue
                 case Tag(BuildCandidateList.maxApplicationsTag) where groups.isEmpty:
                     guard item.value.count == 1 else {
-                        throw CommandError(.malformed, "BuildCandidateList response: C3 must be one byte, got \(Hex.encode(item.value))")
+                        throw CommandError(
+                            .malformed,
+                            "BuildCandidateList response: C3 must be one byte, got \(Hex.encode(item.value))")
                     }
                     count = Int(item.value[0])
                 case Tag(0x84): groups.append([item])
                 default:
                     guard !groups.isEmpty else {
-                        throw CommandError(.malformed, "BuildCandidateList response: \(item.tag) before the first candidate (84)")
+                        throw CommandError(
+                            .malformed, "BuildCandidateList response: \(item.tag) before the first candidate (84)")
                     }
                     groups[groups.count - 1].append(item)
                 }
             }
             if let count, count != groups.count {
-                throw CommandError(.malformed, "BuildCandidateList response: C3 announces \(count) candidates, the data has \(groups.count)")
+                throw CommandError(
+                    .malformed,
+                    "BuildCandidateList response: C3 announces \(count) candidates, the data has \(groups.count)")
             }
             return try groups.enumerated().map { index, group throws(CommandError) in
                 try candidate(TLVFields(tlvs: group, "BuildCandidateList candidate \(index + 1)"))

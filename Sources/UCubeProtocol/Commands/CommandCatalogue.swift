@@ -22,76 +22,106 @@ package enum CommandCatalogue {
 
     /// Every command of spec §5.1, in id order.
     package static let all: [CommandDescriptor] = [
-        entry(.cancelAll, "CancelAll", "cancel-all", .none, .none, any,
-              "cancel all asynchronous processing; a pending command ends with -32"),
+        entry(
+            .cancelAll, "CancelAll", "cancel-all", .none, .none, any,
+            "cancel all asynchronous processing; a pending command ends with -32"),
         entry(.rtcGet, "RTCGet", "rtc-get", .none, .none, operational, "read the terminal's real-time clock"),
         entry(.rtcSet, "RTCSet", "rtc-set", .none, .none, operational, "set the terminal's real-time clock"),
-        entry(.repeatLastMessage, "RepeatLastMessage", "repeat-last-message", .none, .none, any,
-              "ask the terminal to send its last answer again (with that answer's SEQ and command id)"),
-        entry(.getStatus, "GetStatus", "get-status", .none, .none, any,
-              "ask whether the terminal is busy with a process (served while a long command waits)"),
-        entry(.getInfo, "GetInfo", "get-info", .signedNotChecked, .signedCiphered, any,
-              "read terminal information tags (versions, serial, state, battery, ...)"),
+        entry(
+            .repeatLastMessage, "RepeatLastMessage", "repeat-last-message", .none, .none, any,
+            "ask the terminal to send its last answer again (with that answer's SEQ and command id)"),
+        entry(
+            .getStatus, "GetStatus", "get-status", .none, .none, any,
+            "ask whether the terminal is busy with a process (served while a long command waits)"),
+        entry(
+            .getInfo, "GetInfo", "get-info", .signedNotChecked, .signedCiphered, any,
+            "read terminal information tags (versions, serial, state, battery, ...)"),
         entry(.setInfoProd, "SetInfoProd", "set-info-prod", .none, .none, perso, "factory-only production info"),
-        entry(.setInfoField, "SetInfoField", "set-info-field", .none, .none, operational,
-              "set terminal fields (power-off timeout, speed mode, locale)"),
-        entry(.waitCard, "WaitCard", "wait-card", .none, .none, operational, long: true,
-              "wait for a card on the given readers"),
-        entry(.waitCardRemoval, "WaitCardRemoval", "wait-card-removal", .none, .none, operational, long: true,
-              "power the card off and wait for its removal"),
+        entry(
+            .setInfoField, "SetInfoField", "set-info-field", .none, .none, operational,
+            "set terminal fields (power-off timeout, speed mode, locale)"),
+        entry(
+            .waitCard, "WaitCard", "wait-card", .none, .none, operational, long: true,
+            "wait for a card on the given readers"),
+        entry(
+            .waitCardRemoval, "WaitCardRemoval", "wait-card-removal", .none, .none, operational, long: true,
+            "power the card off and wait for its removal"),
         entry(.cardSendAPDU, "CardSendAPDU", "card-send-apdu", .none, .none, operational, "send an APDU to the card"),
         entry(.cardPowerOff, "CardPowerOff", "card-power-off", .none, .none, operational, "power the card off"),
-        entry(.magstripeRead, "MagstripeRead", "magstripe-read", .none, .none, operational, long: true,
-              "read a magnetic stripe"),
-        entry(.getSecuredTag, "GetSecuredTag", "get-secured-tag", .signedNotChecked, .signedCiphered, secured,
-              "read SRED tags as an encrypted blob"),
-        entry(.getPlainTag, "GetPlainTag", "get-plain-tag", .signedNotChecked, .signed, secured,
-              "read plain payment tags"),
-        entry(.displayMessage, "DisplayMessage", "display-message", .signedNotChecked, .signed, operational,
-              long: true, "show text on the terminal's screen"),
-        entry(.displayListBox, "DisplayListBox", "display-list-box", .signedNotChecked, .signed, operational,
-              long: true, "show a list and return the chosen item (1-based)"),
-        entry(.displayMessageWithKI, "DisplayMessageWithKI", "display-message-ki", .none, .none, operational,
-              long: true, "show a YouTransactor-signed prompt with key input"),
-        entry(.displayMessageWithKICustom, "DisplayMessageWithKICustom", "display-message-ki-custom", .none, .none,
-              operational, long: true, "show a custom prompt with key input"),
+        entry(
+            .magstripeRead, "MagstripeRead", "magstripe-read", .none, .none, operational, long: true,
+            "read a magnetic stripe"),
+        entry(
+            .getSecuredTag, "GetSecuredTag", "get-secured-tag", .signedNotChecked, .signedCiphered, secured,
+            "read SRED tags as an encrypted blob"),
+        entry(
+            .getPlainTag, "GetPlainTag", "get-plain-tag", .signedNotChecked, .signed, secured,
+            "read plain payment tags"),
+        entry(
+            .displayMessage, "DisplayMessage", "display-message", .signedNotChecked, .signed, operational,
+            long: true, "show text on the terminal's screen"),
+        entry(
+            .displayListBox, "DisplayListBox", "display-list-box", .signedNotChecked, .signed, operational,
+            long: true, "show a list and return the chosen item (1-based)"),
+        entry(
+            .displayMessageWithKI, "DisplayMessageWithKI", "display-message-ki", .none, .none, operational,
+            long: true, "show a YouTransactor-signed prompt with key input"),
+        entry(
+            .displayMessageWithKICustom, "DisplayMessageWithKICustom", "display-message-ki-custom", .none, .none,
+            operational, long: true, "show a custom prompt with key input"),
         entry(.powerOff, "PowerOff", "power-off", .none, .none, any, "switch the terminal off"),
-        entry(.enterSecureSession, "EnterSecureSession", "enter-secure-session", .none, .none,
-              [.prePerso, .perso, .ready], "start a secure session; returns the SRED KSN"),
-        entry(.exitSecureSession, "ExitSecureSession", "exit-secure-session", .none, .none, operational,
-              "end the secure session"),
+        entry(
+            .enterSecureSession, "EnterSecureSession", "enter-secure-session", .none, .none,
+            [.prePerso, .perso, .ready], "start a secure session; returns the SRED KSN"),
+        entry(
+            .exitSecureSession, "ExitSecureSession", "exit-secure-session", .none, .none, operational,
+            "end the secure session"),
         entry(.getKeyInfo, "GetKeyInfo", "get-key-info", .none, .none, any, "describe the loaded keys"),
-        entry(.exportPublicKey, "ExportPublicKey", "export-public-key", .none, .none, perso,
-              "export the key-encryption public key"),
-        entry(.importPublicKeyCert, "ImportPublicKeyCert", "import-public-key-cert", .none, .none, perso,
-              "import a public key certificate"),
-        entry(.importPublicKeyPersoCert, "ImportPublicKeyPersoCert", "import-public-key-perso-cert", .none, .none,
-              perso, "import a personalisation public key certificate"),
-        entry(.installForLoadKey, "InstallForLoadKey", "install-for-load-key", .none, .none, operational,
-              "read the terminal certificate chain used by the TMS"),
+        entry(
+            .exportPublicKey, "ExportPublicKey", "export-public-key", .none, .none, perso,
+            "export the key-encryption public key"),
+        entry(
+            .importPublicKeyCert, "ImportPublicKeyCert", "import-public-key-cert", .none, .none, perso,
+            "import a public key certificate"),
+        entry(
+            .importPublicKeyPersoCert, "ImportPublicKeyPersoCert", "import-public-key-perso-cert", .none, .none,
+            perso, "import a personalisation public key certificate"),
+        entry(
+            .installForLoadKey, "InstallForLoadKey", "install-for-load-key", .none, .none, operational,
+            "read the terminal certificate chain used by the TMS"),
         entry(.loadKey, "LoadKey", "load-key", .none, .none, perso, "load a TR-31 key block"),
-        entry(.installForLoad, "InstallForLoad", "install-for-load", .signedNotChecked, .signed, ready,
-              "announce a signed binary before Load blocks"),
+        entry(
+            .installForLoad, "InstallForLoad", "install-for-load", .signedNotChecked, .signed, ready,
+            "announce a signed binary before Load blocks"),
         entry(.load, "Load", "load", .signedNotChecked, .signed, ready, "send one block of a binary"),
         entry(.onlinePIN, "OnlinePIN", "online-pin", .none, .none, secured, long: true, "online PIN entry"),
-        entry(.simplifiedOnlinePIN, "SimplifiedOnlinePIN", "simplified-online-pin", .signedNotChecked, .signed,
-              secured, long: true, "online PIN entry; returns the PIN KSN and encrypted PIN block"),
-        entry(.bankParametersDownload, "BankParametersDownload", "bank-parameters-download", .signed, .signed,
-              operational, "load HSM-signed EMV bank parameters"),
-        entry(.bankParametersGet, "BankParametersGet", "bank-parameters-get", .none, .none, operational,
-              "read the EMV bank parameters"),
-        entry(.buildCandidateList, "BuildCandidateList", "build-candidate-list", .signedNotChecked, .signed, secured,
-              "list the card's applications"),
-        entry(.transactionInit, "TransactionInit", "transaction-init", .signedNotChecked, .signedCiphered, secured,
-              "final selection, GPO and read records"),
-        entry(.transactionProcess, "TransactionProcess", "transaction-process", .signedNotChecked, .signed, secured,
-              long: true, "risk management, offline PIN and first GENERATE AC"),
-        entry(.transactionFinalisation, "TransactionFinalisation", "transaction-finalisation", .signedNotChecked,
-              .signed, secured, "second GENERATE AC after authorisation (status 7 approved, 8 declined)"),
-        entry(.nfcStartTransaction, "NFCStartTransaction", "nfc-start", .signedNotChecked, .signed, secured,
-              long: true, "single-entry-point card wait and contactless read"),
-        entry(.nfcCompleteTransaction, "NFCCompleteTransaction", "nfc-complete", .signedNotChecked, .signed, secured,
-              "complete a contactless transaction with the authorisation response"),
+        entry(
+            .simplifiedOnlinePIN, "SimplifiedOnlinePIN", "simplified-online-pin", .signedNotChecked, .signed,
+            secured, long: true, "online PIN entry; returns the PIN KSN and encrypted PIN block"),
+        entry(
+            .bankParametersDownload, "BankParametersDownload", "bank-parameters-download", .signed, .signed,
+            operational, "load HSM-signed EMV bank parameters"),
+        entry(
+            .bankParametersGet, "BankParametersGet", "bank-parameters-get", .none, .none, operational,
+            "read the EMV bank parameters"),
+        entry(
+            .buildCandidateList, "BuildCandidateList", "build-candidate-list", .signedNotChecked, .signed, secured,
+            "list the card's applications"),
+        entry(
+            .transactionInit, "TransactionInit", "transaction-init", .signedNotChecked, .signedCiphered, secured,
+            "final selection, GPO and read records"),
+        entry(
+            .transactionProcess, "TransactionProcess", "transaction-process", .signedNotChecked, .signed, secured,
+            long: true, "risk management, offline PIN and first GENERATE AC"),
+        entry(
+            .transactionFinalisation, "TransactionFinalisation", "transaction-finalisation", .signedNotChecked,
+            .signed, secured, "second GENERATE AC after authorisation (status 7 approved, 8 declined)"),
+        entry(
+            .nfcStartTransaction, "NFCStartTransaction", "nfc-start", .signedNotChecked, .signed, secured,
+            long: true, "single-entry-point card wait and contactless read"),
+        entry(
+            .nfcCompleteTransaction, "NFCCompleteTransaction", "nfc-complete", .signedNotChecked, .signed, secured,
+            "complete a contactless transaction with the authorisation response"),
     ]
 
     private static let byID: [CommandID: CommandDescriptor] = Dictionary(

@@ -32,7 +32,8 @@ package struct InstallForLoadKey: EmptyPayloadCommand {
                 throw CommandError(.invalidArgument, "\(name) of \(cert.count) bytes does not fit a 2-byte length")
             }
             for ksn in [initialDataKSN, initialPINKSN].compactMap(\.self) where ksn.count != Self.initialKSNLength {
-                throw CommandError(.invalidArgument, "an initial KSN is \(Self.initialKSNLength) bytes, got \(ksn.count)")
+                throw CommandError(
+                    .invalidArgument, "an initial KSN is \(Self.initialKSNLength) bytes, got \(ksn.count)")
             }
             if initialPINKSN != nil && initialDataKSN == nil {
                 throw CommandError(.invalidArgument, "the PIN KSN follows the data KSN: give both")
@@ -70,7 +71,9 @@ package struct InstallForLoadKey: EmptyPayloadCommand {
 
         package func encodeData() -> [UInt8] { raw }
 
-        private enum CodingKeys: String, CodingKey { case caCertificate, kekCertificate, initialDataKSN, initialPINKSN, raw }
+        private enum CodingKeys: String, CodingKey {
+            case caCertificate, kekCertificate, initialDataKSN, initialPINKSN, raw
+        }
 
         package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)

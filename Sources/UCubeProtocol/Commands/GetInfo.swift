@@ -47,7 +47,9 @@ package struct FirmwareVersion: Hashable, Sendable, Comparable, CustomStringConv
 
     package var description: String { parts.map(String.init).joined(separator: ".") }
 
-    package static func < (lhs: FirmwareVersion, rhs: FirmwareVersion) -> Bool { lhs.parts.lexicographicallyPrecedes(rhs.parts) }
+    package static func < (lhs: FirmwareVersion, rhs: FirmwareVersion) -> Bool {
+        lhs.parts.lexicographicallyPrecedes(rhs.parts)
+    }
 
     package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
@@ -57,7 +59,8 @@ package struct FirmwareVersion: Hashable, Sendable, Comparable, CustomStringConv
     package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let v = FirmwareVersion(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a.b.c.d: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a.b.c.d: \(text)"))
         }
         self = v
     }
@@ -103,7 +106,9 @@ package struct DeviceInfo: RPCResponse, Hashable {
     /// C6 power-off timeout in seconds (0 = never).
     package var powerOffTimeout: Int? { top(0xC6).flatMap { $0.count == 1 ? Int($0[0]) : nil } }
     /// FB charging status (IS:DeviceInfoTableViewController).
-    package var charging: ChargingStatus? { top(0xFB).flatMap { $0.count == 1 ? ChargingStatus(rawValue: $0[0]) : nil } }
+    package var charging: ChargingStatus? {
+        top(0xFB).flatMap { $0.count == 1 ? ChargingStatus(rawValue: $0[0]) : nil }
+    }
     /// FC BLE speed mode: 0 slow, 1 quick.
     package var speedMode: SpeedMode? { top(0xFC).flatMap { $0.count == 1 ? SpeedMode(rawValue: $0[0]) : nil } }
     /// ED mPOS (NFC) module state: 0 none, 1–2 not ready, 3 ready (A-Pay:PaymentHelper).
@@ -120,7 +125,8 @@ package struct DeviceInfo: RPCResponse, Hashable {
     package var nonSecureFirmwareVersion: FirmwareVersion? { version(0xFD) }
     /// E8 → D1: the NFC (ST) firmware version.
     package var nfcFirmwareVersion: FirmwareVersion? {
-        guard let e8 = tlvs.first(where: { $0.tag == Tag(0xE8) }), let d1 = e8.first(Tag(0xD1)), d1.value.count >= 4 else { return nil }
+        guard let e8 = tlvs.first(where: { $0.tag == Tag(0xE8) }), let d1 = e8.first(Tag(0xD1)), d1.value.count >= 4
+        else { return nil }
         return FirmwareVersion(Array(d1.value.prefix(4)))
     }
     /// DB key serial list id, with the known names of spec §7.1.
@@ -171,9 +177,11 @@ package struct DeviceInfo: RPCResponse, Hashable {
         try c.encodeIfPresent(supportedLocales, forKey: .supportedLocales)
         // Card data astray in an answer (a 5A, 57 or 56) is given masked, as `decode` shows it, never as hex.
         let values = tlvs.map { tlv in
-            (tlv.tag.description,
-             TagValueFormatter.mayShowHex(tlv, context: .getInfo)
-                ? Hex.encode(tlv.value) : TagValueFormatter.render(tlv, context: .getInfo))
+            (
+                tlv.tag.description,
+                TagValueFormatter.mayShowHex(tlv, context: .getInfo)
+                    ? Hex.encode(tlv.value) : TagValueFormatter.render(tlv, context: .getInfo)
+            )
         }
         try c.encode(Dictionary(values, uniquingKeysWith: { a, _ in a }), forKey: .tlv)
     }

@@ -307,7 +307,8 @@ package struct NFCCompleteTransaction: RPCCommand, Hashable {
     package var authorisationResponseCode: [UInt8]
     package var requestedTags: [Tag]
 
-    package init(authorisationResponseCode: [UInt8] = NFCCompleteTransaction.technicalIssue, requestedTags: [Tag] = []) {
+    package init(authorisationResponseCode: [UInt8] = NFCCompleteTransaction.technicalIssue, requestedTags: [Tag] = [])
+    {
         self.authorisationResponseCode = authorisationResponseCode
         self.requestedTags = requestedTags
     }

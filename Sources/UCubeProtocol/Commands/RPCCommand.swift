@@ -80,7 +80,9 @@ package struct ByteReader: Sendable {
     package var isAtEnd: Bool { offset >= bytes.count }
 
     package mutating func u8(_ field: String) throws(CommandError) -> UInt8 {
-        guard offset < bytes.count else { throw CommandError(.truncated, "\(what): missing \(field) at byte \(offset)") }
+        guard offset < bytes.count else {
+            throw CommandError(.truncated, "\(what): missing \(field) at byte \(offset)")
+        }
         defer { offset += 1 }
         return bytes[offset]
     }
@@ -93,7 +95,8 @@ package struct ByteReader: Sendable {
 
     package mutating func take(_ count: Int, _ field: String) throws(CommandError) -> [UInt8] {
         guard count >= 0, remaining >= count else {
-            throw CommandError(.truncated, "\(what): \(field) needs \(count) bytes at byte \(offset), \(remaining) remain")
+            throw CommandError(
+                .truncated, "\(what): \(field) needs \(count) bytes at byte \(offset), \(remaining) remain")
         }
         defer { offset += count }
         return Array(bytes[offset..<(offset + count)])
@@ -107,7 +110,9 @@ package struct ByteReader: Sendable {
 
 extension TLVParser {
     /// Parses command data as TLV, mapping a TLV failure to a `CommandError` that names the command.
-    package static func parseCommandData(_ bytes: [UInt8], _ what: String, rules: TLVRules = .terminal) throws(CommandError) -> [TLV] {
+    package static func parseCommandData(_ bytes: [UInt8], _ what: String, rules: TLVRules = .terminal)
+        throws(CommandError) -> [TLV]
+    {
         do {
             return try parse(bytes, rules: rules)
         } catch {

@@ -65,50 +65,71 @@ package enum StatusTable {
     package static let all: [StatusInfo] = {
         var list: [StatusInfo] = [
             .init(status: .success, name: "SUCCESS", meaning: "the command succeeded", source: "A-Const"),
-            .init(status: .finalisationApproved, name: "APPROVED_TC",
-                  meaning: "TransactionFinalisation: the card approved (TC)", source: "A-Cmd:TransactionFinalizationCommand"),
-            .init(status: .finalisationDeclined, name: "DECLINED_AAC",
-                  meaning: "TransactionFinalisation: the card declined (AAC)", source: "A-Cmd:TransactionFinalizationCommand"),
-            .init(status: .unknownCommand, name: "UNKNOWN_COMMAND",
-                  meaning: "the terminal did not recognise the command (answered with command id 0x8000)",
-                  source: "PROJECT CHOICE spec §2.7"),
-            .init(status: .timeout, name: "TIMEOUT", meaning: "the terminal's own timeout expired (no card, no key)",
-                  source: "A-Const"),
-            .init(status: .actionCancelled, name: "ACTION_CANCELLED",
-                  meaning: "the action was cancelled on the terminal", source: "IS:Constants"),
-            .init(status: .cancelled, name: "CANCELLED",
-                  meaning: "cancelled by CancelAll or by the cardholder's cancel key", source: "A-Const"),
+            .init(
+                status: .finalisationApproved, name: "APPROVED_TC",
+                meaning: "TransactionFinalisation: the card approved (TC)",
+                source: "A-Cmd:TransactionFinalizationCommand"),
+            .init(
+                status: .finalisationDeclined, name: "DECLINED_AAC",
+                meaning: "TransactionFinalisation: the card declined (AAC)",
+                source: "A-Cmd:TransactionFinalizationCommand"),
+            .init(
+                status: .unknownCommand, name: "UNKNOWN_COMMAND",
+                meaning: "the terminal did not recognise the command (answered with command id 0x8000)",
+                source: "PROJECT CHOICE spec §2.7"),
+            .init(
+                status: .timeout, name: "TIMEOUT", meaning: "the terminal's own timeout expired (no card, no key)",
+                source: "A-Const"),
+            .init(
+                status: .actionCancelled, name: "ACTION_CANCELLED",
+                meaning: "the action was cancelled on the terminal", source: "IS:Constants"),
+            .init(
+                status: .cancelled, name: "CANCELLED",
+                meaning: "cancelled by CancelAll or by the cardholder's cancel key", source: "A-Const"),
             .init(status: .noCard, name: "NO_CARD", meaning: "no card is present", source: "IS:Constants"),
-            .init(status: .cardMute, name: "CARD_MUTE", meaning: "the card does not answer; reinsert it",
-                  source: "F-sil"),
-            .init(status: .aborted, name: "ECMD_ABORTED",
-                  meaning: "the display or list box was aborted by the user", source: "IS:Constants"),
-            .init(status: .badTerminalState, name: "BAD_TERMINAL_STATE",
-                  meaning: "the command is not allowed in the terminal's current state (READY/SECURED/PERSO)",
-                  source: "IS:Constants"),
-            .init(status: .emvNotSupported, name: "EMV_NOT_SUPPORTED",
-                  meaning: "no application common to card and terminal", source: "A-Const"),
-            .init(status: .emvNotAccepted, name: "EMV_NOT_ACCEPTED", meaning: "the card refused the transaction",
-                  source: "A-Const"),
-            .init(status: .cardNotAccepted, name: "CARD_NOT_ACCEPTED", meaning: "the card is not accepted",
-                  source: "F-sil"),
+            .init(
+                status: .cardMute, name: "CARD_MUTE", meaning: "the card does not answer; reinsert it",
+                source: "F-sil"),
+            .init(
+                status: .aborted, name: "ECMD_ABORTED",
+                meaning: "the display or list box was aborted by the user", source: "IS:Constants"),
+            .init(
+                status: .badTerminalState, name: "BAD_TERMINAL_STATE",
+                meaning: "the command is not allowed in the terminal's current state (READY/SECURED/PERSO)",
+                source: "IS:Constants"),
+            .init(
+                status: .emvNotSupported, name: "EMV_NOT_SUPPORTED",
+                meaning: "no application common to card and terminal", source: "A-Const"),
+            .init(
+                status: .emvNotAccepted, name: "EMV_NOT_ACCEPTED", meaning: "the card refused the transaction",
+                source: "A-Const"),
+            .init(
+                status: .cardNotAccepted, name: "CARD_NOT_ACCEPTED", meaning: "the card is not accepted",
+                source: "F-sil"),
             .init(status: .cardBlocked, name: "CARD_BLOCKED", meaning: "the payment card is blocked", source: "F-sil"),
-            .init(status: .imageSignatureInvalid, name: "IMAGE_SIGNATURE_INVALID",
-                  meaning: "the loaded binary's signature does not verify; nothing was installed, the old version runs",
-                  source: "PROJECT CHOICE spec §5.2 0x5161 (FirmwareImageChoices)"),
-            .init(status: .imageMalformed, name: "IMAGE_MALFORMED",
-                  meaning: "the loaded binary is not a valid image (header or length); nothing was installed",
-                  source: "PROJECT CHOICE spec §5.2 0x5161 (FirmwareImageChoices)"),
-            .init(status: .imageNotNewer, name: "IMAGE_NOT_NEWER",
-                  meaning: "the loaded binary is the installed version or older; the terminal refuses downgrades",
-                  source: "PROJECT CHOICE spec §10.4 (FirmwareImageChoices)"),
+            .init(
+                status: .imageSignatureInvalid, name: "IMAGE_SIGNATURE_INVALID",
+                meaning: "the loaded binary's signature does not verify; nothing was installed, the old version runs",
+                source: "PROJECT CHOICE spec §5.2 0x5161 (FirmwareImageChoices)"),
+            .init(
+                status: .imageMalformed, name: "IMAGE_MALFORMED",
+                meaning: "the loaded binary is not a valid image (header or length); nothing was installed",
+                source: "PROJECT CHOICE spec §5.2 0x5161 (FirmwareImageChoices)"),
+            .init(
+                status: .imageNotNewer, name: "IMAGE_NOT_NEWER",
+                meaning: "the loaded binary is the installed version or older; the terminal refuses downgrades",
+                source: "PROJECT CHOICE spec §10.4 (FirmwareImageChoices)"),
         ]
         for code in 0x1020...0x1030 where code != 0x102A {
-            list.append(.init(status: Status(Int16(-code)), name: "NFC_MPOS_ERROR",
-                              meaning: "contactless (mPOS) module error", source: "A-Const"))
+            list.append(
+                .init(
+                    status: Status(Int16(-code)), name: "NFC_MPOS_ERROR",
+                    meaning: "contactless (mPOS) module error", source: "A-Const"))
         }
-        list.append(.init(status: .nfcModuleNotReady, name: "NFC_MODULE_NOT_READY",
-                          meaning: "the contactless module is not ready yet; retry in a few seconds", source: "A-Const"))
+        list.append(
+            .init(
+                status: .nfcModuleNotReady, name: "NFC_MODULE_NOT_READY",
+                meaning: "the contactless module is not ready yet; retry in a few seconds", source: "A-Const"))
         return list.sorted { $0.status.rawValue > $1.status.rawValue }
     }()
 
@@ -125,4 +146,3 @@ package enum StatusTable {
         return all.first { $0.name.lowercased() == text.lowercased() }?.status
     }
 }
-

@@ -135,7 +135,9 @@ package struct BitTable: Sendable {
             let number = index + firstByte
             let byteFields = fields.filter { $0.byte == number }
             var covered: UInt8 = byteFields.reduce(0) { $0 | $1.mask }
-            var pending: [(bit: Int, line: String)] = byteFields.compactMap { f in f.line(for: byte).map { (f.high, $0) } }
+            var pending: [(bit: Int, line: String)] = byteFields.compactMap { f in
+                f.line(for: byte).map { (f.high, $0) }
+            }
             for meaning in bits where meaning.byte == number {
                 covered |= meaning.mask
                 if byte & meaning.mask != 0 {

@@ -63,7 +63,9 @@ package enum CVMTables {
         guard value.count >= 8, value.count % 2 == 0 else {
             return Explanation(
                 source: source,
-                lines: ["\(value.count) bytes: a CVM list is Amount X and Amount Y (4 bytes each) then 2-byte CV Rules; not explained"])
+                lines: [
+                    "\(value.count) bytes: a CVM list is Amount X and Amount Y (4 bytes each) then 2-byte CV Rules; not explained"
+                ])
         }
         func amount(_ bytes: ArraySlice<UInt8>) -> String {
             let n = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -75,7 +77,8 @@ package enum CVMTables {
         while index < value.count {
             let code = value[index]
             let cond = value[index + 1]
-            var line = "rule \(rule) \(Hex.encode([code, cond])): \(method(code)); \(condition(cond)); \(onFailure(code))"
+            var line =
+                "rule \(rule) \(Hex.encode([code, cond])): \(method(code)); \(condition(cond)); \(onFailure(code))"
             if code & 0x80 != 0 { line += "; byte 1 bit 8 RFU, set (should be 0)" }
             lines.append(line)
             index += 2
@@ -120,12 +123,14 @@ package enum CVMTables {
         let control: [UInt8: String] = [1: "Financial institution", 2: "Merchant", 3: "Cardholder"]
         let environment: [UInt8: String] = [
             1: "Attended, online only", 2: "Attended, offline with online capability", 3: "Attended, offline only",
-            4: "Unattended, online only", 5: "Unattended, offline with online capability", 6: "Unattended, offline only",
+            4: "Unattended, online only", 5: "Unattended, offline with online capability",
+            6: "Unattended, offline only",
         ]
         guard value.count == 1, let who = control[value[0] >> 4], let where_ = environment[value[0] & 0x0F],
             value[0] >> 4 != 3 || value[0] & 0x0F >= 4
         else {
-            return Explanation(source: terminalTypeSource, lines: ["\(Hex.encode(value)): not a terminal type of Table 24"])
+            return Explanation(
+                source: terminalTypeSource, lines: ["\(Hex.encode(value)): not a terminal type of Table 24"])
         }
         return Explanation(
             source: terminalTypeSource,

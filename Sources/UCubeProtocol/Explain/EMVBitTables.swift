@@ -30,7 +30,8 @@ package enum EMVBitTables {
             BitMeaning(3, 4, "PIN entry required, PIN pad present, but PIN was not entered"),
             BitMeaning(3, 3, "Online CVM captured (EMV 4.3: Online PIN entered)"),
             BitMeaning(3, 2, "Biometric required but Biometric capture device not working"),
-            BitMeaning(3, 1, "Biometric required, Biometric capture device present, but Biometric Subtype entry was bypassed"),
+            BitMeaning(
+                3, 1, "Biometric required, Biometric capture device present, but Biometric Subtype entry was bypassed"),
             BitMeaning(4, 8, "Transaction exceeds floor limit"),
             BitMeaning(4, 7, "Lower consecutive offline limit exceeded"),
             BitMeaning(4, 6, "Upper consecutive offline limit exceeded"),

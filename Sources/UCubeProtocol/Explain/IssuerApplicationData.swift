@@ -7,7 +7,8 @@ package enum IssuerApplicationData {
     /// Verification Results (byte 4 = 03, their length), then optionally a length and issuer discretionary data.
     /// Source: Visa Contactless Payment Specification (VCPS) Supplemental Requirements 2.2 Appendix M, and VIS 1.5/1.6
     /// (the VIS appendix number was not checked).
-    package static let visaSource = "VCPS 2.2 Supplemental Requirements Appendix M (VSDC IAD formats 0/1/3); VIS 1.5/1.6 CVR"
+    package static let visaSource =
+        "VCPS 2.2 Supplemental Requirements Appendix M (VSDC IAD formats 0/1/3); VIS 1.5/1.6 CVR"
 
     /// The Visa CVR of formats 0/1/3, bytes 2–4 (byte 1 is its length, 03).
     package static let visaCVR = BitTable(
@@ -46,7 +47,8 @@ package enum IssuerApplicationData {
     /// Number, bytes 11–18 the counters. Source: M/Chip Requirements for Contact and Contactless (Appendix B, 9F10)
     /// and the M/Chip 4 / M/Chip Advance card application specifications, as emv-utils reads them; the bytes after
     /// the 18th in the M/Chip Advance lengths are not explained.
-    package static let mastercardSource = "M/Chip Requirements for Contact and Contactless Appendix B (9F10); M/Chip 4 and M/Chip Advance CVR"
+    package static let mastercardSource =
+        "M/Chip Requirements for Contact and Contactless Appendix B (9F10); M/Chip 4 and M/Chip Advance CVR"
 
     package static let mastercardCVR = BitTable(
         name: "Mastercard Card Verification Results",
@@ -75,8 +77,10 @@ package enum IssuerApplicationData {
             BitMeaning(4, 1, "Terminal Erroneously Considers Offline PIN OK"),
             BitMeaning(5, 8, "Lower Consecutive Offline Limit (M/Chip 4) or Counter 1 Limit (M/Chip Advance) Exceeded"),
             BitMeaning(5, 7, "Upper Consecutive Offline Limit (M/Chip 4) or Counter 1 Limit (M/Chip Advance) Exceeded"),
-            BitMeaning(5, 6, "Lower Cumulative Offline Limit (M/Chip 4) or Accumulator Limit (M/Chip Advance) Exceeded"),
-            BitMeaning(5, 5, "Upper Cumulative Offline Limit (M/Chip 4) or Accumulator Limit (M/Chip Advance) Exceeded"),
+            BitMeaning(
+                5, 6, "Lower Cumulative Offline Limit (M/Chip 4) or Accumulator Limit (M/Chip Advance) Exceeded"),
+            BitMeaning(
+                5, 5, "Upper Cumulative Offline Limit (M/Chip 4) or Accumulator Limit (M/Chip Advance) Exceeded"),
             BitMeaning(5, 4, "Go Online On Next Transaction Was Set"),
             BitMeaning(5, 3, "Issuer Authentication Failed"),
             BitMeaning(5, 2, "Script Received"),
@@ -94,7 +98,8 @@ package enum IssuerApplicationData {
             BitField(
                 1, bits: 8, 7, "AC returned in second GENERATE AC",
                 [0: "AAC", 1: "TC", 2: "not requested"], otherwise: "RFU"),
-            BitField(1, bits: 6, 5, "AC returned in first GENERATE AC", [0: "AAC", 1: "TC", 2: "ARQC"], otherwise: "RFU"),
+            BitField(
+                1, bits: 6, 5, "AC returned in first GENERATE AC", [0: "AAC", 1: "TC", 2: "ARQC"], otherwise: "RFU"),
             BitField(3, bits: 8, 5, "Script Counter (right nibble)"),
             BitField(3, bits: 4, 1, "PIN Try Counter (right nibble)"),
         ])

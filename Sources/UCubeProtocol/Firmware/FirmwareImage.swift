@@ -104,7 +104,8 @@ package struct FirmwareImageHeader: Sendable, Hashable {
                 "an image header is \(FirmwareImageChoices.headerSize) bytes; got \(head.count)")
         }
         guard Array(head[0..<4]) == FirmwareImageChoices.magic else {
-            throw FirmwareImageError(.badMagic, "the image does not start with \"UCFW\" (got \(Hex.encode(Array(head[0..<4]))))")
+            throw FirmwareImageError(
+                .badMagic, "the image does not start with \"UCFW\" (got \(Hex.encode(Array(head[0..<4]))))")
         }
         guard let type = FirmwareItemType(rawValue: head[4]) else {
             throw FirmwareImageError(.unknownType, "image type \(head[4]) is not one of 0, 3, 4, 5, 6, 8 (spec §10.4)")
@@ -113,7 +114,8 @@ package struct FirmwareImageHeader: Sendable, Hashable {
         guard length <= FirmwareImageChoices.maxPayloadLength else {
             throw FirmwareImageError(
                 .badLength,
-                "the image announces \(length) payload bytes, above the \(FirmwareImageChoices.maxPayloadLength)-byte limit")
+                "the image announces \(length) payload bytes, above the \(FirmwareImageChoices.maxPayloadLength)-byte limit"
+            )
         }
         self.type = type
         self.version = FirmwareVersion(Array(head[5..<9]))

@@ -78,7 +78,8 @@ package struct BLEReassembler: Sendable {
     package mutating func reset() { buffer.removeAll(keepingCapacity: true) }
 
     /// Appends one notification; returns the raw frames completed by it (usually zero or one).
-    package mutating func append<C: Collection>(_ notification: C) throws(BLEError) -> [[UInt8]] where C.Element == UInt8 {
+    package mutating func append<C: Collection>(_ notification: C) throws(BLEError) -> [[UInt8]]
+    where C.Element == UInt8 {
         var completed: [[UInt8]] = []
         var escaped = false
         var messageStart = 0
@@ -104,7 +105,8 @@ package struct BLEReassembler: Sendable {
         buffer.removeFirst(messageStart)
         if buffer.count > Self.maxMessageSize {
             buffer.removeAll(keepingCapacity: true)
-            throw BLEError(.oversize, "BLE message grew past \(Self.maxMessageSize) bytes without an end-of-message marker")
+            throw BLEError(
+                .oversize, "BLE message grew past \(Self.maxMessageSize) bytes without an end-of-message marker")
         }
         return completed
     }

@@ -43,7 +43,10 @@ package struct RawFrame: Hashable, Sendable {
     /// STX ‖ LEN ‖ SEQ ‖ CMD ‖ body ‖ CRC ‖ ETX (spec §2.1). Throws when the frame would exceed 2068 bytes.
     package func encoded() throws(FrameError) -> [UInt8] {
         guard body.count <= FrameLimits.maxBodySize else {
-            throw FrameError(.oversize, "frame of \(body.count + FrameLimits.overhead) bytes exceeds the \(FrameLimits.maxFrameSize)-byte limit")
+            throw FrameError(
+                .oversize,
+                "frame of \(body.count + FrameLimits.overhead) bytes exceeds the \(FrameLimits.maxFrameSize)-byte limit"
+            )
         }
         var out: [UInt8] = []
         out.reserveCapacity(body.count + FrameLimits.overhead)
@@ -102,7 +105,9 @@ package struct CommandFrame: Hashable, Sendable {
         command = raw.command
         if secured {
             guard raw.body.count >= FrameLimits.cryptoHeaderSize + FrameLimits.macSize else {
-                throw FrameError(.truncatedSecuredBody, "secured command body of \(raw.body.count) bytes is shorter than crypto header + MAC")
+                throw FrameError(
+                    .truncatedSecuredBody,
+                    "secured command body of \(raw.body.count) bytes is shorter than crypto header + MAC")
             }
             let macStart = raw.body.count - FrameLimits.macSize
             payload = Array(raw.body[1..<macStart])
@@ -115,7 +120,10 @@ package struct CommandFrame: Hashable, Sendable {
 
     /// The bytes the MAC covers: SEQ ‖ CMD ‖ crypto header ‖ payload (PROJECT CHOICE, spec §12.3).
     package var macInput: [UInt8] {
-        [sequence, UInt8(command.rawValue >> 8), UInt8(command.rawValue & 0xFF), envelope?.cryptoHeader ?? FrameLimits.defaultCryptoHeader] + payload
+        [
+            sequence, UInt8(command.rawValue >> 8), UInt8(command.rawValue & 0xFF),
+            envelope?.cryptoHeader ?? FrameLimits.defaultCryptoHeader,
+        ] + payload
     }
 }
 
@@ -128,7 +136,9 @@ package struct ResponseFrame: Hashable, Sendable {
     /// Present when the response travels in the SECURED layout.
     package var envelope: SecuredEnvelope?
 
-    package init(sequence: UInt8, command: CommandID, status: Status, data: [UInt8] = [], envelope: SecuredEnvelope? = nil) {
+    package init(
+        sequence: UInt8, command: CommandID, status: Status, data: [UInt8] = [], envelope: SecuredEnvelope? = nil
+    ) {
         self.sequence = sequence
         self.command = command
         self.status = status
@@ -154,7 +164,9 @@ package struct ResponseFrame: Hashable, Sendable {
         let body = raw.body
         if secured {
             guard body.count >= 3 else {
-                throw FrameError(.truncatedSecuredBody, "secured response body of \(body.count) bytes has no crypto header and status")
+                throw FrameError(
+                    .truncatedSecuredBody,
+                    "secured response body of \(body.count) bytes has no crypto header and status")
             }
             status = Status(bytes: body[1], body[2])
             if body.count == 3 {
@@ -162,7 +174,9 @@ package struct ResponseFrame: Hashable, Sendable {
                 envelope = SecuredEnvelope(cryptoHeader: body[0], mac: [])
             } else {
                 guard body.count >= 3 + 1 + FrameLimits.macSize else {
-                    throw FrameError(.truncatedSecuredBody, "secured response body of \(body.count) bytes is too short for data and a 4-byte MAC")
+                    throw FrameError(
+                        .truncatedSecuredBody,
+                        "secured response body of \(body.count) bytes is too short for data and a 4-byte MAC")
                 }
                 let macStart = body.count - FrameLimits.macSize
                 data = Array(body[3..<macStart])
@@ -180,7 +194,10 @@ package struct ResponseFrame: Hashable, Sendable {
 
     /// The bytes the MAC covers: SEQ ‖ CMD ‖ crypto header ‖ STATUS ‖ DATA (PROJECT CHOICE, spec §12.3).
     package var macInput: [UInt8] {
-        [sequence, UInt8(command.rawValue >> 8), UInt8(command.rawValue & 0xFF), envelope?.cryptoHeader ?? FrameLimits.defaultCryptoHeader]
+        [
+            sequence, UInt8(command.rawValue >> 8), UInt8(command.rawValue & 0xFF),
+            envelope?.cryptoHeader ?? FrameLimits.defaultCryptoHeader,
+        ]
             + status.bytes + data
     }
 }
@@ -207,6 +224,5 @@ package struct FrameError: CodedError {
         self.code = code
         self.reason = reason
     }
-
 
 }

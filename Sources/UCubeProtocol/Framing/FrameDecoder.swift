@@ -48,7 +48,8 @@ package struct FrameDecoder: Sendable {
         let size = len + FrameLimits.overhead
         guard size <= maxFrameSize else {
             dropOne()
-            throw FrameError(.oversize, "announced frame of \(size) bytes (LEN \(len)) exceeds the \(maxFrameSize)-byte limit")
+            throw FrameError(
+                .oversize, "announced frame of \(size) bytes (LEN \(len)) exceeds the \(maxFrameSize)-byte limit")
         }
         guard available >= size else { return nil }
         let end = start + size
@@ -62,7 +63,10 @@ package struct FrameDecoder: Sendable {
         guard expected == actual else {
             discardedBytes += size
             start = end
-            throw FrameError(.crcMismatch, "CRC 0x\(Hex.encode([UInt8(expected >> 8), UInt8(expected & 0xFF)])) does not match the computed 0x\(Hex.encode([UInt8(actual >> 8), UInt8(actual & 0xFF)]))")
+            throw FrameError(
+                .crcMismatch,
+                "CRC 0x\(Hex.encode([UInt8(expected >> 8), UInt8(expected & 0xFF)])) does not match the computed 0x\(Hex.encode([UInt8(actual >> 8), UInt8(actual & 0xFF)]))"
+            )
         }
         let frame = RawFrame(
             sequence: buffer[start + 3],

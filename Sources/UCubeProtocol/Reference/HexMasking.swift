@@ -44,7 +44,8 @@ extension Masking {
                 if hexValue(bytes[cursor]) != nil {
                     positions.append(cursor)
                     cursor += 1
-                } else if bytes[cursor] == UInt8(ascii: " "), cursor + 1 < bytes.count, hexValue(bytes[cursor + 1]) != nil,
+                } else if bytes[cursor] == UInt8(ascii: " "), cursor + 1 < bytes.count,
+                    hexValue(bytes[cursor + 1]) != nil,
                     positions.count % 2 == 0
                 {
                     cursor += 1
@@ -160,9 +161,10 @@ extension Masking {
             guard rest.allSatisfy({ $0 == 0xF }) else { return [] }
         }
         let (first, last) = visibleDigits(panLength)
-        return Array(first..<(panLength - last)) + Array((panLength + 1)..<max(panLength + 1, all.count)).filter {
-            all[$0] != 0xF
-        }
+        return Array(first..<(panLength - last))
+            + Array((panLength + 1)..<max(panLength + 1, all.count)).filter {
+                all[$0] != 0xF
+            }
     }
 
     /// ASCII track 1 ("B" then the PAN digits): the PAN's middle digits and everything after the PAN.

@@ -232,7 +232,8 @@ package enum Masking {
             guard runs[first..<last].allSatisfy({ $0.count == 2 }), runs[last].count <= 2 else { return true }
             let before = runs[first].lowerBound - 1
             let after = runs[last].upperBound + (runs[last].count == 1 ? 1 : 0)
-            let inDump = (before >= 0 && bytes[before] == UInt8(ascii: " ") && isHexPair(at: before - 2))
+            let inDump =
+                (before >= 0 && bytes[before] == UInt8(ascii: " ") && isHexPair(at: before - 2))
                 || (after < bytes.count && bytes[after] == UInt8(ascii: " ") && isHexPair(at: after + 1))
             guard inDump else { return true }
             return before >= 0 && bytes[before] == UInt8(ascii: " ") && pairValue(at: before - 2) == last - first + 1
@@ -262,15 +263,17 @@ package enum Masking {
             if isTrack2(r) {
                 let separator = String(UnicodeScalar(bytes[runs[r].upperBound]))
                 spans.append(
-                    Span(range: runs[r].lowerBound..<runs[r + 1].upperBound,
-                         replacement: maskPAN(digits(r, r)) + separator + hiddenRest))
+                    Span(
+                        range: runs[r].lowerBound..<runs[r + 1].upperBound,
+                        replacement: maskPAN(digits(r, r)) + separator + hiddenRest))
                 r += 2
                 continue
             }
             // An unbroken run; not one inside a hex string ("…C1085A17002024010001C2…"), where card data is found by
             // its tag (`redactCardDataInHex`).
             if panLengths.contains(runs[r].count) {
-                if isPANCandidate(digits(r, r)), !isHexLetter(runs[r].lowerBound - 1), !isHexLetter(runs[r].upperBound) {
+                if isPANCandidate(digits(r, r)), !isHexLetter(runs[r].lowerBound - 1), !isHexLetter(runs[r].upperBound)
+                {
                     spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r))))
                 }
                 r += 1
@@ -314,8 +317,9 @@ package enum Masking {
                 var upper = runs[stretch.upperBound].upperBound
                 if runs[stretch.upperBound].count == 1 { upper += 1 }  // the F pad
                 spans.append(
-                    Span(range: runs[stretch.lowerBound].lowerBound..<upper,
-                         replacement: maskPAN(digits(stretch.lowerBound, stretch.upperBound))))
+                    Span(
+                        range: runs[stretch.lowerBound].lowerBound..<upper,
+                        replacement: maskPAN(digits(stretch.lowerBound, stretch.upperBound))))
             }
             r = end + 1
         }

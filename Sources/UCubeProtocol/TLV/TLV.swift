@@ -89,9 +89,11 @@ package struct TLVRules: Sendable, Hashable {
     }
 
     /// For what we encode and for tests: standard BER, no quirks.
-    package static let strict = TLVRules(ytMixedLengthTags: [], allowsPadding: false, allowsOpaqueConstructed: false, maxDepth: 8)
+    package static let strict = TLVRules(
+        ytMixedLengthTags: [], allowsPadding: false, allowsOpaqueConstructed: false, maxDepth: 8)
     /// For what a terminal sends: the E8 length quirk, 00 padding, opaque proprietary constructed values.
-    package static let terminal = TLVRules(ytMixedLengthTags: [Tag(0xE8)], allowsPadding: true, allowsOpaqueConstructed: true, maxDepth: 8)
+    package static let terminal = TLVRules(
+        ytMixedLengthTags: [Tag(0xE8)], allowsPadding: true, allowsOpaqueConstructed: true, maxDepth: 8)
 }
 
 /// Why bytes were not a TLV list. `code` is stable; `reason` says where.
@@ -136,7 +138,9 @@ package enum TLVParser {
         try parse(bytes, rules: rules, depth: 0, base: 0)
     }
 
-    private static func parse(_ input: ArraySlice<UInt8>, rules: TLVRules, depth: Int, base: Int) throws(TLVError) -> [TLV] {
+    private static func parse(_ input: ArraySlice<UInt8>, rules: TLVRules, depth: Int, base: Int) throws(TLVError)
+        -> [TLV]
+    {
         guard depth <= rules.maxDepth else {
             throw TLVError(.tooDeep, "constructed objects nest deeper than \(rules.maxDepth)", offset: base)
         }
@@ -156,7 +160,9 @@ package enum TLVParser {
             i += 1
             if input[tagStart] & 0x1F == 0x1F {
                 while true {
-                    guard i < end else { throw TLVError(.truncatedTag, "input ends inside a tag", offset: offset(tagStart)) }
+                    guard i < end else {
+                        throw TLVError(.truncatedTag, "input ends inside a tag", offset: offset(tagStart))
+                    }
                     guard i - tagStart < 3 else {
                         throw TLVError(.tagTooLong, "tag longer than 3 bytes", offset: offset(tagStart))
                     }
@@ -168,7 +174,9 @@ package enum TLVParser {
             }
             let tag = Tag(tagValue)
             // Length (spec §4).
-            guard i < end else { throw TLVError(.truncatedLength, "input ends before the length of \(tag)", offset: offset(i)) }
+            guard i < end else {
+                throw TLVError(.truncatedLength, "input ends before the length of \(tag)", offset: offset(i))
+            }
             let first = input[i]
             i += 1
             var length: Int
@@ -187,10 +195,13 @@ package enum TLVParser {
             } else if rules.ytMixedLengthTags.contains(tag) {
                 length = Int(first)  // "YT style": 0x8C means 140 bytes.
             } else {
-                throw TLVError(.unsupportedLength, "length byte 0x\(Hex.encode([first])) of \(tag) is not supported", offset: offset(i - 1))
+                throw TLVError(
+                    .unsupportedLength, "length byte 0x\(Hex.encode([first])) of \(tag) is not supported",
+                    offset: offset(i - 1))
             }
             guard end - i >= length else {
-                throw TLVError(.truncatedValue, "\(tag) announces \(length) bytes but \(end - i) remain", offset: offset(tagStart))
+                throw TLVError(
+                    .truncatedValue, "\(tag) announces \(length) bytes but \(end - i) remain", offset: offset(tagStart))
             }
             let valueSlice = input[i..<(i + length)]
             var children: [TLV]? = nil

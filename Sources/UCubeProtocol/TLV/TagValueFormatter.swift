@@ -29,7 +29,9 @@ package enum TagValueFormatter {
     /// An indented tree, one line per object: "9F27 cryptogramInformationData: 80 (ARQC)". Templates list their
     /// children below them, two spaces deeper per level. With `explain`, the objects `Explainer` explains have their
     /// explanation below them, one level deeper ("  byte 1 bits 8-7 = 10: cryptogram type: ARQC …").
-    package static func describe(_ nodes: [TLV], context: TagContext, indent: Int = 0, explain: Bool = false) -> [String] {
+    package static func describe(_ nodes: [TLV], context: TagContext, indent: Int = 0, explain: Bool = false)
+        -> [String]
+    {
         // An amount is shown with the exponent of a currency sent alongside it (5F2A in the same message).
         let currency = nodes.first(Tag(0x5F2A)).flatMap { Currency.lookup(bcd: $0.value) }
         let siblings = explain ? Explainer.flatten(nodes) : nil

@@ -1,12 +1,12 @@
 import NIOCore
 import NIOPosix
+import UCubeSupport
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import UCubeSupport
 
 /// File access for the TMS client. Small files (identities, 1 MB at most) are read and written synchronously; large
 /// streams (binary downloads, log uploads) run their system calls on NIO's blocking thread pool, never on the

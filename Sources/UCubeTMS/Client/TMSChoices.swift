@@ -77,9 +77,13 @@ package enum TMSChoices {
             }
         }
         /// A-MDM:SendStateTask. The current SDK sends no state (spec §10.2); only the 2020 form exists.
-        package static func state(_ t: TerminalIdentity) -> String { "/v2/dongle/infos/\(t.serial)/\(t.pathPartNumber)" }
+        package static func state(_ t: TerminalIdentity) -> String {
+            "/v2/dongle/infos/\(t.serial)/\(t.pathPartNumber)"
+        }
         /// The same in both (L:mdm.GetConfigTask, A-MDM:GetConfigTask).
-        package static func config(_ t: TerminalIdentity) -> String { "/v2/dongle/config/\(t.serial)/\(t.pathPartNumber)" }
+        package static func config(_ t: TerminalIdentity) -> String {
+            "/v2/dongle/config/\(t.serial)/\(t.pathPartNumber)"
+        }
         package static func binary(_ type: Int, _ t: TerminalIdentity, _ dialect: TMSDialect) -> String {
             switch dialect {
             case .current: "/v3/dongle/binary/\(type)"

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import AsyncHTTPClient
 import Logging
 import NIOCore
@@ -12,6 +5,14 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import UCubeLink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The TMS (MDM) client of spec §10: one `HTTPClient`, the server's settings and, once the terminal is registered,
 /// its TLS client identity. It speaks the current SDK's dialect first (spec §10.2: register `…/RFU`, binary v3 and
@@ -48,9 +49,12 @@ package final class TMSClient: Sendable {
             } catch {
                 throw TMSError(
                     .configuration, "cannot read the TMS CA file \(caFile) as PEM certificates",
-                    hint: "check --tms-ca, $UCUBE_TMS_CA or tms_ca: it must name a readable PEM file", detail: "\(error)")
+                    hint: "check --tms-ca, $UCUBE_TMS_CA or tms_ca: it must name a readable PEM file",
+                    detail: "\(error)")
             }
-            guard !certificates.isEmpty else { throw TMSError(.configuration, "the TMS CA file \(caFile) holds no PEM certificate") }
+            guard !certificates.isEmpty else {
+                throw TMSError(.configuration, "the TMS CA file \(caFile) holds no PEM certificate")
+            }
             tls.additionalTrustRoots = [.certificates(certificates)]
         }
         if let identity {
@@ -86,10 +90,12 @@ package final class TMSClient: Sendable {
     /// data; the 200 or 201 body is the terminal's PKCS#12 client identity (spec §10.3), validated.
     package func register(terminal: TerminalIdentity, certificate: [UInt8]) async throws(TMSError) -> Registration {
         try await exchange(
-            kind: .register, method: .POST, path: { TMSChoices.Path.register(terminal, $0) }, identityHeaders: { _ in false },
+            kind: .register, method: .POST, path: { TMSChoices.Path.register(terminal, $0) },
+            identityHeaders: { _ in false },
             accepted: TMSChoices.createdAccepted, body: { .bytes(ByteBuffer(bytes: certificate)) }
         ) { response, url, dialect throws(TMSError) in
-            let body = try await Self.collect(response, limit: TMSChoices.maximumIdentityReply, url: url, what: "register reply")
+            let body = try await Self.collect(
+                response, limit: TMSChoices.maximumIdentityReply, url: url, what: "register reply")
             return Registration(identity: try TMSIdentity(pkcs12: body, source: url), dialect: dialect)
         }
     }
@@ -111,7 +117,8 @@ package final class TMSClient: Sendable {
             kind: nil, method: .GET, path: { _ in TMSChoices.Path.config(terminal) }, identityHeaders: { _ in true },
             accepted: [200], serial: terminal.serial, body: { nil }
         ) { response, url, _ throws(TMSError) in
-            let body = try await Self.collect(response, limit: TMSChoices.maximumConfigReply, url: url, what: "config reply")
+            let body = try await Self.collect(
+                response, limit: TMSChoices.maximumConfigReply, url: url, what: "config reply")
             return try TMSConfigReply.parse(body, url: url)
         }
     }
@@ -136,7 +143,8 @@ package final class TMSClient: Sendable {
                 guard let given = TMSDownload.Format(contentType: type) else {
                     throw TMSError(
                         .malformedReply,
-                        "\(url): the binary answer's Content-Type is \"\(type.prefix(80))\"; expected \(TMSChoices.binaryStreamType) or \(TMSChoices.binaryZipType)")
+                        "\(url): the binary answer's Content-Type is \"\(type.prefix(80))\"; expected \(TMSChoices.binaryStreamType) or \(TMSChoices.binaryZipType)"
+                    )
                 }
                 format = given
             }
@@ -145,7 +153,8 @@ package final class TMSClient: Sendable {
             guard format == .zip else {
                 let name = path.split(separator: "/").last.map(String.init) ?? path
                 return TMSDownload(
-                    format: .octetStream, dialect: dialect, bytes: total, packages: [TMSDownloadedPackage(name: name, path: path)])
+                    format: .octetStream, dialect: dialect, bytes: total,
+                    packages: [TMSDownloadedPackage(name: name, path: path)])
             }
             defer { unlink(target) }
             let (binaries, skipped) = try await Self.onPool { () throws(TMSError) in
@@ -172,7 +181,8 @@ package final class TMSClient: Sendable {
     package func sendLogs(terminal: TerminalIdentity, zipFile: String) async throws(TMSError) -> TMSDialect {
         let size = try FileIO.fileSize(zipFile)
         return try await exchange(
-            kind: .logs, method: .POST, path: { TMSChoices.Path.logs(terminal, $0) }, identityHeaders: { $0 == .current },
+            kind: .logs, method: .POST, path: { TMSChoices.Path.logs(terminal, $0) },
+            identityHeaders: { $0 == .current },
             accepted: TMSChoices.createdAccepted, serial: terminal.serial,
             body: { .stream(FileChunks(path: zipFile, chunkSize: TMSChoices.uploadChunk), length: .known(size)) }
         ) { response, _, dialect throws(TMSError) in
@@ -220,9 +230,12 @@ package final class TMSClient: Sendable {
                     dialect = kind.map { memory.dialect(for: $0, root: root) } ?? .current
                     continue
                 }
-                if let kind, dialect == .current, let status = error.status, TMSChoices.fallbackStatuses.contains(status) {
+                if let kind, dialect == .current, let status = error.status,
+                    TMSChoices.fallbackStatuses.contains(status)
+                {
                     logger?.notice(
-                        "TMS \(root) answered HTTP \(status) to the current \(kind.rawValue) form (\(path(.current))); using the 2020 form (\(path(.v2020))) for the rest of this run")
+                        "TMS \(root) answered HTTP \(status) to the current \(kind.rawValue) form (\(path(.current))); using the 2020 form (\(path(.v2020))) for the rest of this run"
+                    )
                     dialect = .v2020
                     fellBack = true
                     continue
@@ -254,8 +267,11 @@ package final class TMSClient: Sendable {
                 request.body = body()
                 if request.body != nil { request.headers.add(name: "Content-Type", value: "application/octet-stream") }
                 for (name, value) in headers { request.headers.add(name: name, value: value) }
-                let response = try await http.execute(request, deadline: .now() + TimeAmount(settings.attemptDeadline), logger: logger)
-                guard accepted.contains(Int(response.status.code)) else { throw await Self.statusError(response, url: url) }
+                let response = try await http.execute(
+                    request, deadline: .now() + TimeAmount(settings.attemptDeadline), logger: logger)
+                guard accepted.contains(Int(response.status.code)) else {
+                    throw await Self.statusError(response, url: url)
+                }
                 return try await handle(response)
             } catch {
                 var failure = Self.classify(error, url: url)
@@ -274,7 +290,9 @@ package final class TMSClient: Sendable {
     }
 
     /// Streams a 200 body to `path` through `path.part` (at most `TMSChoices.maximumBinary` bytes); its size.
-    private static func stream(_ response: HTTPClientResponse, to path: String, url: String) async throws(TMSError) -> Int64 {
+    private static func stream(_ response: HTTPClientResponse, to path: String, url: String) async throws(TMSError)
+        -> Int64
+    {
         let limit = TMSChoices.maximumBinary
         if let declared = contentLength(response), declared > limit {
             throw TMSError(.malformedReply, "\(url): binary of \(declared) bytes is larger than \(limit) bytes")
@@ -298,7 +316,9 @@ package final class TMSClient: Sendable {
     }
 
     /// Runs blocking file work on NIO's thread pool; errors come back typed.
-    private static func onPool<T: Sendable>(_ body: @escaping @Sendable () throws(TMSError) -> T) async throws(TMSError) -> T {
+    private static func onPool<T: Sendable>(_ body: @escaping @Sendable () throws(TMSError) -> T) async throws(TMSError)
+        -> T
+    {
         let result = await FileSink.onPool { () -> Result<T, TMSError> in
             do throws(TMSError) { return .success(try body()) } catch { return .failure(error) }
         }
@@ -312,7 +332,8 @@ package final class TMSClient: Sendable {
         switch code {
         case 401, 403:
             return TMSError(
-                .refused, "\(url): HTTP \(code): the TMS refused this terminal's client certificate\(detail)", status: code,
+                .refused, "\(url): HTTP \(code): the TMS refused this terminal's client certificate\(detail)",
+                status: code,
                 hint: "run `ucube mdm-register` again")
         default:
             return TMSError(.httpStatus, "\(url): HTTP \(code) \(response.status.reasonPhrase)\(detail)", status: code)
@@ -337,7 +358,9 @@ package final class TMSClient: Sendable {
     }
 
     /// The whole body, at most `limit` bytes.
-    private static func collect(_ response: HTTPClientResponse, limit: Int, url: String, what: String) async throws(TMSError) -> [UInt8] {
+    private static func collect(_ response: HTTPClientResponse, limit: Int, url: String, what: String)
+        async throws(TMSError) -> [UInt8]
+    {
         if let declared = contentLength(response), declared > Int64(limit) {
             throw TMSError(.malformedReply, "\(url): \(what) of \(declared) bytes is larger than \(limit) bytes")
         }
@@ -378,7 +401,8 @@ package final class TMSClient: Sendable {
         case let e as HTTPClientError:
             switch e {
             case .connectTimeout, .getConnectionFromPoolTimeout:
-                return TMSError(.timeout, "\(url): no connection within the connect timeout", hint: reachHint, detail: detail)
+                return TMSError(
+                    .timeout, "\(url): no connection within the connect timeout", hint: reachHint, detail: detail)
             case .readTimeout:
                 return TMSError(.timeout, "\(url): the TMS sent nothing within the read timeout", detail: detail)
             case .deadlineExceeded:
@@ -403,7 +427,8 @@ package final class TMSClient: Sendable {
             case .hostNotFound:
                 return TMSError(.network, "\(url): the host name does not resolve", hint: reachHint, detail: detail)
             case .timedOut:
-                return TMSError(.timeout, "\(url): no connection within the connect timeout", hint: reachHint, detail: detail)
+                return TMSError(
+                    .timeout, "\(url): no connection within the connect timeout", hint: reachHint, detail: detail)
             case let failure?:
                 return TMSError(.network, "\(url): \(failure.summary)", detail: detail)
             case nil:
@@ -465,7 +490,8 @@ enum TLSFailure: Equatable {
         case .untrusted:
             return TMSError(
                 .tlsUntrustedCertificate, "\(url): the TMS's certificate is not trusted",
-                hint: "pass the CA that issued it with --tms-ca FILE or set UCUBE_TMS_CA (`ucube simulate --tms` prints its `tms ca` file); if it is already trusted, the certificate may have expired",
+                hint:
+                    "pass the CA that issued it with --tms-ca FILE or set UCUBE_TMS_CA (`ucube simulate --tms` prints its `tms ca` file); if it is already trusted, the certificate may have expired",
                 detail: detail)
         case .hostnameMismatch:
             return TMSError(
@@ -482,7 +508,8 @@ enum TLSFailure: Equatable {
         case .other:
             return TMSError(
                 .tls, "\(url): the TLS handshake with the TMS failed",
-                hint: "check the TMS CA (--tms-ca) and this terminal's registration (`ucube mdm-register`)", detail: detail)
+                hint: "check the TMS CA (--tms-ca) and this terminal's registration (`ucube mdm-register`)",
+                detail: detail)
         }
     }
 }

@@ -53,7 +53,8 @@ package struct TMSError: CodedError {
     var unresolvedHost = false
 
     package init(
-        _ code: Code, _ reason: String, status: Int? = nil, attempts: Int = 0, hint: String? = nil, detail: String? = nil
+        _ code: Code, _ reason: String, status: Int? = nil, attempts: Int = 0, hint: String? = nil,
+        detail: String? = nil
     ) {
         self.code = code
         self.reason = reason

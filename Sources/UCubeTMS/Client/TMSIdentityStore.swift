@@ -1,9 +1,10 @@
+import UCubeSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import UCubeSupport
 
 /// One TMS client identity per terminal serial, at `<directory>/<serial>.p12` (directory 0700, files 0600, written
 /// atomically). The CLI uses `$XDG_CONFIG_HOME/ucube/tms`. Small synchronous file operations.

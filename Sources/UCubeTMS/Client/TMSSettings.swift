@@ -133,14 +133,18 @@ package struct TMSSettings: Hashable, Sendable {
         guard let url = urlGiven ?? fileURL else {
             throw TMSError(
                 .notConfigured, "no TMS is configured",
-                hint: "pass --tms URL, set \(TMSChoices.urlEnvironmentVariable), or set \"\(TMSChoices.urlConfigKey)\" in \(configDirectory.map { $0 + "/" } ?? "")\(TMSChoices.configFileName)")
+                hint:
+                    "pass --tms URL, set \(TMSChoices.urlEnvironmentVariable), or set \"\(TMSChoices.urlConfigKey)\" in \(configDirectory.map { $0 + "/" } ?? "")\(TMSChoices.configFileName)"
+            )
         }
         let ca = caGiven ?? fileCA
         return try TMSSettings(baseURL: url, trustedCAFile: ca)
     }
 
     /// `$XDG_CONFIG_HOME/ucube` (default `~/.config/ucube`).
-    package static func defaultConfigDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultConfigDirectory(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
         (XDGDirectories(environment: environment).configHome ?? NSHomeDirectory() + "/.config") + "/ucube"
     }
 
@@ -151,14 +155,17 @@ package struct TMSSettings: Hashable, Sendable {
             return s
         }
         let url = nonEmpty(object[TMSChoices.urlConfigKey] as? String)
-        let ca = nonEmpty(object[TMSChoices.caConfigKey] as? String).map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 }
+        let ca = nonEmpty(object[TMSChoices.caConfigKey] as? String).map {
+            $0.hasPrefix("/") ? $0 : directory + "/" + $0
+        }
         return (url, ca)
     }
 
     /// The settings a config.json's bytes give on their own (no --tms, no environment), as `resolve` reads them;
     /// nil when the file names no URL. For the fuzz targets.
     package static func fromConfigFile(_ data: Data, directory: String) throws(TMSError) -> TMSSettings? {
-        let values = configValues(try parseConfig(data, path: directory + "/" + TMSChoices.configFileName), directory: directory)
+        let values = configValues(
+            try parseConfig(data, path: directory + "/" + TMSChoices.configFileName), directory: directory)
         guard let url = values.url else { return nil }
         return try TMSSettings(baseURL: url, trustedCAFile: values.ca)
     }
@@ -172,7 +179,8 @@ package struct TMSSettings: Hashable, Sendable {
     }
 
     private static func parseConfig(_ data: Data, path: String) throws(TMSError) -> [String: Any] {
-        guard data.count <= 1 << 20, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard data.count <= 1 << 20, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else {
             throw TMSError(.configuration, "\(path) is not a JSON object")
         }
         return object
@@ -193,7 +201,10 @@ package struct TMSSettings: Hashable, Sendable {
             break
         case "http":
             guard isLoopback(host) else {
-                throw TMSError(.insecureURL, "refusing plain http to \(host) (\(raw)): the TMS must be reached over https; plain http is allowed only to a loopback host")
+                throw TMSError(
+                    .insecureURL,
+                    "refusing plain http to \(host) (\(raw)): the TMS must be reached over https; plain http is allowed only to a loopback host"
+                )
             }
         default:
             throw TMSError(.configuration, "\"\(raw)\": unsupported scheme \(scheme) (expected https)")
@@ -207,7 +218,9 @@ package struct TMSSettings: Hashable, Sendable {
         if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
         if h == "localhost" || h == "localhost." || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && UInt8($0) != nil }) else { return false }
+        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && UInt8($0) != nil }) else {
+            return false
+        }
         return parts[0] == "127"
     }
 }

@@ -18,7 +18,8 @@ package struct TMSDownload: Sendable, Hashable {
         /// The format a `Content-Type` names: its media type (before any `;`), without case (PROJECT CHOICE; the SDK
         /// compares the whole header as a string, spec §10.5). nil for any other type.
         package init?(contentType: String) {
-            let media = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
+            let media =
+                contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
                 .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             switch media {
             case TMSChoices.binaryStreamType: self = .octetStream
@@ -59,7 +60,9 @@ package enum TMSZipPackage {
 
     /// Reads the archive at `zipPath` (entries into memory, bounded) and makes the packages. `url` names the
     /// request in errors.
-    package static func read(zipPath: String, ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
+    package static func read(zipPath: String, ciphered: Bool, url: String) throws(TMSError) -> (
+        binaries: [Binary], skipped: [String]
+    ) {
         let archive: Archive
         do {
             archive = try Archive(url: URL(fileURLWithPath: zipPath), accessMode: .read)
@@ -70,7 +73,9 @@ package enum TMSZipPackage {
     }
 
     /// `read` over an answer in memory (the fuzz target).
-    package static func read(bytes: [UInt8], ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
+    package static func read(bytes: [UInt8], ciphered: Bool, url: String) throws(TMSError) -> (
+        binaries: [Binary], skipped: [String]
+    ) {
         let archive: Archive
         do {
             archive = try Archive(data: Data(bytes), accessMode: .read)
@@ -93,14 +98,18 @@ package enum TMSZipPackage {
                 throw bad("has more than \(TMSChoices.maximumZipEntries) entries")
             }
             let name = entry.path
-            guard isSafe(name) else { throw bad("has an entry name that is not a plain relative name: \(printable(name))") }
+            guard isSafe(name) else {
+                throw bad("has an entry name that is not a plain relative name: \(printable(name))")
+            }
             switch entry.type {
             case .directory: continue
             case .symlink: throw bad("has a symbolic link, \(printable(name))")
             case .file: break
             }
             guard entry.uncompressedSize >= 0, entry.uncompressedSize <= Int64(budget) else {
-                throw bad("entry \(printable(name)) announces \(entry.uncompressedSize) bytes, over the \(TMSChoices.maximumBinary)-byte limit")
+                throw bad(
+                    "entry \(printable(name)) announces \(entry.uncompressedSize) bytes, over the \(TMSChoices.maximumBinary)-byte limit"
+                )
             }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Int(entry.uncompressedSize))
@@ -113,7 +122,9 @@ package enum TMSZipPackage {
             } catch is Overflow {
                 throw bad("entry \(printable(name)) inflates past its announced \(limit) bytes")
             } catch {
-                throw TMSError(.malformedReply, "\(url): the zip answer's entry \(printable(name)) does not extract", detail: "\(error)")
+                throw TMSError(
+                    .malformedReply, "\(url): the zip answer's entry \(printable(name)) does not extract",
+                    detail: "\(error)")
             }
             budget -= bytes.count
             out.append((name, bytes))
@@ -124,7 +135,9 @@ package enum TMSZipPackage {
     private struct Overflow: Error {}
 
     /// The packages of the manifest's binaries (pure).
-    static func packages(entries: [(name: String, bytes: [UInt8])], ciphered: Bool, url: String) throws(TMSError) -> (binaries: [Binary], skipped: [String]) {
+    static func packages(entries: [(name: String, bytes: [UInt8])], ciphered: Bool, url: String) throws(TMSError) -> (
+        binaries: [Binary], skipped: [String]
+    ) {
         func bad(_ why: String) -> TMSError { TMSError(.malformedReply, "\(url): the zip answer \(why)") }
         guard let key = entries.first(where: { $0.name == "key" })?.bytes else { throw bad("has no key entry") }
         guard let manifestBytes = entries.first(where: { $0.name == "manifest.json" })?.bytes else {
@@ -175,7 +188,8 @@ package enum TMSZipPackage {
             if length == 0 {
                 guard offset + 2 == blocks.count else {
                     throw TMSError(
-                        .malformedReply, "\(url): the zip answer's \(printable(name)) .bin has bytes after its 00 00 end")
+                        .malformedReply,
+                        "\(url): the zip answer's \(printable(name)) .bin has bytes after its 00 00 end")
                 }
                 return blocks
             }
@@ -200,6 +214,7 @@ package enum TMSZipPackage {
     }
 
     private static func printable(_ name: String) -> String {
-        "\"" + String(name.unicodeScalars.prefix(64).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }) + "\""
+        "\"" + String(name.unicodeScalars.prefix(64).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
+            + "\""
     }
 }

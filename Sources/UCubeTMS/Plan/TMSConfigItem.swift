@@ -25,7 +25,10 @@ package struct TMSConfigItem: Hashable, Sendable, Codable {
     package var minVersion: FirmwareVersion
     package var currentVersion: FirmwareVersion
 
-    package init(type: Int, ciphered: Bool = false, label: String? = nil, minVersion: FirmwareVersion, currentVersion: FirmwareVersion) {
+    package init(
+        type: Int, ciphered: Bool = false, label: String? = nil, minVersion: FirmwareVersion,
+        currentVersion: FirmwareVersion
+    ) {
         self.type = type
         self.ciphered = ciphered
         self.label = label

@@ -66,13 +66,19 @@ package enum UpdatePlanner {
     ///   type 6 (misc parameters) which is never mandatory.
     /// - When the NFC firmware (3) is proposed, the NFC EMV config (5) of the list is proposed too (even when it alone
     ///   would be skipped or filtered out) and placed right after the NFC firmware.
-    package static func plan(items: [TMSConfigItem], device: DeviceVersions, force: Bool = false, firmwareOnly: Bool = false) -> [PlannedUpdate] {
+    package static func plan(
+        items: [TMSConfigItem], device: DeviceVersions, force: Bool = false, firmwareOnly: Bool = false
+    ) -> [PlannedUpdate] {
         var planned: [PlannedUpdate] = []
         for item in items {
-            if firmwareOnly && item.type != TMSItemType.svppFirmware && item.type != TMSItemType.nfcFirmware { continue }
+            if firmwareOnly && item.type != TMSItemType.svppFirmware && item.type != TMSItemType.nfcFirmware {
+                continue
+            }
             if let update = consider(item, device: device, force: force) { planned.append(update) }
         }
-        guard let firmwareIndex = planned.firstIndex(where: { $0.item.type == TMSItemType.nfcFirmware }) else { return planned }
+        guard let firmwareIndex = planned.firstIndex(where: { $0.item.type == TMSItemType.nfcFirmware }) else {
+            return planned
+        }
         guard let configItem = items.first(where: { $0.type == TMSItemType.nfcEMVConfig }) else { return planned }
         let firmware = planned[firmwareIndex]
         var config: PlannedUpdate
@@ -80,7 +86,8 @@ package enum UpdatePlanner {
             config = planned.remove(at: i)
         } else {
             let dv = device.version(forType: TMSItemType.nfcEMVConfig)
-            config = PlannedUpdate(item: configItem, deviceVersion: dv, mandatory: dv.map { $0 < configItem.minVersion } ?? true)
+            config = PlannedUpdate(
+                item: configItem, deviceVersion: dv, mandatory: dv.map { $0 < configItem.minVersion } ?? true)
         }
         if TMSChoices.nfcConfigInheritsFirmwareMandatory && firmware.mandatory { config.mandatory = true }
         let at = planned.firstIndex(where: { $0.item == firmware.item })! + 1

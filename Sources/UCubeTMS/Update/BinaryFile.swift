@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import NIOPosix
 import UCubeSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Random access to one bytes source, synchronously (the pure §10.5 scanner reads through it).
 package protocol ByteSource {
@@ -84,7 +85,8 @@ package final class BinaryFile: ByteSource, Sendable {
     }
 
     /// Runs blocking file work on NIO's thread pool; errors come back typed.
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(UpdateError) -> T) async throws(UpdateError) -> T {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(UpdateError) -> T) async throws(UpdateError) -> T
+    {
         let result: Result<T, UpdateError>
         do {
             result = try await NIOThreadPool.singleton.runIfActive { () -> Result<T, UpdateError> in

@@ -83,7 +83,8 @@ package struct BinaryLoader: Sendable {
             signature: blocks.signature, method: blocks.sessionKey == nil ? .plain : .dynamic,
             sessionKey: blocks.sessionKey)
         try await send(install, step: "InstallForLoad of \(binary.name)")
-        progress(LoadProgress(bytesSent: 0, totalBytes: blocks.totalBytes, blocksSent: 0, blockCount: blocks.blockCount))
+        progress(
+            LoadProgress(bytesSent: 0, totalBytes: blocks.totalBytes, blocksSent: 0, blockCount: blocks.blockCount))
         var cursor = blocks.makeCursor()
         var current = try await cursor.next()
         var sent = 0

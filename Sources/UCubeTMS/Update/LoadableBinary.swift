@@ -88,7 +88,8 @@ package struct BinaryPackageLayout: Sendable, Hashable {
             if count == 0 { break }
             guard count <= Load.maxBlockSize else {
                 throw UpdateError(
-                    .badLength, "block \(blockCount + 1) is \(count) bytes; a Load carries at most \(Load.maxBlockSize)")
+                    .badLength, "block \(blockCount + 1) is \(count) bytes; a Load carries at most \(Load.maxBlockSize)"
+                )
             }
             guard offset + count <= source.size else {
                 throw UpdateError(
@@ -109,7 +110,9 @@ package struct BinaryPackageLayout: Sendable, Hashable {
     }
 
     /// The block whose length is at `offset`, and the offset of the next length (re-checked: the file may change).
-    package static func block(at offset: Int, in source: some ByteSource) throws(UpdateError) -> (block: [UInt8], next: Int) {
+    package static func block(at offset: Int, in source: some ByteSource) throws(UpdateError) -> (
+        block: [UInt8], next: Int
+    ) {
         let head = try source.read(at: offset, count: 2)
         guard head.count == 2 else { throw UpdateError(.truncated, "the package changed while it was being loaded") }
         let count = Int(head[0]) << 8 | Int(head[1])
@@ -148,7 +151,9 @@ package struct TMSBinaryPackage: LoadableBinary {
             signature: layout.signature, sessionKey: layout.sessionKey, blockCount: layout.blockCount,
             totalBytes: layout.totalBytes,
             reader: { _, position throws(UpdateError) in
-                try await BinaryFile.run { () throws(UpdateError) in try BinaryPackageLayout.block(at: position, in: file) }
+                try await BinaryFile.run { () throws(UpdateError) in
+                    try BinaryPackageLayout.block(at: position, in: file)
+                }
             },
             firstPosition: layout.firstBlockOffset)
     }

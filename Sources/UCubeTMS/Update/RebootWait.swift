@@ -18,7 +18,8 @@ package struct RebootWait: Sendable {
     package var clock: any Clock<Duration>
 
     package init(
-        dropTimeout: Duration = .seconds(10), initialDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(5),
+        dropTimeout: Duration = .seconds(10), initialDelay: Duration = .milliseconds(500),
+        maxDelay: Duration = .seconds(5),
         deadline: Duration = .seconds(120), probeTimeout: Duration = .seconds(5),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
