@@ -85,7 +85,7 @@ import Testing
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
+            let data = out.fileHandleForReading.readAllRetryingInterrupts()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw TsharkFailed(status: process.terminationStatus) }
             return String(decoding: data, as: UTF8.self).split(separator: "\n")
@@ -415,5 +415,24 @@ import Testing
         #expect(ATTCapture.wireUUID("d1f4c2d0-f8c2-4565-9349-e0312effd1ee") == UCubeCaptureFixture.txRxUUID)
         #expect(ATTCapture.wireUUID("d1f4c2d0-f8c2-4565-9349-e0312effd1ee")?.first == 0xEE)
         #expect(ATTCapture.wireUUID("not-a-uuid") == nil)
+    }
+}
+
+extension FileHandle {
+    /// Everything up to end of file, retrying EINTR (Foundation's `readDataToEndOfFile` traps on it; see
+    /// ucubeTests' BinaryRunner.swift).
+    fileprivate func readAllRetryingInterrupts() -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+            if n > 0 {
+                data.append(contentsOf: buffer[0..<n])
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
     }
 }

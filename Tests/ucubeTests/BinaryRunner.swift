@@ -23,6 +23,11 @@ final class UCubeSandbox: @unchecked Sendable {
         return url.appendingPathComponent(".build/debug/ucube")
     }
 
+    private static let launching = NSLock()
+
+    /// Starts `process`, one launch at a time in this test process (see `launch`).
+    static func start(_ process: Process) throws { try launching.withLock { try process.run() } }
+
     init() throws {
         // A test that writes to a child's stdin after the child has exited gets EPIPE, not a SIGPIPE that would end the
         // whole test run with no word of which test it was.
@@ -69,7 +74,9 @@ final class UCubeSandbox: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = stdin
-        try process.run()
+        // One launch at a time: swift-corelibs-foundation's Process.run is not safe to call from many threads at
+        // once (a CI run crashed in its memcpy while the card-data replay tests launched dozens of children).
+        try Self.start(process)
         return process
     }
 
@@ -95,11 +102,11 @@ final class UCubeSandbox: @unchecked Sendable {
         nonisolated(unsafe) var outData = Data(), errData = Data()
         group.enter()
         Thread {
-            outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            outData = out.fileHandleForReading.readAllRetryingInterrupts(); group.leave()
         }.start()
         group.enter()
         Thread {
-            errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            errData = err.fileHandleForReading.readAllRetryingInterrupts(); group.leave()
         }.start()
         let seconds = Double(timeout.components.seconds)
         if group.wait(timeout: .now() + seconds) == .timedOut {
@@ -123,7 +130,7 @@ final class UCubeSandbox: @unchecked Sendable {
             nonisolated(unsafe) var errData = Data()
             group.enter()
             Thread {
-                errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+                errData = err.fileHandleForReading.readAllRetryingInterrupts(); group.leave()
             }.start()
             if group.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
                 process.terminate()
@@ -274,5 +281,25 @@ extension Pipe {
             _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
         }
         return pipe
+    }
+}
+
+extension FileHandle {
+    /// Everything up to end of file, a read(2) at a time, retrying EINTR. Foundation's `readDataToEndOfFile` traps on
+    /// EINTR (a `try!` inside it), and the SIGCHLD handler libdispatch installs for `Process` interrupts reads on
+    /// other threads whenever a child ends: with many children at once, a test process crashed that way.
+    func readAllRetryingInterrupts() -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+            if n > 0 {
+                data.append(contentsOf: buffer[0..<n])
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
     }
 }

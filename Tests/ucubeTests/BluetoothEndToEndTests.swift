@@ -62,7 +62,7 @@ final class BlueZMock: @unchecked Sendable {
         let out = Pipe.cloexec()
         daemon.standardOutput = out
         daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        try UCubeSandbox.start(daemon)
         self.daemon = daemon
         let printed = await UCubeSandbox.readUntil(out, contains: "\n")
         guard printed.contains("unix:") else {
@@ -88,7 +88,7 @@ final class BlueZMock: @unchecked Sendable {
         mock.environment = env
         mock.standardOutput = log
         mock.standardError = log
-        try mock.run()
+        try UCubeSandbox.start(mock)
         self.mock = mock
         sandbox.environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress
 

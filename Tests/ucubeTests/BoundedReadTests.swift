@@ -67,7 +67,7 @@ import UCubeLink
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr
-        try process.run()
+        try UCubeSandbox.start(process)
         _ = await UCubeSandbox.readToEnd(stderr, within: .seconds(60))
         #expect(await process.ended() == ChildExit(status: expected, signalled: false))
     }

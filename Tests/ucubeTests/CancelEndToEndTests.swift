@@ -252,14 +252,14 @@ import UCubeProtocol
             process.standardOutput = out
             process.standardError = err
             process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try UCubeSandbox.start(process)
             nonisolated(unsafe) var outData = Data()
             let outRead = DispatchSemaphore(value: 0)
             Thread {
-                outData = out.fileHandleForReading.readDataToEndOfFile()
+                outData = out.fileHandleForReading.readAllRetryingInterrupts()
                 outRead.signal()
             }.start()
-            let errData = err.fileHandleForReading.readDataToEndOfFile()
+            let errData = err.fileHandleForReading.readAllRetryingInterrupts()
             let end = process.waitForEnd()
             outRead.wait()
             return UCubeRun(

@@ -96,8 +96,8 @@ import Testing
             process.standardInput = FileHandle(forReadingAtPath: Self.h4)
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
+            try UCubeSandbox.start(process)
+            let data = out.fileHandleForReading.readAllRetryingInterrupts()
             return (process.waitForEnd().status, String(decoding: data, as: UTF8.self))
         }
         #expect(run.0 == 0)

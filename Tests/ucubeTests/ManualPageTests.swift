@@ -135,9 +135,9 @@ import Testing
             let out = Pipe.cloexec(), err = Pipe.cloexec()
             process.standardOutput = out
             process.standardError = err
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            try UCubeSandbox.start(process)
+            let data = out.fileHandleForReading.readAllRetryingInterrupts()
+            let errors = String(decoding: err.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
             let status = process.waitForEnd().status
             guard status == 0 else {
                 throw SandboxError(message: "man -l failed (\(status); install man-db): \(errors)")

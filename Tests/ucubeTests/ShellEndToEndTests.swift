@@ -13,18 +13,18 @@ extension UCubeSandbox {
             process.standardInput = stdin
             process.standardOutput = out
             process.standardError = err
-            try process.run()
+            try UCubeSandbox.start(process)
             stdin.fileHandleForWriting.write(Data(input.utf8))
             try stdin.fileHandleForWriting.close()
             let group = DispatchGroup()
             nonisolated(unsafe) var outData = Data(), errData = Data()
             group.enter()
             Thread {
-                outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave()
+                outData = out.fileHandleForReading.readAllRetryingInterrupts(); group.leave()
             }.start()
             group.enter()
             Thread {
-                errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+                errData = err.fileHandleForReading.readAllRetryingInterrupts(); group.leave()
             }.start()
             if group.wait(timeout: .now() + Double(timeout.components.seconds)) == .timedOut {
                 process.terminate()

@@ -39,7 +39,7 @@ import Testing
         process.standardInput = input
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try UCubeSandbox.start(process)
         let stdout = Collector(out), stderr = Collector(err)
         func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 

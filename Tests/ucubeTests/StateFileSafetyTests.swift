@@ -84,7 +84,7 @@ import Testing
         ]
         process.environment = sandbox.environment
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try UCubeSandbox.start(process)
         #expect(await process.exit() == 0)
         let attributes = try FileManager.default.attributesOfItem(atPath: receipt)
         #expect((attributes[.posixPermissions] as? Int) == mode)

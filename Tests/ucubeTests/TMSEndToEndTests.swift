@@ -351,8 +351,8 @@ import ZIPFoundation
             process.currentDirectoryURL = sandbox.directory
             let out = Pipe.cloexec()
             process.standardOutput = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
+            try UCubeSandbox.start(process)
+            let data = out.fileHandleForReading.readAllRetryingInterrupts()
             _ = process.waitForEnd()
             return String(decoding: data, as: UTF8.self)
         }

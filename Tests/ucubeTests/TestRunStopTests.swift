@@ -35,8 +35,8 @@ import Testing
         process.arguments = ["python3", "-c", script, path]
         let out = Pipe()
         process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try UCubeSandbox.start(process)
+        let text = String(decoding: out.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "the JUnit report does not parse")
         return Dictionary(
@@ -100,7 +100,7 @@ import Testing
         let out = Pipe()
         prove.standardOutput = out
         try prove.run()
-        let verdict = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let verdict = String(decoding: out.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
         prove.waitUntilExit()
         #expect(
             verdict.contains("plan ok") && verdict.contains("failed 1") && verdict.contains("skipped 1"), "\(verdict)")

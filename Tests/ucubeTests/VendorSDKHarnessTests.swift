@@ -26,9 +26,9 @@ import Testing
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try UCubeSandbox.start(process)
             nonisolated(unsafe) var data = Data()
-            let reader = Thread { data = out.fileHandleForReading.readDataToEndOfFile() }
+            let reader = Thread { data = out.fileHandleForReading.readAllRetryingInterrupts() }
             reader.start()
             let deadline = Date().addingTimeInterval(timeout)
             while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
