@@ -185,6 +185,9 @@ struct MaskingOverlapTests {
         #expect(
             Masking.redactPANs(in: #""unixMicroseconds": 1795520000007504,"#)
                 == #""unixMicroseconds": 1795520000007504,"#)
+        // A JSON double's fraction (a fleet run's "seconds"), Luhn-valid by chance.
+        #expect(Masking.redactPANs(in: #"{"seconds":0.4761739001010010}"#) == #"{"seconds":0.4761739001010010}"#)
+        #expect(Masking.redactPANs(in: "PAN 4761739001010010.") == "PAN 476173******0010.")
         let hexString = "C1085A4761739001010010C2"
         #expect(Masking.redactPANs(in: hexString) == hexString)
         let dump = "02 00 1C 01 55 30 47 61 73 90 01 01 00 10 9F 27"

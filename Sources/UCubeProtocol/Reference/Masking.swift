@@ -269,6 +269,14 @@ package enum Masking {
                 r += 2
                 continue
             }
+            // The fraction of a decimal number ("0.4761739001010010", a JSON double printed with 17 significant
+            // digits): no PAN is written after a decimal point, and masking it would break the number.
+            if runs[r].lowerBound >= 2, bytes[runs[r].lowerBound - 1] == UInt8(ascii: "."),
+                isDigit(bytes[runs[r].lowerBound - 2])
+            {
+                r += 1
+                continue
+            }
             // An unbroken run; not one inside a hex string ("…C1085A17002024010001C2…"), where card data is found by
             // its tag (`redactCardDataInHex`).
             if panLengths.contains(runs[r].count) {
