@@ -51,3 +51,13 @@ extension FileStatus {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 }
+
+extension FileStatus {
+    /// What lstat(2) says of `path` itself (a link is not followed): its device, inode and whether it is a socket;
+    /// nil when there is nothing there.
+    package static func identity(ofLink path: String) -> (device: UInt64, inode: UInt64, isSocket: Bool)? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino), info.st_mode & S_IFMT == S_IFSOCK)
+    }
+}

@@ -236,11 +236,8 @@ enum ListeningSocket {
         /// The file at `path` itself (a link is not followed), or nil when there is none. lstat(2) rather than
         /// FileManager's attributes, which cost 1.5 M instructions at every command's start (callgrind).
         init?(path: String) {
-            var status = stat()
-            guard lstat(path, &status) == 0 else { return nil }
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
-            isSocket = status.st_mode & S_IFMT == S_IFSOCK
+            guard let found = FileStatus.identity(ofLink: path) else { return nil }
+            (device, inode, isSocket) = found
         }
     }
 
