@@ -26,33 +26,29 @@ package enum FileDescriptor {
     }
 }
 
-/// What stat(2) says of a path, for the few checks made before a file is opened.
+/// What stat(2) says of a path or a descriptor, for the few checks made before a file is opened. The CLI reads no
+/// `stat` field itself: there, whether a member of Glibc's `stat` is visible depended on what a compiler batch
+/// imported (MemberImportVisibility), and a whole-module release build saw otherwise than a debug one.
 package enum FileStatus {
     /// Whether `path` is a directory this process can write and enter.
     package static func isWritableDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && access(path, W_OK | X_OK) == 0
     }
-}
 
-extension FileStatus {
     /// The size of the regular file open as `fd`; nil for anything else (a pipe, a FIFO, a device) or a failed fstat.
     package static func regularFileSize(_ fd: Int32) -> Int64? {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
-}
 
-extension FileStatus {
     /// Whether `path` names a regular file (links followed).
     package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
-}
 
-extension FileStatus {
     /// What lstat(2) says of `path` itself (a link is not followed): its device, inode and whether it is a socket;
     /// nil when there is nothing there.
     package static func identity(ofLink path: String) -> (device: UInt64, inode: UInt64, isSocket: Bool)? {

@@ -381,7 +381,7 @@ private struct UpdateJob: Sendable {
                 verdict.error = error.reason
                 stopped = UpdateError(.link, error.reason)
             }
-            verdict.seconds = Self.seconds(ContinuousClock.now - started)
+            verdict.seconds = (ContinuousClock.now - started).seconds
             if verdict.result == .failed { log.error("\(item.title) not installed: \(verdict.error ?? "")") }
             verdicts.append(verdict)
             report(verdict)
@@ -437,8 +437,6 @@ private struct UpdateJob: Sendable {
         guard let bytes = verdict.bytes, let seconds = verdict.seconds else { return "" }
         return " (\(ProgressFormat.bytes(Int64(bytes))) in \(String(format: "%.1f", seconds)) s)"
     }
-
-    private static func seconds(_ d: Duration) -> Double { d.seconds }
 
     /// `--json`'s last line: `{"event":"done","failed":0,"installed":2}`, with `optional` when nothing was chosen.
     static func doneEvent(installed: Int, failed: Int, optional: Int?) -> String {

@@ -83,7 +83,7 @@ struct FleetRun: Sendable {
             })
         let byDevice = Dictionary((done + ran).map { ($0.device, $0) }, uniquingKeysWith: { _, last in last })
         let verdicts = FleetVerdict.reportOrder(devices.compactMap { byDevice[$0] })
-        let seconds = Self.seconds(ContinuousClock.now - clock)
+        let seconds = (ContinuousClock.now - clock).seconds
         reporter.summary(verdicts, seconds: seconds)
         if let junit {
             try Self.writeJUnit(junit, command: command, verdicts: verdicts, timestamp: started, seconds: seconds)
@@ -197,9 +197,9 @@ struct FleetRun: Sendable {
         var verdict: FleetVerdict
         do {
             try await DeviceOutput.$current.withValue(capture.output) { try await work(device) }
-            verdict = .ok(device, seconds: seconds(ContinuousClock.now - clock))
+            verdict = .ok(device, seconds: (ContinuousClock.now - clock).seconds)
         } catch {
-            verdict = .failed(device, failure(error), seconds: seconds(ContinuousClock.now - clock))
+            verdict = .failed(device, failure(error), seconds: (ContinuousClock.now - clock).seconds)
         }
         verdict.items = capture.items
         verdict.detail = capture.detail
@@ -218,7 +218,6 @@ struct FleetRun: Sendable {
         return CLIFailure(reporting: error)
     }
 
-    static func seconds(_ d: Duration) -> Double { d.seconds }
 }
 
 /// Set once, by Ctrl-C: the run starts no more terminals.

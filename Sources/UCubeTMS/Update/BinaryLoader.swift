@@ -36,7 +36,7 @@ package struct TransferMeter: Sendable {
             startBytes = bytes
             return
         }
-        let seconds = Self.seconds(time - start)
+        let seconds = (time - start).seconds
         if seconds > 0 { bytesPerSecond = Double(bytes - startBytes) / seconds }
     }
 
@@ -46,7 +46,6 @@ package struct TransferMeter: Sendable {
         return .milliseconds(Int64((Double(remaining) / bytesPerSecond * 1000).rounded()))
     }
 
-    static func seconds(_ d: Duration) -> Double { d.seconds }
 }
 
 /// What a load did.
