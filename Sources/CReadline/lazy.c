@@ -2,6 +2,8 @@
 // Every function and variable the shell uses is here: a new one is a link error until it is added.
 #include "shim.h"
 
+#include <termios.h>
+
 #include "ucube_lazy.h"
 
 static struct ucube_lazy_library libreadline =
@@ -13,6 +15,7 @@ static struct ucube_lazy_library libreadline =
 LAZY(char *, readline, (const char *prompt), (prompt))
 LAZY(char **, rl_completion_matches, (const char *text, rl_compentry_func_t *entry), (text, entry))
 LAZY_VOID(rl_replace_line, (const char *text, int clear_undo), (text, clear_undo))
+LAZY_VOID(rl_prep_terminal, (int meta_flag), (meta_flag))
 LAZY_VOID(add_history, (const char *line), (line))
 LAZY_VOID(stifle_history, (int max), (max))
 LAZY(int, read_history, (const char *filename), (filename))
@@ -44,6 +47,8 @@ VARIABLE(rl_completer_word_break_characters)
 VARIABLE(rl_point)
 VARIABLE(rl_end)
 VARIABLE(history_length)
+VARIABLE(rl_prep_term_function)
+VARIABLE(rl_instream)
 
 void ucube_rl_set_readline_name(const char *name) { variable(rl_readline_name) = name; }
 void ucube_rl_set_catch_signals(int value) {
@@ -63,3 +68,19 @@ void ucube_rl_clear_line(void) {
     variable(rl_end) = 0;
 }
 int ucube_history_length(void) { return variable(history_length); }
+
+// readline's own terminal set-up, then ISIG off: a Ctrl-C typed at the prompt reaches `rl_getc_function` as the byte
+// 0x03, in order with the keys around it. As a signal it raced them (the key typed after it could land on the line it
+// cleared). `rl_deprep_terminal` restores the settings saved before this change, so a running command still gets
+// SIGINT from the terminal.
+static void prep_terminal_without_signals(int meta_flag) {
+    rl_prep_terminal(meta_flag);
+    FILE *in = variable(rl_instream);
+    int fd = fileno(in ? in : stdin);
+    struct termios settings;
+    if (tcgetattr(fd, &settings) == 0) {
+        settings.c_lflag &= ~(tcflag_t)ISIG;
+        tcsetattr(fd, TCSADRAIN, &settings);
+    }
+}
+void ucube_rl_read_ctrl_c_as_a_key(void) { variable(rl_prep_term_function) = prep_terminal_without_signals; }

@@ -16,6 +16,8 @@ void ucube_rl_set_attempted_completion_over(int value);
 const char *ucube_rl_line_buffer(void);
 void ucube_rl_set_completer_word_break_characters(const char *characters);
 void ucube_rl_clear_line(void);
+// At the prompt a typed Ctrl-C is read as the byte 0x03, not raised as SIGINT (lazy.c).
+void ucube_rl_read_ctrl_c_as_a_key(void);
 int ucube_history_length(void);
 
 // Flushes C stdio's stdout (Swift's `print` writes through it): after each shell command, so a program reading a

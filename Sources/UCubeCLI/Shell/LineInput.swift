@@ -100,51 +100,32 @@ private func shellCompletionGenerator(_ text: UnsafePointer<CChar>?, _ state: In
     return strdup(completionMatches[completionIndex])
 }
 
-/// A byte read as a Ctrl-C came in, kept for the next line (-1: none).
-private let pendingByte = Atomic<Int32>(-1)
+/// Ctrl-C at the prompt: readline's terminal set-up turns ISIG off (`ucube_rl_read_ctrl_c_as_a_key`), so a typed
+/// Ctrl-C arrives here as this byte, in order with the keys around it.
+private let ctrlC: UInt8 = 0x03
 
-/// Reads a byte, polling so that Ctrl-C is seen whichever thread the signal landed on: it clears the line and
-/// ends it, so `readline()` returns at once (`rl_signal_event_hook` alone would wait for the next key).
+/// Reads a byte, polling so that a SIGINT, SIGTERM or SIGHUP sent by another process is seen whichever thread it
+/// landed on. A Ctrl-C, typed or sent, clears the line and ends it, so `readline()` returns at once
+/// (`rl_signal_event_hook` alone would wait for the next key).
 private func shellGetc(_ stream: UnsafeMutablePointer<FILE>?) -> Int32 {
     let fd = stream.map { fileno($0) } ?? 0
-    // A key that came in with a Ctrl-C was typed after it: it belongs to the next line, not to the one the Ctrl-C
-    // clears (else `exit` typed right after a Ctrl-C became `xit`).
-    if !readInterrupted {
-        let pending = pendingByte.exchange(-1, ordering: .sequentiallyConsistent)
-        if pending >= 0 { return pending }
+    func interrupted() -> Int32 {
+        readInterrupted = true
+        ucube_rl_clear_line()
+        return 10
     }
-    var waited = false
     while true {
-        if shellInterrupt.exchange(false, ordering: .sequentiallyConsistent) {
-            readInterrupted = true
-            ucube_rl_clear_line()
-            return 10
-        }
+        if shellInterrupt.exchange(false, ordering: .sequentiallyConsistent) { return interrupted() }
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pfd, 1, waited ? 100 : 0)
+        let ready = poll(&pfd, 1, 100)
         if ready < 0 {
             if errno == EINTR { continue }
             return EOF
         }
-        if ready == 0 {
-            waited = true
-            continue
-        }
+        if ready == 0 { continue }
         var byte: UInt8 = 0
         let n = read(fd, &byte, 1)
-        if n == 1 {
-            // The terminal raises SIGINT as it reads the ^C, but the handler may run on another thread a moment
-            // after the next key is readable here: a key that ends a wait is held 3 ms for a Ctrl-C to show. Keys
-            // already waiting (typed fast, pasted) pass at once.
-            if waited { usleep(3_000) }
-            if shellInterrupt.exchange(false, ordering: .sequentiallyConsistent) {
-                pendingByte.store(Int32(byte), ordering: .sequentiallyConsistent)
-                readInterrupted = true
-                ucube_rl_clear_line()
-                return 10
-            }
-            return Int32(byte)
-        }
+        if n == 1 { return byte == ctrlC ? interrupted() : Int32(byte) }
         if n < 0 && errno == EINTR { continue }
         return EOF
     }
@@ -161,6 +142,7 @@ final class ReadlineSource: LineSource {
         ucube_rl_set_readline_name("ucube")
         ucube_rl_set_catch_signals(0)
         ucube_rl_set_getc(shellGetc)
+        ucube_rl_read_ctrl_c_as_a_key()
         ucube_rl_set_completion(shellComplete)
         stifle_history(Self.historyLimit)
         try? Environment.ensureDirectory((historyPath as NSString).deletingLastPathComponent)
