@@ -1,5 +1,7 @@
+import Dispatch
 import Logging
 import UCubeProtocol
+import UCubeSupport
 
 /// One exchange as seen on the link, for `--trace` and logs.
 package enum TraceEvent: Sendable {
@@ -303,9 +305,12 @@ package actor RPCClient {
         guard let earliest = pending.map(\.deadline).min() else { return }
         if let wake = watchdogWake, wake <= earliest { return }
         watchdogWake = earliest
-        Task { [weak self] in
-            try? await Task.sleep(until: earliest, clock: .continuous)
-            await self?.watchdogFired(earliest)
+        // A Dispatch timer, not `Task.sleep`: the first sleep of a process asks whether the executor schedules
+        // (a conformance lookup that scans all of the binary's), a tenth of a millisecond of `ucube info`.
+        let delay = max(0, (earliest - ContinuousClock.now).seconds)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            Task { await self.watchdogFired(earliest) }
         }
     }
 

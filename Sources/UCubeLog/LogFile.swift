@@ -83,10 +83,13 @@ package final class LogFile: @unchecked Sendable {
 
     private func openIfNeeded() -> Bool {
         if fd >= 0 { return true }
-        if !triedDirectory || !FileManager.default.fileExists(atPath: directory) {
+        // mkdir(2) first: the directory is almost always there, and FileManager's first use costs a start-up.
+        if !triedDirectory || !FileStatus.isDirectory(directory) {
             triedDirectory = true
-            try? FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            if mkdir(directory, 0o700) != 0 && errno == ENOENT {
+                try? FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
         }
         if lockFD < 0 {
             lockFD = open(directory + "/" + LogChoices.lockFileName, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)

@@ -331,10 +331,9 @@ struct DeviceStore: Sendable {
     /// The stored state; `nil` when there is no file yet. Throws `SimulatorError(.stateUnreadable)` for a file that
     /// exists but is not a device state.
     func load() throws(SimulatorError) -> DeviceState? {
-        let url = URL(fileURLWithPath: path)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
-            let data = try Data(contentsOf: url)
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
             return try JSONDecoder().decode(DeviceState.self, from: data)
         } catch {
             throw SimulatorError(

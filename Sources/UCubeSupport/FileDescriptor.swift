@@ -43,6 +43,12 @@ package enum FileStatus {
         return Int64(info.st_size)
     }
 
+    /// Whether `path` names a directory (links followed).
+    package static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// Whether `path` names a regular file (links followed).
     package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()

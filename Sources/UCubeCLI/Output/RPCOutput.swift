@@ -32,6 +32,20 @@ enum RPCOutput {
     }
 
     static func print<R: RPCResponse>(_ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions) throws {
+        try print(reply, command: command, globals: globals, lines: ResponseLines.of)
+    }
+
+    /// The same, for an answer whose wording is known statically: no dynamic cast to `ResponseText`, whose first
+    /// use scans the binary's conformances (a tenth of a millisecond of `ucube info`).
+    static func print<R: RPCResponse & ResponseText>(
+        _ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions
+    ) throws {
+        try print(reply, command: command, globals: globals, lines: \.summary)
+    }
+
+    private static func print<R: RPCResponse>(
+        _ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions, lines: (R) -> [String]
+    ) throws {
         let succeeded = reply.succeeded
         if globals.json {
             try JSONOutput.print(
@@ -48,7 +62,7 @@ enum RPCOutput {
                 "data is ciphered (SIGNED_CIPHERED in a secure session, spec §2.3): \(Hex.encode(reply.frame.data))")
             if let mac = reply.frame.envelope?.mac { Console.line("MAC: \(Hex.encode(mac))") }
         } else if let response = reply.response {
-            for line in ResponseLines.of(response) { Console.line(line) }
+            for line in lines(response) { Console.line(line) }
             if reply.status != .success { Console.line("status: \(reply.status)") }
         }
         if !succeeded {
