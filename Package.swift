@@ -72,7 +72,7 @@ let package = Package(
         // XDG directory rules.
         .target(name: "UCubeSupport", swiftSettings: strict),
         // Pure: frames, BER-TLV, tag dictionary, commands, statuses, currencies. No I/O, clocks or randomness.
-        .target(name: "UCubeProtocol", swiftSettings: strict),
+        .target(name: "UCubeProtocol", dependencies: ["UCubeSupport"], swiftSettings: strict),
         // Pure: DUKPT, retail MAC, PIN blocks, SRED, on libcrypto. Uses UCubeProtocol's Hex and CodedError only.
         .target(name: "UCubeCrypto", dependencies: ["UCubeProtocol", "CLibCrypto"], swiftSettings: strict),
         // I/O: transports and the RPC client actor.

@@ -5,6 +5,7 @@ import UCubeLink
 import UCubeLog
 import UCubeProtocol
 import UCubeSimulator
+import UCubeSupport
 import UCubeTMS
 import UCubeTMSSimulator
 
@@ -183,11 +184,7 @@ struct UCube: AsyncParsableCommand {
         LogSystem.bootstrap(
             directory: Environment.logDirectory, levels: globals?.logLevels ?? LogLevels(),
             mirrorToStderr: globals?.logLevel != nil, metadata: DeviceOutput.logMetadata, stderr: Console.err)
-        // Appended by hand: the first generic `joined` of a process looks up a conformance, which scans all 11,000 of the
-        // binary's (a tenth of a millisecond of `info`'s start-up).
-        var line = "ucube"
-        for argument in arguments { line += " " + argument }
-        Logger(layer: .api).info("\(line)")
+        Logger(layer: .api).info("ucube \(arguments.joinedWithoutLookup(separator: " "))")
         return globals
     }
 

@@ -1,4 +1,5 @@
 import UCubeProtocol
+import UCubeSupport
 
 /// What `ucube rpc` and `decode` print for a terminal's answer, a line each: the wording is the command line's,
 /// so it lives here, beside the other renderers, and not in the protocol layer that parses the answer. Card data
@@ -120,7 +121,7 @@ extension DeviceInfo: ResponseText {
         add("speed mode", speedMode?.description)
         add("power-off timeout", powerOffTimeout.map { $0 == 0 ? "never" : "\($0) s" })
         add("locale", locale)
-        add("supported locales", supportedLocales?.joined(separator: ", "))
+        add("supported locales", supportedLocales?.joinedWithoutLookup(separator: ", "))
         return lines
     }
 }

@@ -1,3 +1,5 @@
+import UCubeSupport
+
 /// 0x5001 GetInfo: reads terminal information tags (spec §5.2, tag dictionary §7.1).
 ///
 /// Request: concatenation of 1-byte tag ids ("usable tags are all on 1 byte"). Response: TLVs for the tags the
@@ -45,7 +47,7 @@ package struct FirmwareVersion: Hashable, Sendable, Comparable, CustomStringConv
         self.parts = parts
     }
 
-    package var description: String { parts.map(String.init).joined(separator: ".") }
+    package var description: String { parts.map(String.init).joinedWithoutLookup(separator: ".") }
 
     package static func < (lhs: FirmwareVersion, rhs: FirmwareVersion) -> Bool {
         lhs.parts.lexicographicallyPrecedes(rhs.parts)

@@ -29,6 +29,14 @@ package struct FrameDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// The same for an array, what every transport delivers: specialised here, where the generic version called from
+    /// another module looks up `Array`'s conformances at run time the first time (a scan of the binary's 11,000, a
+    /// sizeable part of a short command's start-up).
+    package mutating func append(_ bytes: [UInt8]) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
     /// Forgets everything buffered (e.g. after a link reset).
     package mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
