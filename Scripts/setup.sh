@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian / Ubuntu packages ucube needs (Scripts/debian-packages.txt) that this machine lacks.
 #   Scripts/setup.sh          what building ucube needs
-#   Scripts/setup.sh --test   what building it and running the test suite need
+#   Scripts/setup.sh --test   what building it and running the test suite need, the BLE test bed's included
 #   Scripts/setup.sh --bench  what building it and running Benchmarks/startup.sh need
 #   Scripts/setup.sh --ble    what building it and running the BLE test bed (Scripts/ble-testbed/run.sh) need
 # Each package is checked with dpkg-query; only missing ones are installed (apt-get, through sudo when not root),
@@ -13,7 +13,7 @@ kinds=" build "
 what="building ucube"
 for option in "$@"; do
     case "$option" in
-        --test) kinds+="test " what+=" and running its tests" ;;
+        --test) kinds+="test ble " what+=" and running its tests (the BLE test bed's too)" ;;
         --bench) kinds+="bench " what+=" and running its start-up benchmark" ;;
         --ble) kinds+="test ble " what+=" and running its BLE test bed" ;;
         -h | --help)

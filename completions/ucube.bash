@@ -1933,7 +1933,7 @@ _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
     repeating_options=(--device --fleet-fault)
-    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-certificate --tms-dialect --fleet --devices-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-firmware-size --tms-certificate --tms-dialect --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -1998,6 +1998,9 @@ _ucube_simulate() {
         return
         ;;
     '--tms-fault')
+        return
+        ;;
+    '--tms-firmware-size')
         return
         ;;
     '--tms-certificate')

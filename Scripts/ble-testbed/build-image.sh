@@ -4,13 +4,14 @@
 #   Scripts/ble-testbed/build-image.sh
 # The image lives outside the checkout, in $UCUBE_BLE_CACHE (default ~/.cache/ucube-ble), under a name made of the
 # hash of this script and of guest/init.sh: changing either builds a new one. Nothing here needs the network once the
-# image exists. Needs (Scripts/debian-packages.txt, `ble`): debootstrap, busybox-static, cpio, e2fsprogs, apt-get and
-# dpkg-deb; root, for debootstrap.
+# image exists. Needs (Scripts/debian-packages.txt, `ble`): debootstrap, debian-archive-keyring, busybox-static, cpio,
+# e2fsprogs and dpkg-deb; root for debootstrap (through sudo when run by another user).
 #
 # What it holds (issue 24; /work/shared measurements): Debian 12 `debootstrap --variant=minbase` with dbus, bluez,
 # bluez-test-tools (btvirt, btmgmt), python3-dbus and python3-gi; Debian's generic kernel (its cloud flavour has no
-# Bluetooth), taken with `apt-get download` and `dpkg-deb -x`, with only the modules the test bed loads; a busybox
-# initramfs that loads virtio, ext4 and mounts the root; `mke2fs -d` makes the disk without a loop mount.
+# Bluetooth), taken with the image's own `apt-get download` and `dpkg-deb -x`, with only the modules the test bed
+# loads; a busybox initramfs that loads virtio, ext4 and mounts the root; `mke2fs -d` makes the disk without a loop
+# mount.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${UCUBE_BLE_CACHE:-$HOME/.cache/ucube-ble}"
@@ -27,10 +28,18 @@ fi
 exec 3>&1 1>&2
 
 say() { echo "build-image: $*" >&2; }
-for tool in debootstrap busybox cpio mke2fs apt-get apt-cache dpkg-deb python3 gzip; do
+for tool in debootstrap busybox cpio mke2fs dpkg-deb python3 gzip; do
     command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --ble installs it"; exit 69; }
 done
-[ "$(id -u)" -eq 0 ] || { say "debootstrap needs root: run this as root (or through sudo)"; exit 77; }
+# debootstrap needs root: a user's build goes through sudo (as Scripts/setup.sh's apt-get does), into the user's cache,
+# which is then given back to the user.
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { say "debootstrap needs root, and there is no sudo: run this as root"; exit 77; }
+    say "debootstrap needs root: building through sudo"
+    sudo env UCUBE_BLE_CACHE="$cache" UCUBE_BLE_MIRROR="$mirror" "$here/build-image.sh" >&3 || exit $?
+    sudo chown -R "$(id -u):$(id -g)" "$cache"
+    exit 0
+fi
 busybox_bin="$(command -v busybox)"
 
 mkdir -p "$cache"
@@ -48,13 +57,20 @@ debootstrap --variant=minbase --cache-dir="$cache/debs" \
 rm -rf "$work/root/var/cache/apt/archives/"*.deb "$work/root/var/lib/apt/lists/"* "$work/root/usr/share/doc" \
     "$work/root/usr/share/man" "$work/root/usr/share/locale"
 
-# 2. Debian's generic kernel, the version linux-image-amd64 depends on.
+# 2. Debian's generic kernel, the version linux-image-amd64 depends on, as the new root file system's own apt finds it
+# (not the host's: the host may be Ubuntu, whose archive has no linux-image-amd64).
 say "the generic kernel"
-package="$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')"
-[ -n "$package" ] || { say "apt-cache knows no linux-image-amd64 (apt-get update?)"; exit 1; }
+cp -L /etc/resolv.conf "$work/root/etc/resolv.conf" 2>/dev/null || true
+chroot "$work/root" apt-get update -qq >"$work/apt.log" 2>&1 ||
+    { tail -5 "$work/apt.log" >&2; say "apt-get update in the image failed"; exit 1; }
+package="$(chroot "$work/root" apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')"
+[ -n "$package" ] || { say "the image's apt knows no linux-image-amd64"; exit 1; }
 if ! ls "$cache/debs/$package"_*.deb >/dev/null 2>&1; then
-    (cd "$cache/debs" && apt-get download "$package" >/dev/null 2>&1) || { say "apt-get download $package failed"; exit 1; }
+    chroot "$work/root" sh -c "cd /tmp && apt-get download $package" >>"$work/apt.log" 2>&1 ||
+        { tail -5 "$work/apt.log" >&2; say "apt-get download $package failed"; exit 1; }
+    mv "$work/root/tmp/$package"_*.deb "$cache/debs/"
 fi
+rm -rf "$work/root/var/lib/apt/lists/"* "$work/root/etc/resolv.conf"
 dpkg-deb -x "$(ls "$cache/debs/$package"_*.deb | tail -1)" "$work/kernel"
 version="$(ls "$work/kernel/lib/modules")"
 # The package has no modules.dep (its postinst makes it): the root file system's depmod (kmod) makes it, so the

@@ -10,7 +10,9 @@
 # `make` build works too), UCUBE_BLE_CACHE (default ~/.cache/ucube-ble: images, packages and the last run's share,
 # whose out/ keeps every command's output), UCUBE_BLE_TIMEOUT (seconds the VM may run, default 900),
 # UCUBE_BLE_BLUETOOTHD_DEBUG=1 (bluetoothd -d, its log in out/bluetoothd-mtu*.log).
-# Needs (Scripts/debian-packages.txt, `ble`): qemu-system-x86, debootstrap, busybox-static, cpio, tshark; root.
+# Needs (Scripts/debian-packages.txt, `ble`; Scripts/setup.sh --test installs them): qemu-system-x86, debootstrap,
+# busybox-static, cpio, e2fsprogs, tshark, a C compiler (cc, or the Swift toolchain's clang); root or sudo for the
+# image's first build (debootstrap), and Debian's archive then.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -41,12 +43,17 @@ ldd "$ucube" | awk '/=> \// {print $3}' | while read -r lib; do
     esac
 done
 cp "$here/guest/session.sh" "$here/guest/cases.sh" "$here/guest/peripheral.py" "$here/guest/bt.py" "$share/guest/"
+# The shim that lets bluetoothd take an ExchangeMTU of 23 (host/l2cap-min-mtu.c), built with the C compiler this
+# machine has: Debian's, or the Swift toolchain's clang. The VM runs the same Debian release, so it loads there.
+compiler="$(command -v cc || command -v clang || true)"
+[ -n "$compiler" ] || { say "no C compiler (cc or the Swift toolchain's clang) for host/l2cap-min-mtu.c"; exit 69; }
+"$compiler" -shared -fPIC -O2 -o "$share/lib/l2cap-min-mtu.so" "$here/host/l2cap-min-mtu.c" -ldl
 printf 'UCUBE_BLE_CASES=%q\nUCUBE_BLE_BLUETOOTHD_DEBUG=%q\n' "$*" "${UCUBE_BLE_BLUETOOTHD_DEBUG:-}" >"$share/cases.env"
 
-# The SVPP firmware image the TMS simulator's catalogue holds (6.0.1.0, 256 KiB: 129 Load blocks), with its
+# The SVPP firmware image the TMS simulator's catalogue holds (6.0.1.0, made 600 KiB: 302 Load blocks), with its
 # signature: written by `ucube simulate --tms` on its first start, then that simulator is stopped.
 tms_home="$(mktemp -d)"
-UCUBE_TMS_SIM_HOME="$tms_home" "$ucube" simulate --tms 127.0.0.1:0 >"$tms_home/log" 2>&1 &
+UCUBE_TMS_SIM_HOME="$tms_home" "$ucube" simulate --tms 127.0.0.1:0 --tms-firmware-size 600 >"$tms_home/log" 2>&1 &
 tms_pid=$!
 for _ in $(seq 300); do
     [ -f "$tms_home/catalogue/catalogue.json" ] && break

@@ -69,17 +69,29 @@ package enum SimulatedFirmware {
         }
     }
 
-    package static let defaultItems: [ItemSpec] = [
-        ItemSpec(
-            type: .svppFirmware, label: "SVPP firmware", version: FirmwareVersion([6, 0, 1, 0]),
-            minVersion: FirmwareVersion([6, 0, 1, 0]), payloadSize: 256 * 1024, fileStem: "svpp"),
-        ItemSpec(
-            type: .iccConfig, label: "ICC EMV configuration", version: FirmwareVersion([1, 0, 0, 6]),
-            minVersion: SimulatorChoices.DefaultDevice.iccConfigVersion, payloadSize: 16 * 1024, fileStem: "icc-config"),
-        ItemSpec(
-            type: .nfcConfig, label: "NFC EMV configuration", version: FirmwareVersion([1, 0, 0, 5]),
-            minVersion: SimulatorChoices.DefaultDevice.nfcConfigVersion, payloadSize: 16 * 1024, fileStem: "nfc-config"),
-    ]
+    package static let defaultItems = defaultItems(firmwareKiB: defaultFirmwareKiB)
+
+    /// The SVPP firmware image's size in the default catalogue, in KiB, and the sizes `ucube simulate --tms
+    /// --tms-firmware-size` may ask for instead (a larger image makes a longer update: 2,040 bytes a Load block).
+    package static let defaultFirmwareKiB = 256
+    package static let catalogueFirmwareSizes = 16...8192
+
+    /// The default catalogue with an SVPP firmware image of `firmwareKiB` KiB.
+    package static func defaultItems(firmwareKiB: Int) -> [ItemSpec] {
+        [
+            ItemSpec(
+                type: .svppFirmware, label: "SVPP firmware", version: FirmwareVersion([6, 0, 1, 0]),
+                minVersion: FirmwareVersion([6, 0, 1, 0]), payloadSize: firmwareKiB * 1024, fileStem: "svpp"),
+            ItemSpec(
+                type: .iccConfig, label: "ICC EMV configuration", version: FirmwareVersion([1, 0, 0, 6]),
+                minVersion: SimulatorChoices.DefaultDevice.iccConfigVersion, payloadSize: 16 * 1024,
+                fileStem: "icc-config"),
+            ItemSpec(
+                type: .nfcConfig, label: "NFC EMV configuration", version: FirmwareVersion([1, 0, 0, 5]),
+                minVersion: SimulatorChoices.DefaultDevice.nfcConfigVersion, payloadSize: 16 * 1024,
+                fileStem: "nfc-config"),
+        ]
+    }
 
     // MARK: Images in memory
 

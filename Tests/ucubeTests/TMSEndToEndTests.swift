@@ -362,6 +362,32 @@ import ZIPFoundation
         #expect(zero.status == 64, "port 0 is not known before the server runs")
     }
 
+    /// `--tms-firmware-size` sets the SVPP image of the catalogue written on first use (a longer update for a test bed);
+    /// a size out of 16…8192 KiB, or one next to --catalogue (an existing catalogue), is a usage error.
+    @Test func theFirmwareSizeOfANewCatalogue() async throws {
+        let sandbox = try UCubeSandbox()
+        let tms = try await Self.startTMS(sandbox, extra: ["--tms-firmware-size", "600"])
+        await Self.stop(tms.process)
+        let catalogue = sandbox.directory.appendingPathComponent("tms-sim/catalogue")
+        let image = try FileManager.default.contentsOfDirectory(atPath: catalogue.path).filter {
+            $0.hasPrefix("svpp-") && $0.hasSuffix(".bin")
+        }
+        #expect(image.count == 1, "\(image)")
+        let size = try #require(
+            try FileManager.default.attributesOfItem(atPath: catalogue.appendingPathComponent(image[0]).path)[.size]
+                as? Int)
+        // The payload, and the image header before it (under 64 bytes).
+        #expect(size >= 600 * 1024 && size < 600 * 1024 + 64, "\(size)")
+        for bad in [
+            ["--tms", "127.0.0.1:0", "--tms-firmware-size", "15"], ["--tms-firmware-size", "600"],
+            ["--tms", "127.0.0.1:0", "--catalogue", catalogue.path, "--tms-firmware-size", "600"],
+        ] {
+            let result = try await sandbox.run(["simulate"] + bad)
+            #expect(result.status == 64, "\(bad): \(result.stderr)")
+            #expect(result.stderr.contains("--tms-firmware-size"), "\(bad): \(result.stderr)")
+        }
+    }
+
     static func events(_ stdout: String) -> [[String: Any]] {
         stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]

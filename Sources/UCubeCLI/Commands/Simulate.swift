@@ -126,6 +126,12 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
+                "With --tms: the size in KiB of the SVPP firmware image in the catalogue written on first use (16…8192, default 256; the terminal loads 2,040 bytes a Load block). A larger image makes a longer update.",
+                valueName: "kib"))
+        var tmsFirmwareSize: Int?
+
+        @Option(
+            help: ArgumentHelp(
                 "With --tms: the HTTPS certificate to present: valid (default), expired (ended yesterday) or foreign (from a CA no client trusts).",
                 valueName: "kind"),
             completion: .list(TMSServerCertificate.allCases.map(\.rawValue)))
@@ -218,6 +224,18 @@ extension UCube {
             if let fault { _ = try BuiltInSimulator.faults(fault) }
             if let keys { _ = try BuiltInSimulator.keys(keys) }
             if let choices { _ = try BuiltInSimulator.choices(choices) }
+            if let tmsFirmwareSize {
+                guard tms != nil, catalogue == nil else {
+                    throw ValidationError(
+                        "--tms-firmware-size is for the catalogue the TMS simulator writes: add --tms HOST:PORT, without --catalogue"
+                    )
+                }
+                guard SimulatedFirmware.catalogueFirmwareSizes.contains(tmsFirmwareSize) else {
+                    throw ValidationError(
+                        "--tms-firmware-size must be \(SimulatedFirmware.catalogueFirmwareSizes.lowerBound)…\(SimulatedFirmware.catalogueFirmwareSizes.upperBound) (KiB)"
+                    )
+                }
+            }
             if let tmsCertificate {
                 guard tms != nil else {
                     throw ValidationError("--tms-certificate is the TMS simulator's: add --tms HOST:PORT")
@@ -465,7 +483,10 @@ extension UCube {
             do {
                 try Environment.ensureDirectory(state)
                 if catalogue == nil && !FileManager.default.fileExists(atPath: catalogueDirectory + "/catalogue.json") {
-                    try SimulatedFirmware.writeCatalogue(directory: catalogueDirectory)
+                    try SimulatedFirmware.writeCatalogue(
+                        directory: catalogueDirectory,
+                        items: SimulatedFirmware.defaultItems(
+                            firmwareKiB: tmsFirmwareSize ?? SimulatedFirmware.defaultFirmwareKiB))
                 }
             } catch {
                 throw CLIFailure(
