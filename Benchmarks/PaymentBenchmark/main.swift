@@ -8,7 +8,8 @@
 //
 // "crash" is the link after a process that did not exit cleanly, or the first payment on a machine: the full starting
 // sequence (CancelAll, ExitSecureSession, GetInfo, EnterSecureSession). "clean" is the link after a clean exit that
-// recorded the terminal (spec §8.6): EnterSecureSession first. The commands are counted on the link (frames written),
+// recorded the terminal (spec §8.6): EnterSecureSession first. Each starts from the link session record such a process
+// leaves, through the CLI's rule (`LinkOpening`). The commands are counted on the link (frames written),
 // and the payment's own count (`roundTrips`) must agree with it, or the benchmark stops.
 
 import Foundation
@@ -64,7 +65,10 @@ struct Measurement {
     let terminal: KnownTerminal?
 }
 
-func measure(_ flow: Flow, link: LinkStart, model: LinkModel) async throws -> Measurement {
+/// One payment on a link opened as `ucube pay` opens it from `record` (`LinkOpening`, the CLI's rule): the client
+/// starts with the rules it trusts, and the payment from what it knows.
+func measure(_ flow: Flow, record: SessionRecord.Loaded, model: LinkModel) async throws -> Measurement {
+    let opening = LinkOpening(record, preparation: .payment)
     guard let scenario = CardCatalogue.named(flow.card) else { fatalError("unknown card \(flow.card)") }
     var configuration = scenario.configuration(SimulatorConfiguration())
     configuration.linkModel = model
@@ -72,7 +76,7 @@ func measure(_ flow: Flow, link: LinkStart, model: LinkModel) async throws -> Me
     let (transport, peer) = InMemoryTransport.pair()
     let serving = Task { _ = await simulator.serve(input: peer.input, output: { peer.write($0) }) }
     let log = FrameLog()
-    let client = RPCClient(transport: transport, defaultTimeout: .seconds(120)) { event in
+    let client = RPCClient(transport: transport, defaultTimeout: .seconds(120), rules: opening.rules) { event in
         switch event {
         case .sent(let bytes, _): log.add(bytes, sent: true)
         case .received(let bytes, _, _): log.add(bytes, sent: false)
@@ -83,6 +87,7 @@ func measure(_ flow: Flow, link: LinkStart, model: LinkModel) async throws -> Me
     let request = PaymentRequest(amount: 1250, readers: flow.readers, requestID: UUID().uuidString)
     let clock = ContinuousClock()
     let start = clock.now
+    let link = LinkStart(idle: opening.idle, secured: opening.rules.secured, terminal: opening.terminal)
     let context = await engine.run(request, link: link)
     let wall = clock.now - start
     await client.close()
@@ -124,11 +129,14 @@ print(
 for flow in flows {
     // The first payment learns the terminal; the "clean" runs start from what it learned, as the next process would
     // from the link session file.
-    let first = try await measure(flow, link: .unknown, model: .none)
+    let first = try await measure(flow, record: .missing, model: .none)
     guard let terminal = first.terminal else { fatalError("\(flow.name): the payment learned no terminal") }
-    for (label, link) in [("crash", LinkStart.unknown), ("clean", LinkStart(idle: true, terminal: terminal))] {
+    let records: [(String, SessionRecord.Loaded)] = [
+        ("crash", .stale(owner: 4242)), ("clean", .clean(LinkRules(), terminal)),
+    ]
+    for (label, record) in records {
         var results: [Measurement] = []
-        for _ in 0..<runs { results.append(try await measure(flow, link: link, model: .ble)) }
+        for _ in 0..<runs { results.append(try await measure(flow, record: record, model: .ble)) }
         let median = results.sorted { $0.wall < $1.wall }[results.count / 2]
         guard results.allSatisfy({ $0.commands == $0.roundTrips }) else {
             fatalError(

@@ -62,8 +62,8 @@ struct TerminalScript: Sendable {
     }
 }
 
-/// The whole driver against a terminal that answers as a `TerminalScript` says: the start-up resynchronisation every
-/// command runs on a terminal left in an unknown state (CancelAll, the secure-session check), a payment on both
+/// The whole driver against a terminal that answers as a `TerminalScript` says: the start-up resynchronisation a
+/// command runs on a terminal left in an unknown state (`LinkOpening`: CancelAll, ExitSecureSession), a payment on both
 /// readers, a GetInfo and a firmware load. Checks what must hold whatever the terminal says: every flow ends, and an
 /// APPROVED payment carries the card's 8-byte cryptogram, never an AAC (docs/protocol.md §8.3).
 enum VirtualTerminal {
@@ -108,8 +108,9 @@ enum VirtualTerminal {
     /// What the driver does with a terminal, in the order a CLI session would.
     private static func flows(_ client: RPCClient) async -> Outcome {
         var outcome = Outcome()
-        _ = try? await client.cancelAll()
-        _ = try? await client.verifySecureSession()
+        // The link opened as the CLI opens it for a command that needs the terminal READY, on a terminal a process
+        // left in an unknown state: the library's one rule (`LinkOpening`), CancelAll and ExitSecureSession.
+        _ = try? await LinkOpening(.stale(owner: nil), preparation: .ready).perform(on: client)
         let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve))
         let context = await engine.run(PaymentRequest(amount: 1_250, cardWaitTimeout: 1, requestID: "fuzz"))
         if context.status == .approved {

@@ -49,7 +49,7 @@ package struct Recording: Sendable, Equatable {
         package var frames: [Event] { events.filter(\.isFrame) }
     }
 
-    /// What the link session file said (`SessionRecord` in the CLI): the replay starts from the same state, so the
+    /// What the link session file said (`SessionRecord.Loaded`): the replay starts from the same state, so the
     /// command sends the same first frames.
     package enum Session: Sendable, Equatable {
         case missing

@@ -90,7 +90,7 @@ extension UCube {
             ControlSocket.route { CancelAnswer(.none, "another `ucube cancel` (pid \(pid)) is resetting the terminal") }
             defer { ControlSocket.route(nil) }
             try await withConnection(globals, prepare: .asRecorded) { connection in
-                let (cancel, exit) = try await Connection.resynchronise(connection.client)
+                let (cancel, exit) = try await connection.client.resynchronise()
                 let message = "no payment was running; terminal reset (CancelAll \(cancel), ExitSecureSession \(exit))"
                 try CancelReport(result: "reset", message: message).print(json: globals.json)
             }

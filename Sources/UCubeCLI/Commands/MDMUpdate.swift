@@ -111,7 +111,7 @@ extension UCube {
 }
 
 /// The terminal's link across a firmware reboot: the reboot drops it and `reopen` dials again.
-private actor LinkSlot {
+private actor LinkSlot: UpdateLink {
     private var connection: Connection
     private let globals: GlobalOptions
 
@@ -128,53 +128,20 @@ private actor LinkSlot {
         return connection.client
     }
 
+    /// The versions as `TerminalFacts` reads them; whatever stops that read stops the run, in its words.
+    nonisolated func versions(_ client: RPCClient) async throws(UpdateError) -> DeviceVersions {
+        do {
+            return try await TerminalFacts.read(client).versions
+        } catch let failure as CLIFailure {
+            throw UpdateError(.link, failure.message)
+        } catch let error as LinkError {
+            throw UpdateError(.link, error.reason)
+        } catch {
+            throw UpdateError(.link, "\(error)")
+        }
+    }
+
     func close() async { await connection.close() }
-}
-
-/// One item's outcome: the `item` event of `--json`, whose `item` is the name its `progress` events carry.
-struct UpdateVerdict: Encodable, Sendable {
-    enum Result: String, Encodable, Sendable {
-        /// The terminal now reports the target version.
-        case installed
-        /// The terminal accepted the last block; it reports no version for this type to check.
-        case loaded
-        /// The terminal already reports the image's version: nothing was loaded (it refuses a same-version image,
-        /// spec §10.4), so a re-run of an update that finished, but whose verdict was lost, succeeds.
-        case current
-        case failed
-        /// Not attempted: the run stopped at an earlier item (link lost, Ctrl-C).
-        case skipped
-    }
-
-    let item: String
-    /// The item type (spec §10.3); `nil` for a local file without a project image header.
-    let type: Int?
-    let from: String?
-    /// The version being installed; `nil` when a local file does not say.
-    let to: String?
-    var result: Result
-    var now: String? = nil
-    var bytes: Int? = nil
-    var seconds: Double? = nil
-    var error: String? = nil
-
-    private enum Key: String, CodingKey {
-        case item, type, from, to, result, now, bytes, seconds, error
-    }
-
-    /// `type`, `from` and `to` are always present, `null` when unknown; the others only when they apply.
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Key.self)
-        try c.encode(item, forKey: .item)
-        try c.encode(type, forKey: .type)
-        try c.encode(from, forKey: .from)
-        try c.encode(to, forKey: .to)
-        try c.encode(result, forKey: .result)
-        try c.encodeIfPresent(now, forKey: .now)
-        try c.encodeIfPresent(bytes, forKey: .bytes)
-        try c.encodeIfPresent(seconds, forKey: .seconds)
-        try c.encodeIfPresent(error, forKey: .error)
-    }
 }
 
 /// `mdm-update`'s work, run in a task Ctrl-C can cancel.
@@ -186,23 +153,6 @@ private struct UpdateJob: Sendable {
     let force: Bool
     let firmwareOnly: Bool
     let localImage: LocalImage?
-
-    /// What to load and how to check it.
-    struct Item: Sendable {
-        /// The item's one name, in its progress events and its verdict.
-        let label: String
-        let type: Int?
-        let from: FirmwareVersion?
-        let to: String?
-        let target: FirmwareVersion?
-        /// The binaries that install the item, in order: one, except a TMS zip answer listing several (spec §10.5).
-        let binaries: @Sendable () async throws -> [any LoadableBinary]
-        var reboots: Bool {
-            type.flatMap { UInt8(exactly: $0) }.flatMap(FirmwareItemType.init(rawValue:))?.rebootsTerminal ?? false
-        }
-        /// The label and the version, for the progress bar and the log.
-        var title: String { to.map { "\(label) \($0)" } ?? label }
-    }
 
     func run() async throws {
         let link = LinkSlot(try await Connection.open(globals), globals: globals)
@@ -218,14 +168,7 @@ private struct UpdateJob: Sendable {
     private func update(_ link: LinkSlot) async throws {
         let facts = try await TerminalFacts.read(await link.client)
         if let localImage {
-            let header = Self.header(of: localImage.imagePath)
-            let item = Item(
-                label: header.map { $0.type.description } ?? localImage.name,
-                type: header.map { Int($0.type.rawValue) },
-                from: header.flatMap { facts.versions.version(forType: Int($0.type.rawValue)) },
-                to: header.map { $0.version.description }, target: header?.version,
-                binaries: { [localImage] })
-            try await install([item], link: link)
+            try await install([UpdateItem(local: localImage, versions: facts.versions)], link: link)
             return
         }
         let settings = try tmsOptions.settings()
@@ -259,23 +202,9 @@ private struct UpdateJob: Sendable {
             try Environment.requireStateDirectory()
             try Environment.ensureDirectory(downloads)
             let plannedItems = chosen.map { update in
-                let config = update.item
-                let path = Self.downloadPath(config, terminal: facts.identity)
-                let label = Self.label(config)
-                return Item(
-                    label: label, type: config.type,
-                    from: update.deviceVersion, to: config.currentVersion.description,
-                    target: DeviceVersions.reportsVersion(forType: config.type) ? config.currentVersion : nil,
-                    binaries: {
-                        if !globals.json {
-                            StandardError.write("downloading \(label) \(config.currentVersion) from the TMS…")
-                        }
-                        let download = try await client.downloadBinary(
-                            type: config.type, terminal: facts.identity, certificate: certificate,
-                            ciphered: config.ciphered, to: path)
-                        // A zip answer may hold several binaries: they replace the item, in manifest order (§10.5).
-                        return download.packages.map { TMSBinaryPackage(path: $0.path, ciphered: config.ciphered) }
-                    })
+                UpdateItem(
+                    update, client: client, terminal: facts.identity, certificate: certificate,
+                    path: Self.downloadPath(update.item, terminal: facts.identity))
             }
             defer {
                 for update in chosen {
@@ -288,107 +217,36 @@ private struct UpdateJob: Sendable {
         }
     }
 
-    /// The server's label for an item, else its type's name.
-    private static func label(_ item: TMSConfigItem) -> String {
-        item.label.flatMap { $0.isEmpty ? nil : $0 } ?? item.typeName
-    }
-
     /// Where an item's binary is downloaded (deleted after the run, loaded or not).
     private static func downloadPath(_ item: TMSConfigItem, terminal: TerminalIdentity) -> String {
         "\(TMSContext.downloads)/\(terminal.serial)-type\(item.type)-\(item.currentVersion).bin"
     }
 
-    /// The project image header of a local file, when it has one (spec PROJECT CHOICE "UCFW").
-    private static func header(of path: String) -> FirmwareImageHeader? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: FirmwareImageChoices.headerSize) else { return nil }
-        return try? FirmwareImageHeader(parsing: Array(data))
-    }
-
     // MARK: Installing
 
-    private func install(_ items: [Item], link: LinkSlot) async throws {
-        let log = Logger(layer: .mdm)
-        var verdicts: [UpdateVerdict] = []
-        var stopped: UpdateError? = nil
-        for item in items {
-            var verdict = UpdateVerdict(
-                item: item.label, type: item.type, from: item.from?.description, to: item.to, result: .failed)
-            if stopped != nil {
-                verdict.result = .skipped
-                verdicts.append(verdict)
-                report(verdict)
-                continue
-            }
-            if let target = item.target, item.from == target {
-                verdict.result = .current
-                verdict.now = target.description
-                log.info("\(item.title): the terminal already runs it; nothing to load")
-                verdicts.append(verdict)
-                report(verdict)
-                continue
-            }
-            let started = ContinuousClock.now
-            do {
-                let binaries = try await item.binaries()
-                let display = ProgressSink(json: globals.json)
+    private func install(_ items: [UpdateItem], link: LinkSlot) async throws {
+        let json = globals.json
+        // One display an item: a bar starts afresh, its rate and ETA from the item's own start.
+        let display = ProgressSink(json: json)
+        let outcome = await UpdateSession(items: items, logger: Logger(layer: .mdm)).run(on: link) { event in
+            switch event {
+            case .downloading(let item):
+                if !json { StandardError.write("downloading \(item.label) \(item.to ?? "") from the TMS…") }
+            case .progress(let item, let progress, let elapsed):
                 // JSON progress names the item as its verdict does; the bar adds the version.
-                let label = globals.json ? item.label : item.title
-                var bytes = 0
-                for binary in binaries {
-                    let result = try await BinaryLoader(client: await link.client).load(binary) { progress in
-                        display.update(label: label, progress: progress, elapsed: ContinuousClock.now - started)
-                    }
-                    bytes += result.totalBytes
-                    log.info(
-                        "loaded \(item.title) (\(binary.name)): \(result.totalBytes) bytes in \(result.blockCount) blocks"
-                    )
-                }
-                verdict.bytes = bytes
-                var client = await link.client
-                if item.reboots {
-                    if !globals.json { StandardError.write("waiting for the terminal to reboot…") }
-                    let slot = link
-                    client = try await RebootWait().wait(after: client, reconnect: { try await slot.reopen() }).client
-                }
-                let now = try await TerminalFacts.read(client)
-                let reported = item.type.flatMap { now.versions.version(forType: $0) }
-                verdict.now = reported?.description
-                if let target = item.target {
-                    if reported == target {
-                        verdict.result = .installed
-                    } else {
-                        verdict.error =
-                            "the terminal reports \(reported?.description ?? "no version") after the load, not \(target)"
-                    }
-                } else {
-                    verdict.result = .loaded
-                }
-            } catch let error as UpdateError {
-                verdict.error = error.reason
-                switch error.code {
-                case .link, .cancelled, .rebootTimeout: stopped = error
-                default: break
-                }
-            } catch let error as TMSError {
-                verdict.error = error.reason
-                if error.code == .cancelled { stopped = UpdateError(.cancelled, error.reason) }
-            } catch let failure as CLIFailure {
-                verdict.error = failure.message
-                stopped = UpdateError(.link, failure.message)
-            } catch let error as LinkError {
-                verdict.error = error.reason
-                stopped = UpdateError(.link, error.reason)
+                display.update(label: json ? item.label : item.title, progress: progress, elapsed: elapsed)
+            case .rebooting:
+                if !json { StandardError.write("waiting for the terminal to reboot…") }
+            case .verdict(let verdict):
+                display.reset()
+                report(verdict)
             }
-            verdict.seconds = (ContinuousClock.now - started).seconds
-            if verdict.result == .failed { log.error("\(item.title) not installed: \(verdict.error ?? "")") }
-            verdicts.append(verdict)
-            report(verdict)
         }
-        let failed = verdicts.filter { $0.result == .failed || $0.result == .skipped }.count
+        let verdicts = outcome.verdicts
+        let stopped = outcome.stopped
+        let failed = outcome.failed
         if globals.json {
-            print(Self.doneEvent(installed: verdicts.count - failed, failed: failed, optional: nil))
+            print(Self.doneEvent(installed: outcome.installed, failed: failed, optional: nil))
         }
         if stopped?.code == .cancelled {
             throw CLIFailure(
@@ -464,7 +322,7 @@ private struct UpdateJob: Sendable {
     ) throws {
         let rows = planned.map { update in
             PlanRow(
-                item: Self.label(update.item), type: update.item.type,
+                item: UpdateItem.label(update.item), type: update.item.type,
                 device: update.deviceVersion?.description, server: update.item.currentVersion.description,
                 minVersion: update.item.minVersion.description, mandatory: update.mandatory,
                 install: chosen.contains(update))
@@ -497,7 +355,15 @@ private struct UpdateJob: Sendable {
 private final class ProgressSink: Sendable {
     private let display: Mutex<UpdateProgressDisplay>
 
-    init(json: Bool) { display = Mutex(UpdateProgressDisplay(json: json)) }
+    private let json: Bool
+
+    init(json: Bool) {
+        self.json = json
+        display = Mutex(UpdateProgressDisplay(json: json))
+    }
+
+    /// A fresh display for the next item.
+    func reset() { display.withLock { $0 = UpdateProgressDisplay(json: json) } }
 
     func update(label: String, progress: LoadProgress, elapsed: Duration) {
         display.withLock {

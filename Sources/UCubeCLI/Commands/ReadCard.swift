@@ -64,7 +64,7 @@ extension UCube {
                 let client = connection.client
                 // READY with nothing pending, as a payment's starting steps (spec §8.1), also in the shell, whose
                 // link may have a secure session open.
-                try await Connection.resynchronise(client)
+                try await client.resynchronise()
                 let inserted = InsertedFlag()
                 let result: Result<CardReading, any Error>
                 let countdown = Countdown.onTerminal(json: globals.json)
@@ -87,7 +87,7 @@ extension UCube {
                 if inserted.isSet, await client.isConnected {
                     _ = try? await client.send(WaitCardRemoval())
                 }
-                if await client.isConnected { _ = try? await Connection.resynchronise(client) }
+                if await client.isConnected { _ = try? await client.resynchronise() }
                 return try result.get()
             }
             if globals.json {

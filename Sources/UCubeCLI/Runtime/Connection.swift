@@ -26,24 +26,8 @@ struct Connection {
     /// Whether the terminal is known idle, and the terminal a payment met on this link (spec §8.6).
     private let memo = TerminalMemo()
 
-    /// What a command needs from the terminal before its first command. The terminal outlives every ucube process,
-    /// and a process can die anywhere (killed, power lost, link dropped), leaving a long command pending, a secure
-    /// session open or the link session file stale; each command starts from whatever state the last one left.
-    enum Preparation {
-        /// READY with nothing pending: CancelAll, then ExitSecureSession, every time (the SDKs' START_CANCEL_ALL and
-        /// START_EXIT_SECURE_SESSION, spec §8.1). For commands that read or change the terminal outside a secure
-        /// session (info, locale, updates, registration, logs): GetInfo's answer is ciphered in SECURED state.
-        case ready
-        /// Continue the link session the last process kept (`rpc …`, the shell). Trusted only when that process
-        /// closed the link cleanly; otherwise (it died, its file is missing or unreadable) the terminal is reset as
-        /// for `.ready` first.
-        case asRecorded
-        /// A payment (`pay`, `test`): as `.asRecorded`, but nothing is sent here, whatever the record says. The
-        /// payment's starting steps are the resynchronisation: the full sequence (CancelAll, ExitSecureSession,
-        /// GetInfo) when the record is not clean, only what the clean record leaves unknown otherwise (spec §8.6).
-        /// One sequence, no command sent twice.
-        case payment
-    }
+    /// What a command needs from the terminal before its first command (`LinkPreparation`, decided by `LinkOpening`).
+    typealias Preparation = LinkPreparation
 
     /// The device a command addresses: `given`, else `--device`; a name remembered by `ucube connect` is resolved
     /// through devices.json. `ucube cancel` uses it too, to find the same control socket.
@@ -149,11 +133,10 @@ struct Connection {
         } else if card != nil && address != .simulator {
             throw CLIFailure(ExitCodes.usage, "--card chooses the built-in simulator's card; it needs --device sim")
         }
-        let trusted: LinkRules? = if case .clean(let rules, _) = recorded { rules } else { nil }
-        let knownTerminal: KnownTerminal? = if case .clean(_, let terminal) = recorded { terminal } else { nil }
+        let opening = LinkOpening(recorded, preparation: prepare)
         let recorder = SessionRecorder.active?.link(device: address.description, session: Recording.Session(recorded))
         let client = RPCClient(
-            transport: transport, defaultTimeout: globals.timeout, rules: trusted ?? LinkRules(),
+            transport: transport, defaultTimeout: globals.timeout, rules: opening.rules,
             trace: Self.trace(printing: globals.trace, recorder: recorder),
             logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
         var connection = Connection(
@@ -161,7 +144,7 @@ struct Connection {
             sessionFile: sessionFile, simulatorTask: simulatorTask)
         connection.recorder = recorder
         // Ours from now on: a process that dies before `close` leaves this mark, and the next one resets.
-        if let sessionFile { SessionRecord(rules: trusted ?? LinkRules(), owner: getpid()).save(to: sessionFile) }
+        if let sessionFile { opening.openRecord(owner: getpid()).save(to: sessionFile) }
         if case .stale(let owner) = recorded {
             Logger(layer: .connection).notice(
                 "the last ucube process on \(address)\(owner.map { " (pid \($0))" } ?? "") did not close the link: resetting the terminal"
@@ -170,19 +153,9 @@ struct Connection {
         do {
             // The terminal is idle, its secure-session state known, once the last process closed the link cleanly or
             // this one resynchronised it; a payment's own starting steps resynchronise it otherwise.
-            switch prepare {
-            case .payment:
-                break
-            case .ready, .asRecorded:
-                if prepare == .ready || trusted == nil {
-                    try await resynchronise(connection.client)
-                } else if trusted?.secured == true {
-                    try await connection.client.verifySecureSession()
-                }
-            }
-            let idle = trusted != nil || prepare != .payment
+            try await opening.perform(on: connection.client)
             connection.memo.set(
-                idle: idle, idle ? knownTerminal : nil, commandsSent: await connection.client.commandsSent)
+                idle: opening.idle, opening.terminal, commandsSent: await connection.client.commandsSent)
         } catch {
             await connection.close()
             throw CLIFailure(error)
@@ -201,19 +174,6 @@ struct Connection {
             if printing { TracePrinter.print(event) }
             recorder?.record(event)
         }
-    }
-
-    /// Brings the terminal back to READY with nothing pending, from any state: CancelAll ends a pending long command
-    /// (WaitCard, StartNFC, DisplayMessage…; its late −32 answer is dropped by the client), and ExitSecureSession
-    /// closes a secure session (0) or finds none (−287). Both travel plain in every state (spec §2.3), so neither the
-    /// secured flag nor the sequence number need to be known; numbering then starts again at 0, as after the SDK's
-    /// start (spec §2.4). Returns the two statuses.
-    @discardableResult
-    static func resynchronise(_ client: RPCClient) async throws(LinkError) -> (cancel: Status, exit: Status) {
-        let cancel = try await client.cancelAll()
-        let exit = try await client.send(ExitSecureSession()).status
-        await client.restartNumbering()
-        return (cancel, exit)
     }
 
     /// What a payment starting now may take as known (spec §8.6): the terminal is idle when the link started so and no
@@ -301,120 +261,6 @@ final class TerminalMemo: Sendable {
 
     func terminal(ifCommandsSent count: Int) -> KnownTerminal? {
         state.withLock { $0.commandsSent == count ? $0.terminal : nil }
-    }
-}
-
-/// The link session kept between invocations, and which process has the link open. The file is one line of
-/// `key=value` words, `secured=0 next=11`, `secured=0 next=4 terminal=HEX` or `secured=1 next=12 owner=4242`: runtime
-/// state read before every command, which a JSON decoder made a measurable share of a short command's start-up. Any
-/// other content is unreadable, and an unreadable record is treated as stale. `terminal` is the terminal the last
-/// payment met (`KnownTerminal.hex`), written only at a clean exit (spec §8.6).
-struct SessionRecord: Equatable {
-    var secured: Bool
-    var nextSequence: UInt8
-    /// The pid of the process that has the link open; nil once it closed the link cleanly.
-    var owner: Int32?
-    var terminal: KnownTerminal?
-
-    init(rules: LinkRules, owner: Int32?, terminal: KnownTerminal? = nil) {
-        secured = rules.secured
-        nextSequence = rules.nextSequence
-        self.owner = owner
-        self.terminal = owner == nil ? terminal : nil
-    }
-
-    var rules: LinkRules { LinkRules(secured: secured, nextSequence: nextSequence) }
-
-    /// What the file says about the terminal's link session.
-    enum Loaded: Equatable {
-        /// No file: no process kept a session here (first use, or the runtime directory was emptied at boot).
-        case missing
-        /// The last process closed the link cleanly: its secured flag and sequence number hold, and the terminal its
-        /// last payment met, if it kept one.
-        case clean(LinkRules, KnownTerminal? = nil)
-        /// A process opened the link and never closed it (killed, crashed, power lost), or the file is unreadable:
-        /// the terminal may be in any state.
-        case stale(owner: Int32?)
-    }
-
-    /// The most a record file is read: `line` is under 200 bytes, so anything longer is not one.
-    static let maximumSize = 256
-
-    static func load(_ path: String) -> Loaded {
-        do {
-            return decode(try BoundedFile.read(path, limit: maximumSize))
-        } catch {
-            switch error {
-            case .unreadable: return decode(nil)
-            case .tooLarge: return .stale(owner: nil)
-            }
-        }
-    }
-
-    static func decode(_ data: Data?) -> Loaded {
-        guard let data else { return .missing }
-        guard let record = parse(String(decoding: data, as: UTF8.self)) else { return .stale(owner: nil) }
-        guard let owner = record.owner else { return .clean(record.rules, record.terminal) }
-        return .stale(owner: owner)
-    }
-
-    /// The line as written by `save`: each key once, `secured` and `next` required, nothing else.
-    static func parse(_ text: String) -> SessionRecord? {
-        guard text.hasSuffix("\n") else { return nil }
-        var fields: [Substring: Substring] = [:]
-        for word in text.dropLast().split(separator: " ", omittingEmptySubsequences: false) {
-            let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, ["secured", "next", "owner", "terminal"].contains(pair[0]), fields[pair[0]] == nil
-            else {
-                return nil
-            }
-            fields[pair[0]] = pair[1]
-        }
-        guard let secured = fields["secured"].flatMap({ ["0": false, "1": true][$0] }),
-            let next = fields["next"].flatMap({ UInt8($0) })
-        else { return nil }
-        var owner: Int32? = nil
-        if let text = fields["owner"] {
-            guard let pid = Int32(text), pid > 0 else { return nil }
-            owner = pid
-        }
-        var terminal: KnownTerminal? = nil
-        if let text = fields["terminal"] {
-            guard owner == nil, let known = KnownTerminal(hex: text) else { return nil }
-            terminal = known
-        }
-        return SessionRecord(rules: LinkRules(secured: secured, nextSequence: next), owner: owner, terminal: terminal)
-    }
-
-    /// The line `parse` reads.
-    var line: String {
-        "secured=\(secured ? 1 : 0) next=\(nextSequence)" + (owner.map { " owner=\($0)" } ?? "")
-            + (terminal.map { " terminal=\($0.hex)" } ?? "") + "\n"
-    }
-
-    /// Written to a temporary file renamed over the old one, so a reader never sees half a record, but not synced to
-    /// disk (`Data.write(options: .atomic)` fsyncs): this is runtime state, lost at a reboot anyway, and a record that
-    /// cannot be read is the same as none. Where the runtime directory is on disk (no `$XDG_RUNTIME_DIR`), the fsync
-    /// and the rename over a synced file were most of a short command's wall time.
-    func save(to path: String) {
-        do {
-            try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
-            let bytes = Array(line.utf8)
-            let temporary = path + ".\(getpid()).tmp"
-            unlink(temporary)
-            let fd = try PrivateFile.open(temporary, flags: O_EXCL)
-            let failed = FileDescriptor.writeAll(fd, bytes)
-            close(fd)
-            guard failed == nil, rename(temporary, path) == 0 else {
-                let code = POSIXErrorCode(rawValue: failed ?? errno) ?? .EIO
-                unlink(temporary)
-                throw POSIXError(code)
-            }
-        } catch {
-            Environment.warnStateUnusable(
-                "the link session is not kept in \(path): \(Environment.posixCause(error))",
-                variable: Environment.value("XDG_RUNTIME_DIR") == nil ? "XDG_STATE_HOME" : "XDG_RUNTIME_DIR")
-        }
     }
 }
 

@@ -167,27 +167,3 @@ enum ReplaySource {
         }
     }
 }
-
-extension Recording.Session {
-    /// How a recording states what the link session file said.
-    init(_ loaded: SessionRecord.Loaded) {
-        switch loaded {
-        case .missing: self = .missing
-        case .stale: self = .stale
-        case .clean(let rules, let terminal):
-            self = .clean(secured: rules.secured, next: rules.nextSequence, terminal: terminal)
-        }
-    }
-}
-
-extension SessionRecord.Loaded {
-    /// What the recorded process found, for a replay to start from.
-    init(_ session: Recording.Session) {
-        switch session {
-        case .missing: self = .missing
-        case .stale: self = .stale(owner: nil)
-        case .clean(let secured, let next, let terminal):
-            self = .clean(LinkRules(secured: secured, nextSequence: next), terminal)
-        }
-    }
-}

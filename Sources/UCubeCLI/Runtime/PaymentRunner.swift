@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import UCubeLink
+import UCubeLog
+import UCubePayment
+import UCubeProtocol
+
+/// Runs one payment on an open connection as `pay` does, for `pay` and `test`: the engine, `ucube cancel` through the
+/// control socket, Ctrl-C (the shell's handler inside `ucube shell`, SIGINT otherwise) through the cancel rule, the
+/// progress line, `--events`, stepping.
+enum PaymentRunner {
+    static func run(
+        on connection: Connection, request: PaymentRequest, selection: any ApplicationSelectionTask,
+        authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
+        stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil,
+        onStop: (@Sendable () -> Void)? = nil, early: StopRequest? = nil
+    ) async -> PaymentContext {
+        let session = ShellSession.current
+        let engine = PaymentEngine(
+            client: connection.client, selection: selection, authorization: authorization,
+            journal: journal, deviceName: connection.address.description, simulated: connection.address.isSimulated,
+            stepper: stepper,
+            logger: Logger(layer: .payment))
+        stepping?.attach(engine)
+        // `onStop`: the caller (a suite run) stops too, whatever the payment's cancel rule answers.
+        ControlSocket.route {
+            onStop?()
+            return CancelAnswer(await engine.cancel())
+        }
+        let cancelOnInterrupt: @Sendable () -> Void = {
+            onStop?()
+            Task {
+                let answer = CancelAnswer(await engine.cancel())
+                StandardError.write("ucube: \(answer.message)")
+            }
+        }
+        // A scripted cancel (a suite case's cancelAfter) asks the engine as Ctrl-C would, once, after the delay.
+        let scheduledCancel = cancelAfter.map { delay in
+            Task {
+                try? await Task.sleep(for: delay)
+                if !Task.isCancelled { _ = await engine.cancel() }
+            }
+        }
+        let progress = PaymentProgress.make(request, quiet: quiet)
+        // What the link knows of the terminal decides the starting steps (spec §8.6); asked here, right before the
+        // payment, so that a shell's earlier commands count.
+        let link = await connection.linkStart()
+        let runPayment: @Sendable () async -> PaymentContext = {
+            let context = await engine.run(request, link: link) { event in
+                progress?.show(event)
+                if case .journalFailed(let reason) = event {
+                    StandardError.write(
+                        "ucube: the journal cannot be written (\(reason)): the payment is cancelled if it still can be, completed otherwise; its outcome follows"
+                    )
+                }
+                if events { StandardError.writeEvent(event) }
+            }
+            progress?.finish()
+            return context
+        }
+        let context: PaymentContext
+        if let session {
+            // In the shell, Ctrl-C reaches the shell's own handler; it asks the engine, as below.
+            session.setStepping(stepping != nil)
+            context = await session.onInterrupt(cancelOnInterrupt, runPayment)
+            session.setStepping(false)
+        } else {
+            let interrupts = Interrupts.onInterrupt(cancelOnInterrupt)
+            // An interrupt before this handler took over was noted: the engine cancels before its first command.
+            if early?.isRequested == true { _ = await engine.cancel() }
+            context = await runPayment()
+            interrupts.cancel()
+        }
+        scheduledCancel?.cancel()
+        await connection.remember(context.knownTerminal)
+        // A process that ends with this payment keeps answering from it until it exits: a cancel then learns that the
+        // payment is already cancelled or over, rather than being taken as a Ctrl-C that would kill the process before
+        // it prints the outcome. The shell goes on to other commands, which `ucube cancel` interrupts as Ctrl-C would.
+        if session != nil { ControlSocket.route(nil) }
+        return context
+    }
+}

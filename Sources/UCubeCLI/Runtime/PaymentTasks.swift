@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import UCubePayment
+import UCubeProtocol
+
+/// The words `pay --authorize` and `--select` take (and a suite case's `authorize` and `select`), as tasks.
+enum PaymentTasks {
+    /// approve, decline, unable, prompt (a terminal only), or an 8A value in hex with optional issuer data.
+    static func authorization(_ text: String, field: String = "--authorize") throws -> any AuthorizationTask {
+        switch text {
+        case "approve": return FixedAuthorization(.approve)
+        case "decline": return FixedAuthorization(.decline)
+        case "unable": return FixedAuthorization(.unable)
+        case "prompt":
+            guard Terminal.isInteractive else {
+                throw ValidationError(
+                    "\(field) prompt needs a terminal on stdin or `ucube shell`; use approve, decline, unable or an 8A value"
+                )
+            }
+            return PromptAuthorization()
+        default:
+            do {
+                return FixedAuthorization(.raw(try AuthorizationResponse(parsing: text)))
+            } catch {
+                throw ValidationError(
+                    "\(field) must be approve, decline, unable, prompt, or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)"
+                )
+            }
+        }
+    }
+
+    /// auto (EMV priority), first, prompt (a terminal only), or an AID in hex.
+    static func selection(_ text: String, field: String = "--select") throws -> any ApplicationSelectionTask {
+        switch text {
+        case "auto": return EMVPrioritySelection()
+        case "first": return FirstApplicationSelection()
+        case "prompt":
+            guard Terminal.isInteractive else {
+                throw ValidationError(
+                    "\(field) prompt needs a terminal on stdin or `ucube shell`; use auto, first or an AID")
+            }
+            return PromptSelection()
+        default:
+            let aid = try Parse.hex(text, argument: field)
+            guard (5...16).contains(aid.count) else { throw ValidationError("\(field): an AID is 5 to 16 bytes") }
+            return FixedAIDSelection(aid: aid)
+        }
+    }
+}
+
+/// `--authorize prompt`: shows what the issuer would get and reads approve / decline / unable / an 8A value.
+struct PromptAuthorization: AuthorizationTask {
+    func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse {
+        StandardError.write(
+            "authorization: \(request.entryMode.rawValue), \(context.request.currency.format(minorUnits: request.amount)), cryptogram \(request.cryptogram?.name ?? "none")\(request.onlinePIN ? ", online PIN" : "")"
+        )
+        // Each value with its tag, its name and what it means ("9F27 cryptogramInformationData: 80 (ARQC)"), the
+        // explained ones (TVR, CVM results, IAD …) bit by bit below them.
+        let tags = context.authorizationPlainTags.map { TLV($0.tag, $0.value) }
+        for line in TagValueFormatter.describe(tags, context: .payment, indent: 1, explain: true) {
+            StandardError.write(line)
+        }
+        while true {
+            guard let line = await Terminal.readLine(prompt: "approve / decline / unable / 8A hex[:issuer data]? ")
+            else {
+                throw TaskCancelled()
+            }
+            switch line.trimmingCharacters(in: .whitespaces) {
+            case "approve", "a": return .approved
+            case "decline", "d": return .declined
+            case "unable", "u": return .unableToGoOnline
+            case "cancel": throw TaskCancelled()
+            case let text:
+                if let response = try? AuthorizationResponse(parsing: text) { return response }
+                StandardError.write("not understood: \(text)")
+            }
+        }
+    }
+}
+
+/// `--select prompt`: lists the candidates and reads a number.
+struct PromptSelection: ApplicationSelectionTask {
+    func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws -> CandidateApplication? {
+        for (i, c) in candidates.enumerated() {
+            StandardError.write(
+                "  \(i + 1). \(Hex.encode(c.aid)) \(c.label) (priority \(c.priority))\(c.blocked ? " blocked" : "")")
+        }
+        while true {
+            guard let line = await Terminal.readLine(prompt: "application 1…\(candidates.count)? ") else { return nil }
+            if let n = Int(line.trimmingCharacters(in: .whitespaces)), candidates.indices.contains(n - 1) {
+                return candidates[n - 1]
+            }
+            if line.trimmingCharacters(in: .whitespaces) == "cancel" { return nil }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import UCubeProtocol
+
+/// The link session kept between invocations, and which process has the link open. The file is one line of
+/// `key=value` words, `secured=0 next=11`, `secured=0 next=4 terminal=HEX` or `secured=1 next=12 owner=4242`: runtime
+/// state read before every command, which a JSON decoder made a measurable share of a short command's start-up. Any
+/// other content is unreadable, and an unreadable record is treated as stale. `terminal` is the terminal the last
+/// payment met (`KnownTerminal.hex`), written only at a clean exit (spec §8.6). Pure: the CLI reads and writes the
+/// file (`SessionFile`).
+package struct SessionRecord: Equatable, Sendable {
+    package var secured: Bool
+    package var nextSequence: UInt8
+    /// The pid of the process that has the link open; nil once it closed the link cleanly.
+    package var owner: Int32?
+    package var terminal: KnownTerminal?
+
+    package init(rules: LinkRules, owner: Int32?, terminal: KnownTerminal? = nil) {
+        secured = rules.secured
+        nextSequence = rules.nextSequence
+        self.owner = owner
+        self.terminal = owner == nil ? terminal : nil
+    }
+
+    package var rules: LinkRules { LinkRules(secured: secured, nextSequence: nextSequence) }
+
+    /// What the file says about the terminal's link session.
+    package enum Loaded: Equatable, Sendable {
+        /// No file: no process kept a session here (first use, or the runtime directory was emptied at boot).
+        case missing
+        /// The last process closed the link cleanly: its secured flag and sequence number hold, and the terminal its
+        /// last payment met, if it kept one.
+        case clean(LinkRules, KnownTerminal? = nil)
+        /// A process opened the link and never closed it (killed, crashed, power lost), or the file is unreadable:
+        /// the terminal may be in any state.
+        case stale(owner: Int32?)
+    }
+
+    /// The most a record file is read: `line` is under 200 bytes, so anything longer is not one.
+    package static let maximumSize = 256
+
+    /// What a file's content says; nil is no file.
+    package static func decode(_ data: Data?) -> Loaded {
+        guard let data else { return .missing }
+        guard let record = parse(String(decoding: data, as: UTF8.self)) else { return .stale(owner: nil) }
+        guard let owner = record.owner else { return .clean(record.rules, record.terminal) }
+        return .stale(owner: owner)
+    }
+
+    /// The line as written by `line`: each key once, `secured` and `next` required, nothing else.
+    package static func parse(_ text: String) -> SessionRecord? {
+        guard text.hasSuffix("\n") else { return nil }
+        var fields: [Substring: Substring] = [:]
+        for word in text.dropLast().split(separator: " ", omittingEmptySubsequences: false) {
+            let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2, ["secured", "next", "owner", "terminal"].contains(pair[0]), fields[pair[0]] == nil
+            else {
+                return nil
+            }
+            fields[pair[0]] = pair[1]
+        }
+        guard let secured = fields["secured"].flatMap({ ["0": false, "1": true][$0] }),
+            let next = fields["next"].flatMap({ UInt8($0) })
+        else { return nil }
+        var owner: Int32? = nil
+        if let text = fields["owner"] {
+            guard let pid = Int32(text), pid > 0 else { return nil }
+            owner = pid
+        }
+        var terminal: KnownTerminal? = nil
+        if let text = fields["terminal"] {
+            guard owner == nil, let known = KnownTerminal(hex: text) else { return nil }
+            terminal = known
+        }
+        return SessionRecord(rules: LinkRules(secured: secured, nextSequence: next), owner: owner, terminal: terminal)
+    }
+
+    /// The line `parse` reads.
+    package var line: String {
+        "secured=\(secured ? 1 : 0) next=\(nextSequence)" + (owner.map { " owner=\($0)" } ?? "")
+            + (terminal.map { " terminal=\($0.hex)" } ?? "") + "\n"
+    }
+}
+
+/// What a command needs from the terminal before its first command. The terminal outlives every ucube process, and a
+/// process can die anywhere (killed, power lost, link dropped), leaving a long command pending, a secure session open
+/// or the link session file stale; each command starts from whatever state the last one left.
+package enum LinkPreparation: Equatable, Sendable {
+    /// READY with nothing pending: CancelAll, then ExitSecureSession, every time (the SDKs' START_CANCEL_ALL and
+    /// START_EXIT_SECURE_SESSION, spec §8.1). For commands that read or change the terminal outside a secure session
+    /// (info, locale, updates, registration, logs): GetInfo's answer is ciphered in SECURED state.
+    case ready
+    /// Continue the link session the last process kept (`rpc …`, the shell). Trusted only when that process closed
+    /// the link cleanly; otherwise (it died, its file is missing or unreadable) the terminal is reset as for `.ready`
+    /// first.
+    case asRecorded
+    /// A payment (`pay`, `test`): as `.asRecorded`, but nothing is sent here, whatever the record says. The payment's
+    /// starting steps are the resynchronisation: the full sequence (CancelAll, ExitSecureSession, GetInfo) when the
+    /// record is not clean, only what the clean record leaves unknown otherwise (spec §8.6). One sequence, no command
+    /// sent twice.
+    case payment
+}
+
+/// How a link starts, decided from the session record and what the command needs (pure): the rules the client starts
+/// with, what is sent before the command's first frame, and what is then known of the terminal. One rule for the CLI,
+/// the fuzz driver and the benchmarks.
+package struct LinkOpening: Equatable, Sendable {
+    /// What is sent before the command's own first frame.
+    package enum Step: Equatable, Sendable {
+        /// Nothing: the record is trusted as it is, or a payment's starting steps take over.
+        case none
+        /// CancelAll and ExitSecureSession, then numbering from 0 (`RPCClient.resynchronise`).
+        case resynchronise
+        /// The secure session the clean record kept is checked (`RPCClient.verifySecureSession`).
+        case verifySecureSession
+    }
+
+    /// The record's rules when the last process closed the link cleanly; nil when nothing about it can be trusted.
+    package let trusted: LinkRules?
+    package let step: Step
+    /// Nothing is pending on the terminal once `step` ran, and its secure-session state is known.
+    package let idle: Bool
+    /// The terminal the last payment met, when it still holds (only on an idle link).
+    package let terminal: KnownTerminal?
+
+    package init(_ record: SessionRecord.Loaded, preparation: LinkPreparation) {
+        var trusted: LinkRules? = nil
+        var known: KnownTerminal? = nil
+        if case .clean(let rules, let terminal) = record {
+            trusted = rules
+            known = terminal
+        }
+        self.trusted = trusted
+        switch preparation {
+        case .payment: step = .none
+        case .ready: step = .resynchronise
+        case .asRecorded:
+            step = trusted == nil ? .resynchronise : (trusted?.secured == true ? .verifySecureSession : .none)
+        }
+        idle = trusted != nil || preparation != .payment
+        terminal = idle ? known : nil
+    }
+
+    /// The rules the client starts with: the record's when trusted, a fresh session's otherwise.
+    package var rules: LinkRules { trusted ?? LinkRules() }
+
+    /// The record a process writes when it opens the link: ours from now on, so a process that dies before closing
+    /// leaves this mark and the next one resets the terminal.
+    package func openRecord(owner: Int32) -> SessionRecord { SessionRecord(rules: rules, owner: owner) }
+
+    /// Sends `step` on `client`.
+    package func perform(on client: RPCClient) async throws(LinkError) {
+        switch step {
+        case .none: break
+        case .resynchronise: try await client.resynchronise()
+        case .verifySecureSession: try await client.verifySecureSession()
+        }
+    }
+}
+
+extension RPCClient {
+    /// Brings the terminal back to READY with nothing pending, from any state: CancelAll ends a pending long command
+    /// (WaitCard, StartNFC, DisplayMessage…; its late −32 answer is dropped by the client), and ExitSecureSession
+    /// closes a secure session (0) or finds none (−287). Both travel plain in every state (spec §2.3), so neither the
+    /// secured flag nor the sequence number need to be known; numbering then starts again at 0, as after the SDK's
+    /// start (spec §2.4). Returns the two statuses.
+    @discardableResult
+    package func resynchronise() async throws(LinkError) -> (cancel: Status, exit: Status) {
+        let cancel = try await cancelAll()
+        let exit = try await send(ExitSecureSession()).status
+        restartNumbering()
+        return (cancel, exit)
+    }
+}
+
+extension Recording.Session {
+    /// How a recording states what the link session file said.
+    package init(_ loaded: SessionRecord.Loaded) {
+        switch loaded {
+        case .missing: self = .missing
+        case .stale: self = .stale
+        case .clean(let rules, let terminal):
+            self = .clean(secured: rules.secured, next: rules.nextSequence, terminal: terminal)
+        }
+    }
+}
+
+extension SessionRecord.Loaded {
+    /// What the recorded process found, for a replay to start from.
+    package init(_ session: Recording.Session) {
+        switch session {
+        case .missing: self = .missing
+        case .stale: self = .stale(owner: nil)
+        case .clean(let secured, let next, let terminal):
+            self = .clean(LinkRules(secured: secured, nextSequence: next), terminal)
+        }
+    }
+}
