@@ -60,8 +60,10 @@ package typealias PaymentStepper = @Sendable (PaymentStep) async -> Void
 /// action (a command, a task hook), feeds the result back, and reports every state change. It makes no payment
 /// decision of its own.
 ///
-/// Commands and hooks run in unstructured tasks, so cancelling the task that awaits `run` does not reach the
-/// terminal directly: it becomes a `cancel()`, which obeys the cancel rule (spec §8.1) like `ucube cancel` does.
+/// The engine is the one owner of a payment's cancellation: cancelling the task that awaits `run` becomes a
+/// `cancel()`, which obeys the cancel rule (spec §8.1) as Ctrl-C and `ucube cancel` do, and sends CancelAll only when
+/// the rule accepts. The client is told to leave the task's cancellation to the engine (`TaskCancellation.caller`),
+/// and the task hooks run in unstructured tasks, so neither sees the cancel before the rule has judged it.
 package actor PaymentEngine {
     private let client: RPCClient
     private let selection: any ApplicationSelectionTask
@@ -149,11 +151,18 @@ package actor PaymentEngine {
             }
         }
 
-        var action = await withTaskCancellationHandler {
-            run.machine.start()
+        // The one place where cancelling the task that awaits `run` is handled: it becomes a `cancel()`, which obeys
+        // the cancel rule (spec §8.1) like Ctrl-C and `ucube cancel` do. The client is told to leave it to us.
+        return await withTaskCancellationHandler {
+            await drive(run)
         } onCancel: {
             Task { await self.cancel() }
         }
+    }
+
+    /// Asks the machine, performs its action, feeds the result back, until the payment finishes.
+    private func drive(_ run: PaymentRun) async -> PaymentContext {
+        var action = run.machine.start()
         while true {
             emitStates(run)
             if let stepper, action.isStep {
@@ -166,40 +175,36 @@ package actor PaymentEngine {
             }
             switch action {
             case .send(let command):
-                action = await withTaskCancellationHandler {
-                    await perform(command, run)
-                } onCancel: {
-                    Task { await self.cancel() }
-                }
+                action = await perform(command, run)
             case .runTask(let task):
-                events(.taskRequested(task))
-                action = await withTaskCancellationHandler {
-                    await runTask(task, run)
-                } onCancel: {
-                    Task { await self.cancel() }
-                }
+                run.emit(.taskRequested(task))
+                action = await runTask(task, run)
             case .cancelPendingCommand, .none:
                 preconditionFailure("the machine answers \(action) only to a cancel request")
             case .finish:
-                var context = finalContext(run)
-                if let journal {
-                    do {
-                        try journal.recordOutcome(context, time: context.finishedAt ?? Self.timestamp())
-                    } catch {
-                        logger?.error("journal: the outcome could not be recorded: \(error.reason)")
-                        context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
-                        if run.journalFailure == nil { events(.journalFailed(error.reason)) }
-                        context.journalFailure =
-                            context.journalFailure ?? "the outcome could not be recorded: \(error.reason)"
-                    }
-                }
-                logger?.info(
-                    "payment finished: \(context.status.map { "\($0)" } ?? "no status")\(context.statusReason.map { " (\($0))" } ?? "") after \(context.states.count) states"
-                )
-                events(.finished(context))
-                return context
+                return finish(run)
             }
         }
+    }
+
+    /// The final context, journalled and reported.
+    private func finish(_ run: PaymentRun) -> PaymentContext {
+        var context = finalContext(run)
+        if let journal {
+            do {
+                try journal.recordOutcome(context, time: context.finishedAt ?? Self.timestamp())
+            } catch {
+                logger?.error("journal: the outcome could not be recorded: \(error.reason)")
+                context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
+                if run.journalFailure == nil { run.emit(.journalFailed(error.reason)) }
+                context.journalFailure = context.journalFailure ?? "the outcome could not be recorded: \(error.reason)"
+            }
+        }
+        logger?.info(
+            "payment finished: \(context.status.map { "\($0)" } ?? "no status")\(context.statusReason.map { " (\($0))" } ?? "") after \(context.states.count) states"
+        )
+        run.emit(.finished(context))
+        return context
     }
 
     /// Asks the machine whether the payment may still be cancelled. When it may and a card wait is pending, sends
@@ -281,7 +286,8 @@ package actor PaymentEngine {
         }
     }
 
-    /// Sends one command in an unstructured task (see the type's note on cancellation) and feeds the answer back.
+    /// Sends one command and feeds the answer back. The client leaves the task's cancellation to the engine
+    /// (`TaskCancellation.caller`): past the card read a cancel is refused and the command must run on.
     private func exchange<C: RPCCommand>(_ command: C, _ run: PaymentRun, long: Bool = false) async -> PaymentAction {
         run.roundTrips += 1
         if long {
@@ -291,23 +297,15 @@ package actor PaymentEngine {
                 Task { await self.cancelPendingCommandOfThePayment() }
             }
         }
-        let client = self.client
-        let result: Result<TerminalResponse, LinkError> = await Task {
-            () async -> Result<TerminalResponse, LinkError> in
-            do throws(LinkError) {
-                let reply = try await client.send(command)
-                return .success(
-                    TerminalResponse(
-                        command: C.id,
-                        status: reply.status,
-                        data: reply.frame.data,
-                        ciphered: reply.isCiphered
-                    )
-                )
-            } catch {
-                return .failure(error)
-            }
-        }.value
+        let result: Result<TerminalResponse, LinkError>
+        do throws(LinkError) {
+            let reply = try await client.send(command, onTaskCancel: .caller)
+            result = .success(
+                TerminalResponse(
+                    command: C.id, status: reply.status, data: reply.frame.data, ciphered: reply.isCiphered))
+        } catch {
+            result = .failure(error)
+        }
         if long { run.longCommandInFlight = false }
         switch result {
         case .success(let response):
