@@ -149,9 +149,12 @@ package actor RPCClient {
 
     /// Sends a typed command and waits for its answer, at most `timeout` (default: the command's own timeout for
     /// long-running commands, else the client's RPC timeout). A non-zero status is returned, not thrown.
-    /// `onTaskCancel` says what cancelling the awaiting task does (`TaskCancellation`).
+    /// `onTaskCancel` says what cancelling the awaiting task does (`TaskCancellation`). `onSent` is called, on the
+    /// client's actor, once the command is pending (its frame handed over to be written): from then on a `cancelAll()`
+    /// reaches it. It is not called when the command is refused before that (not connected, busy, not encodable).
     package func send<C: RPCCommand>(
-        _ command: C, timeout: Duration? = nil, onTaskCancel: TaskCancellation = .cancelAll
+        _ command: C, timeout: Duration? = nil, onTaskCancel: TaskCancellation = .cancelAll,
+        onSent: (@Sendable () -> Void)? = nil
     ) async throws(LinkError) -> Reply<C.Response> {
         let payload: [UInt8]
         do {
@@ -162,7 +165,7 @@ package actor RPCClient {
         let modes = CommandCatalogue.modes(for: C.id)
         let (seq, frame) = try await exchange(
             id: C.id, payload: payload, inputMode: modes.input, outputMode: modes.output, rawBody: false,
-            timeout: timeout ?? command.responseTimeout ?? defaultTimeout, onTaskCancel: onTaskCancel)
+            timeout: timeout ?? command.responseTimeout ?? defaultTimeout, onTaskCancel: onTaskCancel, onSent: onSent)
         var response: C.Response? = nil
         let ciphered = frame.envelope != nil && modes.output == .signedCiphered && !frame.data.isEmpty
         if C.successStatuses.contains(frame.status) && !ciphered {
@@ -228,7 +231,7 @@ package actor RPCClient {
 
     private func exchange(
         id: CommandID, payload: [UInt8], inputMode: SecurityMode, outputMode: SecurityMode, rawBody: Bool,
-        timeout: Duration, onTaskCancel: TaskCancellation = .cancelAll
+        timeout: Duration, onTaskCancel: TaskCancellation = .cancelAll, onSent: (@Sendable () -> Void)? = nil
     ) async throws(LinkError) -> (UInt8, ResponseFrame) {
         start()
         if let closedReason { throw LinkError(.notConnected, "not connected to a terminal: \(closedReason)") }
@@ -273,6 +276,7 @@ package actor RPCClient {
                         "sent message: \(Self.name(id)) seq \(seq) \(bytes.count) bytes\(Self.loggableData(id, payload))"
                     )
                     Task { await self.write(bytes, token: token) }
+                    onSent?()
                 }
                 return .success(response)
             } catch let error as LinkError {

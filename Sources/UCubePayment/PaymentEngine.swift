@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UCubeLink
 import UCubeProtocol
 import UCubeSupport
@@ -231,15 +232,13 @@ package actor PaymentEngine {
 
     /// Sends CancelAll for the card wait in flight.
     private func cancelPendingCommand(_ run: PaymentRun) async {
-        // The command may still be on its way into the client: wait until the client holds it, so the CancelAll
+        guard let cardWait = run.cardWait else { return }
+        // The command may still be on its way into the client: the client says when it holds it, so the CancelAll
         // is not answered before the command it should end has been sent.
-        while run.longCommandInFlight, !(await client.hasPendingCommand) {
-            await Task.yield()
-        }
-        if run.longCommandInFlight {
-            run.roundTrips += 1
-            _ = try? await client.cancelAll()
-        }
+        await cardWait.taken()
+        guard run.cardWait === cardWait else { return }
+        run.roundTrips += 1
+        _ = try? await client.cancelAll()
     }
 
     /// The run's CancelAll, from a task of its own.
@@ -290,8 +289,11 @@ package actor PaymentEngine {
     /// (`TaskCancellation.caller`): past the card read a cancel is refused and the command must run on.
     private func exchange<C: RPCCommand>(_ command: C, _ run: PaymentRun, long: Bool = false) async -> PaymentAction {
         run.roundTrips += 1
-        if long {
-            run.longCommandInFlight = true
+        let cardWait = long ? HandOver() : nil
+        var onSent: (@Sendable () -> Void)?
+        if let cardWait {
+            run.cardWait = cardWait
+            onSent = { cardWait.open() }
             if run.cancelWhenSent {
                 run.cancelWhenSent = false
                 Task { await self.cancelPendingCommandOfThePayment() }
@@ -299,14 +301,17 @@ package actor PaymentEngine {
         }
         let result: Result<TerminalResponse, LinkError>
         do throws(LinkError) {
-            let reply = try await client.send(command, onTaskCancel: .caller)
+            let reply = try await client.send(command, onTaskCancel: .caller, onSent: onSent)
             result = .success(
                 TerminalResponse(
                     command: C.id, status: reply.status, data: reply.frame.data, ciphered: reply.isCiphered))
         } catch {
             result = .failure(error)
         }
-        if long { run.longCommandInFlight = false }
+        if let cardWait {
+            run.cardWait = nil
+            cardWait.open()
+        }
         switch result {
         case .success(let response):
             let journalled = journalStep(C.id, status: response.status, run)
@@ -437,8 +442,8 @@ private final class PaymentRun {
     /// The first journal record of this payment that could not be written (after its start record): said once in
     /// the context's errors and in `PaymentContext.journalFailure`.
     var journalFailure: String?
-    /// A card-wait command (StartNFC / WaitCard) has been handed to the client and has not answered yet.
-    var longCommandInFlight = false
+    /// The card-wait command (StartNFC / WaitCard) on its way to the client or awaiting its answer; nil otherwise.
+    var cardWait: HandOver?
     /// The stepper is pausing the payment before its next action.
     var paused = false
     /// A cancel was accepted during a pause before a card wait: CancelAll goes out once that command is sent.
@@ -452,6 +457,33 @@ private final class PaymentRun {
 
     /// Seconds since the payment started.
     var elapsed: Double { (ContinuousClock.now - clockStart).seconds }
+}
+
+/// Opens once: the client has taken the card wait (it is pending there: a CancelAll now reaches it), or the command
+/// ended without being taken. The client opens it from its own actor (`RPCClient.send`'s `onSent`).
+private final class HandOver: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiting = state.withLock { state in
+            if state.open { return [CheckedContinuation<Void, Never>]() }
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Returns once the command is pending in the client or has ended.
+    func taken() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { state in
+                if !state.open { state.waiting.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
+    }
 }
 
 extension PaymentAction {
