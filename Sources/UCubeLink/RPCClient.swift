@@ -38,6 +38,16 @@ package struct RawReply: Sendable {
     package let frame: ResponseFrame
 }
 
+/// What cancelling the task that awaits a command does.
+package enum TaskCancellation: Sendable, Hashable {
+    /// CancelAll goes out: the pending command answers −32 (a command sent on its own: `display`, `choose`,
+    /// `read-card`; spec §5.2).
+    case cancelAll
+    /// Nothing is sent: the caller owns the task's cancellation and decides what it means. A payment's engine does,
+    /// by its cancel rule (spec §8.1): past the card read a cancel is refused and the command must run on.
+    case caller
+}
+
 /// The RPC client: owns the transport, numbers frames, tracks the secure session, keeps one command in flight
 /// (only CancelAll may overlap a pending command, spec §9), applies per-command deadlines and turns every link
 /// failure into a `LinkError` — never a hang.
@@ -139,9 +149,13 @@ package actor RPCClient {
 
     /// Sends a typed command and waits for its answer, at most `timeout` (default: the command's own timeout for
     /// long-running commands, else the client's RPC timeout). A non-zero status is returned, not thrown.
-    package func send<C: RPCCommand>(_ command: C, timeout: Duration? = nil) async throws(LinkError) -> Reply<
-        C.Response
-    > {
+    /// `onTaskCancel` says what cancelling the awaiting task does (`TaskCancellation`). `onSent` is called, on the
+    /// client's actor, once the command is pending (its frame handed over to be written): from then on a `cancelAll()`
+    /// reaches it. It is not called when the command is refused before that (not connected, busy, not encodable).
+    package func send<C: RPCCommand>(
+        _ command: C, timeout: Duration? = nil, onTaskCancel: TaskCancellation = .cancelAll,
+        onSent: (@Sendable () -> Void)? = nil
+    ) async throws(LinkError) -> Reply<C.Response> {
         let payload: [UInt8]
         do {
             payload = try command.encodePayload()
@@ -151,7 +165,7 @@ package actor RPCClient {
         let modes = CommandCatalogue.modes(for: C.id)
         let (seq, frame) = try await exchange(
             id: C.id, payload: payload, inputMode: modes.input, outputMode: modes.output, rawBody: false,
-            timeout: timeout ?? command.responseTimeout ?? defaultTimeout)
+            timeout: timeout ?? command.responseTimeout ?? defaultTimeout, onTaskCancel: onTaskCancel, onSent: onSent)
         var response: C.Response? = nil
         let ciphered = frame.envelope != nil && modes.output == .signedCiphered && !frame.data.isEmpty
         if C.successStatuses.contains(frame.status) && !ciphered {
@@ -217,7 +231,7 @@ package actor RPCClient {
 
     private func exchange(
         id: CommandID, payload: [UInt8], inputMode: SecurityMode, outputMode: SecurityMode, rawBody: Bool,
-        timeout: Duration
+        timeout: Duration, onTaskCancel: TaskCancellation = .cancelAll, onSent: (@Sendable () -> Void)? = nil
     ) async throws(LinkError) -> (UInt8, ResponseFrame) {
         start()
         if let closedReason { throw LinkError(.notConnected, "not connected to a terminal: \(closedReason)") }
@@ -262,6 +276,7 @@ package actor RPCClient {
                         "sent message: \(Self.name(id)) seq \(seq) \(bytes.count) bytes\(Self.loggableData(id, payload))"
                     )
                     Task { await self.write(bytes, token: token) }
+                    onSent?()
                 }
                 return .success(response)
             } catch let error as LinkError {
@@ -271,8 +286,8 @@ package actor RPCClient {
             }
         } onCancel: {
             // Task cancellation (Ctrl-C, `ucube cancel`) maps onto the terminal's cancel: CancelAll makes the pending
-            // command answer −32, and that answer comes back through the normal path.
-            if id != .cancelAll { Task { await self.cancelFromTask() } }
+            // command answer −32, and that answer comes back through the normal path. Unless the caller owns it.
+            if id != .cancelAll, onTaskCancel == .cancelAll { Task { await self.cancelFromTask() } }
         }
         switch result {
         case .success(let response):

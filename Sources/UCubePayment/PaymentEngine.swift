@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UCubeLink
 import UCubeProtocol
 import UCubeSupport
@@ -60,8 +61,10 @@ package typealias PaymentStepper = @Sendable (PaymentStep) async -> Void
 /// action (a command, a task hook), feeds the result back, and reports every state change. It makes no payment
 /// decision of its own.
 ///
-/// Commands and hooks run in unstructured tasks, so cancelling the task that awaits `run` does not reach the
-/// terminal directly: it becomes a `cancel()`, which obeys the cancel rule (spec §8.1) like `ucube cancel` does.
+/// The engine is the one owner of a payment's cancellation: cancelling the task that awaits `run` becomes a
+/// `cancel()`, which obeys the cancel rule (spec §8.1) as Ctrl-C and `ucube cancel` do, and sends CancelAll only when
+/// the rule accepts. The client is told to leave the task's cancellation to the engine (`TaskCancellation.caller`),
+/// and the task hooks run in unstructured tasks, so neither sees the cancel before the rule has judged it.
 package actor PaymentEngine {
     private let client: RPCClient
     private let selection: any ApplicationSelectionTask
@@ -75,26 +78,17 @@ package actor PaymentEngine {
     /// The payment layer's log: each state entered (debug) and the final status (info). nil: no logging.
     private let logger: Logger?
 
-    private var machine: PaymentStateMachine?
-    private var roundTrips = 0
-    private var startedAt: String?
-    /// When the payment started, and when each of its states was entered (for `PaymentTimings`).
-    private var clockStart = ContinuousClock.now
-    private var stateTimes: [(PaymentState, Double)] = []
-    /// The first journal record of this payment that could not be written (after its start record): said once in
-    /// the context's errors and in `PaymentContext.journalFailure`.
-    private var journalFailure: String?
-    /// Where this payment's events go (a journal failure is reported the moment it happens).
-    private var emit: @Sendable (PaymentEvent) -> Void = { _ in }
-    /// A card-wait command (StartNFC / WaitCard) has been handed to the client and has not answered yet.
-    private var longCommandInFlight = false
-    /// The stepper is pausing the payment before its next action.
-    private var paused = false
-    /// A cancel was accepted during a pause before a card wait: CancelAll goes out once that command is sent.
-    private var cancelWhenSent = false
-    /// A cancel arrived before `run` began (a Ctrl-C while the payment was being set up): the payment it was meant for
-    /// ends CANCELLED before its first command.
-    private var cancelledBeforeRun = false
+    /// Where the engine stands.
+    private enum Phase {
+        /// No payment has started (or the last one could not, its journal refused it). `cancelled`: a cancel came
+        /// first (a Ctrl-C while the payment was being set up): the next payment ends CANCELLED before its first
+        /// command.
+        case waiting(cancelled: Bool)
+        /// The payment that runs, or the last one, which keeps answering a cancel from its end.
+        case payment(PaymentRun)
+    }
+
+    private var phase = Phase.waiting(cancelled: false)
 
     package init(
         client: RPCClient,
@@ -126,199 +120,203 @@ package actor PaymentEngine {
         link: LinkStart = .unknown,
         events: @escaping @Sendable (PaymentEvent) -> Void = { _ in }
     ) async -> PaymentContext {
-        if let running = machine, !running.isFinished {
+        var machine = PaymentStateMachine(request: request, link: link)
+        switch phase {
+        case .payment(let running) where !running.machine.isFinished:
             var context = PaymentContext(request: request)
             context.status = .error
             context.statusReason = "a payment is already running on this engine"
             return context
-        }
-        machine = PaymentStateMachine(request: request, link: link)
-        if cancelledBeforeRun {
-            cancelledBeforeRun = false
-            _ = machine!.cancelRequested()
+        case .payment, .waiting(cancelled: false):
+            break
+        case .waiting(cancelled: true):
+            _ = machine.cancelRequested()
         }
         logger?.info("payment started")
-        roundTrips = 0
-        clockStart = ContinuousClock.now
-        stateTimes = []
-        journalFailure = nil
-        emit = events
-        longCommandInFlight = false
-        cancelWhenSent = false
-        startedAt = Self.timestamp()
-        var emitted = 0
+        let run = PaymentRun(machine: machine, startedAt: Self.timestamp(), emit: events)
+        phase = .payment(run)
 
         if let journal {
             do {
-                try journal.recordStart(
-                    request, deviceName: deviceName, simulated: simulated, time: startedAt ?? Self.timestamp())
+                try journal.recordStart(request, deviceName: deviceName, simulated: simulated, time: run.startedAt)
             } catch {
-                var context = withEngineFields(PaymentContext(request: request))
+                var context = withEngineFields(PaymentContext(request: request), run)
                 context.status = .error
                 context.statusReason = "the journal could not be written, so no payment was started: \(error.reason)"
                 context.journalFailure =
                     "the start record could not be written, so no command was sent: \(error.reason)"
-                context.startedAt = startedAt
                 context.finishedAt = Self.timestamp()
-                machine = nil
+                phase = .waiting(cancelled: false)
                 events(.finished(context))
                 return context
             }
         }
 
-        var action = await withTaskCancellationHandler {
-            machine!.start()
+        // The one place where cancelling the task that awaits `run` is handled: it becomes a `cancel()`, which obeys
+        // the cancel rule (spec §8.1) like Ctrl-C and `ucube cancel` do. The client is told to leave it to us.
+        return await withTaskCancellationHandler {
+            await drive(run)
         } onCancel: {
             Task { await self.cancel() }
         }
+    }
+
+    /// Asks the machine, performs its action, feeds the result back, until the payment finishes.
+    private func drive(_ run: PaymentRun) async -> PaymentContext {
+        var action = run.machine.start()
         while true {
-            emitted = emitStates(from: emitted, events)
-            if let stepper, let machine, action.isStep {
-                paused = true
+            emitStates(run)
+            if let stepper, action.isStep {
+                run.paused = true
                 await stepper(
-                    PaymentStep(state: machine.currentState, action: action, context: withEngineFields(machine.context))
-                )
-                paused = false
+                    PaymentStep(
+                        state: run.machine.currentState, action: action,
+                        context: withEngineFields(run.machine.context, run)))
+                run.paused = false
             }
             switch action {
             case .send(let command):
-                action = await withTaskCancellationHandler {
-                    await perform(command)
-                } onCancel: {
-                    Task { await self.cancel() }
-                }
+                action = await perform(command, run)
             case .runTask(let task):
-                events(.taskRequested(task))
-                action = await withTaskCancellationHandler {
-                    await runTask(task)
-                } onCancel: {
-                    Task { await self.cancel() }
-                }
+                run.emit(.taskRequested(task))
+                action = await runTask(task, run)
             case .cancelPendingCommand, .none:
                 preconditionFailure("the machine answers \(action) only to a cancel request")
             case .finish:
-                var context = finalContext()
-                if let journal {
-                    do {
-                        try journal.recordOutcome(context, time: context.finishedAt ?? Self.timestamp())
-                    } catch {
-                        logger?.error("journal: the outcome could not be recorded: \(error.reason)")
-                        context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
-                        if journalFailure == nil { events(.journalFailed(error.reason)) }
-                        context.journalFailure =
-                            context.journalFailure ?? "the outcome could not be recorded: \(error.reason)"
-                    }
-                }
-                logger?.info(
-                    "payment finished: \(context.status.map { "\($0)" } ?? "no status")\(context.statusReason.map { " (\($0))" } ?? "") after \(context.states.count) states"
-                )
-                events(.finished(context))
-                return context
+                return finish(run)
             }
         }
+    }
+
+    /// The final context, journalled and reported.
+    private func finish(_ run: PaymentRun) -> PaymentContext {
+        var context = finalContext(run)
+        if let journal {
+            do {
+                try journal.recordOutcome(context, time: context.finishedAt ?? Self.timestamp())
+            } catch {
+                logger?.error("journal: the outcome could not be recorded: \(error.reason)")
+                context.errors.append(PaymentError(state: nil, reason: "journal: \(error.reason)"))
+                if run.journalFailure == nil { run.emit(.journalFailed(error.reason)) }
+                context.journalFailure = context.journalFailure ?? "the outcome could not be recorded: \(error.reason)"
+            }
+        }
+        logger?.info(
+            "payment finished: \(context.status.map { "\($0)" } ?? "no status")\(context.statusReason.map { " (\($0))" } ?? "") after \(context.states.count) states"
+        )
+        run.emit(.finished(context))
+        return context
     }
 
     /// Asks the machine whether the payment may still be cancelled. When it may and a card wait is pending, sends
     /// CancelAll so that command answers −32 and the payment ends CANCELLED; otherwise the payment runs on.
     package func cancel() async -> CancelDecision {
-        guard machine != nil else {
-            if cancelledBeforeRun { return .alreadyCancelled }
-            cancelledBeforeRun = true
+        switch phase {
+        case .waiting(cancelled: true):
+            return .alreadyCancelled
+        case .waiting(cancelled: false):
+            phase = .waiting(cancelled: true)
             return .accepted(.none)
-        }
-        let decision = machine!.cancelRequested()
-        if case .accepted(.cancelPendingCommand) = decision {
-            if paused {
-                cancelWhenSent = true
-            } else {
-                await cancelPendingCommand()
+        case .payment(let run):
+            let decision = run.machine.cancelRequested()
+            if case .accepted(.cancelPendingCommand) = decision {
+                if run.paused {
+                    run.cancelWhenSent = true
+                } else {
+                    await cancelPendingCommand(run)
+                }
             }
+            return decision
         }
-        return decision
     }
 
     /// Sends CancelAll for the card wait in flight.
-    private func cancelPendingCommand() async {
-        // The command may still be on its way into the client: wait until the client holds it, so the CancelAll
+    private func cancelPendingCommand(_ run: PaymentRun) async {
+        guard let cardWait = run.cardWait else { return }
+        // The command may still be on its way into the client: the client says when it holds it, so the CancelAll
         // is not answered before the command it should end has been sent.
-        while longCommandInFlight, !(await client.hasPendingCommand) {
-            await Task.yield()
-        }
-        if longCommandInFlight {
-            roundTrips += 1
-            _ = try? await client.cancelAll()
-        }
+        await cardWait.taken()
+        guard run.cardWait === cardWait else { return }
+        run.roundTrips += 1
+        _ = try? await client.cancelAll()
+    }
+
+    /// The run's CancelAll, from a task of its own.
+    private func cancelPendingCommandOfThePayment() async {
+        if case .payment(let run) = phase { await cancelPendingCommand(run) }
     }
 
     /// The context as it stands (for a status display while the payment runs).
-    package var context: PaymentContext? { machine.map { withEngineFields($0.context) } }
+    package var context: PaymentContext? {
+        if case .payment(let run) = phase { return withEngineFields(run.machine.context, run) }
+        return nil
+    }
 
     // MARK: - Actions
 
-    private func emitStates(from index: Int, _ events: @Sendable (PaymentEvent) -> Void) -> Int {
-        guard let states = machine?.transitions else { return index }
-        for state in states[index...] {
-            stateTimes.append((state, elapsed))
+    private func emitStates(_ run: PaymentRun) {
+        let states = run.machine.transitions
+        for state in states[run.emitted...] {
+            run.stateTimes.append((state, run.elapsed))
             logger?.debug("payment state: \(state)")
-            events(.stateChanged(state))
+            run.emit(.stateChanged(state))
         }
-        return states.count
+        run.emitted = states.count
     }
 
-    private func perform(_ command: PaymentCommand) async -> PaymentAction {
+    private func perform(_ command: PaymentCommand, _ run: PaymentRun) async -> PaymentAction {
         switch command {
-        case .cancelAll(let c): await exchange(c)
-        case .exitSecureSession(let c): await exchange(c)
-        case .getInfo(let c): await exchange(c)
-        case .enterSecureSession(let c): await exchange(c)
-        case .startTransaction(let c): await exchange(c, long: true)
-        case .waitCard(let c): await exchange(c, long: true)
-        case .buildCandidateList(let c): await exchange(c)
-        case .displayListBox(let c): await exchange(c)
-        case .transactionInit(let c): await exchange(c)
-        case .transactionProcess(let c): await exchange(c)
-        case .transactionFinalisation(let c): await exchange(c)
-        case .waitCardRemoval(let c): await exchange(c)
-        case .getSecuredTag(let c): await exchange(c)
-        case .getPlainTag(let c): await exchange(c)
-        case .simplifiedOnlinePIN(let c): await exchange(c)
-        case .completeTransaction(let c): await exchange(c)
+        case .cancelAll(let c): await exchange(c, run)
+        case .exitSecureSession(let c): await exchange(c, run)
+        case .getInfo(let c): await exchange(c, run)
+        case .enterSecureSession(let c): await exchange(c, run)
+        case .startTransaction(let c): await exchange(c, run, long: true)
+        case .waitCard(let c): await exchange(c, run, long: true)
+        case .buildCandidateList(let c): await exchange(c, run)
+        case .displayListBox(let c): await exchange(c, run)
+        case .transactionInit(let c): await exchange(c, run)
+        case .transactionProcess(let c): await exchange(c, run)
+        case .transactionFinalisation(let c): await exchange(c, run)
+        case .waitCardRemoval(let c): await exchange(c, run)
+        case .getSecuredTag(let c): await exchange(c, run)
+        case .getPlainTag(let c): await exchange(c, run)
+        case .simplifiedOnlinePIN(let c): await exchange(c, run)
+        case .completeTransaction(let c): await exchange(c, run)
         }
     }
 
-    /// Sends one command in an unstructured task (see the type's note on cancellation) and feeds the answer back.
-    private func exchange<C: RPCCommand>(_ command: C, long: Bool = false) async -> PaymentAction {
-        roundTrips += 1
-        if long {
-            longCommandInFlight = true
-            if cancelWhenSent {
-                cancelWhenSent = false
-                Task { await self.cancelPendingCommand() }
+    /// Sends one command and feeds the answer back. The client leaves the task's cancellation to the engine
+    /// (`TaskCancellation.caller`): past the card read a cancel is refused and the command must run on.
+    private func exchange<C: RPCCommand>(_ command: C, _ run: PaymentRun, long: Bool = false) async -> PaymentAction {
+        run.roundTrips += 1
+        let cardWait = long ? HandOver() : nil
+        var onSent: (@Sendable () -> Void)?
+        if let cardWait {
+            run.cardWait = cardWait
+            onSent = { cardWait.open() }
+            if run.cancelWhenSent {
+                run.cancelWhenSent = false
+                Task { await self.cancelPendingCommandOfThePayment() }
             }
         }
-        let client = self.client
-        let result: Result<TerminalResponse, LinkError> = await Task {
-            () async -> Result<TerminalResponse, LinkError> in
-            do throws(LinkError) {
-                let reply = try await client.send(command)
-                return .success(
-                    TerminalResponse(
-                        command: C.id,
-                        status: reply.status,
-                        data: reply.frame.data,
-                        ciphered: reply.isCiphered
-                    )
-                )
-            } catch {
-                return .failure(error)
-            }
-        }.value
-        if long { longCommandInFlight = false }
+        let result: Result<TerminalResponse, LinkError>
+        do throws(LinkError) {
+            let reply = try await client.send(command, onTaskCancel: .caller, onSent: onSent)
+            result = .success(
+                TerminalResponse(
+                    command: C.id, status: reply.status, data: reply.frame.data, ciphered: reply.isCiphered))
+        } catch {
+            result = .failure(error)
+        }
+        if let cardWait {
+            run.cardWait = nil
+            cardWait.open()
+        }
         switch result {
         case .success(let response):
-            let journalled = journalStep(C.id, status: response.status)
-            let next = machine!.responseReceived(response)
-            if !journalled { cancelForJournal() }
+            let journalled = journalStep(C.id, status: response.status, run)
+            let next = run.machine.responseReceived(response)
+            if !journalled { cancelForJournal(run) }
             if case .send(.buildCandidateList) = next, C.id == .buildCandidateList {
                 logger?.notice(
                     "BuildCandidateList in the current SDK's form answered \(response.status): sending the 2020 form (spec §5.2 0x5510)"
@@ -328,17 +326,17 @@ package actor PaymentEngine {
         case .failure(let error):
             switch error.code {
             case .disconnected, .notConnected:
-                return machine!.linkLost(error.reason)
+                return run.machine.linkLost(error.reason)
             case .timeout, .connectFailed, .connectionRefused, .hostUnreachable, .hostNotFound, .badFrame,
                 .unexpectedResponse,
                 .malformedResponse, .busy, .invalidRequest, .replayDiverged:
-                return machine!.commandFailed("\(C.descriptor.name): \(error.code.rawValue): \(error.reason)")
+                return run.machine.commandFailed("\(C.descriptor.name): \(error.code.rawValue): \(error.reason)")
             }
         }
     }
 
-    private func runTask(_ task: TaskRequest) async -> PaymentAction {
-        let context = withEngineFields(machine!.context)
+    private func runTask(_ task: TaskRequest, _ run: PaymentRun) async -> PaymentAction {
+        let context = withEngineFields(run.machine.context, run)
         let selection = self.selection
         let riskManagement = self.riskManagement
         let authorization = self.authorization
@@ -360,58 +358,54 @@ package actor PaymentEngine {
                 return .failed("\(error)")
             }
         }.value
-        return machine!.taskFinished(result)
+        return run.machine.taskFinished(result)
     }
 
     // MARK: - Context
 
-    private func withEngineFields(_ context: PaymentContext) -> PaymentContext {
+    private func withEngineFields(_ context: PaymentContext, _ run: PaymentRun) -> PaymentContext {
         var context = context
-        context.roundTrips = roundTrips
-        context.startedAt = startedAt
+        context.roundTrips = run.roundTrips
+        context.startedAt = run.startedAt
         context.device = deviceName
         context.simulated = simulated
         return context
     }
 
-    private func finalContext() -> PaymentContext {
-        var context = withEngineFields(machine!.context)
+    private func finalContext(_ run: PaymentRun) -> PaymentContext {
+        var context = withEngineFields(run.machine.context, run)
         context.finishedAt = Self.timestamp()
         // States entered since the last emission (the final ones) are timed from now.
-        if let states = machine?.transitions, states.count > stateTimes.count {
-            for state in states[stateTimes.count...] { stateTimes.append((state, elapsed)) }
+        let states = run.machine.transitions
+        if states.count > run.stateTimes.count {
+            for state in states[run.stateTimes.count...] { run.stateTimes.append((state, run.elapsed)) }
         }
         let cvm = (context.finalizationPlainTags + context.authorizationPlainTags).first { $0.tag == Tag(0x9F34) }?
             .value
         context.timings = PaymentTimings(
-            states: stateTimes, end: elapsed,
+            states: run.stateTimes, end: run.elapsed,
             pinInProcess: context.entryMode == .icc && PaymentTimings.pinEntered(cvmResults: cvm))
-        if let journalFailure {
+        if let journalFailure = run.journalFailure {
             context.errors.append(PaymentError(state: nil, reason: "journal: \(journalFailure)"))
             context.journalFailure = journalFailure
         }
         return context
     }
 
-    /// Seconds since the payment started.
-    private var elapsed: Double {
-        (ContinuousClock.now - clockStart).seconds
-    }
-
     /// A command's result, journalled before the payment acts on it: if the process dies now, the journal says how
     /// far the payment got (`history --unresolved`). false: the record could not be written (said once, at once).
-    private func journalStep(_ command: CommandID, status: Status) -> Bool {
-        guard let journal, let machine else { return true }
+    private func journalStep(_ command: CommandID, status: Status, _ run: PaymentRun) -> Bool {
+        guard let journal else { return true }
         do {
             try journal.recordStep(
-                requestID: machine.context.request.requestID, command: command, status: status,
-                state: machine.currentState, time: Self.timestamp())
+                requestID: run.machine.context.request.requestID, command: command, status: status,
+                state: run.machine.currentState, time: Self.timestamp())
             return true
         } catch {
             logger?.error("journal: \(error.reason)")
-            if journalFailure == nil {
-                journalFailure = "a command's result could not be recorded: \(error.reason)"
-                emit(.journalFailed(error.reason))
+            if run.journalFailure == nil {
+                run.journalFailure = "a command's result could not be recorded: \(error.reason)"
+                run.emit(.journalFailed(error.reason))
             }
             return false
         }
@@ -419,14 +413,76 @@ package actor PaymentEngine {
 
     /// The journal can no longer say how far the payment got: it must not go on as if it could. Cancelled while the
     /// cancel rule allows (a card wait about to be sent is cancelled once it is); past that point, completed.
-    private func cancelForJournal() {
-        guard let machine, !machine.isFinished else { return }
-        if case .accepted(.cancelPendingCommand) = self.machine!.cancelRequested() { cancelWhenSent = true }
+    private func cancelForJournal(_ run: PaymentRun) {
+        guard !run.machine.isFinished else { return }
+        if case .accepted(.cancelPendingCommand) = run.machine.cancelRequested() { run.cancelWhenSent = true }
     }
 
     /// ISO 8601, UTC, milliseconds: "2025-01-01T12:00:00.000Z".
     package static func timestamp(_ date: Date = Date()) -> String {
         UTCTimestamp.string(date)
+    }
+}
+
+/// One payment as the engine runs it, created when it starts: its machine and what the engine measures of it. The
+/// engine's own (its actor is the only one that touches it), kept after the end so that a late cancel is answered
+/// from the finished payment.
+private final class PaymentRun {
+    var machine: PaymentStateMachine
+    /// When the payment started (ISO 8601), and on the clock, for `PaymentTimings`.
+    let startedAt: String
+    let clockStart = ContinuousClock.now
+    /// Where this payment's events go (a journal failure is reported the moment it happens).
+    let emit: @Sendable (PaymentEvent) -> Void
+    var roundTrips = 0
+    /// When each state was entered, in seconds since the start.
+    var stateTimes: [(PaymentState, Double)] = []
+    /// How many of the machine's states have been reported.
+    var emitted = 0
+    /// The first journal record of this payment that could not be written (after its start record): said once in
+    /// the context's errors and in `PaymentContext.journalFailure`.
+    var journalFailure: String?
+    /// The card-wait command (StartNFC / WaitCard) on its way to the client or awaiting its answer; nil otherwise.
+    var cardWait: HandOver?
+    /// The stepper is pausing the payment before its next action.
+    var paused = false
+    /// A cancel was accepted during a pause before a card wait: CancelAll goes out once that command is sent.
+    var cancelWhenSent = false
+
+    init(machine: PaymentStateMachine, startedAt: String, emit: @escaping @Sendable (PaymentEvent) -> Void) {
+        self.machine = machine
+        self.startedAt = startedAt
+        self.emit = emit
+    }
+
+    /// Seconds since the payment started.
+    var elapsed: Double { (ContinuousClock.now - clockStart).seconds }
+}
+
+/// Opens once: the client has taken the card wait (it is pending there: a CancelAll now reaches it), or the command
+/// ended without being taken. The client opens it from its own actor (`RPCClient.send`'s `onSent`).
+private final class HandOver: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiting = state.withLock { state in
+            if state.open { return [CheckedContinuation<Void, Never>]() }
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Returns once the command is pending in the client or has ended.
+    func taken() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { state in
+                if !state.open { state.waiting.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
     }
 }
 

@@ -85,6 +85,30 @@ import UCubeSimulator
         await client.close()
     }
 
+    // `onSent` says when the command is pending, so a CancelAll sent then reaches it (the payment engine's cancel of
+    // a card wait waits for this, not in a loop); a command refused before that (busy) never calls it.
+    @Test func onSentSaysWhenACancelAllReachesTheCommand() async throws {
+        let h = try Self.harness(script: Self.noCard)
+        let client = h.client
+        let (sent, signal) = AsyncStream<Void>.makeStream()
+        let waiting = Task {
+            try await client.send(WaitCard(readers: [.icc], timeoutSeconds: 200), onSent: { signal.yield() })
+        }
+        for await _ in sent { break }
+        #expect(await client.hasPendingCommand)
+        let (refusedSent, refusedSignal) = AsyncStream<Void>.makeStream()
+        await #expect(throws: LinkError(.busy, "")) {
+            try await client.send(GetInfo(tags: [0xC4]), onSent: { refusedSignal.yield() })
+        }
+        refusedSignal.finish()
+        var refusedCalls = 0
+        for await _ in refusedSent { refusedCalls += 1 }
+        #expect(refusedCalls == 0)
+        #expect(try await client.cancelAll() == .success)
+        #expect(try await waiting.value.status == .cancelled)
+        await client.close()
+    }
+
     // Swift task cancellation (Ctrl-C) maps onto CancelAll: the caller gets the terminal's −32.
     @Test func taskCancellationSendsCancelAll() async throws {
         let h = try Self.harness(script: Self.noCard)

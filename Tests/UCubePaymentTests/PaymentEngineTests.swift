@@ -197,6 +197,44 @@ import UCubeSimulator
         await h.client.close()
     }
 
+    /// An authorization hook that cancels the task running the payment, as a fleet's stop or a shell's Ctrl-C would.
+    struct TaskCancellingAuthorization: AuthorizationTask {
+        let running: RunningBox
+
+        func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse {
+            await running.cancel()
+            return .approved
+        }
+    }
+
+    actor RunningBox {
+        var task: Task<PaymentContext, Never>?
+        func set(_ task: Task<PaymentContext, Never>) { self.task = task }
+        func cancel() { task?.cancel() }
+    }
+
+    /// The engine alone judges a cancelled task: after the card is read it is too late, and the commands that follow
+    /// go out in the cancelled task without a CancelAll of the client's own (every command the client sent is one
+    /// of the engine's round trips), so the payment completes.
+    @Test func cancellingTheRunsTaskAfterTheCardIsReadSendsNoCancelAll() async throws {
+        let h = try Self.harness()
+        let box = RunningBox()
+        let engine = PaymentEngine(client: h.client, authorization: TaskCancellingAuthorization(running: box))
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let running = Task {
+            for await _ in gate { break }
+            return await engine.run(PaymentRequest(amount: 1250, requestID: "task-too-late"))
+        }
+        await box.set(running)
+        open.yield()
+        let context = await running.value
+        #expect(running.isCancelled)
+        #expect(context.status == .approved)
+        #expect(context.states.contains(.authorization))
+        #expect(await h.client.commandsSent == context.roundTrips)
+        await h.client.close()
+    }
+
     @Test func disconnectEndsWithErrorDisconnect() async throws {
         let simulator = try TerminalSimulator(
             configuration: SimulatorConfiguration(
