@@ -113,8 +113,11 @@ package actor RPCClient {
     /// The terminal's state is no longer known from this side: a command went unanswered (it may still be running
     /// there), an answer stopped halfway, or the terminal dropped the link (a secure session may have survived it).
     package private(set) var lostTrack = false
-    /// Answers dropped because no pending command had their SEQ (duplicates, replays, unknown SEQ; spec §2.4).
+    /// Answers dropped as stale: no pending command had their SEQ (duplicates, replays, unknown SEQ; spec §2.4), or
+    /// the late −32 of a long-running command a CancelAll ended (spec §2.8).
     package private(set) var staleAnswersDropped = 0
+    /// The last answer taken was CancelAll's: the −32 of a long-running command it ended may follow (spec §2.8).
+    private var lateCancelledAnswerPossible = false
     /// Commands this client has handed to the transport (CancelAll included): a caller that remembers the count can
     /// tell whether anything was sent since (a terminal's state it learned still holds only if nothing was).
     package private(set) var commandsSent = 0
@@ -405,8 +408,10 @@ package actor RPCClient {
                 trace?(.received(bytes: bytes, frame: raw, secured: secured))
             }
             if let i = answered {
+                // spec §2.8: CancelAll's 0 comes first, then the −32 of the command it ended.
+                lateCancelledAnswerPossible = pending[i].command == .cancelAll
                 resolve(index: i, raw: raw)
-            } else if let i = sameSequence {
+            } else if let i = sameSequence, !isLateCancelledAnswer(raw) {
                 // The SEQ of the command waiting, another command's id: the terminal broke the protocol.
                 let p = pending[i]
                 fail(
@@ -423,6 +428,23 @@ package actor RPCClient {
                 )
             }
         }
+    }
+
+    /// Whether `raw`, an answer with the SEQ of the pending command but another command's id, is the −32 of a
+    /// long-running command that the last CancelAll ended (spec §2.8): one this client never sent, left pending by a
+    /// process before it (a card wait the terminal kept through a dropped link), so its SEQ may be any. Once, right
+    /// after a CancelAll's answer: a stale answer, dropped, not a broken protocol.
+    private func isLateCancelledAnswer(_ raw: RawFrame) -> Bool {
+        guard lateCancelledAnswerPossible, CommandCatalogue.descriptor(for: raw.command)?.isLongRunning == true else {
+            return false
+        }
+        // Plain, or in the SECURED layout when the process before left a secure session.
+        let cancelled = [false, true].contains { secured in
+            guard let frame = try? ResponseFrame(raw: raw, secured: secured) else { return false }
+            return frame.status == .cancelled
+        }
+        if cancelled { lateCancelledAnswerPossible = false }
+        return cancelled
     }
 
     /// After bytes arrived: when they leave a frame incomplete and a command waits, the rest must follow within

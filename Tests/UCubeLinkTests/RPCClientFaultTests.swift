@@ -160,6 +160,27 @@ import UCubeProtocol
         task.cancel()
     }
 
+    /// spec §2.8: a card wait left pending by an earlier process (the terminal kept it through a dropped link) ends
+    /// with −32 after the resynchronisation's CancelAll, and that answer may carry the SEQ of the command sent next.
+    /// It is dropped as stale, and ExitSecureSession gets its own answer (the BLE test bed found it failing `info`
+    /// with "answered NFCStartTransaction while ExitSecureSession was pending"). Any other answer of another command
+    /// with the pending SEQ still fails the command.
+    @Test func theLateCancelledAnswerOfAnEarlierProcessIsStale() async throws {
+        let (client, task) = Self.client { frame in
+            guard frame.command == ExitSecureSession.id else { return [Self.ok(frame)] }
+            let late = try! ResponseFrame(sequence: frame.sequence, command: CommandID(0x5530), status: .cancelled)
+                .encoded()
+            return [late, Self.ok(frame)]
+        }
+        #expect(try await client.cancelAll() == .success)
+        #expect(try await client.send(ExitSecureSession()).status == .success)
+        #expect(await client.staleAnswersDropped == 1)
+        // Not right after a CancelAll: the same answer breaks the protocol.
+        await #expect(throws: LinkError(.unexpectedResponse, "")) { try await client.send(ExitSecureSession()) }
+        await client.close()
+        task.cancel()
+    }
+
     // spec §2.7: 0x8000 answers the pending command; its status is a value.
     @Test func unrecognisedCommandIsAStatus() async throws {
         let (client, task) = Self.client { frame in

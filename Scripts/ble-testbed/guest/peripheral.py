@@ -20,7 +20,8 @@ Faults, each applied once per run (the next connection is served normally):
                        it, notify nothing more, and disconnect the link from the peripheral's side after --drop-delay
                        seconds (BlueZ takes 1-3 s more to end it under TCG)
   --silent-on CMD[:K]  relay that message and answer nothing more on this connection (the link stays up)
-If the simulator closes its connection (its own drop faults), the peripheral disconnects the link.
+If the simulator closes its connection (its own drop faults), the peripheral disconnects the link. When the link drops,
+the simulator's connection stays: the terminal outlives the link, and the next central finds it as it was left.
 Progress lines go to stderr; "advertising" tells the test bed that it is ready.
 """
 import argparse
@@ -312,12 +313,13 @@ class Terminal:
                 self.link_lost()
 
     def link_lost(self):
+        # The terminal outlives the link: the simulator's connection (and so a pending card wait, a transaction, a
+        # secure session, a half-loaded image) stays, for the next central to find. What the simulator answers
+        # meanwhile is lost, as a terminal's notification with no central is.
         self.inbox = b''
-        self.outbox = b''
         self.silent = False
         self.txrx.notifying = False
         self.hstate.notifying = False
-        self.close_simulator()
 
     def disconnect(self, why):
         log('disconnecting the central: ' + why)
@@ -365,6 +367,9 @@ class Terminal:
             return False
         found, self.outbox = messages(self.outbox + data)
         for message in found:
+            if not self.txrx.notifying:
+                log('no central subscribed: an answer of %d bytes lost' % len(message))
+                continue
             if self.silent:
                 log('silent: an answer of %d bytes not notified' % len(message))
                 continue
