@@ -93,10 +93,12 @@ enum VirtualTerminal {
     }
 
     @discardableResult
-    static func run(_ script: TerminalScript) async -> Outcome {
+    /// `timeout`: the client's RPC timeout, 1 s for the fuzzer (see `frameSilence`); a test that shares the machine's
+    /// two cooperative threads with a thousand others gives it longer, since no wait here should ever reach it.
+    static func run(_ script: TerminalScript, timeout: Duration = .seconds(1)) async -> Outcome {
         let (transport, peer) = InMemoryTransport.pair(name: "fuzz")
         let terminal = Task { await answer(peer: peer, script: script) }
-        let client = RPCClient(transport: transport, defaultTimeout: .seconds(1), frameSilence: Self.frameSilence)
+        let client = RPCClient(transport: transport, defaultTimeout: timeout, frameSilence: Self.frameSilence)
         await client.start()
         let outcome = await flows(client)
         await client.close()
@@ -163,7 +165,12 @@ enum VirtualTerminal {
     }
 
     /// Each card scenario's flows against the simulator: the script of its answers, and how the flows ended.
-    static func recordings() async -> [(scenario: String, script: TerminalScript, outcome: Outcome)] {
+    /// `timeout`: the client's RPC timeout. The simulator answers at once (time scale 0), so no wait should reach
+    /// it; but in the test suite, where CPU-bound tests hold the two cooperative threads for seconds, a first answer
+    /// took 11 s, and a CancelAll that timed out left the recorded script one answer short.
+    static func recordings(
+        timeout: Duration = .seconds(60)
+    ) async -> [(scenario: String, script: TerminalScript, outcome: Outcome)] {
         var recordings: [(scenario: String, script: TerminalScript, outcome: Outcome)] = []
         for scenario in CardCatalogue.all {
             var configuration = scenario.configuration(SimulatorConfiguration(timeScale: 0))
@@ -178,7 +185,7 @@ enum VirtualTerminal {
                 }
                 peer.disconnect()
             }
-            let client = RPCClient(transport: transport, defaultTimeout: .seconds(5))
+            let client = RPCClient(transport: transport, defaultTimeout: timeout)
             await client.start()
             let outcome = await flows(client)
             await client.close()

@@ -45,7 +45,7 @@ import UCubeTMS
         for recording in recordings {
             #expect(recording.outcome.gotInfo, "\(recording.scenario)")
             #expect(recording.outcome.loadedBlocks == 3, "\(recording.scenario)")
-            let replayed = await VirtualTerminal.run(recording.script)
+            let replayed = await VirtualTerminal.run(recording.script, timeout: .seconds(60))
             #expect(replayed == recording.outcome, "\(recording.scenario)")
         }
     }
