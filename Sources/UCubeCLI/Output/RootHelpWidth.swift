@@ -1,4 +1,5 @@
 import Foundation
+import UCubeSupport
 
 /// `ucube --help` at any width without the parser: RootHelp.swift holds the help split where ArgumentParser wraps it,
 /// and this lays it out the way ArgumentParser 1.8 does (`HelpGenerator.rendered(screenWidth:)` and
@@ -25,9 +26,11 @@ extension RootHelp {
     static func rendered(columns: Int) -> String? {
         guard columns > labelColumn else { return nil }
         var text = wrapped(overview, columns: columns, indent: 0) + "\n\n" + usage + "\n\n"
+        // `joinedWithoutLookup`: the standard library's `joined` would cost `--help` its one conformance scan.
         text += sections.map { section in
-            section.title + ":\n" + section.elements.map { rendered($0, columns: columns) }.joined()
-        }.joined(separator: "\n")
+            section.title + ":\n"
+                + section.elements.map { rendered($0, columns: columns) }.joinedWithoutLookup(separator: "")
+        }.joinedWithoutLookup(separator: "\n")
         return text + footer + "\n"
     }
 
