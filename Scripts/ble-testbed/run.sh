@@ -4,7 +4,7 @@
 #   Scripts/ble-testbed/run.sh [CASE...]
 # Builds (or reuses) the VM image (build-image.sh), puts ucube, its libraries, the guest scripts and a signed
 # firmware image in a folder shared over 9p, boots the VM once (qemu-system-x86_64 -accel tcg -smp 1), where
-# guest/cases.sh runs every case (or only the CASEs named), then prints the results, judges the VM's btmon capture
+# guest/cases.sh runs every case (or only the CASEs named; an unknown name is exit 64), then prints the results, judges the VM's btmon capture
 # with tshark, and exits 0 only when every case passed.
 # Environment: UCUBE_BIN (the ucube to test; default: .build/debug/ucube, what `swift build` makes; a static
 # `make` build works too), UCUBE_BLE_CACHE (default ~/.cache/ucube-ble: images, packages and the last run's share,
@@ -20,8 +20,16 @@ cache="${UCUBE_BLE_CACHE:-$HOME/.cache/ucube-ble}"
 say() { echo "ble-testbed: $*" >&2; }
 started=$SECONDS
 
+# The cases named must exist: an unknown one would run nothing and say only that there were no results.
+known="$(grep -oE 'wanted [a-z0-9-]+' "$here/guest/cases.sh" | cut -d' ' -f2 | tr '\n' ' ')"
+for case_name in "$@"; do
+    case " $known" in
+        *" $case_name "*) ;;
+        *) say "no case '$case_name'; the cases: $known"; exit 64 ;;
+    esac
+done
 for tool in qemu-system-x86_64 tshark ldd; do
-    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --ble installs it"; exit 69; }
+    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --test installs it"; exit 69; }
 done
 ucube="${UCUBE_BIN:-$root/.build/debug/ucube}"
 [ -x "$ucube" ] || { say "no ucube at $ucube: run swift build (or set UCUBE_BIN)"; exit 69; }
