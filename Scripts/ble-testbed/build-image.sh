@@ -29,7 +29,7 @@ exec 3>&1 1>&2
 
 say() { echo "build-image: $*" >&2; }
 for tool in debootstrap busybox cpio mke2fs dpkg-deb python3 gzip; do
-    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --ble installs it"; exit 69; }
+    command -v "$tool" >/dev/null 2>&1 || { say "$tool is missing: bash Scripts/setup.sh --test installs it"; exit 69; }
 done
 # debootstrap needs root: a user's build goes through sudo (as Scripts/setup.sh's apt-get does), into the user's cache,
 # which is then given back to the user.
