@@ -213,7 +213,7 @@ let package = Package(
         .testTarget(name: "UCubeCryptoTests", dependencies: ["UCubeCrypto"], swiftSettings: strict),
         .testTarget(
             name: "UCubeLinkTests",
-            dependencies: ["UCubeLink", "UCubeSimulator", "UCubeCrypto", "UCubeProtocol"],
+            dependencies: ["UCubeLink", "UCubeSimulator", "UCubeCrypto", "UCubeProtocol", "UCubeSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -18,7 +18,7 @@ package struct AppendOnlyFile: Sendable {
 
     /// Appends `line` (its newline added here); durable on return. Throws a sentence naming the path and the cause.
     package func append(_ line: [UInt8]) throws(AppendError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.directory(of: path)
         let fd: Int32
         do throws(PrivateFileError) {
             // The directory is this user's alone, and the file is no link to another (`PrivateFile`).

@@ -46,29 +46,44 @@ package struct SessionRecord: Equatable, Sendable {
         return .stale(owner: owner)
     }
 
-    /// The line as written by `line`: each key once, `secured` and `next` required, nothing else.
+    /// The line as written by `line`: each key once, `secured` and `next` required, nothing else. Read word by word
+    /// (every command reads it before its first frame: a dictionary of the words cost 60 k instructions).
     package static func parse(_ text: String) -> SessionRecord? {
         guard text.hasSuffix("\n") else { return nil }
-        var fields: [Substring: Substring] = [:]
+        var secured: Bool?
+        var next: UInt8?
+        var ownerText: Substring?
+        var terminalText: Substring?
         for word in text.dropLast().split(separator: " ", omittingEmptySubsequences: false) {
-            let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, ["secured", "next", "owner", "terminal"].contains(pair[0]), fields[pair[0]] == nil
-            else {
+            guard let equals = word.firstIndex(of: "=") else { return nil }
+            let value = word[word.index(after: equals)...]
+            switch word[..<equals] {
+            case "secured" where secured == nil:
+                switch value {
+                case "0": secured = false
+                case "1": secured = true
+                default: return nil
+                }
+            case "next" where next == nil:
+                guard let number = UInt8(value) else { return nil }
+                next = number
+            case "owner" where ownerText == nil:
+                ownerText = value
+            case "terminal" where terminalText == nil:
+                terminalText = value
+            default:
                 return nil
             }
-            fields[pair[0]] = pair[1]
         }
-        guard let secured = fields["secured"].flatMap({ ["0": false, "1": true][$0] }),
-            let next = fields["next"].flatMap({ UInt8($0) })
-        else { return nil }
+        guard let secured, let next else { return nil }
         var owner: Int32? = nil
-        if let text = fields["owner"] {
-            guard let pid = Int32(text), pid > 0 else { return nil }
+        if let ownerText {
+            guard let pid = Int32(ownerText), pid > 0 else { return nil }
             owner = pid
         }
         var terminal: KnownTerminal? = nil
-        if let text = fields["terminal"] {
-            guard owner == nil, let known = KnownTerminal(hex: text) else { return nil }
+        if let terminalText {
+            guard owner == nil, let known = KnownTerminal(hex: terminalText) else { return nil }
             terminal = known
         }
         return SessionRecord(rules: LinkRules(secured: secured, nextSequence: next), owner: owner, terminal: terminal)

@@ -49,6 +49,12 @@ package enum FileStatus {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether the descriptor `fd` is open on a directory.
+    package static func isDirectory(descriptor fd: Int32) -> Bool {
+        var info = stat()
+        return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// Whether `path` names a regular file (links followed).
     package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()

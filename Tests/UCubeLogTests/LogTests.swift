@@ -321,3 +321,16 @@ struct LogBundleTests {
         #expect(copied.utf8.count == text.utf8.count)
     }
 }
+
+@Suite("Log line timestamps")
+struct LogTimestampTests {
+    /// The expected texts are GNU date's: `date -u -d @1795665239 '+%F %T'` and `date -u -d @951782400 '+%F %T'`.
+    @Test(arguments: [
+        (1_795_665_239, 868_813_419, "2026-11-26 03:53:59.868"),
+        (951_782_400, 7_000_000, "2000-02-29 00:00:00.007"),
+        (0, 999_999_999, "1970-01-01 00:00:00.999"),
+    ])
+    func utcToTheMillisecond(seconds: Int, nanoseconds: Int, expected: String) {
+        #expect(LogLine.timestamp(timespec(tv_sec: seconds, tv_nsec: nanoseconds)) == expected)
+    }
+}

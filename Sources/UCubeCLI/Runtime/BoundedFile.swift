@@ -24,14 +24,15 @@ enum BoundedFile {
     }
 
     /// `path` opened for reading (the caller closes it), refused when it is a regular file larger than `limit`.
+    /// The checks are made on the descriptor, not the path (no FileManager: its first use cost a short command's
+    /// start-up, and a path checked before it is opened can change in between).
     static func open(_ path: String, limit: Int) throws(Failure) -> Int32 {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .unreadable("no such file")
-        }
-        guard !isDirectory.boolValue else { throw .unreadable("it is a directory") }
         let fd = systemOpen(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unreadable(ErrorNumber.text(errno)) }
+        guard fd >= 0 else { throw .unreadable(errno == ENOENT ? "no such file" : ErrorNumber.text(errno)) }
+        if FileStatus.isDirectory(descriptor: fd) {
+            close(fd)
+            throw .unreadable("it is a directory")
+        }
         if let size = FileStatus.regularFileSize(fd), size > limit {
             close(fd)
             throw .tooLarge
@@ -48,7 +49,10 @@ enum BoundedFile {
     /// end (a writer that never closes).
     static func read(descriptor fd: Int32, limit: Int) throws(Failure) -> Data {
         var data = Data()
-        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        // A regular file's size is known: a chunk one byte larger reads it in one call and sees its end in the next,
+        // without zeroing 64 KiB for a one-line file (the link session, read by every command).
+        let size = FileStatus.regularFileSize(fd).map { Int(clamping: $0) }
+        var chunk = [UInt8](repeating: 0, count: size.map { min($0 + 1, chunkSize) } ?? chunkSize)
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if count < 0 {

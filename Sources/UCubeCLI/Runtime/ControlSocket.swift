@@ -36,7 +36,7 @@ enum ControlSocket {
     static func serve(
         at path: String, budget: Duration = requestBudget, handle: @escaping @Sendable (String) async -> String
     ) throws -> ControlServer {
-        try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
+        try Environment.ensureDirectory(PathText.directory(of: path))
         let (fd, identity) = try ListeningSocket.bind(path)
         return ControlServer(listener: fd, path: path, identity: identity, budget: budget, handle: handle)
     }
@@ -342,16 +342,23 @@ final class ControlServer: @unchecked Sendable {
 
     /// Stops listening and removes the socket file (if it is still the one bound here). Answers already being prepared
     /// go out first, for at most `ControlSocket.drainBudget`; connections still sending their request are closed.
+    ///
+    /// The stop itself runs on the calling thread (`queue.sync`: nothing on the queue blocks, so the wait is short).
+    /// Handing it to the queue asynchronously woke, and at a command's end usually created, a thread only for it.
     func close() async {
+        let draining: Bool = queue.sync {
+            guard !closing else { return false }
+            closing = true
+            acceptSource?.cancel()
+            if acceptPaused { acceptSource?.resume() }
+            acceptSource = nil
+            if ListeningSocket.Identity(path: path) == identity { unlink(path) }
+            for (id, peer) in peers where peer.source != nil { finish(id, .nothing) }
+            return !peers.isEmpty
+        }
+        guard draining else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { [self] in
-                guard !closing else { return continuation.resume() }
-                closing = true
-                acceptSource?.cancel()
-                if acceptPaused { acceptSource?.resume() }
-                acceptSource = nil
-                if ListeningSocket.Identity(path: path) == identity { unlink(path) }
-                for (id, peer) in peers where peer.source != nil { finish(id, .nothing) }
                 if peers.isEmpty { return continuation.resume() }
                 drained = continuation
                 queue.asyncAfter(deadline: .now() + ControlSocket.drainBudget.timeInterval) { [self] in

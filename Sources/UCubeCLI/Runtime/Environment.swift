@@ -46,8 +46,8 @@ enum Environment {
     /// An output file's directory must exist and be writable (73 otherwise, before any work): `--output`,
     /// `--receipt-file`.
     static func checkOutputDirectory(of path: String, option: String) throws(CLIFailure) {
-        let directory =
-            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let parent = PathText.directory(of: path)
+        let directory = parent.isEmpty ? "." : parent
         var isDirectory: ObjCBool = false
         let problem: String?
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {

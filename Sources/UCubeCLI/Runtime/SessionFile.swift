@@ -22,7 +22,7 @@ extension SessionRecord {
     /// and the rename over a synced file were most of a short command's wall time.
     func save(to path: String) {
         do {
-            try Environment.ensureDirectory((path as NSString).deletingLastPathComponent)
+            try Environment.ensureDirectory(PathText.directory(of: path))
             let bytes = Array(line.utf8)
             let temporary = path + ".\(getpid()).tmp"
             unlink(temporary)

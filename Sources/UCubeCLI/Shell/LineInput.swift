@@ -1,6 +1,7 @@
 import CReadline
 import Foundation
 import Synchronization
+import UCubeSupport
 
 /// Where the shell's lines come from: readline on a terminal, or plain lines from a script or a pipe.
 protocol LineSource: AnyObject {
@@ -145,7 +146,7 @@ final class ReadlineSource: LineSource {
         ucube_rl_read_ctrl_c_as_a_key()
         ucube_rl_set_completion(shellComplete)
         stifle_history(Self.historyLimit)
-        try? Environment.ensureDirectory((historyPath as NSString).deletingLastPathComponent)
+        try? Environment.ensureDirectory(PathText.directory(of: historyPath))
         if FileManager.default.fileExists(atPath: historyPath) {
             read_history(historyPath)
         } else {
