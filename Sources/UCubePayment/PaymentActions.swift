@@ -19,25 +19,38 @@ package enum PaymentCommand: Hashable, Sendable {
     case simplifiedOnlinePIN(SimplifiedOnlinePIN)
     case completeTransaction(NFCCompleteTransaction)
 
-    /// The wire id of the wrapped command.
-    package var id: CommandID {
+    /// The wrapped command, to be sent as it is: the engine sends whatever the machine chose without switching over
+    /// the cases again.
+    package var rpc: any RPCCommand {
         switch self {
-        case .cancelAll: CancelAll.id
-        case .exitSecureSession: ExitSecureSession.id
-        case .getInfo: GetInfo.id
-        case .enterSecureSession: EnterSecureSession.id
-        case .startTransaction: NFCStartTransaction.id
-        case .waitCard: WaitCard.id
-        case .buildCandidateList: BuildCandidateList.id
-        case .displayListBox: DisplayListBox.id
-        case .transactionInit: TransactionInit.id
-        case .transactionProcess: TransactionProcess.id
-        case .transactionFinalisation: TransactionFinalisation.id
-        case .waitCardRemoval: WaitCardRemoval.id
-        case .getSecuredTag: GetSecuredTag.id
-        case .getPlainTag: GetPlainTag.id
-        case .simplifiedOnlinePIN: SimplifiedOnlinePIN.id
-        case .completeTransaction: NFCCompleteTransaction.id
+        case .cancelAll(let c): c
+        case .exitSecureSession(let c): c
+        case .getInfo(let c): c
+        case .enterSecureSession(let c): c
+        case .startTransaction(let c): c
+        case .waitCard(let c): c
+        case .buildCandidateList(let c): c
+        case .displayListBox(let c): c
+        case .transactionInit(let c): c
+        case .transactionProcess(let c): c
+        case .transactionFinalisation(let c): c
+        case .waitCardRemoval(let c): c
+        case .getSecuredTag(let c): c
+        case .getPlainTag(let c): c
+        case .simplifiedOnlinePIN(let c): c
+        case .completeTransaction(let c): c
+        }
+    }
+
+    /// The wire id of the wrapped command.
+    package var id: CommandID { type(of: rpc).id }
+
+    /// Whether this is the payment's card wait (WaitCard, or StartNFCTransaction for contactless): the one command a
+    /// cancel interrupts with CancelAll, once it was sent (spec §2.8).
+    package var isCardWait: Bool {
+        switch self {
+        case .startTransaction, .waitCard: true
+        default: false
         }
     }
 }

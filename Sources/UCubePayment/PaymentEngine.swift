@@ -265,31 +265,16 @@ package actor PaymentEngine {
     }
 
     private func perform(_ command: PaymentCommand, _ run: PaymentRun) async -> PaymentAction {
-        switch command {
-        case .cancelAll(let c): await exchange(c, run)
-        case .exitSecureSession(let c): await exchange(c, run)
-        case .getInfo(let c): await exchange(c, run)
-        case .enterSecureSession(let c): await exchange(c, run)
-        case .startTransaction(let c): await exchange(c, run, long: true)
-        case .waitCard(let c): await exchange(c, run, long: true)
-        case .buildCandidateList(let c): await exchange(c, run)
-        case .displayListBox(let c): await exchange(c, run)
-        case .transactionInit(let c): await exchange(c, run)
-        case .transactionProcess(let c): await exchange(c, run)
-        case .transactionFinalisation(let c): await exchange(c, run)
-        case .waitCardRemoval(let c): await exchange(c, run)
-        case .getSecuredTag(let c): await exchange(c, run)
-        case .getPlainTag(let c): await exchange(c, run)
-        case .simplifiedOnlinePIN(let c): await exchange(c, run)
-        case .completeTransaction(let c): await exchange(c, run)
-        }
+        await exchange(command.rpc, run, cardWait: command.isCardWait)
     }
 
     /// Sends one command and feeds the answer back. The client leaves the task's cancellation to the engine
     /// (`TaskCancellation.caller`): past the card read a cancel is refused and the command must run on.
-    private func exchange<C: RPCCommand>(_ command: C, _ run: PaymentRun, long: Bool = false) async -> PaymentAction {
+    private func exchange<C: RPCCommand>(_ command: C, _ run: PaymentRun, cardWait isCardWait: Bool) async
+        -> PaymentAction
+    {
         run.roundTrips += 1
-        let cardWait = long ? HandOver() : nil
+        let cardWait = isCardWait ? HandOver() : nil
         var onSent: (@Sendable () -> Void)?
         if let cardWait {
             run.cardWait = cardWait
