@@ -102,7 +102,7 @@ package struct SessionRecord: Equatable, Sendable {
 package enum LinkPreparation: Equatable, Sendable {
     /// READY with nothing pending: CancelAll, then ExitSecureSession, every time (the SDKs' START_CANCEL_ALL and
     /// START_EXIT_SECURE_SESSION, spec §8.1). For commands that read or change the terminal outside a secure session
-    /// (info, locale, updates, registration, logs): GetInfo's answer is ciphered in SECURED state.
+    /// (locale, updates, registration, logs; `info` is `.query`): GetInfo's answer is ciphered in SECURED state.
     case ready
     /// Continue the link session the last process kept (`rpc …`, the shell). Trusted only when that process closed
     /// the link cleanly; otherwise (it died, its file is missing or unreadable) the terminal is reset as for `.ready`
@@ -113,6 +113,12 @@ package enum LinkPreparation: Equatable, Sendable {
     /// record is not clean, only what the clean record leaves unknown otherwise (spec §8.6). One sequence, no command
     /// sent twice.
     case payment
+    /// READY with nothing pending, for a command whose first frame only reads and whose answer shows whether the
+    /// terminal was (`info`'s GetInfo: ciphered in a secure session, refused while a command is pending). After a
+    /// clean exit that kept no secure session, nothing is sent first: the record says nothing is pending and no session
+    /// is open. If the answer says otherwise (another host used the terminal since), the command resynchronises and
+    /// sends its read again, once (`LinkOpening.unverified`; spec §8.7). Otherwise as `.ready`.
+    case query
 }
 
 /// How a link starts, decided from the session record and what the command needs (pure): the rules the client starts
@@ -136,6 +142,9 @@ package struct LinkOpening: Equatable, Sendable {
     package let idle: Bool
     /// The terminal the last payment met, when it still holds (only on an idle link).
     package let terminal: KnownTerminal?
+    /// The terminal is taken as READY with nothing pending on the record's word alone (`.query`): the command's first
+    /// answer must confirm it.
+    package let unverified: Bool
 
     package init(_ record: SessionRecord.Loaded, preparation: LinkPreparation) {
         var trusted: LinkRules? = nil
@@ -148,11 +157,13 @@ package struct LinkOpening: Equatable, Sendable {
         switch preparation {
         case .payment: step = .none
         case .ready: step = .resynchronise
+        case .query: step = trusted?.secured == false ? .none : .resynchronise
         case .asRecorded:
             step = trusted == nil ? .resynchronise : (trusted?.secured == true ? .verifySecureSession : .none)
         }
         idle = trusted != nil || preparation != .payment
         terminal = idle ? known : nil
+        unverified = preparation == .query && step == .none
     }
 
     /// The rules the client starts with: the record's when trusted, a fresh session's otherwise.
@@ -184,6 +195,26 @@ extension RPCClient {
         let exit = try await send(ExitSecureSession()).status
         restartNumbering()
         return (cancel, exit)
+    }
+}
+
+extension RPCClient {
+    /// Sends the first command of a link that took the terminal as READY with nothing pending on the session record's
+    /// word alone (`LinkOpening.unverified`), a read whose answer shows whether it was. An answer that says otherwise —
+    /// ciphered (a secure session is open), a failure status (a command is pending, the terminal is in another state),
+    /// or none in time — is followed by the resynchronisation and the command again, once (spec §8.7). `reset`: the
+    /// resynchronisation was needed.
+    package func sendConfirmingIdle<C: RPCCommand>(_ command: C) async throws(LinkError) -> (
+        reply: Reply<C.Response>, reset: Bool
+    ) {
+        do {
+            let reply = try await send(command)
+            if reply.response != nil && !reply.isCiphered { return (reply, false) }
+        } catch let error where error.code == .timeout {
+            // No answer: the terminal may be busy with a command it does not interrupt for this one.
+        }
+        try await resynchronise()
+        return (try await send(command), true)
     }
 }
 

@@ -173,3 +173,43 @@ import UCubeSimulator
         await h.client.close()
     }
 }
+
+/// `info` after a clean exit sends GetInfo alone, on the session record's word (spec §8.7): when another host left
+/// the terminal in a secure session since, the ciphered answer says so, and the terminal is reset and asked again.
+@Suite struct ConfirmingIdleTests {
+    @Test func aSecureSessionLeftByAnotherHostIsResetAndGetInfoAskedAgain() async throws {
+        let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(timeScale: 0.01))
+        // The other host: its link opens a secure session and goes away without closing it.
+        let (otherTransport, otherPeer) = InMemoryTransport.pair()
+        let otherServing = Task { _ = await simulator.serve(input: otherPeer.input, output: { otherPeer.write($0) }) }
+        let other = RPCClient(transport: otherTransport, defaultTimeout: .seconds(30))
+        #expect(try await other.send(EnterSecureSession()).status == .success)
+        await other.close()
+        await otherServing.value
+
+        // This host's record says READY, numbering at 5: GetInfo alone, answered ciphered, then the reset.
+        let (transport, peer) = InMemoryTransport.pair()
+        let serving = Task { _ = await simulator.serve(input: peer.input, output: { peer.write($0) }) }
+        let client = RPCClient(
+            transport: transport, defaultTimeout: .seconds(30), rules: LinkRules(secured: false, nextSequence: 5))
+        let (reply, reset) = try await client.sendConfirmingIdle(GetInfo())
+        #expect(reset)
+        #expect(!reply.isCiphered && reply.response?.state == .ready)
+        #expect(await client.commandsSent == 4)  // GetInfo, CancelAll, ExitSecureSession, GetInfo
+        await client.close()
+        await serving.value
+    }
+
+    @Test func anIdleTerminalAnswersTheFirstGetInfo() async throws {
+        let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(timeScale: 0.01))
+        let (transport, peer) = InMemoryTransport.pair()
+        let serving = Task { _ = await simulator.serve(input: peer.input, output: { peer.write($0) }) }
+        let client = RPCClient(
+            transport: transport, defaultTimeout: .seconds(30), rules: LinkRules(secured: false, nextSequence: 5))
+        let (reply, reset) = try await client.sendConfirmingIdle(GetInfo())
+        #expect(!reset && reply.response?.state == .ready)
+        #expect(await client.commandsSent == 1)
+        await client.close()
+        await serving.value
+    }
+}

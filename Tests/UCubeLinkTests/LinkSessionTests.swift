@@ -74,7 +74,8 @@ import UCubeProtocol
     }
 
     /// Every record against every preparation: a record that is not clean is never trusted, a payment sends nothing
-    /// here, `ready` always resynchronises, and a clean secured session kept for `asRecorded` is checked.
+    /// here, `ready` always resynchronises, a clean secured session kept for `asRecorded` is checked, and `query`
+    /// trusts a clean record that kept no secure session (its first answer confirms it).
     static let cases: [Case] = [
         Case(.missing, .ready, .resynchronise, fresh, idle: true, keepsTerminal: false),
         Case(.missing, .asRecorded, .resynchronise, fresh, idle: true, keepsTerminal: false),
@@ -87,6 +88,11 @@ import UCubeProtocol
         Case(.clean(plain, terminal), .payment, .none, plain, idle: true, keepsTerminal: true),
         Case(.clean(secured), .asRecorded, .verifySecureSession, secured, idle: true, keepsTerminal: false),
         Case(.clean(secured), .payment, .none, secured, idle: true, keepsTerminal: false),
+        // `query` (info): nothing first after a clean exit that kept no secure session; its GetInfo confirms it.
+        Case(.missing, .query, .resynchronise, fresh, idle: true, keepsTerminal: false),
+        Case(.stale(owner: 7), .query, .resynchronise, fresh, idle: true, keepsTerminal: false),
+        Case(.clean(plain, terminal), .query, .none, plain, idle: true, keepsTerminal: true),
+        Case(.clean(secured), .query, .resynchronise, secured, idle: true, keepsTerminal: false),
     ]
 
     @Test(arguments: cases)
@@ -96,6 +102,8 @@ import UCubeProtocol
         #expect(opening.rules == c.rules)
         #expect(opening.idle == c.idle)
         #expect(opening.terminal == (c.keepsTerminal ? Self.terminal : nil))
+        // Only a link that skipped the reset on the record's word has its first answer checked.
+        #expect(opening.unverified == (c.preparation == .query && c.step == .none))
         // The record written while the link is open names its owner, and so reads back stale.
         let mark = opening.openRecord(owner: 4242)
         #expect(SessionRecord.decode(Data(mark.line.utf8)) == .stale(owner: 4242))

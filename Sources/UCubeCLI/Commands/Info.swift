@@ -28,8 +28,9 @@ extension UCube {
         }
 
         private func show() async throws {
-            try await withConnection(globals) { connection in
-                let reply = try await connection.client.send(GetInfo())
+            // GetInfo shows whether the terminal was READY: after a clean exit nothing is sent before it (spec §8.7).
+            try await withConnection(globals, prepare: .query) { connection in
+                let reply = try await connection.query(GetInfo())
                 if reply.isCiphered { throw CLIFailure.cipheredInfo }
                 try RPCOutput.print(reply, command: GetInfo.descriptor, globals: globals)
             }

@@ -40,7 +40,8 @@ enum RPCOutput {
     static func print<R: RPCResponse & ResponseText>(
         _ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions
     ) throws {
-        try print(reply, command: command, globals: globals, lines: \.summary)
+        // A closure, not the key path `\.summary`: applying a key path instantiates it at run time (67 k instructions).
+        try print(reply, command: command, globals: globals, lines: { $0.summary })
     }
 
     private static func print<R: RPCResponse>(

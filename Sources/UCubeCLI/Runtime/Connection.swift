@@ -156,6 +156,7 @@ struct Connection {
             try await opening.perform(on: connection.client)
             connection.memo.set(
                 idle: opening.idle, opening.terminal, commandsSent: await connection.client.commandsSent)
+            connection.memo.setUnverified(opening.unverified)
         } catch {
             await connection.close()
             throw CLIFailure(error)
@@ -174,6 +175,20 @@ struct Connection {
             if printing { TracePrinter.print(event) }
             recorder?.record(event)
         }
+    }
+
+    /// Sends the first command of a `.query` link (a read): when the link took the terminal as idle on the record's
+    /// word alone, the answer must confirm it, and the terminal is reset and asked again if it does not
+    /// (`RPCClient.sendConfirmingIdle`, spec §8.7). Otherwise, and for every later command, it is `client.send`.
+    func query<C: RPCCommand>(_ command: C) async throws(LinkError) -> Reply<C.Response> {
+        guard memo.takeUnverified() else { return try await client.send(command) }
+        let (reply, reset) = try await client.sendConfirmingIdle(command)
+        if reset {
+            memo.set(idle: true, nil, commandsSent: await client.commandsSent)
+            Logger(layer: .connection).notice(
+                "\(address): the terminal was not idle after the last clean exit (another host used it?): it was reset")
+        }
+        return reply
     }
 
     /// What a payment starting now may take as known (spec §8.6): the terminal is idle when the link started so and no
@@ -261,6 +276,19 @@ final class TerminalMemo: Sendable {
 
     func terminal(ifCommandsSent count: Int) -> KnownTerminal? {
         state.withLock { $0.commandsSent == count ? $0.terminal : nil }
+    }
+
+    /// Whether the link's first command must confirm that the terminal is idle (`LinkOpening.unverified`).
+    private let unverified = Mutex(false)
+
+    func setUnverified(_ value: Bool) { unverified.withLock { $0 = value } }
+
+    /// Whether the first command must still confirm it; true once at most.
+    func takeUnverified() -> Bool {
+        unverified.withLock { value in
+            defer { value = false }
+            return value
+        }
     }
 }
 
