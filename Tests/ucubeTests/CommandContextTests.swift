@@ -134,3 +134,21 @@ import UCubeLog
         #expect(!parent.single("tcp://a:1", json: false).json)
     }
 }
+
+/// The shell resolves each line's context when it dispatches the line: the line's options over the session's `set`
+/// values over `$UCUBE_DEVICE`, and `set` alone shows the device a line naming none would use.
+@Suite struct ShellLineContextTests {
+    @Test func eachLineResolvesItsOwnSettings() async throws {
+        let sandbox = try UCubeSandbox()
+        // Nothing listens there: a line that used it would fail with exit 5.
+        sandbox.environment["UCUBE_DEVICE"] = "tcp://127.0.0.1:1"
+        let run = try await sandbox.run(
+            ["shell"], input: "set\ninfo --device sim --json\nset device sim\nset json on\nset\ninfo\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0 == "device tcp://127.0.0.1:1" }.count == 1, "\(run.stdout)")
+        #expect(lines.filter { $0 == "device sim" }.count == 2, "\(run.stdout)")
+        // Both `info`s printed JSON: the first by its flag, the second by `set json on`.
+        #expect(lines.filter { $0 == "  \"command\": \"get-info\"," }.count == 2, "\(run.stdout)")
+    }
+}
