@@ -4,7 +4,7 @@ import UCubeLog
 import UCubeProtocol
 
 /// Options every command takes, before or after the subcommand name: what the line says, nothing more. Values are
-/// optional so the shell's `set …`, the environment and the config file can fill what the line leaves out; that is
+/// optional so the shell's `set …`, the environment and devices.json can fill what the line leaves out; that is
 /// `CommandContext.resolve`'s work, at dispatch.
 struct GlobalOptions: ParsableArguments {
     @Option(
