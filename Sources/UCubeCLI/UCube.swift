@@ -113,9 +113,10 @@ struct UCube: AsyncParsableCommand {
         var code: Int32 = 0
         do {
             if let info = CommonLines.info(arguments) {
-                // Its type and options known: neither the reflection nor the protocol check below.
-                startLogging(info, arguments: arguments, globals: info.globals)
-                try await info.run()
+                // Its type and options known: no protocol check, and no option group built.
+                let context = CommandContext.atDispatch(info.globals, session: nil)
+                startLogging(context.logLevels, mirrorToStderr: context.mirrorsLogToStderr, arguments: arguments)
+                try await Info.run(in: context, fleet: info.fleet)
             } else {
                 try await runParsed(arguments)
             }
@@ -138,11 +139,18 @@ struct UCube: AsyncParsableCommand {
         Foundation.exit(code)
     }
 
-    /// Runs the command ArgumentParser reads from `arguments`.
+    /// Runs the command ArgumentParser reads from `arguments`, with its settings resolved here, once.
     private static func runParsed(_ arguments: [String]) async throws {
         var command = try parse(arguments)
-        let globals = startLogging(command, arguments: arguments)
-        if let path = globals?.record { try SessionRecorder.start(path: path, arguments: arguments) }
+        if let command = command as? any UCubeCommand {
+            let context = CommandContext.atDispatch(command.globals.values, session: nil)
+            startLogging(context.logLevels, mirrorToStderr: context.mirrorsLogToStderr, arguments: arguments)
+            if let path = context.record { try SessionRecorder.start(path: path, arguments: arguments) }
+            try await command.run(in: context)
+            return
+        }
+        // A command group, help: no settings to read.
+        startLogging(LogLevels(), mirrorToStderr: false, arguments: arguments)
         if var asyncCommand = command as? any AsyncParsableCommand {
             try await asyncCommand.run()
         } else {
@@ -168,24 +176,14 @@ struct UCube: AsyncParsableCommand {
     /// Bootstraps the log (spec §11) with the command's `--log-level` and logs the command line (api layer; the
     /// handler masks any PAN in it). When the state directory cannot hold the log, says so once and goes on without
     /// it: only the commands that keep state there need it (`Environment.requireStateDirectory`).
-    @discardableResult
-    static func startLogging(
-        _ command: any ParsableCommand, arguments: [String], globals known: GlobalOptions? = nil
-    ) -> GlobalOptions? {
-        // `known` spares reflecting the command (its fields' types are checked against their generic requirements).
-        let globals =
-            known
-            ?? Mirror(reflecting: command).children.lazy.compactMap {
-                ($0.value as? OptionGroup<GlobalOptions>)?.wrappedValue
-            }.first
+    static func startLogging(_ levels: LogLevels, mirrorToStderr: Bool, arguments: [String]) {
         if let problem = Environment.stateDirectoryProblem(Environment.logDirectory) {
             Environment.warnStateUnusable("no log is kept: \(Environment.logDirectory) cannot be used: \(problem)")
         }
         LogSystem.bootstrap(
-            directory: Environment.logDirectory, levels: globals?.logLevels ?? LogLevels(),
-            mirrorToStderr: globals?.logLevel != nil, metadata: DeviceOutput.logMetadata, stderr: Console.err)
+            directory: Environment.logDirectory, levels: levels, mirrorToStderr: mirrorToStderr,
+            metadata: DeviceOutput.logMetadata, stderr: Console.err)
         Logger(layer: .api).info("ucube \(arguments.joinedWithoutLookup(separator: " "))")
-        return globals
     }
 
     /// Prints what went wrong (or the help or version asked for) and returns the exit code. Never exits: the shell
@@ -242,16 +240,16 @@ struct UCube: AsyncParsableCommand {
     }
 }
 
-/// Runs `body` with an open connection and always closes it, saving the link session. Inside `ucube shell` the
-/// shell's one link is used and stays open. `prepare`: the state the command needs the terminal in.
+/// Runs `body` with an open connection and always closes it, saving the link session. Inside `ucube shell` (the
+/// context's shell) the shell's one link is used and stays open. `prepare`: the state the command needs the terminal in.
 func withConnection<T>(
-    _ globals: GlobalOptions, card: CardScenario? = nil, prepare: Connection.Preparation = .ready,
+    _ context: CommandContext, card: CardScenario? = nil, prepare: Connection.Preparation = .ready,
     _ body: (Connection) async throws -> T
 ) async throws -> T {
-    if let session = ShellSession.current {
-        return try await body(try await session.connection(globals, card: card))
+    if let session = context.shell {
+        return try await body(try await session.connection(context, card: card))
     }
-    let connection = try await Connection.open(globals, card: card, prepare: prepare)
+    let connection = try await Connection.open(context, card: card, prepare: prepare)
     do {
         let result = try await body(connection)
         await connection.close()

@@ -3,8 +3,9 @@ import UCubeLink
 import UCubeLog
 import UCubeProtocol
 
-/// Options every command takes, before or after the subcommand name. Values are optional so the shell's `set …`,
-/// the environment and the config file can fill what the line leaves out.
+/// Options every command takes, before or after the subcommand name: what the line says, nothing more. Values are
+/// optional so the shell's `set …`, the environment and devices.json can fill what the line leaves out; that is
+/// `CommandContext.resolve`'s work, at dispatch.
 struct GlobalOptions: ParsableArguments {
     @Option(
         name: .customLong("device"),
@@ -12,9 +13,6 @@ struct GlobalOptions: ParsableArguments {
             "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], replay:FILE (a recording), or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim. info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script take it more than once: a fleet run.",
             valueName: "device"))
     var devices: [String] = []
-
-    /// The one terminal `--device` names (a fleet run gives each of its terminals a copy naming one).
-    var device: String? { devices.last }
 
     @Flag(name: .customLong("json"), help: "Print results as JSON on stdout.")
     var jsonFlag = false
@@ -45,6 +43,26 @@ struct GlobalOptions: ParsableArguments {
             valueName: "levels"))
     var logLevel: String?
 
+    func validate() throws { try values.validate() }
+
+    /// The parsed values, as a plain value.
+    var values: GlobalOptionValues {
+        GlobalOptionValues(
+            devices: devices, json: jsonFlag, trace: traceFlag, record: record, fast: fast, rpcTimeout: rpcTimeout,
+            logLevel: logLevel)
+    }
+}
+
+/// What the global options of one line say, as plain values (`CommonLines` reads them without ArgumentParser).
+struct GlobalOptionValues: Sendable, Equatable {
+    var devices: [String] = []
+    var json = false
+    var trace = false
+    var record: String? = nil
+    var fast = false
+    var rpcTimeout: Double? = nil
+    var logLevel: String? = nil
+
     func validate() throws {
         if let t = rpcTimeout, !(t > 0 && t <= 3600) {
             throw ValidationError("--rpc-timeout must be between 0 and 3600 seconds")
@@ -56,39 +74,5 @@ struct GlobalOptions: ParsableArguments {
                 throw ValidationError(error.reason)
             }
         }
-    }
-
-    /// These options for one terminal of a fleet run: `device` only, and JSON when `json` (the run reads the command's
-    /// JSON events).
-    func single(_ device: String, json: Bool) -> GlobalOptions {
-        var one = self
-        one.devices = [device]
-        one.jsonFlag = jsonFlag || json
-        return one
-    }
-
-    /// `--log-level` parsed (validated already), else the default levels.
-    var logLevels: LogLevels { logLevel.flatMap { try? LogLevels(parsing: $0) } ?? LogLevels() }
-
-    /// `--json`, or the shell's `set json on`.
-    var json: Bool { jsonFlag || ShellSession.current?.settings.json == true }
-
-    /// `--trace`, or the shell's `set trace on`.
-    var trace: Bool { traceFlag || ShellSession.current?.settings.trace == true }
-
-    /// The device string, from the option, then the shell's `set device`, then `$UCUBE_DEVICE`, then the default
-    /// device remembered by `ucube connect`, then the simulator.
-    var deviceAddress: String { namedDevice ?? "sim" }
-
-    /// The device named by the option, the shell, `$UCUBE_DEVICE` or `ucube connect`; nil: none, and the built-in
-    /// simulator stands in (`Connection.open` says so on stderr, every time).
-    var namedDevice: String? {
-        device ?? ShellSession.current?.settings.device ?? Environment.value("UCUBE_DEVICE")
-            ?? RememberedDevices.defaultAddress
-    }
-
-    var timeout: Duration {
-        guard let t = rpcTimeout ?? ShellSession.current?.settings.timeout else { return .seconds(10) }
-        return .milliseconds(Int64(t * 1000))
     }
 }

@@ -6,7 +6,7 @@ import UCubeSupport
 
 extension UCube {
     /// `ucube cancel`: cancels the payment running on a device, or resets the terminal when none runs.
-    struct Cancel: AsyncParsableCommand {
+    struct Cancel: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "cancel",
             abstract: "Cancel the running payment (only before the card is read), or reset an idle terminal.",
@@ -25,8 +25,8 @@ extension UCube {
 
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            let device = try Connection.resolve(nil, globals).description
+        func run(in context: CommandContext) async throws {
+            let device = try Connection.resolve(nil, context).description
             let path = ControlSocket.path(forDevice: device)
             let deadline = ContinuousClock.now + ControlSocket.reachBudget
             var lastBusy = ""
@@ -37,7 +37,7 @@ extension UCube {
                     if answer.kind == .busy {
                         lastBusy = answer.message
                     } else {
-                        return try report(answer, device: device)
+                        return try report(answer, device: device, json: context.json)
                     }
                 case .notYours(let code):
                     throw CLIFailure(
@@ -49,7 +49,7 @@ extension UCube {
                     lastBusy = reason
                 case .nobodyListens:
                     do {
-                        return try await reset(device: device)
+                        return try await reset(device: device, context: context)
                     } catch let failure as CLIFailure where failure.exit.code == ExitCodes.busy.code {
                         // Another process holds the terminal but does not listen (yet, or any more): it is starting
                         // or ending. Its socket appears, or its lock goes, within moments.
@@ -65,7 +65,7 @@ extension UCube {
             }
         }
 
-        private func report(_ answer: CancelAnswer, device: String) throws {
+        private func report(_ answer: CancelAnswer, device: String, json: Bool) throws {
             let result: String
             switch answer.kind {
             case .accepted: result = "cancelled"
@@ -79,20 +79,20 @@ extension UCube {
                     ExitCodes.failure, "the process holding \(device) did not understand the cancel: \(answer.message)")
             }
             let message = answer.kind == .none ? "no payment is running: \(answer.message)" : answer.message
-            try CancelReport(result: result, message: message).print(json: globals.json)
+            try CancelReport(result: result, message: message).print(json: json)
             if answer.kind == .refused { throw CLIFailure(ExitCodes.tooLate, answer.message) }
         }
 
         /// No process holds the terminal: bring it back to READY. While this runs, another `ucube cancel` that
         /// reaches this process is told that no payment runs (not interrupted: there is nothing to stop).
-        private func reset(device: String) async throws {
+        private func reset(device: String, context: CommandContext) async throws {
             let pid = getpid()
             ControlSocket.route { CancelAnswer(.none, "another `ucube cancel` (pid \(pid)) is resetting the terminal") }
             defer { ControlSocket.route(nil) }
-            try await withConnection(globals, prepare: .asRecorded) { connection in
+            try await withConnection(context, prepare: .asRecorded) { connection in
                 let (cancel, exit) = try await connection.client.resynchronise()
                 let message = "no payment was running; terminal reset (CancelAll \(cancel), ExitSecureSession \(exit))"
-                try CancelReport(result: "reset", message: message).print(json: globals.json)
+                try CancelReport(result: "reset", message: message).print(json: context.json)
             }
         }
     }

@@ -6,7 +6,7 @@ import UCubeProtocol
 
 extension UCube {
     /// `ucube connect DEVICE`: connects, reads GetInfo, shows the terminal and remembers it as the default device.
-    struct Connect: AsyncParsableCommand {
+    struct Connect: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "connect",
             abstract: "Connect to a terminal, show it, and remember it as the default device.",
@@ -49,8 +49,8 @@ extension UCube {
             let info: DeviceInfo?
         }
 
-        func run() async throws {
-            if list { return try printList() }
+        func run(in context: CommandContext) async throws {
+            if list { return try printList(json: context.json) }
             if let forget {
                 guard try RememberedDevices.forget(forget) else {
                     throw CLIFailure(
@@ -74,7 +74,7 @@ extension UCube {
                 }
             }
             let options = BLEConnectOptions(timeout: .milliseconds(Int64(timeout * 1000)), attempts: tries)
-            let connection = try await Connection.open(globals, address: address, bluetooth: options)
+            let connection = try await Connection.open(context, address: address, bluetooth: options)
             let reply: Reply<GetInfo.Response>
             do {
                 reply = try await connection.client.send(GetInfo())
@@ -97,12 +97,12 @@ extension UCube {
                 name: connection.peerName ?? device, address: canonical.description,
                 transport: RememberedDevices.transportName(canonical), serial: info.serialNumber, isDefault: true)
             try RememberedDevices.remember(record)
-            if globals.json {
+            if context.json {
                 try JSONOutput.print(Shown(device: record, info: info))
                 return
             }
             print("connected to \(record.name) (\(record.address))")
-            try RPCOutput.print(reply, command: GetInfo.descriptor, globals: globals)
+            try RPCOutput.print(reply, command: GetInfo.descriptor, json: context.json)
             print("remembered as '\(record.name)', now the default device (--device \(ShellWords.quote(record.name)))")
         }
 
@@ -120,9 +120,9 @@ extension UCube {
             }
         }
 
-        private func printList() throws {
+        private func printList(json: Bool) throws {
             let devices = try RememberedDevices.load()
-            if globals.json {
+            if json {
                 try JSONOutput.print(devices)
                 return
             }

@@ -6,7 +6,7 @@ import UCubeSupport
 
 extension UCube {
     /// `ucube decode`: bytes from a log, a trace or a spec, shown decoded. Needs no terminal.
-    struct Decode: AsyncParsableCommand {
+    struct Decode: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "decode",
             abstract:
@@ -80,19 +80,19 @@ extension UCube {
         @Option(help: ArgumentHelp("With a btsnoop capture: the ATT handle of TxRx, in hex.", valueName: "hex"))
         var handle: String?
 
-        func run() async throws {
-            if let capture = try captureInput() {
-                try runCapture(capture)
+        func run(in settings: CommandContext) async throws {
+            if let capture = try captureInput(settings) {
+                try runCapture(capture, json: settings.json)
                 return
             }
-            let lines = try input()
+            let lines = try input(settings)
             var stream = DecodeStream(
-                output: ReportOutput(json: globals.json), context: context.tagContext, secured: secured)
+                output: ReportOutput(json: settings.json), context: context.tagContext, secured: secured)
             do {
                 while let line = try lines.next() { try stream.read(line) }
                 guard let hex = try stream.finish() else { return }
                 let report = try Self.hexReport(for: hex, kind: kind, context: context.tagContext, secured: secured)
-                if globals.json {
+                if settings.json {
                     try JSONOutput.print(report)
                 } else {
                     for line in report.lines { print(line) }
@@ -132,8 +132,8 @@ extension UCube {
 
         /// The lines to decode: the arguments, a file named by the one argument, or standard input when there are
         /// none (not in the shell: its input is the shell's). A file and standard input are read as the decoding
-        /// goes, never past `maxTextSize`.
-        private func input() throws -> InputLines {
+        /// goes, never past `maxTextSize`. `settings`: whether stdin is a terminal, and whether this is the shell.
+        private func input(_ settings: CommandContext) throws -> InputLines {
             // `-` is standard input, as for any Unix tool.
             let stdin = hex.isEmpty || hex == ["-"]
             // One argument naming a file that is not hex itself: a recording or a --trace dump saved to a file.
@@ -149,7 +149,7 @@ extension UCube {
                 }
             }
             if !stdin { return InputLines(arguments: hex) }
-            guard hex == ["-"] || isatty(0) == 0, ShellSession.current == nil else {
+            guard hex == ["-"] || !settings.stdinIsTerminal, settings.shell == nil else {
                 throw CLIFailure(
                     ExitCodes.usage, "give the hex to decode, or pipe it (or a --trace dump) on standard input")
             }

@@ -10,13 +10,14 @@ extension UCube.Decode {
 
     /// The capture to decode, when the input is one: `--as btsnoop` with a file (or standard input), or `--as auto`
     /// with one argument naming a file that starts with "btsnoop\0". `nil`: the input is hex or a trace dump.
-    func captureInput() throws -> (bytes: [UInt8], name: String)? {
+    /// `settings`: whether stdin is a terminal, and whether this is the shell (whose input is its own).
+    func captureInput(_ settings: CommandContext) throws -> (bytes: [UInt8], name: String)? {
         if kind == .btsnoop {
             guard hex.count <= 1 else {
                 throw CLIFailure(ExitCodes.usage, "--as btsnoop reads one capture file, got \(hex.count) arguments")
             }
             if let path = hex.first, path != "-" { return (try Self.readCapture(path), path) }
-            guard hex == ["-"] || isatty(0) == 0, ShellSession.current == nil else {
+            guard hex == ["-"] || !settings.stdinIsTerminal, settings.shell == nil else {
                 throw CLIFailure(
                     ExitCodes.usage,
                     "give the capture file (ucube decode --as btsnoop FILE), or pipe it on standard input")
@@ -64,11 +65,11 @@ extension UCube.Decode {
         return value
     }
 
-    func runCapture(_ input: (bytes: [UInt8], name: String)) throws {
+    func runCapture(_ input: (bytes: [UInt8], name: String), json: Bool) throws {
         let report = try Self.captureReport(
             bytes: input.bytes, name: input.name, handle: try Self.attHandle(handle), context: context.tagContext,
             secured: secured)
-        if globals.json {
+        if json {
             // The frames' payload and data are raw bytes in decode's JSON: card data read from a file is masked
             // there too, as `Masking.hex` masks it in the lines.
             Console.out(Masking.redactCardDataInHex(try JSONOutput.encode(report)) + "\n")

@@ -3,7 +3,7 @@ import Foundation
 
 extension UCube {
     /// `ucube fleet-merge`: the shards of a fleet run (`--shard I/N`, one per CI job) as one run.
-    struct FleetMergeCommand: AsyncParsableCommand {
+    struct FleetMergeCommand: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "fleet-merge",
             abstract:
@@ -33,7 +33,7 @@ extension UCube {
             }
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let junit = junit.map { ($0 as NSString).expandingTildeInPath }
             if let junit { try Environment.checkOutputDirectory(of: junit, option: "--junit") }
             var parsed: [FleetMerge.Report] = []
@@ -57,9 +57,9 @@ extension UCube {
             }
             let merged = try FleetMerge.merge(parsed)
             let reporter = FleetReporter(
-                command: merged.command, json: globals.json, total: merged.verdicts.count, stderrIsTTY: false)
+                command: merged.command, json: context.json, total: merged.verdicts.count, stderrIsTTY: false)
             for warning in merged.warnings { reporter.warn(warning) }
-            if globals.json { for verdict in merged.verdicts { reporter.ended(verdict) } }
+            if context.json { for verdict in merged.verdicts { reporter.ended(verdict) } }
             reporter.summary(merged.verdicts, seconds: merged.seconds)
             if let junit {
                 try FleetRun.writeJUnit(

@@ -52,7 +52,7 @@ extension UCube {
 
 extension UCube.History {
     /// `ucube history [--last N] [--unresolved]`.
-    struct List: AsyncParsableCommand {
+    struct List: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List the journalled payments (the default).")
 
@@ -67,11 +67,11 @@ extension UCube.History {
         )
         var unresolved = false
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             var entries = try UCube.History.entries()
             if unresolved { entries = entries.filter(\.isUnresolved) }
             if let last { entries = Array(entries.suffix(max(0, last))) }
-            if globals.json {
+            if context.json {
                 try JSONOutput.print(entries)
                 return
             }
@@ -102,7 +102,7 @@ extension UCube.History {
     }
 
     /// `ucube history show ID [--receipt] [--receipt-file FILE]`.
-    struct Show: AsyncParsableCommand {
+    struct Show: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "show", abstract: "Show one journalled payment, or its receipt.")
 
@@ -113,13 +113,13 @@ extension UCube.History {
 
         @OptionGroup var receiptOptions: ReceiptOptions
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             try receiptOptions.checkFile()
             let entry = try UCube.History.entry(id, in: try UCube.History.entries())
             let receipt = Receipt(entry)
             if receiptOptions.receipt {
-                if globals.json { try JSONOutput.print(receipt) } else { for line in receipt.lines() { print(line) } }
-            } else if globals.json {
+                if context.json { try JSONOutput.print(receipt) } else { for line in receipt.lines() { print(line) } }
+            } else if context.json {
                 try JSONOutput.print(entry)
             } else {
                 let amount = entry.amount.flatMap { amount in
@@ -148,12 +148,12 @@ extension UCube.History {
                     if let value, !value.isEmpty { print("\(label): \(value)") }
                 }
             }
-            try receiptOptions.write(receipt, json: globals.json)
+            try receiptOptions.write(receipt, json: context.json)
         }
     }
 
     /// `ucube history resolve ID --status STATUS [--note TEXT]`.
-    struct Resolve: AsyncParsableCommand {
+    struct Resolve: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "resolve",
             abstract: "Record the outcome an operator found out for a payment whose outcome is unknown.",
@@ -182,7 +182,7 @@ extension UCube.History {
             }
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let entry = try UCube.History.entry(id, in: try UCube.History.entries())
             if let pid = entry.runningPID {
                 throw CLIFailure(
@@ -210,7 +210,7 @@ extension UCube.History {
                 throw CLIFailure(ExitCodes.ioError, "cannot write the journal: \(error.reason)")
             }
             let resolved = try UCube.History.entry(entry.requestID, in: try UCube.History.entries())
-            if globals.json {
+            if context.json {
                 try JSONOutput.print(resolved)
             } else {
                 print("payment \(entry.requestID): unknown, resolved \(decided.rawValue)")

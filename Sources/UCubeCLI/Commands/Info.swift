@@ -4,7 +4,7 @@ import UCubeProtocol
 
 extension UCube {
     /// `ucube info`: GetInfo with the standard tags, shown decoded.
-    struct Info: AsyncParsableCommand {
+    struct Info: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "info",
             abstract: "Show the terminal's serial and part number, versions, state and battery.",
@@ -15,24 +15,23 @@ extension UCube {
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var fleet: FleetOptions
 
-        func run() async throws {
-            if let run = try FleetRun(command: "info", globals: globals, options: fleet, resumes: false) {
-                try await run.run { device in
-                    var one = self
-                    one.globals = globals.single(device, json: true)
-                    try await one.show()
-                }
+        func run(in context: CommandContext) async throws { try await Self.run(in: context, fleet: fleet.values) }
+
+        /// `info` with its options as plain values: `CommonLines` calls it without building the option groups.
+        static func run(in context: CommandContext, fleet: FleetOptionValues) async throws {
+            if let run = try FleetRun(command: "info", context: context, options: fleet, resumes: false) {
+                try await run.run { device in try await show(context.single(device, json: true)) }
                 return
             }
-            try await show()
+            try await show(context)
         }
 
-        private func show() async throws {
+        private static func show(_ context: CommandContext) async throws {
             // GetInfo shows whether the terminal was READY: after a clean exit nothing is sent before it (spec §8.7).
-            try await withConnection(globals, prepare: .query) { connection in
+            try await withConnection(context, prepare: .query) { connection in
                 let reply = try await connection.query(GetInfo())
                 if reply.isCiphered { throw CLIFailure.cipheredInfo }
-                try RPCOutput.print(reply, command: GetInfo.descriptor, globals: globals)
+                try RPCOutput.print(reply, command: GetInfo.descriptor, json: context.json)
             }
         }
     }

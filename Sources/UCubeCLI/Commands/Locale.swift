@@ -20,36 +20,36 @@ extension UCube.Locale {
         return (info.locale, info.supportedLocales ?? [])
     }
 
-    struct Get: AsyncParsableCommand {
+    struct Get: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "get", abstract: "Show the current locale (GetInfo F7).")
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            try await withConnection(globals) { connection in
+        func run(in context: CommandContext) async throws {
+            try await withConnection(context) { connection in
                 let (current, _) = try await UCube.Locale.read(connection)
                 guard let current else {
                     throw CLIFailure(ExitCodes.terminalStatus, "the terminal reports no locale (F7)")
                 }
-                try LocaleReport(locale: current, text: current).print(json: globals.json)
+                try LocaleReport(locale: current, text: current).print(json: context.json)
             }
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List the locales the terminal supports (GetInfo F6).")
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            try await withConnection(globals) { connection in
+        func run(in context: CommandContext) async throws {
+            try await withConnection(context) { connection in
                 let (current, supported) = try await UCube.Locale.read(connection)
-                try LocaleList(supported: supported, current: current).print(json: globals.json)
+                try LocaleList(supported: supported, current: current).print(json: context.json)
             }
         }
     }
 
-    struct Set: AsyncParsableCommand {
+    struct Set: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "set", abstract: "Set the locale (SetInfoField F7); it must be one the terminal lists.")
         @OptionGroup var globals: GlobalOptions
@@ -65,8 +65,8 @@ extension UCube.Locale {
             }
         }
 
-        func run() async throws {
-            try await withConnection(globals) { connection in
+        func run(in context: CommandContext) async throws {
+            try await withConnection(context) { connection in
                 let (_, supported) = try await UCube.Locale.read(connection)
                 guard supported.isEmpty || supported.contains(locale) else {
                     throw CLIFailure(
@@ -78,7 +78,7 @@ extension UCube.Locale {
                     throw CLIFailure(
                         ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "SetInfoField"))
                 }
-                try LocaleReport(locale: locale, text: "locale set to \(locale)").print(json: globals.json)
+                try LocaleReport(locale: locale, text: "locale set to \(locale)").print(json: context.json)
             }
         }
     }

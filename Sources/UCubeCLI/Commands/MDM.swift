@@ -148,7 +148,7 @@ func tmsChecked<T>(_ body: () throws(TMSError) -> T) throws(CLIFailure) -> T {
 
 extension UCube {
     /// `ucube mdm-register`: InstallForLoadKey → POST the terminal certificate → keep the returned client identity.
-    struct MDMRegister: AsyncParsableCommand {
+    struct MDMRegister: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "mdm-register",
             abstract: "Register the terminal with the TMS and keep its client certificate (or show / remove it).",
@@ -186,21 +186,17 @@ extension UCube {
             var api: TMSDialect? = nil
         }
 
-        func run() async throws {
-            if let run = try FleetRun(command: "mdm-register", globals: globals, options: fleet) {
-                try await run.run { device in
-                    var one = self
-                    one.globals = globals.single(device, json: true)
-                    try await one.register()
-                }
+        func run(in context: CommandContext) async throws {
+            if let run = try FleetRun(command: "mdm-register", context: context, options: fleet.values) {
+                try await run.run { device in try await register(context.single(device, json: true)) }
                 return
             }
-            try await register()
+            try await register(context)
         }
 
-        private func register() async throws {
+        private func register(_ context: CommandContext) async throws {
             let store = TMSContext.identities
-            try await withConnection(globals) { connection in
+            try await withConnection(context) { connection in
                 let facts = try await TerminalFacts.read(connection.client)
                 let serial = facts.identity.serial
                 let pn = facts.identity.partNumber
@@ -212,7 +208,8 @@ extension UCube {
                             serial: serial, partNumber: pn, registered: registered, identity: registered ? path : nil),
                         text: registered
                             ? "terminal \(serial) (\(pn)) is registered: client identity \(path)"
-                            : "terminal \(serial) (\(pn)) is not registered: run `ucube mdm-register`")
+                            : "terminal \(serial) (\(pn)) is not registered: run `ucube mdm-register`",
+                        json: context.json)
                     return
                 }
                 if unregister {
@@ -221,7 +218,7 @@ extension UCube {
                         Output(serial: serial, partNumber: pn, registered: false, identity: nil),
                         text: removed
                             ? "terminal \(serial): client identity \(path) removed"
-                            : "terminal \(serial) was not registered")
+                            : "terminal \(serial) was not registered", json: context.json)
                     return
                 }
                 let settings = try tms.settings()
@@ -244,13 +241,13 @@ extension UCube {
                         serial: serial, partNumber: pn, registered: true, identity: path, server: settings.baseURL,
                         api: registration.dialect),
                     text:
-                        "terminal \(serial) (\(pn)) registered with \(settings.baseURL)\nclient identity stored at \(path)"
-                )
+                        "terminal \(serial) (\(pn)) registered with \(settings.baseURL)\nclient identity stored at \(path)",
+                    json: context.json)
             }
         }
 
-        private func emit(_ output: Output, text: String) throws {
-            try Registered(output: output, text: text).print(json: globals.json)
+        private func emit(_ output: Output, text: String, json: Bool) throws {
+            try Registered(output: output, text: text).print(json: json)
         }
 
         /// The registration's result: `Output` as JSON, or its text.

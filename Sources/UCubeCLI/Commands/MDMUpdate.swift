@@ -10,7 +10,7 @@ import UCubeTMS
 
 extension UCube {
     /// `ucube mdm-update`: plan per spec §10.4 and install the TMS's binaries (§10.5, §10.6), or a local image.
-    struct MDMUpdate: AsyncParsableCommand {
+    struct MDMUpdate: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "mdm-update",
             abstract: "Update the terminal's firmware and EMV configuration from the TMS (or from a local image).",
@@ -79,18 +79,18 @@ extension UCube {
             }
         }
 
-        func run() async throws {
-            if ShellSession.current != nil {
+        func run(in context: CommandContext) async throws {
+            if context.shell != nil {
                 throw CLIFailure(
                     ExitCodes.usage,
                     "mdm-update reconnects after a firmware reboot; run it from the command line, not inside `ucube shell`"
                 )
             }
-            if let run = try FleetRun(command: "mdm-update", globals: globals, options: fleet) {
-                try await run.run { device in try await job(globals.single(device, json: true)).run() }
+            if let run = try FleetRun(command: "mdm-update", context: context, options: fleet.values) {
+                try await run.run { device in try await job(context.single(device, json: true)).run() }
                 return
             }
-            let update = job(globals)
+            let update = job(context)
             try await Interrupts.cancelling(
                 { try await update.run() },
                 first: {
@@ -100,9 +100,9 @@ extension UCube {
                 })
         }
 
-        private func job(_ globals: GlobalOptions) -> UpdateJob {
+        private func job(_ context: CommandContext) -> UpdateJob {
             UpdateJob(
-                globals: globals, tmsOptions: tms, planOnly: plan, all: all, force: force, firmwareOnly: firmwareOnly,
+                context: context, tmsOptions: tms, planOnly: plan, all: all, force: force, firmwareOnly: firmwareOnly,
                 localImage: file.map { LocalImage(imagePath: expand($0), signaturePath: expand(signature!)) })
         }
 
@@ -113,18 +113,18 @@ extension UCube {
 /// The terminal's link across a firmware reboot: the reboot drops it and `reopen` dials again.
 private actor LinkSlot: UpdateLink {
     private var connection: Connection
-    private let globals: GlobalOptions
+    private let context: CommandContext
 
-    init(_ connection: Connection, globals: GlobalOptions) {
+    init(_ connection: Connection, context: CommandContext) {
         self.connection = connection
-        self.globals = globals
+        self.context = context
     }
 
     var client: RPCClient { connection.client }
 
     func reopen() async throws -> RPCClient {
         await connection.close()
-        connection = try await Connection.open(globals)
+        connection = try await Connection.open(context)
         return connection.client
     }
 
@@ -146,7 +146,7 @@ private actor LinkSlot: UpdateLink {
 
 /// `mdm-update`'s work, run in a task Ctrl-C can cancel.
 private struct UpdateJob: Sendable {
-    let globals: GlobalOptions
+    let context: CommandContext
     let tmsOptions: TMSOptions
     let planOnly: Bool
     let all: Bool
@@ -155,7 +155,7 @@ private struct UpdateJob: Sendable {
     let localImage: LocalImage?
 
     func run() async throws {
-        let link = LinkSlot(try await Connection.open(globals), globals: globals)
+        let link = LinkSlot(try await Connection.open(context), context: context)
         do {
             try await update(link)
             await link.close()
@@ -186,7 +186,7 @@ private struct UpdateJob: Sendable {
             }
             if chosen.isEmpty {
                 let optional = planned.count
-                if globals.json {
+                if context.json {
                     print(Self.doneEvent(installed: 0, failed: 0, optional: optional))
                 } else {
                     print(
@@ -225,7 +225,7 @@ private struct UpdateJob: Sendable {
     // MARK: Installing
 
     private func install(_ items: [UpdateItem], link: LinkSlot) async throws {
-        let json = globals.json
+        let json = context.json
         // One display an item: a bar starts afresh, its rate and ETA from the item's own start.
         let display = ProgressSink(json: json)
         let outcome = await UpdateSession(items: items, logger: Logger(layer: .mdm)).run(on: link) { event in
@@ -245,7 +245,7 @@ private struct UpdateJob: Sendable {
         let verdicts = outcome.verdicts
         let stopped = outcome.stopped
         let failed = outcome.failed
-        if globals.json {
+        if context.json {
             print(Self.doneEvent(installed: outcome.installed, failed: failed, optional: nil))
         }
         if stopped?.code == .cancelled {
@@ -262,7 +262,7 @@ private struct UpdateJob: Sendable {
     }
 
     private func report(_ verdict: UpdateVerdict) {
-        if globals.json {
+        if context.json {
             struct Line: Encodable {
                 let event = "item"
                 let verdict: UpdateVerdict
@@ -327,7 +327,7 @@ private struct UpdateJob: Sendable {
                 minVersion: update.item.minVersion.description, mandatory: update.mandatory,
                 install: chosen.contains(update))
         }
-        if globals.json {
+        if context.json {
             try JSONOutput.print(rows)
             return
         }

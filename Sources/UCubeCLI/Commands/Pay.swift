@@ -10,7 +10,7 @@ import UCubeSupport
 
 extension UCube {
     /// `ucube pay AMOUNT`: one EMV payment, contact, contactless or magstripe, as the SDKs run it (spec §8).
-    struct Pay: AsyncParsableCommand {
+    struct Pay: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "pay",
             abstract: "Take a payment: wait for a card, run the EMV flow, authorize, finalise.",
@@ -113,13 +113,12 @@ extension UCube {
 
         @OptionGroup var receiptOptions: ReceiptOptions
 
+        /// The words only: whether a prompt can be answered, and whether this is the shell, are the context's
+        /// (`run(in:)` checks them before any link is opened).
         func validate() throws {
-            if step && ShellSession.current == nil {
-                throw ValidationError("--step works only inside `ucube shell` (or a script it runs)")
-            }
             _ = try request()
-            _ = try authorizationTask()
-            _ = try selectionTask()
+            _ = try authorizationTask(prompts: .standardInput)
+            _ = try selectionTask(prompts: .standardInput)
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
         }
 
@@ -149,17 +148,37 @@ extension UCube {
             return request
         }
 
-        func authorizationTask() throws -> any AuthorizationTask { try PaymentTasks.authorization(authorize) }
+        func authorizationTask(prompts: PromptSource?) throws -> any AuthorizationTask {
+            try PaymentTasks.authorization(authorize, prompts: prompts)
+        }
 
-        func selectionTask() throws -> any ApplicationSelectionTask { try PaymentTasks.selection(select) }
+        func selectionTask(prompts: PromptSource?) throws -> any ApplicationSelectionTask {
+            try PaymentTasks.selection(select, prompts: prompts)
+        }
 
-        func run() async throws {
+        /// What `validate` cannot know at parse time: whether this line runs in the shell (`--step`) and whether a
+        /// prompt can be answered. A usage error, as a parse error is.
+        private func tasks(_ context: CommandContext) throws -> (any ApplicationSelectionTask, any AuthorizationTask) {
+            let usage = "`ucube pay --help` shows the usage"
+            if step && context.shell == nil {
+                throw CLIFailure(
+                    ExitCodes.usage, "--step works only inside `ucube shell` (or a script it runs)", hint: usage)
+            }
+            do {
+                return (try selectionTask(prompts: context.prompts), try authorizationTask(prompts: context.prompts))
+            } catch let error as ValidationError {
+                throw CLIFailure(ExitCodes.usage, error.message, hint: usage)
+            }
+        }
+
+        func run(in context: CommandContext) async throws {
+            let (selection, authorization) = try tasks(context)
             // From here to the process's last word (its error, if any), stderr is JSON lines.
             if events { StandardError.setEventLines(true) }
             // A Ctrl-C, SIGTERM, SIGHUP or `ucube cancel` while the link opens is not lost: the payment it was meant for
             // ends CANCELLED before its first command.
             let early = StopRequest()
-            let earlyInterrupts = ShellSession.current == nil ? Interrupts.onInterrupt { early.request() } : nil
+            let earlyInterrupts = context.shell == nil ? Interrupts.onInterrupt { early.request() } : nil
             defer { earlyInterrupts?.cancel() }
             let request = try request()
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
@@ -172,31 +191,29 @@ extension UCube {
             } catch {
                 throw CLIFailure.unsafePath(error)
             }
-            let session = ShellSession.current
-            let stepping = step ? PaymentStepping(session: session!, json: globals.json) : nil
+            let stepping = context.shell.flatMap { step ? PaymentStepping(session: $0, json: context.json) : nil }
             var stepper: PaymentStepper? = nil
             if let stepping { stepper = { step in await stepping.pause(step) } }
-            let context = try await withConnection(globals, card: scenario, prepare: .payment) { connection in
-                let selection = try selectionTask()
-                let authorization = try authorizationTask()
-                return await PaymentRunner.run(
-                    on: connection, request: request, selection: selection, authorization: authorization,
+            let payment = try await withConnection(context, card: scenario, prepare: .payment) { connection in
+                await PaymentRunner.run(
+                    on: connection, shell: context.shell, request: request, selection: selection,
+                    authorization: authorization,
                     journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step,
                     early: early)
             }
             let receipt = Receipt(
-                JournalEntry(context, startedAt: context.startedAt, finishedAt: context.finishedAt ?? ""))
+                JournalEntry(payment, startedAt: payment.startedAt, finishedAt: payment.finishedAt ?? ""))
             // Once the terminal has decided, the outcome is never lost to a broken output: where the journal, stdout or
             // the receipt file cannot take it, stderr says it (spec: README, "Exit codes").
-            let fate = PaymentFate.line(context)
-            if let failure = context.journalFailure {
+            let fate = PaymentFate.line(payment)
+            if let failure = payment.journalFailure {
                 StandardError.write("ucube: \(fate); the journal does not hold it (\(failure)): keep this line")
             }
-            if globals.json {
+            if context.json {
                 try JSONOutput.print(
-                    PaymentContextJSON(context: context, receipt: receiptOptions.receipt ? receipt : nil))
+                    PaymentContextJSON(context: payment, receipt: receiptOptions.receipt ? receipt : nil))
             } else {
-                for line in PaymentSummary.lines(context) { print(line) }
+                for line in PaymentSummary.lines(payment) { print(line) }
                 if receiptOptions.receipt {
                     print("")
                     for line in receipt.lines() { print(line) }
@@ -207,18 +224,18 @@ extension UCube {
                     "ucube: \(fate); its result could not be written to stdout (\(ErrorNumber.text(error)))")
             }
             do {
-                try receiptOptions.write(receipt, json: globals.json)
+                try receiptOptions.write(receipt, json: context.json)
             } catch {
                 StandardError.write("ucube: \(fate); its receipt could not be written")
                 throw error
             }
-            if let failure = context.journalFailure {
+            if let failure = payment.journalFailure {
                 throw CLIFailure(ExitCodes.journalFailed, "\(fate); the journal could not record it: \(failure)")
             }
-            let status = context.status ?? .error
+            let status = payment.status ?? .error
             let exit = ExitCodes.code(for: status)
             if exit.code != 0 {
-                throw CLIFailure(exit, "payment \(status)\(context.statusReason.map { ": " + $0 } ?? "")")
+                throw CLIFailure(exit, "payment \(status)\(payment.statusReason.map { ": " + $0 } ?? "")")
             }
         }
     }

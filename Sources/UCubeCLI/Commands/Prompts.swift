@@ -7,7 +7,7 @@ import UCubeProtocol
 /// 0x0202). In the shell, Ctrl-C reaches the same cancel through the session.
 enum Interruptible {
     static func run<T: Sendable>(
-        _ what: String, _ body: @escaping @Sendable () async throws -> T
+        _ what: String, shell: ShellSession?, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         // Every way to stop it is in place before the work starts, so none can come too early to count.
         let stop = CancelSlot()
@@ -18,7 +18,7 @@ enum Interruptible {
         }
         defer { ControlSocket.route(nil) }
         do {
-            if let session = ShellSession.current {
+            if let session = shell {
                 let task = Task { try await body() }
                 stop.hold { task.cancel() }
                 return try await session.onInterrupt({ stop.cancel() }) { try await task.value }
@@ -30,12 +30,12 @@ enum Interruptible {
     }
 
     /// Opens the link, sends one prompt command that Ctrl-C and `ucube cancel` can stop, and returns its reply.
-    static func send<C: RPCCommand>(_ request: C, _ what: String, globals: GlobalOptions) async throws -> Reply<
+    static func send<C: RPCCommand>(_ request: C, _ what: String, context: CommandContext) async throws -> Reply<
         C.Response
     > {
-        try await withConnection(globals, prepare: .asRecorded) { connection in
+        try await withConnection(context, prepare: .asRecorded) { connection in
             let client = connection.client
-            return try await run(what) {
+            return try await run(what, shell: context.shell) {
                 try Task.checkCancellation()
                 return try await client.send(request)
             }
@@ -78,7 +78,7 @@ enum PromptLimits {
 
 extension UCube {
     /// `ucube display TEXT`: DisplayMessage with one centred line (spec §5.2 0x5040).
-    struct Display: AsyncParsableCommand {
+    struct Display: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "display",
             abstract: "Show a message on the terminal's screen; with --wait-key, wait for a key and print it.",
@@ -146,11 +146,11 @@ extension UCube {
             }
         }
 
-        func run() async throws {
-            let countdown = waitKey ? Countdown.onTerminal(json: globals.json) : nil
+        func run(in context: CommandContext) async throws {
+            let countdown = waitKey ? Countdown.onTerminal(json: context.json) : nil
             countdown?.start("Waiting for a key on the terminal", seconds: seconds)
             defer { countdown?.finish() }
-            let reply = try await Interruptible.send(request(), "display", globals: globals)
+            let reply = try await Interruptible.send(request(), "display", context: context)
             switch reply.status {
             case .success: break
             case .cancelled: throw CLIFailure.cancelled("display")
@@ -162,12 +162,12 @@ extension UCube {
             let key = reply.response?.key
             if waitKey && key == nil { throw CLIFailure.noAnswer("no key was pressed within \(seconds) s") }
             let result = Result(text: text, timeout: seconds, key: key.map { Hex.encode([$0]) })
-            try result.print(json: globals.json)
+            try result.print(json: context.json)
         }
     }
 
     /// `ucube choose ITEM…`: DisplayListBox (spec §5.2 0x5042); prints the chosen item.
-    struct Choose: AsyncParsableCommand {
+    struct Choose: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "choose",
             abstract: "Show a list on the terminal's screen and print the item the person at the terminal chooses.",
@@ -225,9 +225,9 @@ extension UCube {
             }
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let request = request()
-            let reply = try await Interruptible.send(request, "choose", globals: globals)
+            let reply = try await Interruptible.send(request, "choose", context: context)
             switch reply.status {
             case .success: break
             case .cancelled: throw CLIFailure.cancelled("choose")
@@ -244,7 +244,7 @@ extension UCube {
                     "the terminal answered item \(reply.response?.selectedIndex ?? 0) of a list of \(items.count)")
             }
             let result = Result(index: index, item: items[index - 1], title: request.title)
-            try result.print(json: globals.json)
+            try result.print(json: context.json)
         }
     }
 }

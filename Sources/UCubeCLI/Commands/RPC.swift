@@ -20,7 +20,7 @@ extension UCube {
 
 extension UCube.RPC {
     /// `ucube rpc list`: the command catalogue.
-    struct List: AsyncParsableCommand {
+    struct List: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List every terminal command with its id and security modes.")
 
@@ -37,7 +37,7 @@ extension UCube.RPC {
             let summary: String
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let rows = CommandCatalogue.all.map { d in
                 Row(
                     id: Hex.encode([UInt8(d.id.rawValue >> 8), UInt8(d.id.rawValue & 0xFF)]), name: d.name,
@@ -46,7 +46,7 @@ extension UCube.RPC {
                     states: TerminalState.allCases.filter { d.allowedStates.contains($0) }.map(\.description),
                     summary: d.summary)
             }
-            if globals.json {
+            if context.json {
                 try JSONOutput.print(rows)
                 return
             }
@@ -58,7 +58,7 @@ extension UCube.RPC {
     }
 
     /// `ucube rpc raw`: a hand-built or HSM-built payload.
-    struct Raw: AsyncParsableCommand {
+    struct Raw: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "raw",
             abstract: "Send a hand-built command: an id and a hex payload.",
@@ -128,17 +128,17 @@ extension UCube.RPC {
             let decoded: [String]?
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let id = try parsedID()
             let bytes = try parsedPayload()
-            try await withConnection(globals, prepare: .asRecorded) { connection in
+            try await withConnection(context, prepare: .asRecorded) { connection in
                 let reply = try await connection.client.sendRaw(
                     id: id, payload: bytes, inputMode: inMode, outputMode: outMode)
                 let frame = reply.frame
                 let decoded =
                     frame.status.isSuccess
                     ? TLVDisplay.lines(frame.data, context: id == .getInfo ? .getInfo : .payment) : nil
-                if globals.json {
+                if context.json {
                     try JSONOutput.print(
                         RawJSON(
                             commandID: Hex.encode([UInt8(id.rawValue >> 8), UInt8(id.rawValue & 0xFF)]),

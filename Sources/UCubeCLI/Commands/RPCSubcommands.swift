@@ -49,10 +49,10 @@ enum RPCSubcommands {
     ]
 
     /// Opens the link, sends `command`, prints the reply (exit code 3 on a non-success status) and closes the link.
-    static func send<C: RPCCommand>(_ command: C, globals: GlobalOptions) async throws {
-        try await withConnection(globals, prepare: .asRecorded) { connection in
+    static func send<C: RPCCommand>(_ command: C, context: CommandContext) async throws {
+        try await withConnection(context, prepare: .asRecorded) { connection in
             let reply = try await connection.client.send(command)
-            try RPCOutput.print(reply, command: C.descriptor, globals: globals)
+            try RPCOutput.print(reply, command: C.descriptor, json: context.json)
         }
     }
 
@@ -76,10 +76,9 @@ enum RPCSubcommands {
 }
 
 /// A `ucube rpc` subcommand: it turns its arguments into one typed request. Arguments are checked while parsing
-/// (so bad input exits 64 before any link is opened), and `run()` sends the request.
-protocol RPCSubcommand: AsyncParsableCommand {
+/// (so bad input exits 64 before any link is opened), and `run(in:)` sends the request.
+protocol RPCSubcommand: UCubeCommand {
     associatedtype Request: RPCCommand
-    var globals: GlobalOptions { get }
     /// The request; throws `ValidationError` naming the argument that is wrong, or the `CommandError` of the
     /// request's own checks.
     func request() throws -> Request
@@ -96,7 +95,9 @@ extension RPCSubcommand {
         }
     }
 
-    func run() async throws { try await RPCSubcommands.send(try request(), globals: globals) }
+    func run(in context: CommandContext) async throws {
+        try await RPCSubcommands.send(try request(), context: context)
+    }
 }
 
 extension RPCSubcommands {

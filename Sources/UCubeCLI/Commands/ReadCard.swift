@@ -8,7 +8,7 @@ import UCubeSimulator
 extension UCube {
     /// `ucube read-card`: waits for a card as a payment's first steps do and shows what is safe to show, without
     /// taking a payment.
-    struct ReadCard: AsyncParsableCommand {
+    struct ReadCard: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "read-card",
             abstract:
@@ -56,25 +56,25 @@ extension UCube {
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
             let readers = cardWait.readers ?? scenario?.readers ?? [.icc, .nfc]
             let timeout = UInt8(cardWait.cardTimeout)
-            let reading = try await withConnection(globals, card: scenario, prepare: .asRecorded) { connection in
+            let reading = try await withConnection(context, card: scenario, prepare: .asRecorded) { connection in
                 let client = connection.client
                 // READY with nothing pending, as a payment's starting steps (spec §8.1), also in the shell, whose
                 // link may have a secure session open.
                 try await client.resynchronise()
                 let inserted = InsertedFlag()
                 let result: Result<CardReading, any Error>
-                let countdown = Countdown.onTerminal(json: globals.json)
+                let countdown = Countdown.onTerminal(json: context.json)
                 countdown?.start(
                     PaymentProgress.message(for: .waitingCard, readers: readers) ?? "Present a card",
                     seconds: Int(timeout))
                 defer { countdown?.finish() }
                 do {
                     result = .success(
-                        try await Interruptible.run("read-card") {
+                        try await Interruptible.run("read-card", shell: context.shell) {
                             try await CardReading.read(client, readers: readers, timeout: timeout) {
                                 inserted.set()
                                 countdown?.finish()
@@ -90,7 +90,7 @@ extension UCube {
                 if await client.isConnected { _ = try? await client.resynchronise() }
                 return try result.get()
             }
-            if globals.json {
+            if context.json {
                 try JSONOutput.print(reading)
             } else {
                 for line in reading.lines { print(line) }

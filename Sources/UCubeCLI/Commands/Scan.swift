@@ -5,7 +5,7 @@ import UCubeLink
 
 extension UCube {
     /// `ucube scan`: lists the uCube terminals BlueZ sees (spec §3.3).
-    struct Scan: AsyncParsableCommand {
+    struct Scan: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "scan",
             abstract: "List the uCube terminals in Bluetooth range (name, address, RSSI, model).",
@@ -66,7 +66,7 @@ extension UCube {
             }
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let rows: [Row]
             do {
                 let filter = try name.map { (pattern: String) throws(LinkError) in try BLEScanner.NameFilter(pattern) }
@@ -80,7 +80,7 @@ extension UCube {
             } catch {
                 throw CLIFailure(error)
             }
-            try Found(rows: rows, seconds: timeout).print(json: globals.json)
+            try Found(rows: rows, seconds: timeout).print(json: context.json)
         }
 
         /// What a scan found: a JSON array of rows, or a line per row (a hint when there is none).

@@ -6,7 +6,7 @@ import UCubeTMS
 
 extension UCube {
     /// `ucube send-logs`: the log bundle (spec §10.7, §11) sent to the TMS, or written to a file with `--output`.
-    struct SendLogs: AsyncParsableCommand {
+    struct SendLogs: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "send-logs",
             abstract: "Zip the logs and send them to the TMS, or write the bundle to a file (--output).",
@@ -39,11 +39,11 @@ extension UCube {
             var lines: [String] { ["\(path)  \(bytes) bytes  \(entries.count) file\(entries.count == 1 ? "" : "s")"] }
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             let logDirectory = Environment.logDirectory
             try Environment.requireStateDirectory()
-            if let run = try FleetRun(command: "send-logs", globals: globals, options: fleet) {
-                try await sendToFleet(run, logDirectory: logDirectory)
+            if let run = try FleetRun(command: "send-logs", context: context, options: fleet.values) {
+                try await sendToFleet(run, context: context, logDirectory: logDirectory)
                 return
             }
             if let output {
@@ -62,13 +62,13 @@ extension UCube {
                 }
                 let entries = try bundle(from: logDirectory, to: path)
                 let bytes = Self.size(of: path)
-                try Written(path: path, bytes: bytes, entries: entries).print(json: globals.json)
+                try Written(path: path, bytes: bytes, entries: entries).print(json: context.json)
                 return
             }
             // Spec §10.7: "Zip all log files (temp file uCubelib-logs*.zip), POST …, delete local logs after HTTP 200".
             let settings = try tms.settings()
             // The terminal first, so this run's own connection log lines are in the bundle, not deleted unsent.
-            let terminal = try await withConnection(globals) { connection in
+            let terminal = try await withConnection(context) { connection in
                 try await TerminalFacts.read(connection.client).identity
             }
             let name = "uCubelib-logs-\(ProcessInfo.processInfo.globallyUniqueString).zip"
@@ -83,13 +83,13 @@ extension UCube {
             }
             let bytes = Self.size(of: path)
             try Sent(terminal: terminal.serial, server: settings.baseURL, bytes: bytes, entries: entries).print(
-                json: globals.json)
+                json: context.json)
         }
 
         /// Several terminals (docs/fleet.md): this host's logs, bundled once, go to the TMS for each terminal (its
         /// identity); each terminal's `result` says what it sent. The local logs are deleted only once every terminal
         /// of the run has them (a re-run sends only to the others, from the run file).
-        private func sendToFleet(_ run: FleetRun, logDirectory: String) async throws {
+        private func sendToFleet(_ run: FleetRun, context: CommandContext, logDirectory: String) async throws {
             if output != nil {
                 throw CLIFailure(
                     ExitCodes.usage,
@@ -102,7 +102,7 @@ extension UCube {
             let entries = try bundle(from: logDirectory, to: path)
             let bytes = Self.size(of: path)
             try await run.run { [self] device in
-                let terminal = try await withConnection(globals.single(device, json: true)) { connection in
+                let terminal = try await withConnection(context.single(device, json: true)) { connection in
                     try await TerminalFacts.read(connection.client).identity
                 }
                 try await upload(path, terminal: terminal, settings: settings)

@@ -8,7 +8,7 @@ import UCubeTMSSimulator
 
 extension UCube {
     /// `ucube simulate --listen`: serves the built-in terminal simulator over TCP.
-    struct Simulate: AsyncParsableCommand {
+    struct Simulate: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "simulate",
             abstract: "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator over HTTPS.",
@@ -285,14 +285,14 @@ extension UCube {
             let readers: [String]
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             if listCards {
                 let rows = CardCatalogue.all.map {
                     CardRow(
                         name: $0.name, summary: $0.summary, expectedStatus: $0.expectedStatus,
                         readers: $0.readers.map(\.name))
                 }
-                if globals.json {
+                if context.json {
                     try JSONOutput.print(rows)
                 } else {
                     for r in rows {
@@ -308,7 +308,7 @@ extension UCube {
                 print(Self.exportLine(url: Self.tmsURL(host: host, port: port), ca: Self.tmsCAPath))
                 return
             }
-            let tmsServer = try await startTMS()
+            let tmsServer = try await startTMS(json: context.json)
             guard let listen = terminalListen else {
                 // Only the TMS: serve until the process is stopped.
                 while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
@@ -328,7 +328,7 @@ extension UCube {
                 case .classic: .classic
                 }
             if let fleet {
-                try await serveFleet(fleet, host: host, port: port, model: model)
+                try await serveFleet(fleet, host: host, port: port, model: model, json: context.json)
                 await tmsServer?.stop()
                 return
             }
@@ -340,7 +340,7 @@ extension UCube {
             let simulator = try TerminalSimulator(configuration: configuration)
             await simulator.observeFaults { StandardError.write("simulator \($0)") }
             let vendorApp = vendorApp
-            let json = globals.json
+            let json = context.json
             do {
                 try await SimulatorServer.listen(
                     host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
@@ -420,9 +420,10 @@ extension UCube {
 
         /// `--fleet N`: N terminals, each on its own port with its own serial, state and faults; their addresses
         /// are printed (and written to --devices-file) once all listen, in order.
-        private func serveFleet(_ count: Int, host: String, port: Int, model: LinkModel?) async throws {
+        private func serveFleet(
+            _ count: Int, host: String, port: Int, model: LinkModel?, json: Bool
+        ) async throws {
             let faults = try fleetFaults()
-            let json = globals.json
             let base = (stateDir ?? Environment.simulatorDirectory) + "/fleet"
             var simulators: [TerminalSimulator] = []
             for index in 1...count {
@@ -475,7 +476,7 @@ extension UCube {
         }
 
         /// Starts the TMS simulator when --tms asks for it, writing the default catalogue on first use.
-        private func startTMS() async throws -> TMSSimulator? {
+        private func startTMS(json: Bool) async throws -> TMSSimulator? {
             guard let tms else { return nil }
             let (host, port) = try Self.parse(tms, option: "--tms")
             let state = Environment.tmsSimulatorDirectory
@@ -517,7 +518,7 @@ extension UCube {
                 throw CLIFailure(tmsSimulator: error)
             }
             let url = Self.tmsURL(host: host, port: bound)
-            if globals.json {
+            if json {
                 Self.announce(["event": "tms-listening", "url": url, "ca": Self.tmsCAPath])
             } else {
                 RawOutput.stdout(

@@ -10,7 +10,7 @@ import UCubeSupport
 
 extension UCube {
     /// `ucube test SUITE`: runs a suite of scripted payments and reports each case as TAP or JUnit (docs/suites.md).
-    struct Test: AsyncParsableCommand {
+    struct Test: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
             abstract: "Run a suite of scripted payments and check each outcome (TAP or JUnit).",
@@ -61,10 +61,10 @@ extension UCube {
             }
         }
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             // Several terminals (docs/fleet.md): the suite on each, unattended; each case is a `case` event of its
             // terminal, and --junit has a testsuite per terminal.
-            if let run = try FleetRun(command: "test", globals: globals, options: fleet) {
+            if let run = try FleetRun(command: "test", context: context, options: fleet.values) {
                 if output != nil || format != .tap {
                     throw CLIFailure(
                         ExitCodes.usage,
@@ -73,21 +73,19 @@ extension UCube {
                 }
                 _ = try PaymentSuite.load(path: suite).select(cases)
                 try await run.run { [self] device in
-                    var one = self
-                    one.globals = globals.single(device, json: true)
-                    try await one.runSuite(inFleet: true)
+                    try await runSuite(context.single(device, json: true), inFleet: true)
                 }
                 return
             }
-            try await runSuite(inFleet: false)
+            try await runSuite(context, inFleet: false)
         }
 
-        /// The suite on the one terminal of `globals`. In a fleet run: unattended, and each case a JSON `case` event
+        /// The suite on the one terminal of `context`. In a fleet run: unattended, and each case a JSON `case` event
         /// (`case`, `result` passed/failed/not-run, `error`, `seconds`) instead of the TAP or JUnit report.
-        private func runSuite(inFleet: Bool) async throws {
+        private func runSuite(_ context: CommandContext, inFleet: Bool) async throws {
             let loaded = try PaymentSuite.load(path: suite)
             let selected = try loaded.select(cases)
-            let address = try Connection.resolve(nil, globals)
+            let address = try Connection.resolve(nil, context)
             let simulated = address == .simulator
             try Environment.requireStateDirectory()
             if let output { try Environment.checkOutputFile(output, option: "--output") }
@@ -107,7 +105,7 @@ extension UCube {
             // A terminal that cannot be reached fails the run, not each case: checked before the first one.
             if !simulated {
                 do {
-                    _ = try await withConnection(globals, prepare: .asRecorded) { connection in
+                    _ = try await withConnection(context, prepare: .asRecorded) { connection in
                         try await connection.client.send(GetInfo(tags: [0xC4]))
                     }
                 } catch {
@@ -122,7 +120,8 @@ extension UCube {
                     result = .notRun(suiteCase, because: "not run: the run was stopped")
                 } else {
                     result = await runCase(
-                        suiteCase, index: index, of: selected.count, suite: loaded, simulated: simulated,
+                        suiteCase, context: context, index: index, of: selected.count, suite: loaded,
+                        simulated: simulated,
                         journal: journal,
                         stop: stop, attended: !inFleet)
                 }
@@ -169,14 +168,15 @@ extension UCube {
 
         /// Runs one case (after the operator, on a real terminal) and compares its outcome with the expected one.
         private func runCase(
-            _ suiteCase: SuiteCase, index: Int, of count: Int, suite loaded: PaymentSuite, simulated: Bool,
+            _ suiteCase: SuiteCase, context: CommandContext, index: Int, of count: Int, suite loaded: PaymentSuite,
+            simulated: Bool,
             journal: PaymentJournal, stop: StopRequest, attended: Bool
         ) async -> SuiteResult {
             let scenario = loaded.scenario(for: suiteCase)
             if !simulated {
                 StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
-                if attended && !unattended && Terminal.isInteractive {
-                    guard await OperatorWait.enter(timeout: .seconds(operatorTimeout)) else {
+                if attended && !unattended, let prompts = context.prompts {
+                    guard await OperatorWait.enter(timeout: .seconds(operatorTimeout), from: prompts) else {
                         let observation = SuiteObservation(
                             failure: "the operator did not answer within \(operatorTimeout) s")
                         return SuiteResult(
@@ -190,16 +190,17 @@ extension UCube {
             do {
                 let request = try suiteCase.request.paymentRequest(
                     readers: scenario.readers, requestID: UUID().uuidString, cvmTag: suiteCase.expect.cvmResult != nil)
-                let context = try await withConnection(globals, card: simulated ? scenario : nil, prepare: .payment) {
+                let payment = try await withConnection(context, card: simulated ? scenario : nil, prepare: .payment) {
                     connection in
                     let selection = try suiteCase.request.selectionTask()
                     let authorization = try suiteCase.request.authorizationTask()
                     return await PaymentRunner.run(
-                        on: connection, request: request, selection: selection, authorization: authorization,
+                        on: connection, shell: context.shell, request: request, selection: selection,
+                        authorization: authorization,
                         journal: journal, quiet: true, cancelAfter: suiteCase.request.cancelAfter,
                         onStop: { stop.request() })
                 }
-                observation = SuiteObservation(context)
+                observation = SuiteObservation(payment)
             } catch {
                 // The link could not be opened or the request is not valid: the case fails, the suite goes on.
                 observation = SuiteObservation(failure: CLIFailure(reporting: error).message)
@@ -243,10 +244,10 @@ enum OperatorWait {
         }
     }
 
-    static func enter(timeout: Duration) async -> Bool {
+    static func enter(timeout: Duration, from source: PromptSource) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let once = Once(continuation)
-            Task { once.finish(await Terminal.readLine(prompt: "press Enter when ready: ") != nil) }
+            Task { once.finish(await Terminal.readLine(prompt: "press Enter when ready: ", from: source) != nil) }
             Task {
                 try? await Task.sleep(for: timeout)
                 once.finish(false)

@@ -8,7 +8,7 @@ import UCubeTMS
 
 extension UCube {
     /// `ucube diagnose`: checks everything a payment depends on, one finding per check.
-    struct Diagnose: AsyncParsableCommand {
+    struct Diagnose: UCubeCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
                 commandName: "diagnose",
@@ -68,12 +68,12 @@ extension UCube {
         @OptionGroup var tms: TMSOptions
         @OptionGroup var fleet: FleetOptions
 
-        func run() async throws {
+        func run(in context: CommandContext) async throws {
             // Several terminals (docs/fleet.md): each one's report is its `result` event; one with a blocking
             // finding fails (exit 16 in its `end`), naming the blocking codes. Read-only: no run file.
-            if let run = try FleetRun(command: "diagnose", globals: globals, options: fleet, resumes: false) {
-                try await run.run { [globals, tms] device in
-                    let report = await Self.diagnose(globals: globals.single(device, json: true), tms: tms)
+            if let run = try FleetRun(command: "diagnose", context: context, options: fleet.values, resumes: false) {
+                try await run.run { [tms] device in
+                    let report = await Self.diagnose(context: context.single(device, json: true), tms: tms)
                     try JSONOutput.print(report, pretty: false)
                     let blocking = report.grouped.filter { $0.severity == .blocking }
                     if !blocking.isEmpty {
@@ -84,8 +84,8 @@ extension UCube {
                 }
                 return
             }
-            let report = await Self.diagnose(globals: globals, tms: tms)
-            if globals.json {
+            let report = await Self.diagnose(context: context, tms: tms)
+            if context.json {
                 try JSONOutput.print(report)
             } else {
                 for line in report.lines { print(line) }
@@ -93,9 +93,9 @@ extension UCube {
             if report.blocking { throw ExitCode(ExitCodes.diagnoseBlocking.code) }
         }
 
-        static func diagnose(globals: GlobalOptions, tms: TMSOptions) async -> DiagnoseReport {
-            var report = DiagnoseReport(device: globals.deviceAddress)
-            let facts = await checkLinkAndTerminal(globals, into: &report)
+        static func diagnose(context: CommandContext, tms: TMSOptions) async -> DiagnoseReport {
+            var report = DiagnoseReport(device: context.deviceAddress)
+            let facts = await checkLinkAndTerminal(context, into: &report)
             await checkTMS(tms, facts: facts, into: &report)
             checkJournal(into: &report)
             checkDisk(into: &report)

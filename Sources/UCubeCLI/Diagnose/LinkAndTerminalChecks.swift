@@ -9,10 +9,11 @@ import UCubeTMS
 /// `ucube diagnose`: the link and terminal checks.
 extension UCube.Diagnose {
 
-    static func checkLinkAndTerminal(_ globals: GlobalOptions, into report: inout DiagnoseReport) async -> DeviceInfo? {
+    static func checkLinkAndTerminal(_ context: CommandContext, into report: inout DiagnoseReport) async -> DeviceInfo?
+    {
         let address: DeviceAddress
         do {
-            address = try Connection.resolve(nil, globals)
+            address = try Connection.resolve(nil, context)
         } catch {
             report.add(.link, "device", .blocking, CLIFailure(reporting: error))
             skipTerminal(&report, because: "the device is unknown")
@@ -23,7 +24,7 @@ extension UCube.Diagnose {
             .link, "device", "\(address.description) (\(Self.transportDescription(address)))",
             details: ["device": .string(address.description), "transport": .string(transport)])
 
-        let shellLink = ShellSession.current != nil
+        let shellLink = context.shell != nil
         if !shellLink {
             do {
                 try DeviceLock.acquire(key: Connection.fileKey(address), device: address.description)
@@ -44,7 +45,7 @@ extension UCube.Diagnose {
 
         var pendingBluetooth = false
         if case .ble(let target) = address, !shellLink {
-            let diagnosis = await BluetoothDiagnosis.run(target: target, timeout: globals.timeout)
+            let diagnosis = await BluetoothDiagnosis.run(target: target, timeout: context.timeout)
             for step in diagnosis.steps {
                 let details = step.details.mapValues { DiagnoseValue.string($0) }
                 guard let problem = step.problem else {
@@ -66,12 +67,12 @@ extension UCube.Diagnose {
 
         let connection: Connection
         do {
-            if let session = ShellSession.current {
-                connection = try await session.connection(globals, card: nil)
+            if let session = context.shell {
+                connection = try await session.connection(context, card: nil)
             } else {
                 let seconds = Int64(DiagnoseChoices.bluetoothTimeout.components.seconds)
                 connection = try await Connection.open(
-                    globals, address: address,
+                    context, address: address,
                     bluetooth: BLEConnectOptions(timeout: .seconds(seconds), attempts: 1), prepare: .ready)
             }
         } catch {
@@ -104,7 +105,7 @@ extension UCube.Diagnose {
         report.ok(.link, "open", "the link to \(address.description) is open")
 
         let info = await checkTerminal(connection, into: &report)
-        if ShellSession.current == nil { await connection.close() }
+        if !shellLink { await connection.close() }
         return info
     }
 

@@ -52,6 +52,27 @@ struct FleetOptions: ParsableArguments {
             valueName: "name"))
     var shardHost: String?
 
+    func validate() throws { try values.validate() }
+
+    /// The parsed values, as a plain value.
+    var values: FleetOptionValues {
+        FleetOptionValues(
+            devices: devices, parallel: parallel, junit: junit, maxFailures: maxFailures, runFile: runFile,
+            restart: restart, shard: shard, shardHost: shardHost)
+    }
+}
+
+/// What the fleet options of one line say, as plain values (`CommonLines` reads them without ArgumentParser).
+struct FleetOptionValues: Sendable, Equatable {
+    var devices: String? = nil
+    var parallel: Int? = nil
+    var junit: String? = nil
+    var maxFailures: Int? = nil
+    var runFile: String? = nil
+    var restart = false
+    var shard: String? = nil
+    var shardHost: String? = nil
+
     func validate() throws {
         if let parallel, !(1...FleetChoices.maximumParallel).contains(parallel) {
             throw ValidationError("--parallel must be 1 to \(FleetChoices.maximumParallel)")

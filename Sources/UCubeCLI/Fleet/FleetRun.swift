@@ -26,10 +26,10 @@ struct FleetRun: Sendable {
 
     /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option.
     init?(
-        command: String, globals: GlobalOptions, options: FleetOptions, resumes: Bool = true,
+        command: String, context: CommandContext, options: FleetOptionValues, resumes: Bool = true,
         arguments: [String] = Array(CommandLine.arguments.dropFirst())
     ) throws(CLIFailure) {
-        guard globals.devices.count > 1 || options.asked else { return nil }
+        guard context.givenDevices.count > 1 || options.asked else { return nil }
         if !resumes && (options.runFile != nil || options.restart) {
             throw CLIFailure(
                 ExitCodes.usage,
@@ -37,22 +37,22 @@ struct FleetRun: Sendable {
             )
         }
         self.resumes = resumes
-        if ShellSession.current != nil {
+        if context.shell != nil {
             throw CLIFailure(
                 ExitCodes.usage,
                 "a fleet run (several terminals, --devices, --junit…) is for the command line, not inside `ucube shell`"
             )
         }
-        if globals.record != nil {
+        if context.record != nil {
             throw CLIFailure(ExitCodes.usage, "--record records one terminal's session; a fleet run has several")
         }
-        var given = globals.devices
-        if given.isEmpty && options.devices == nil { given = [globals.deviceAddress] }
+        var given = context.givenDevices
+        if given.isEmpty && options.devices == nil { given = [context.deviceAddress] }
         let all = try FleetDevices.list(given: given, file: options.devices)
         shard = options.fleetShard
         devices = (shard?.select(all) ?? all).map(\.name)
         self.command = command
-        json = globals.json
+        json = context.json
         parallel = options.parallel ?? devices.count
         maxFailures = options.maxFailures
         junit = options.junit.map { ($0 as NSString).expandingTildeInPath }

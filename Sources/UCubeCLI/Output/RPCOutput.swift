@@ -32,24 +32,24 @@ enum RPCOutput {
         let mac: [UInt8]?
     }
 
-    static func print<R: RPCResponse>(_ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions) throws {
-        try print(reply, command: command, globals: globals, lines: ResponseLines.of)
+    static func print<R: RPCResponse>(_ reply: Reply<R>, command: CommandDescriptor, json: Bool) throws {
+        try print(reply, command: command, json: json, lines: ResponseLines.of)
     }
 
     /// The same, for an answer whose wording is known statically: no dynamic cast to `ResponseText`, whose first
     /// use scans the binary's conformances (a tenth of a millisecond of `ucube info`).
     static func print<R: RPCResponse & ResponseText>(
-        _ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions
+        _ reply: Reply<R>, command: CommandDescriptor, json: Bool
     ) throws {
         // A closure, not the key path `\.summary`: applying a key path instantiates it at run time (67 k instructions).
-        try print(reply, command: command, globals: globals, lines: { $0.summary })
+        try print(reply, command: command, json: json, lines: { $0.summary })
     }
 
     private static func print<R: RPCResponse>(
-        _ reply: Reply<R>, command: CommandDescriptor, globals: GlobalOptions, lines: (R) -> [String]
+        _ reply: Reply<R>, command: CommandDescriptor, json: Bool, lines: (R) -> [String]
     ) throws {
         let succeeded = reply.succeeded
-        if globals.json {
+        if json {
             try JSONOutput.print(
                 ReplyJSON(
                     command: command.cliName,

@@ -31,18 +31,18 @@ struct Connection {
 
     /// The device a command addresses: `given`, else `--device`; a name remembered by `ucube connect` is resolved
     /// through devices.json. `ucube cancel` uses it too, to find the same control socket.
-    static func resolve(_ given: DeviceAddress?, _ globals: GlobalOptions) throws -> DeviceAddress {
-        if given == nil && globals.devices.count > 1 {
+    static func resolve(_ given: DeviceAddress?, _ context: CommandContext) throws -> DeviceAddress {
+        if given == nil && context.givenDevices.count > 1 {
             throw CLIFailure(
                 ExitCodes.usage,
-                "--device is given \(globals.devices.count) times, and this command drives one terminal",
+                "--device is given \(context.givenDevices.count) times, and this command drives one terminal",
                 hint:
                     "info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script run over several terminals (--device repeated, --devices FILE)"
             )
         }
         var address: DeviceAddress
         do {
-            address = try given ?? DeviceAddress(parsing: globals.deviceAddress)
+            address = try given ?? DeviceAddress(parsing: context.deviceAddress)
             if case .remembered(let name) = address {
                 guard let known = try RememberedDevices.find(name) else {
                     throw CLIFailure(
@@ -58,17 +58,17 @@ struct Connection {
         return address
     }
 
-    /// Opens `globals`' device, or `address` when given (`ucube connect`). A remembered name is resolved through
+    /// Opens `context`'s device, or `address` when given (`ucube connect`). A remembered name is resolved through
     /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
     /// Whether this process has yet to say that the built-in simulator stands in for an unnamed terminal.
     private static let simulatorNoticeDue = Mutex(true)
 
     static func open(
-        _ globals: GlobalOptions, card: CardScenario? = nil, address given: DeviceAddress? = nil,
+        _ context: CommandContext, card: CardScenario? = nil, address given: DeviceAddress? = nil,
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
-        let address = try resolve(given, globals)
-        if given == nil, globals.namedDevice == nil,
+        let address = try resolve(given, context)
+        if given == nil, context.namedDevice == nil,
             simulatorNoticeDue.withLock({ (due: inout Bool) in
                 defer { due = false }; return due
             })
@@ -105,7 +105,7 @@ struct Connection {
                 transport = try await ChannelTransport.openDevice(path: path)
             case .ble(let target):
                 let bleTrace: (@Sendable (BLETraceEvent) -> Void)? =
-                    globals.trace ? { @Sendable event in TracePrinter.print(event) } : nil
+                    context.trace ? { @Sendable event in TracePrinter.print(event) } : nil
                 let ble = try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
                     try await BLETransport.connect(target: target, options: bluetooth, trace: bleTrace)
                 }
@@ -120,7 +120,7 @@ struct Connection {
                 throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'")
             case .replay(let path):
                 let (replay, link) = try ReplaySource.transport(
-                    path: path, name: address.description, fast: globals.fast)
+                    path: path, name: address.description, fast: context.fast)
                 // The recorded process's view of the link session, so the command sends the same first frames.
                 recorded = SessionRecord.Loaded(link.session)
                 transport = replay
@@ -136,8 +136,8 @@ struct Connection {
         let opening = LinkOpening(recorded, preparation: prepare)
         let recorder = SessionRecorder.active?.link(device: address.description, session: Recording.Session(recorded))
         let client = RPCClient(
-            transport: transport, defaultTimeout: globals.timeout, rules: opening.rules,
-            trace: Self.trace(printing: globals.trace, recorder: recorder),
+            transport: transport, defaultTimeout: context.timeout, rules: opening.rules,
+            trace: Self.trace(printing: context.trace, recorder: recorder),
             logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
         var connection = Connection(
             client: client, address: address, peerName: peerName, transportAddress: transportAddress,

@@ -7,15 +7,16 @@ import UCubeProtocol
 
 /// Runs one payment on an open connection as `pay` does, for `pay` and `test`: the engine, `ucube cancel` through the
 /// control socket, Ctrl-C (the shell's handler inside `ucube shell`, SIGINT otherwise) through the cancel rule, the
-/// progress line, `--events`, stepping.
+/// progress line, `--events`, stepping. `shell`: the shell the command runs in (its context's), whose handler gets
+/// Ctrl-C.
 enum PaymentRunner {
     static func run(
-        on connection: Connection, request: PaymentRequest, selection: any ApplicationSelectionTask,
+        on connection: Connection, shell session: ShellSession?, request: PaymentRequest,
+        selection: any ApplicationSelectionTask,
         authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
         stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil,
         onStop: (@Sendable () -> Void)? = nil, early: StopRequest? = nil
     ) async -> PaymentContext {
-        let session = ShellSession.current
         let engine = PaymentEngine(
             client: connection.client, selection: selection, authorization: authorization,
             journal: journal, deviceName: connection.address.description, simulated: connection.address.isSimulated,

@@ -5,19 +5,22 @@ import UCubeProtocol
 
 /// The words `pay --authorize` and `--select` take (and a suite case's `authorize` and `select`), as tasks.
 enum PaymentTasks {
-    /// approve, decline, unable, prompt (a terminal only), or an 8A value in hex with optional issuer data.
-    static func authorization(_ text: String, field: String = "--authorize") throws -> any AuthorizationTask {
+    /// approve, decline, unable, prompt (a terminal only: `prompts`, where its answer is read; nil: nobody can
+    /// answer), or an 8A value in hex with optional issuer data.
+    static func authorization(
+        _ text: String, field: String = "--authorize", prompts: PromptSource?
+    ) throws -> any AuthorizationTask {
         switch text {
         case "approve": return FixedAuthorization(.approve)
         case "decline": return FixedAuthorization(.decline)
         case "unable": return FixedAuthorization(.unable)
         case "prompt":
-            guard Terminal.isInteractive else {
+            guard let prompts else {
                 throw ValidationError(
                     "\(field) prompt needs a terminal on stdin or `ucube shell`; use approve, decline, unable or an 8A value"
                 )
             }
-            return PromptAuthorization()
+            return PromptAuthorization(source: prompts)
         default:
             do {
                 return FixedAuthorization(.raw(try AuthorizationResponse(parsing: text)))
@@ -29,17 +32,19 @@ enum PaymentTasks {
         }
     }
 
-    /// auto (EMV priority), first, prompt (a terminal only), or an AID in hex.
-    static func selection(_ text: String, field: String = "--select") throws -> any ApplicationSelectionTask {
+    /// auto (EMV priority), first, prompt (a terminal only: `prompts`, as for `authorization`), or an AID in hex.
+    static func selection(
+        _ text: String, field: String = "--select", prompts: PromptSource?
+    ) throws -> any ApplicationSelectionTask {
         switch text {
         case "auto": return EMVPrioritySelection()
         case "first": return FirstApplicationSelection()
         case "prompt":
-            guard Terminal.isInteractive else {
+            guard let prompts else {
                 throw ValidationError(
                     "\(field) prompt needs a terminal on stdin or `ucube shell`; use auto, first or an AID")
             }
-            return PromptSelection()
+            return PromptSelection(source: prompts)
         default:
             let aid = try Parse.hex(text, argument: field)
             guard (5...16).contains(aid.count) else { throw ValidationError("\(field): an AID is 5 to 16 bytes") }
@@ -50,6 +55,8 @@ enum PaymentTasks {
 
 /// `--authorize prompt`: shows what the issuer would get and reads approve / decline / unable / an 8A value.
 struct PromptAuthorization: AuthorizationTask {
+    let source: PromptSource
+
     func authorize(_ request: AuthorizationRequest, context: PaymentContext) async throws -> AuthorizationResponse {
         StandardError.write(
             "authorization: \(request.entryMode.rawValue), \(context.request.currency.format(minorUnits: request.amount)), cryptogram \(request.cryptogram?.name ?? "none")\(request.onlinePIN ? ", online PIN" : "")"
@@ -61,7 +68,9 @@ struct PromptAuthorization: AuthorizationTask {
             StandardError.write(line)
         }
         while true {
-            guard let line = await Terminal.readLine(prompt: "approve / decline / unable / 8A hex[:issuer data]? ")
+            guard
+                let line = await Terminal.readLine(
+                    prompt: "approve / decline / unable / 8A hex[:issuer data]? ", from: source)
             else {
                 throw TaskCancelled()
             }
@@ -80,13 +89,17 @@ struct PromptAuthorization: AuthorizationTask {
 
 /// `--select prompt`: lists the candidates and reads a number.
 struct PromptSelection: ApplicationSelectionTask {
+    let source: PromptSource
+
     func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws -> CandidateApplication? {
         for (i, c) in candidates.enumerated() {
             StandardError.write(
                 "  \(i + 1). \(Hex.encode(c.aid)) \(c.label) (priority \(c.priority))\(c.blocked ? " blocked" : "")")
         }
         while true {
-            guard let line = await Terminal.readLine(prompt: "application 1…\(candidates.count)? ") else { return nil }
+            guard let line = await Terminal.readLine(prompt: "application 1…\(candidates.count)? ", from: source) else {
+                return nil
+            }
             if let n = Int(line.trimmingCharacters(in: .whitespaces)), candidates.indices.contains(n - 1) {
                 return candidates[n - 1]
             }

@@ -10,7 +10,7 @@ import UCubeProtocol
 extension UCube {
     /// `ucube shell`: the same commands at a readline prompt, on one link kept open, with session settings,
     /// completion, history and stepped payments; or a script of them.
-    struct Shell: AsyncParsableCommand {
+    struct Shell: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "shell",
             abstract: "An interactive shell (GNU readline) on one open link; also runs scripts.",
@@ -34,19 +34,17 @@ extension UCube {
         @Flag(help: "In a script, go on after a failing command (the exit code is the last failure's).")
         var keepGoing = false
 
-        func validate() throws {
-            if ShellSession.current != nil { throw ValidationError("already in the shell") }
-        }
-
-        func run() async throws {
-            if let run = try FleetRun(command: "shell", globals: globals, options: fleet) {
+        func run(in context: CommandContext) async throws {
+            // The shell's own line loop refuses `shell` (`ShellRunner.parseAndRun`); this is for any other caller.
+            if context.shell != nil { throw CLIFailure(ExitCodes.usage, Self.nested) }
+            if let run = try FleetRun(command: "shell", context: context, options: fleet.values) {
                 guard let script else {
                     throw CLIFailure(
                         ExitCodes.usage, "a shell over several terminals runs a script: give it --script FILE")
                 }
                 let lines = try Self.lines(of: script)
                 try await run.run { [globals, keepGoing] device in
-                    let session = ShellSession(settings: Self.settings(globals.single(device, json: false)))
+                    let session = ShellSession(settings: Self.settings(globals.values, device: device))
                     let runner = ShellRunner(
                         session: session, source: PlainLineSource(lines: lines), interactive: false,
                         keepGoing: keepGoing,
@@ -61,13 +59,13 @@ extension UCube {
                 }
                 return
             }
-            let session = ShellSession(settings: Self.settings(globals))
+            let session = ShellSession(settings: Self.settings(globals.values, device: globals.devices.last))
             let source: any LineSource
             let interactive: Bool
             if let script {
                 source = PlainLineSource(lines: try Self.lines(of: script))
                 interactive = false
-            } else if isatty(0) == 1 {
+            } else if context.stdinIsTerminal {
                 source = ReadlineSource(session: session, historyPath: Environment.stateDirectory + "/history")
                 interactive = true
             } else {
@@ -79,12 +77,17 @@ extension UCube {
             if code != 0 { throw ExitCode(code) }
         }
 
-        private static func settings(_ globals: GlobalOptions) -> ShellSettings {
+        /// Why `shell` does not run inside the shell.
+        static let nested = "already in the shell"
+
+        /// The session's first settings: the shell's own options (`device`: the one terminal it drives). The rest of
+        /// each line's context (`$UCUBE_DEVICE`, devices.json) is resolved line by line.
+        private static func settings(_ options: GlobalOptionValues, device: String?) -> ShellSettings {
             var settings = ShellSettings()
-            settings.json = globals.jsonFlag
-            settings.trace = globals.traceFlag
-            settings.timeout = globals.rpcTimeout
-            settings.device = globals.device
+            settings.json = options.json
+            settings.trace = options.trace
+            settings.timeout = options.rpcTimeout
+            settings.device = device
             return settings
         }
 
@@ -227,14 +230,22 @@ final class ShellRunner: @unchecked Sendable {
     private func parseAndRun(_ words: [String]) -> Outcome {
         Console.beginCommand()
         let json = CommandLineScan.wantsJSON(words) || session.settings.json
-        let parsed: Result<any ParsableCommand, any Error> = ShellSession.$current.withValue(session) {
-            Result { try UCube.parseAsRoot(words) }
+        let parsed: Result<any ParsableCommand, any Error> = Result {
+            let command = try UCube.parseAsRoot(words)
+            if command is UCube.Shell { throw ValidationError(UCube.Shell.nested) }
+            return command
         }
         switch parsed {
         case .failure(let error):
             return .status(UCube.report(error, json: json, arguments: words))
         case .success(let command):
             Logger(layer: .api).info("shell: \(words.joined(separator: " "))")
+            if let command = command as? any UCubeCommand {
+                // The line's settings, resolved once: its options over the session's.
+                let context = CommandContext.atDispatch(command.globals.values, session: session)
+                nonisolated(unsafe) let command = command
+                return .status(runCommand(json: json) { try await command.run(in: context) })
+            }
             nonisolated(unsafe) var command = command
             return .status(
                 runCommand(json: json) {
@@ -255,7 +266,8 @@ final class ShellRunner: @unchecked Sendable {
             return help(arguments)
         case .set:
             guard !arguments.isEmpty else {
-                for line in session.settings.lines { print(line) }
+                let device = CommandContext.atDispatch(GlobalOptionValues(), session: session).deviceAddress
+                for line in session.settings.lines(device: device) { print(line) }
                 return .status(0)
             }
             do {
@@ -294,8 +306,8 @@ final class ShellRunner: @unchecked Sendable {
         .status(
             runCommand(json: session.settings.json) { [session] in
                 await session.disconnect()
-                let globals = try GlobalOptions.parse([])
-                let connection = try await session.connection(globals, card: nil)
+                let context = CommandContext.atDispatch(GlobalOptionValues(), session: session)
+                let connection = try await session.connection(context, card: nil)
                 print("connected to \(connection.address)")
             })
     }
@@ -309,17 +321,15 @@ final class ShellRunner: @unchecked Sendable {
         session.commandStarting(mailbox: mailbox)
         defer { session.commandFinished() }
         let output = self.output
-        let task = ShellSession.$current.withValue(session) {
-            Task {
-                var code: Int32 = 0
-                do {
-                    try await DeviceOutput.$current.withValue(output) { try await body() }
-                } catch {
-                    code = DeviceOutput.$current.withValue(output) { UCube.report(error, json: json) }
-                }
-                await session.checkLink()
-                mailbox.post(.finished(code))
+        let task = Task {
+            var code: Int32 = 0
+            do {
+                try await DeviceOutput.$current.withValue(output) { try await body() }
+            } catch {
+                code = DeviceOutput.$current.withValue(output) { UCube.report(error, json: json) }
             }
+            await session.checkLink()
+            mailbox.post(.finished(code))
         }
         session.commandStarted(task)
         while true {

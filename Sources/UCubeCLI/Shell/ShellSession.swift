@@ -60,15 +60,17 @@ struct ShellSettings: Sendable, Equatable {
             }
             LogSystem.levels = logLevels
         }
-        return lines.first { $0.hasPrefix(name.rawValue + " ") } ?? ""
+        // `set device` has just named the device: the fallback is never shown.
+        return lines(device: device ?? "sim").first { $0.hasPrefix(name.rawValue + " ") } ?? ""
     }
 
-    var lines: [String] {
+    /// What `set` alone shows; `device`: the terminal a line names none would use (its resolved context's).
+    func lines(device: String) -> [String] {
         [
             "trace \(trace ? "on" : "off")",
             "json \(json ? "on" : "off")",
             "timeout \(timeout.map { "\($0)" } ?? "default (10)")",
-            "device \(device ?? Environment.value("UCUBE_DEVICE") ?? "sim")",
+            "device \(device)",
             "log-level \((logLevels ?? LogSystem.levels ?? LogLevels()).description)",
         ]
     }
@@ -85,11 +87,9 @@ enum LineRead: Sendable, Equatable {
 }
 
 /// A running shell: its settings, its one open link, and the way a running command reads a line at the shell's
-/// prompt. Bound as `ShellSession.current` while a line parses and runs, so `withConnection`, the prompt tasks and
-/// the global options find it.
+/// prompt. Each line's command gets it in its `CommandContext` (`shell`), so `withConnection` and the prompts find
+/// it.
 final class ShellSession: Sendable {
-    @TaskLocal static var current: ShellSession?
-
     /// The open link and what it was opened for.
     struct Link: Sendable {
         let connection: Connection
@@ -131,9 +131,9 @@ final class ShellSession: Sendable {
     // MARK: - The link
 
     /// The shell's open link, opened (or reopened for another device, or for an explicit `--card`: a new simulated
-    /// card is a new simulator) when needed. The RPC timeout and trace follow the line's options.
-    func connection(_ globals: GlobalOptions, card: CardScenario?) async throws -> Connection {
-        let device = globals.deviceAddress
+    /// card is a new simulator) when needed. The RPC timeout and trace follow the line's context.
+    func connection(_ context: CommandContext, card: CardScenario?) async throws -> Connection {
+        let device = context.deviceAddress
         let existing = state.withLock { $0.link }
         let connection: Connection
         if let existing, existing.device == device, card == nil {
@@ -143,11 +143,11 @@ final class ShellSession: Sendable {
                 state.withLock { $0.link = nil }
                 await existing.connection.close()
             }
-            connection = try await Connection.open(globals, card: card, prepare: .asRecorded)
+            connection = try await Connection.open(context, card: card, prepare: .asRecorded)
             state.withLock { $0.link = Link(connection: connection, device: device) }
         }
         await connection.client.configure(
-            defaultTimeout: globals.timeout, trace: connection.trace(printing: globals.trace))
+            defaultTimeout: context.timeout, trace: connection.trace(printing: context.trace))
         return connection
     }
 

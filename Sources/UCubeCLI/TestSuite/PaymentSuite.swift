@@ -240,8 +240,10 @@ struct SuiteRequest: Decodable {
         for (key, word) in [(CodingKeys.select, select), (.authorize, authorize)] where word == "prompt" {
             throw c.invalid(key, "a suite runs unattended: prompt is not allowed")
         }
-        if select != "terminal" { _ = try field(.select) { try PaymentTasks.selection(select, field: "select") } }
-        _ = try field(.authorize) { try PaymentTasks.authorization(authorize, field: "authorize") }
+        if select != "terminal" {
+            _ = try field(.select) { try PaymentTasks.selection(select, field: "select", prompts: nil) }
+        }
+        _ = try field(.authorize) { try PaymentTasks.authorization(authorize, field: "authorize", prompts: nil) }
         let choiceWords = try c.decodeIfPresent([String].self, forKey: .choices) ?? []
         choices =
             choiceWords.isEmpty
@@ -295,11 +297,12 @@ struct SuiteRequest: Decodable {
     }
 
     func selectionTask() throws -> any ApplicationSelectionTask {
-        try PaymentTasks.selection(select == "terminal" ? "auto" : select, field: "select")
+        // A suite runs unattended: nobody answers a prompt (and a suite file refuses `prompt`).
+        try PaymentTasks.selection(select == "terminal" ? "auto" : select, field: "select", prompts: nil)
     }
 
     func authorizationTask() throws -> any AuthorizationTask {
-        try PaymentTasks.authorization(authorize, field: "authorize")
+        try PaymentTasks.authorization(authorize, field: "authorize", prompts: nil)
     }
 }
 

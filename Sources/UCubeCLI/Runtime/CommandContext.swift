@@ -1,0 +1,87 @@
+import Foundation
+import UCubeLog
+
+/// Every setting a command reads, resolved once when the command is dispatched (`UCube.main`, `CommonLines`, the
+/// shell's line loop) and passed to it (`UCubeCommand.run(in:)`). Nothing below the dispatcher reads the shell, the
+/// environment or devices.json for these settings: what a command does depends on this value and its own options.
+struct CommandContext: Sendable {
+    /// `--device` as given, every time it was (several: a fleet run; a command that drives one terminal refuses them).
+    let givenDevices: [String]
+    /// The terminal named by `--device` (its last), else the shell's `set device`, else `$UCUBE_DEVICE`, else the
+    /// default remembered by `ucube connect`; nil: none was named, and the built-in simulator stands in
+    /// (`Connection.open` says so on stderr).
+    let namedDevice: String?
+    /// `--json`, or the shell's `set json on`.
+    let json: Bool
+    /// `--trace`, or the shell's `set trace on`.
+    let trace: Bool
+    /// `--record FILE`.
+    let record: String?
+    /// `--fast` (a replay answers at once).
+    let fast: Bool
+    /// The RPC timeout: `--rpc-timeout`, else the shell's `set timeout`, else 10 s.
+    let timeout: Duration
+    /// `--log-level`, else the shell's `set log-level`, else the default levels.
+    let logLevels: LogLevels
+    /// Whether the log is copied to stderr (`--log-level` was given).
+    let mirrorsLogToStderr: Bool
+    /// The shell this command runs in (`ucube shell`), with its one link and its prompt; nil on the command line.
+    let shell: ShellSession?
+    /// Whether stdin is a terminal.
+    let stdinIsTerminal: Bool
+
+    /// The device string: the named device, else the simulator.
+    var deviceAddress: String { namedDevice ?? "sim" }
+
+    /// A person (or, in `ucube shell`, the script's next lines) can answer prompts.
+    var isInteractive: Bool { shell != nil || stdinIsTerminal }
+
+    /// Where a prompt reads its answer; nil: nobody can answer one.
+    var prompts: PromptSource? {
+        if let shell { return .shell(shell) }
+        return stdinIsTerminal ? .standardInput : nil
+    }
+
+    /// The RPC timeout the shell's `set timeout` and a line's `--rpc-timeout` leave unsaid.
+    static let defaultTimeout: Duration = .seconds(10)
+
+    /// Resolves the settings from their sources, in order: the line's options, then the shell's settings, then
+    /// `environment` (`UCUBE_DEVICE`), then `rememberedDefault` (devices.json; asked only when nothing before named a
+    /// device), then the simulator. A pure function of its inputs: tests call it directly.
+    static func resolve(
+        _ options: GlobalOptionValues, shell settings: ShellSettings?, session: ShellSession?,
+        environment: (String) -> String?, rememberedDefault: () -> String?, stdinIsTerminal: Bool
+    ) -> CommandContext {
+        let named = options.devices.last ?? settings?.device ?? environment("UCUBE_DEVICE") ?? rememberedDefault()
+        let seconds = options.rpcTimeout ?? settings?.timeout
+        return CommandContext(
+            givenDevices: options.devices, namedDevice: named, json: options.json || settings?.json == true,
+            trace: options.trace || settings?.trace == true, record: options.record, fast: options.fast,
+            timeout: seconds.map { .milliseconds(Int64($0 * 1000)) } ?? defaultTimeout,
+            logLevels: options.logLevel.flatMap { try? LogLevels(parsing: $0) } ?? settings?.logLevels ?? LogLevels(),
+            mirrorsLogToStderr: options.logLevel != nil, shell: session, stdinIsTerminal: stdinIsTerminal)
+    }
+
+    /// `resolve` over this process's inputs: `session`'s settings, its environment, devices.json and fd 0. The
+    /// dispatchers' one call.
+    static func atDispatch(_ options: GlobalOptionValues, session: ShellSession?) -> CommandContext {
+        resolve(
+            options, shell: session?.settings, session: session, environment: Environment.value,
+            rememberedDefault: { RememberedDevices.defaultAddress }, stdinIsTerminal: isatty(0) == 1)
+    }
+
+    /// This context for one terminal of a fleet run: `device` only, and JSON when `json` (the run reads the command's
+    /// JSON events).
+    func single(_ device: String, json: Bool) -> CommandContext {
+        CommandContext(
+            givenDevices: [device], namedDevice: device, json: self.json || json, trace: trace, record: record,
+            fast: fast, timeout: timeout, logLevels: logLevels, mirrorsLogToStderr: mirrorsLogToStderr, shell: shell,
+            stdinIsTerminal: stdinIsTerminal)
+    }
+}
+
+/// Where a prompt's answer comes from: the shell's prompt inside `ucube shell`, else stdin (a terminal).
+enum PromptSource: Sendable {
+    case shell(ShellSession)
+    case standardInput
+}
