@@ -1,6 +1,7 @@
 import Foundation
 import UCubeCrypto
 import UCubeProtocol
+import UCubeSupport
 
 /// Everything a simulated terminal keeps across power cycles and host processes: identity, versions, settings,
 /// terminal state, DUKPT counters and bank parameters. Persisted as `device.json` (see `DeviceStore`).
@@ -331,7 +332,7 @@ struct DeviceStore: Sendable {
     /// The stored state; `nil` when there is no file yet. Throws `SimulatorError(.stateUnreadable)` for a file that
     /// exists but is not a device state.
     func load() throws(SimulatorError) -> DeviceState? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard FileStatus.exists(path) else { return nil }
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             return try JSONDecoder().decode(DeviceState.self, from: data)

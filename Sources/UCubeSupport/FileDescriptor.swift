@@ -49,6 +49,13 @@ package enum FileStatus {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether something (of any kind) is at `path`, links followed, as `FileManager.fileExists` says, without
+    /// FileManager (its first use costs a short command's start-up).
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
     /// Whether the descriptor `fd` is open on a directory.
     package static func isDirectory(descriptor fd: Int32) -> Bool {
         var info = stat()
