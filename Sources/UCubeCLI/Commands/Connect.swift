@@ -122,15 +122,10 @@ extension UCube {
 
         private func printList(json: Bool) throws {
             let devices = try RememberedDevices.load()
-            if json {
-                try JSONOutput.print(devices)
-                return
-            }
-            if devices.isEmpty {
-                print("no remembered terminals: `ucube connect DEVICE` remembers one")
-                return
-            }
-            for line in Self.listLines(devices) { print(line) }
+            let lines =
+                devices.isEmpty
+                ? ["no remembered terminals: `ucube connect DEVICE` remembers one"] : Self.listLines(devices)
+            try ValueReport(value: devices, lines: lines).print(json: json)
         }
     }
 }

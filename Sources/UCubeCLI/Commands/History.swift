@@ -71,12 +71,14 @@ extension UCube.History {
             var entries = try UCube.History.entries()
             if unresolved { entries = entries.filter(\.isUnresolved) }
             if let last { entries = Array(entries.suffix(max(0, last))) }
-            if context.json {
-                try JSONOutput.print(entries)
-                return
-            }
-            if entries.isEmpty { print(unresolved ? "no unresolved payments" : "no payments journalled") }
-            for e in entries {
+            try ValueReport(value: entries, lines: Self.lines(entries, unresolved: unresolved)).print(
+                json: context.json)
+        }
+
+        /// A line per payment, or one saying there is none.
+        static func lines(_ entries: [JournalEntry], unresolved: Bool) -> [String] {
+            if entries.isEmpty { return [unresolved ? "no unresolved payments" : "no payments journalled"] }
+            return entries.map { e in
                 let amount =
                     e.amount.flatMap { amount in
                         e.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) }
@@ -96,7 +98,7 @@ extension UCube.History {
                         "last: "
                             + (e.lastCommand.map { "\($0) (status \(e.lastResult ?? 0))" } ?? "no command answered"))
                 }
-                print(fields.joined(separator: "  "))
+                return fields.joined(separator: "  ")
             }
         }
     }
@@ -118,9 +120,7 @@ extension UCube.History {
             let entry = try UCube.History.entry(id, in: try UCube.History.entries())
             let receipt = Receipt(entry)
             if receiptOptions.receipt {
-                if context.json { try JSONOutput.print(receipt) } else { for line in receipt.lines() { print(line) } }
-            } else if context.json {
-                try JSONOutput.print(entry)
+                try ValueReport(value: receipt, lines: receipt.lines()).print(json: context.json)
             } else {
                 let amount = entry.amount.flatMap { amount in
                     entry.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) }
@@ -144,9 +144,8 @@ extension UCube.History {
                         entry.resolution.map { "\($0.status) at \($0.time)" + ($0.note.map { ": \($0)" } ?? "") }
                     ),
                 ]
-                for (label, value) in fields {
-                    if let value, !value.isEmpty { print("\(label): \(value)") }
-                }
+                let lines = fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : "\(label): \($0)" } }
+                try ValueReport(value: entry, lines: lines).print(json: context.json)
             }
             try receiptOptions.write(receipt, json: context.json)
         }
@@ -210,11 +209,10 @@ extension UCube.History {
                 throw CLIFailure(ExitCodes.ioError, "cannot write the journal: \(error.reason)")
             }
             let resolved = try UCube.History.entry(entry.requestID, in: try UCube.History.entries())
-            if context.json {
-                try JSONOutput.print(resolved)
-            } else {
-                print("payment \(entry.requestID): unknown, resolved \(decided.rawValue)")
-            }
+            try ValueReport(
+                value: resolved, lines: ["payment \(entry.requestID): unknown, resolved \(decided.rawValue)"]
+            )
+            .print(json: context.json)
         }
     }
 }

@@ -46,14 +46,10 @@ extension UCube.RPC {
                     states: TerminalState.allCases.filter { d.allowedStates.contains($0) }.map(\.description),
                     summary: d.summary)
             }
-            if context.json {
-                try JSONOutput.print(rows)
-                return
+            let lines = rows.map { r in
+                "\(r.id)  \(r.command.padding(toLength: 30, withPad: " ", startingAt: 0)) in=\(r.inputMode) out=\(r.outputMode)  \(r.summary)"
             }
-            for r in rows {
-                let padded = r.command.padding(toLength: 30, withPad: " ", startingAt: 0)
-                print("\(r.id)  \(padded) in=\(r.inputMode) out=\(r.outputMode)  \(r.summary)")
-            }
+            try ValueReport(value: rows, lines: lines).print(json: context.json)
         }
     }
 

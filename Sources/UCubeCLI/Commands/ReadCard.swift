@@ -90,11 +90,7 @@ extension UCube {
                 if await client.isConnected { _ = try? await client.resynchronise() }
                 return try result.get()
             }
-            if context.json {
-                try JSONOutput.print(reading)
-            } else {
-                for line in reading.lines { print(line) }
-            }
+            try reading.print(json: context.json)
         }
     }
 }
@@ -107,7 +103,7 @@ final class InsertedFlag: Sendable {
 }
 
 /// What `read-card` shows: never the clear PAN, never track data.
-struct CardReading: Encodable, Sendable {
+struct CardReading: Report, Sendable {
     struct Application: Encodable, Sendable {
         let aid: String
         let label: String

@@ -85,11 +85,7 @@ extension UCube {
                 return
             }
             let report = await Self.diagnose(context: context, tms: tms)
-            if context.json {
-                try JSONOutput.print(report)
-            } else {
-                for line in report.lines { print(line) }
-            }
+            try report.print(json: context.json)
             if report.blocking { throw ExitCode(ExitCodes.diagnoseBlocking.code) }
         }
 

@@ -124,7 +124,7 @@ enum DiagnoseCode: String, CaseIterable {
 }
 
 /// The findings of one run, in the order they were made; shown grouped by area.
-struct DiagnoseReport: Encodable {
+struct DiagnoseReport: Report {
     let device: String
     var findings: [DiagnoseFinding] = []
 

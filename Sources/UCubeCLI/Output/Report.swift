@@ -1,6 +1,7 @@
 /// A command's result as one value: its JSON form (`Encodable`) and its text form (`lines`). A command builds its
 /// report and hands it to `Report.print`, the one place that chooses between the two forms; it never prints either
-/// itself. (Commands still being moved to reports print through `Console`; docs/architecture.md, "Standard streams".)
+/// itself. Commands that stream (events, progress, decoded frames) render each event in `Output/` instead
+/// (docs/architecture.md, "Standard streams").
 protocol Report: Encodable {
     /// The text form, a line each, without newlines.
     var lines: [String] { get }
@@ -15,4 +16,13 @@ extension Report {
             for line in lines { Console.line(line) }
         }
     }
+}
+
+/// A result whose JSON form is a value the command already has (a journal entry, a list of them, a receipt), shown as
+/// `lines` in text: the value is encoded as itself, not wrapped.
+struct ValueReport<Value: Encodable>: Report {
+    let value: Value
+    let lines: [String]
+
+    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
 }
