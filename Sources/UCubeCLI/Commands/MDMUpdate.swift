@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
@@ -185,16 +184,7 @@ private struct UpdateJob: Sendable {
                 return
             }
             if chosen.isEmpty {
-                let optional = planned.count
-                if context.json {
-                    print(Self.doneEvent(installed: 0, failed: 0, optional: optional))
-                } else {
-                    print(
-                        "terminal \(facts.identity.serial): nothing to do"
-                            + (optional > 0
-                                ? " (\(optional) optional item\(optional == 1 ? "" : "s"); --all installs \(optional == 1 ? "it" : "them"))"
-                                : " (up to date)"))
-                }
+                UpdateOutput(json: context.json).nothingToDo(terminal: facts.identity.serial, optional: planned.count)
                 return
             }
             let certificate = try await TerminalFacts.certificate(await link.client)
@@ -226,6 +216,7 @@ private struct UpdateJob: Sendable {
 
     private func install(_ items: [UpdateItem], link: LinkSlot) async throws {
         let json = context.json
+        let output = UpdateOutput(json: json)
         // One display an item: a bar starts afresh, its rate and ETA from the item's own start.
         let display = ProgressSink(json: json)
         let outcome = await UpdateSession(items: items, logger: Logger(layer: .mdm)).run(on: link) { event in
@@ -239,15 +230,13 @@ private struct UpdateJob: Sendable {
                 if !json { StandardError.write("waiting for the terminal to reboot…") }
             case .verdict(let verdict):
                 display.reset()
-                report(verdict)
+                output.verdict(verdict)
             }
         }
         let verdicts = outcome.verdicts
         let stopped = outcome.stopped
         let failed = outcome.failed
-        if context.json {
-            print(Self.doneEvent(installed: outcome.installed, failed: failed, optional: nil))
-        }
+        output.done(installed: outcome.installed, failed: failed)
         if stopped?.code == .cancelled {
             throw CLIFailure(
                 ExitCodes.cancelled,
@@ -261,114 +250,18 @@ private struct UpdateJob: Sendable {
         }
     }
 
-    private func report(_ verdict: UpdateVerdict) {
-        if context.json {
-            struct Line: Encodable {
-                let event = "item"
-                let verdict: UpdateVerdict
-                func encode(to encoder: any Encoder) throws {
-                    var c = encoder.container(keyedBy: Key.self)
-                    try c.encode(event, forKey: .event)
-                    try verdict.encode(to: encoder)
-                }
-                enum Key: String, CodingKey { case event }
-            }
-            if let line = try? JSONOutput.encode(Line(verdict: verdict), pretty: false) { print(line) }
-            return
-        }
-        let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to ?? "?")"
-        switch verdict.result {
-        case .installed:
-            print("\(change): installed\(Self.amount(verdict))")
-        case .loaded:
-            print("\(change): loaded\(Self.amount(verdict)) (the terminal reports no version to check)")
-        case .current:
-            print("\(change): already installed, nothing loaded")
-        case .failed:
-            print("\(change): FAILED: \(verdict.error ?? "unknown error")")
-        case .skipped:
-            print("\(change): skipped (the run stopped at an earlier item)")
-        }
-    }
-
-    private static func amount(_ verdict: UpdateVerdict) -> String {
-        guard let bytes = verdict.bytes, let seconds = verdict.seconds else { return "" }
-        return " (\(ProgressFormat.bytes(Int64(bytes))) in \(String(format: "%.1f", seconds)) s)"
-    }
-
-    /// `--json`'s last line: `{"event":"done","failed":0,"installed":2}`, with `optional` when nothing was chosen.
-    static func doneEvent(installed: Int, failed: Int, optional: Int?) -> String {
-        var fields: [(String, JSONOutput.Value)] = [
-            ("event", .string("done")), ("installed", .number(String(installed))), ("failed", .number(String(failed))),
-        ]
-        if let optional { fields.append(("optional", .number(String(optional)))) }
-        return JSONOutput.Value.object(fields).line
-    }
-
     // MARK: The plan
-
-    private struct PlanRow: Encodable {
-        let item: String
-        let type: Int
-        let device: String?
-        let server: String
-        let minVersion: String
-        let mandatory: Bool
-        let install: Bool
-    }
 
     private func printPlan(
         _ planned: [PlannedUpdate], chosen: [PlannedUpdate], terminal: TerminalIdentity, server: String
     ) throws {
         let rows = planned.map { update in
-            PlanRow(
+            UpdatePlanReport.Row(
                 item: UpdateItem.label(update.item), type: update.item.type,
                 device: update.deviceVersion?.description, server: update.item.currentVersion.description,
                 minVersion: update.item.minVersion.description, mandatory: update.mandatory,
                 install: chosen.contains(update))
         }
-        if context.json {
-            try JSONOutput.print(rows)
-            return
-        }
-        if rows.isEmpty {
-            print("terminal \(terminal.serial): up to date with \(server); nothing to install")
-            return
-        }
-        let width = max(4, rows.map(\.item.count).max() ?? 0)
-        print(
-            "ITEM".padding(toLength: width, withPad: " ", startingAt: 0)
-                + "  TYPE  DEVICE       SERVER       MANDATORY  ACTION")
-        for row in rows {
-            let action = row.install ? "install" : "skip (optional: --all)"
-            print(
-                row.item.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                    + String(row.type).padding(toLength: 4, withPad: " ", startingAt: 0) + "  "
-                    + (row.device ?? "—").padding(toLength: 12, withPad: " ", startingAt: 0) + " "
-                    + row.server.padding(toLength: 12, withPad: " ", startingAt: 0) + " "
-                    + (row.mandatory ? "yes" : "no").padding(toLength: 9, withPad: " ", startingAt: 0) + "  " + action)
-        }
-    }
-}
-
-/// The progress display shared with the loader's `@Sendable` progress callback.
-private final class ProgressSink: Sendable {
-    private let display: Mutex<UpdateProgressDisplay>
-
-    private let json: Bool
-
-    init(json: Bool) {
-        self.json = json
-        display = Mutex(UpdateProgressDisplay(json: json))
-    }
-
-    /// A fresh display for the next item.
-    func reset() { display.withLock { $0 = UpdateProgressDisplay(json: json) } }
-
-    func update(label: String, progress: LoadProgress, elapsed: Duration) {
-        display.withLock {
-            $0.update(
-                label: label, sent: Int64(progress.bytesSent), total: Int64(progress.totalBytes), elapsed: elapsed)
-        }
+        try UpdatePlanReport(rows: rows, terminal: terminal.serial, server: server).print(json: context.json)
     }
 }

@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+import UCubeTMS
+
+/// What `mdm-update` says as it runs, in one place: each item's verdict and the run's end, as text lines or as the
+/// `--json` event lines (`{"event":"item",…}`, then `{"event":"done",…}`; docs/fleet.md reads them), and the plan
+/// as a report. The command decides what happens; this decides how it reads.
+struct UpdateOutput {
+    let json: Bool
+
+    /// Nothing chosen: every item is current, or only optional ones are proposed.
+    func nothingToDo(terminal serial: String, optional: Int) {
+        if json {
+            print(Self.doneEvent(installed: 0, failed: 0, optional: optional))
+        } else {
+            print(
+                "terminal \(serial): nothing to do"
+                    + (optional > 0
+                        ? " (\(optional) optional item\(optional == 1 ? "" : "s"); --all installs \(optional == 1 ? "it" : "them"))"
+                        : " (up to date)"))
+        }
+    }
+
+    /// One item's verdict.
+    func verdict(_ verdict: UpdateVerdict) {
+        if json {
+            struct Line: Encodable {
+                let event = "item"
+                let verdict: UpdateVerdict
+                func encode(to encoder: any Encoder) throws {
+                    var c = encoder.container(keyedBy: Key.self)
+                    try c.encode(event, forKey: .event)
+                    try verdict.encode(to: encoder)
+                }
+                enum Key: String, CodingKey { case event }
+            }
+            if let line = try? JSONOutput.encode(Line(verdict: verdict), pretty: false) { print(line) }
+            return
+        }
+        let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to ?? "?")"
+        switch verdict.result {
+        case .installed:
+            print("\(change): installed\(Self.amount(verdict))")
+        case .loaded:
+            print("\(change): loaded\(Self.amount(verdict)) (the terminal reports no version to check)")
+        case .current:
+            print("\(change): already installed, nothing loaded")
+        case .failed:
+            print("\(change): FAILED: \(verdict.error ?? "unknown error")")
+        case .skipped:
+            print("\(change): skipped (the run stopped at an earlier item)")
+        }
+    }
+
+    /// The run's end: `--json`'s last line (text says it in the verdicts and the exit).
+    func done(installed: Int, failed: Int) {
+        if json { print(Self.doneEvent(installed: installed, failed: failed, optional: nil)) }
+    }
+
+    private static func amount(_ verdict: UpdateVerdict) -> String {
+        guard let bytes = verdict.bytes, let seconds = verdict.seconds else { return "" }
+        return " (\(ProgressFormat.bytes(Int64(bytes))) in \(String(format: "%.1f", seconds)) s)"
+    }
+
+    /// `--json`'s last line: `{"event":"done","failed":0,"installed":2}`, with `optional` when nothing was chosen.
+    static func doneEvent(installed: Int, failed: Int, optional: Int?) -> String {
+        var fields: [(String, JSONOutput.Value)] = [
+            ("event", .string("done")), ("installed", .number(String(installed))), ("failed", .number(String(failed))),
+        ]
+        if let optional { fields.append(("optional", .number(String(optional)))) }
+        return JSONOutput.Value.object(fields).line
+    }
+}
+
+/// `mdm-update --plan`: each item the TMS offers, what the terminal has and what the run would do.
+struct UpdatePlanReport: Report {
+    struct Row: Encodable {
+        let item: String
+        let type: Int
+        let device: String?
+        let server: String
+        let minVersion: String
+        let mandatory: Bool
+        let install: Bool
+    }
+
+    let rows: [Row]
+    /// The terminal's serial and the TMS, named when there is nothing to install.
+    let terminal: String
+    let server: String
+
+    func encode(to encoder: any Encoder) throws { try rows.encode(to: encoder) }
+
+    var lines: [String] {
+        if rows.isEmpty { return ["terminal \(terminal): up to date with \(server); nothing to install"] }
+        let width = max(4, rows.map(\.item.count).max() ?? 0)
+        let heading =
+            "ITEM".padding(toLength: width, withPad: " ", startingAt: 0)
+            + "  TYPE  DEVICE       SERVER       MANDATORY  ACTION"
+        return [heading]
+            + rows.map { row in
+                let action = row.install ? "install" : "skip (optional: --all)"
+                return row.item.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + String(row.type).padding(toLength: 4, withPad: " ", startingAt: 0) + "  "
+                    + (row.device ?? "—").padding(toLength: 12, withPad: " ", startingAt: 0) + " "
+                    + row.server.padding(toLength: 12, withPad: " ", startingAt: 0) + " "
+                    + (row.mandatory ? "yes" : "no").padding(toLength: 9, withPad: " ", startingAt: 0) + "  " + action
+            }
+    }
+}
+
+/// The progress display shared with the loader's `@Sendable` progress callback.
+final class ProgressSink: Sendable {
+    private let display: Mutex<UpdateProgressDisplay>
+
+    private let json: Bool
+
+    init(json: Bool) {
+        self.json = json
+        display = Mutex(UpdateProgressDisplay(json: json))
+    }
+
+    /// A fresh display for the next item.
+    func reset() { display.withLock { $0 = UpdateProgressDisplay(json: json) } }
+
+    func update(label: String, progress: LoadProgress, elapsed: Duration) {
+        display.withLock {
+            $0.update(
+                label: label, sent: Int64(progress.bytesSent), total: Int64(progress.totalBytes), elapsed: elapsed)
+        }
+    }
+}
