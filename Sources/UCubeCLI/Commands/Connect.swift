@@ -97,13 +97,10 @@ extension UCube {
                 name: connection.peerName ?? device, address: canonical.description,
                 transport: RememberedDevices.transportName(canonical), serial: info.serialNumber, isDefault: true)
             try RememberedDevices.remember(record)
-            if context.json {
-                try JSONOutput.print(Shown(device: record, info: info))
-                return
-            }
-            print("connected to \(record.name) (\(record.address))")
-            try RPCOutput.print(reply, command: GetInfo.descriptor, json: context.json)
-            print("remembered as '\(record.name)', now the default device (--device \(ShellWords.quote(record.name)))")
+            let lines =
+                ["connected to \(record.name) (\(record.address))"] + info.summary
+                + ["remembered as '\(record.name)', now the default device (--device \(ShellWords.quote(record.name)))"]
+            try ValueReport(value: Shown(device: record, info: info), lines: lines).print(json: context.json)
         }
 
         /// One line per terminal: `*` for the default, then name, address, transport and serial in columns as wide

@@ -209,16 +209,8 @@ extension UCube {
             if let failure = payment.journalFailure {
                 StandardError.write("ucube: \(fate); the journal does not hold it (\(failure)): keep this line")
             }
-            if context.json {
-                try JSONOutput.print(
-                    PaymentContextJSON(context: payment, receipt: receiptOptions.receipt ? receipt : nil))
-            } else {
-                for line in PaymentSummary.lines(payment) { print(line) }
-                if receiptOptions.receipt {
-                    print("")
-                    for line in receipt.lines() { print(line) }
-                }
-            }
+            try PaymentContextJSON(context: payment, receipt: receiptOptions.receipt ? receipt : nil)
+                .print(json: context.json)
             if let error = Console.stdoutError {
                 StandardError.write(
                     "ucube: \(fate); its result could not be written to stdout (\(ErrorNumber.text(error)))")

@@ -68,3 +68,8 @@ enum PaymentSummary {
             + "\(fraction)"
     }
 }
+
+/// `pay`'s result: the outcome as JSON, or as text its summary and, with `--receipt`, the receipt after a blank line.
+extension PaymentContextJSON: Report {
+    var lines: [String] { PaymentSummary.lines(context) + (receipt.map { [""] + $0.lines() } ?? []) }
+}
