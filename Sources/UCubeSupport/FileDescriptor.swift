@@ -36,11 +36,13 @@ package enum FileStatus {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && access(path, W_OK | X_OK) == 0
     }
 
-    /// The size of the regular file open as `fd`; nil for anything else (a pipe, a FIFO, a device) or a failed fstat.
-    package static func regularFileSize(_ fd: Int32) -> Int64? {
+    /// What one fstat(2) says of the descriptor `fd`, for the checks made on an opened file: whether it is a
+    /// directory, and the size of a regular file (nil for anything else: a pipe, a FIFO, a device; or a failed fstat).
+    package static func describe(_ fd: Int32) -> (isDirectory: Bool, regularFileSize: Int64?) {
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int64(info.st_size)
+        guard fstat(fd, &info) == 0 else { return (false, nil) }
+        let kind = info.st_mode & S_IFMT
+        return (kind == S_IFDIR, kind == S_IFREG ? Int64(info.st_size) : nil)
     }
 
     /// Whether `path` names a directory (links followed).
@@ -54,12 +56,6 @@ package enum FileStatus {
     package static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
-    }
-
-    /// Whether the descriptor `fd` is open on a directory.
-    package static func isDirectory(descriptor fd: Int32) -> Bool {
-        var info = stat()
-        return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Whether `path` names a regular file (links followed).

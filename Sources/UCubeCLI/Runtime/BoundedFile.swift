@@ -18,26 +18,30 @@ enum BoundedFile {
     static let chunkSize = 64 << 10
 
     static func read(_ path: String, limit: Int) throws(Failure) -> Data {
-        let fd = try open(path, limit: limit)
+        let (fd, size) = try openMeasured(path, limit: limit)
         defer { close(fd) }
-        return try read(descriptor: fd, limit: limit)
+        return try read(descriptor: fd, limit: limit, regularFileSize: size)
     }
 
     /// `path` opened for reading (the caller closes it), refused when it is a regular file larger than `limit`.
     /// The checks are made on the descriptor, not the path (no FileManager: its first use cost a short command's
     /// start-up, and a path checked before it is opened can change in between).
-    static func open(_ path: String, limit: Int) throws(Failure) -> Int32 {
+    static func open(_ path: String, limit: Int) throws(Failure) -> Int32 { try openMeasured(path, limit: limit).fd }
+
+    /// `open`, and the size of a regular file (nil for anything else), from the one fstat that checked it.
+    private static func openMeasured(_ path: String, limit: Int) throws(Failure) -> (fd: Int32, size: Int64?) {
         let fd = systemOpen(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(errno == ENOENT ? "no such file" : ErrorNumber.text(errno)) }
-        if FileStatus.isDirectory(descriptor: fd) {
+        let status = FileStatus.describe(fd)
+        if status.isDirectory {
             close(fd)
             throw .unreadable("it is a directory")
         }
-        if let size = FileStatus.regularFileSize(fd), size > limit {
+        if let size = status.regularFileSize, size > limit {
             close(fd)
             throw .tooLarge
         }
-        return fd
+        return (fd, status.regularFileSize)
     }
 
     /// Standard input to its end, or refused once it passes `limit`.
@@ -48,10 +52,15 @@ enum BoundedFile {
     /// `fd` to its end in chunks; throws `tooLarge` as soon as more than `limit` bytes came, without waiting for the
     /// end (a writer that never closes).
     static func read(descriptor fd: Int32, limit: Int) throws(Failure) -> Data {
+        try read(descriptor: fd, limit: limit, regularFileSize: FileStatus.describe(fd).regularFileSize)
+    }
+
+    /// `read(descriptor:limit:)` with the size the caller already measured (nil: not a regular file).
+    private static func read(descriptor fd: Int32, limit: Int, regularFileSize: Int64?) throws(Failure) -> Data {
         var data = Data()
         // A regular file's size is known: a chunk one byte larger reads it in one call and sees its end in the next,
         // without zeroing 64 KiB for a one-line file (the link session, read by every command).
-        let size = FileStatus.regularFileSize(fd).map { Int(clamping: $0) }
+        let size = regularFileSize.map { Int(clamping: $0) }
         var chunk = [UInt8](repeating: 0, count: size.map { min($0 + 1, chunkSize) } ?? chunkSize)
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }

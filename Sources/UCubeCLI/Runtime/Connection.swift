@@ -155,8 +155,8 @@ struct Connection {
             // this one resynchronised it; a payment's own starting steps resynchronise it otherwise.
             try await opening.perform(on: connection.client)
             connection.memo.set(
-                idle: opening.idle, opening.terminal, commandsSent: await connection.client.commandsSent)
-            connection.memo.setUnverified(opening.unverified)
+                idle: opening.idle, opening.terminal, commandsSent: await connection.client.commandsSent,
+                unverified: opening.unverified)
         } catch {
             await connection.close()
             throw CLIFailure(error)
@@ -265,10 +265,13 @@ actor BluetoothConnectGate {
 /// The terminal a payment met, and how many commands the client had sent then: it holds while no other command is
 /// sent (a command may have changed what GetInfo answers: an update, a setting).
 final class TerminalMemo: Sendable {
-    private let state = Mutex<(idle: Bool, terminal: KnownTerminal?, commandsSent: Int)>((false, nil, 0))
+    private let state = Mutex<(idle: Bool, terminal: KnownTerminal?, commandsSent: Int, unverified: Bool)>(
+        (false, nil, 0, false))
 
-    func set(idle: Bool, _ terminal: KnownTerminal?, commandsSent: Int) {
-        state.withLock { $0 = (idle, terminal, commandsSent) }
+    /// `unverified`: the idle state is the session record's word alone, and the link's first command must confirm it
+    /// (`LinkOpening.unverified`); anything learned since (a payment's steps, a reset) is seen, not taken on trust.
+    func set(idle: Bool, _ terminal: KnownTerminal?, commandsSent: Int, unverified: Bool = false) {
+        state.withLock { $0 = (idle, terminal, commandsSent, unverified) }
     }
 
     /// Nothing is pending on the terminal and its secure-session state is known (unless the client lost track since).
@@ -278,16 +281,11 @@ final class TerminalMemo: Sendable {
         state.withLock { $0.commandsSent == count ? $0.terminal : nil }
     }
 
-    /// Whether the link's first command must confirm that the terminal is idle (`LinkOpening.unverified`).
-    private let unverified = Mutex(false)
-
-    func setUnverified(_ value: Bool) { unverified.withLock { $0 = value } }
-
-    /// Whether the first command must still confirm it; true once at most.
+    /// Whether the first command must still confirm that the terminal is idle; true once at most.
     func takeUnverified() -> Bool {
-        unverified.withLock { value in
-            defer { value = false }
-            return value
+        state.withLock { state in
+            defer { state.unverified = false }
+            return state.unverified
         }
     }
 }
