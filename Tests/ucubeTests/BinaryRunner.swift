@@ -23,7 +23,8 @@ final class UCubeSandbox: @unchecked Sendable {
         return url.appendingPathComponent(".build/debug/ucube")
     }
 
-    private static let launching = NSLock()
+    /// Held while a child is launched, and while a pipe is made and its ends marked close-on-exec (`Pipe.cloexec`).
+    fileprivate static let launching = NSLock()
 
     /// Starts `process`, one launch at a time in this test process (see `launch`).
     static func start(_ process: Process) throws { try launching.withLock { try process.run() } }
@@ -275,12 +276,19 @@ extension Pipe {
     /// test's pipe is open would otherwise inherit its write end and hold it open for its whole life: the reader
     /// then waits for an end-of-file long after the process it belongs to has exited. The ends a child is given as
     /// its stdin, stdout or stderr are dup2'ed, which clears the flag on those copies.
+    ///
+    /// The pipe is made and marked while no child is launched (`UCubeSandbox.launching`): between `pipe(2)` and the
+    /// `fcntl`, a child launched by another test inherited the write end. A fresh-machine run saw it: `ucube rpc
+    /// rtc-get --help` exited at once, and its test still waited 60 s for an end-of-file that a long-lived child
+    /// (a simulator) held back.
     static func cloexec() -> Pipe {
-        let pipe = Pipe()
-        for fd in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
-            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        UCubeSandbox.launching.withLock {
+            let pipe = Pipe()
+            for fd in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+                _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+            }
+            return pipe
         }
-        return pipe
     }
 }
 
