@@ -140,7 +140,7 @@ let package = Package(
             name: "UCubeFuzzTargets",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeBluetooth", "UCubePayment", "UCubeTMS", "UCubeCLI",
-                "UCubeSimulator", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "UCubeSimulator", "UCubeSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
@@ -219,7 +219,9 @@ let package = Package(
         .testTarget(
             name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol", "CDBus"],
             swiftSettings: strict),
-        .testTarget(name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto", "UCubeSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "UCubePaymentTests",
             dependencies: ["UCubePayment", "UCubeLink", "UCubeSimulator", "UCubeProtocol", "UCubeCrypto"],

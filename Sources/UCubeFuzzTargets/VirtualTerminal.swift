@@ -3,6 +3,7 @@ import UCubeLink
 import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
+import UCubeSupport
 import UCubeTMS
 
 /// What the virtual terminal answers, read from the fuzz input one record at a time:

@@ -39,9 +39,9 @@ package struct SessionRecord: Equatable, Sendable {
     package static let maximumSize = 256
 
     /// What a file's content says; nil is no file.
-    package static func decode(_ data: Data?) -> Loaded {
-        guard let data else { return .missing }
-        guard let record = parse(String(decoding: data, as: UTF8.self)) else { return .stale(owner: nil) }
+    package static func decode(_ bytes: [UInt8]?) -> Loaded {
+        guard let bytes else { return .missing }
+        guard let record = parse(String(decoding: bytes, as: UTF8.self)) else { return .stale(owner: nil) }
         guard let owner = record.owner else { return .clean(record.rules, record.terminal) }
         return .stale(owner: owner)
     }

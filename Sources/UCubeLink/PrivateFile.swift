@@ -47,7 +47,7 @@ package enum PrivateFile {
         let problem: PrivateFileError.Problem? =
             switch kind {
             case .state where type != S_IFREG: .notARegularFile
-            case .state where info.st_uid != geteuid(): .ownedByAnotherUser(uid: info.st_uid)
+            case .state where info.st_uid != ThisProcess.effectiveUser: .ownedByAnotherUser(uid: info.st_uid)
             case .output where type != S_IFREG && type != S_IFCHR: .notARegularFile
             default: nil
             }
@@ -55,7 +55,8 @@ package enum PrivateFile {
             close(fd)
             throw PrivateFileError(path: path, problem: problem)
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        // On a regular file O_NONBLOCK has no effect (open(2)); a character device gets its blocking writes back.
+        if type != S_IFREG { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         return fd
     }
 
@@ -93,16 +94,22 @@ package enum PrivateFile {
     /// Creates `path` (and its parents) 0700 when missing, then checks it (`checkDirectory`).
     package static func ensureDirectory(_ path: String) throws(PrivateFileError) {
         var info = stat()
-        if stat(path, &info) != 0 {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                let code = (error as? CocoaError)?.underlying.flatMap { ($0 as? POSIXError)?.code.rawValue } ?? EACCES
-                throw PrivateFileError(path: path, problem: .system(code))
-            }
-        }
+        if stat(path, &info) == 0 { return try checkDirectory(path, info) }
+        try createDirectory(path)
         try checkDirectory(path)
+    }
+
+    /// `path` and its missing parents made 0700. Apart from `ensureDirectory`'s usual path (the directory is there),
+    /// which then touches none of Foundation's error types.
+    @inline(never)
+    private static func createDirectory(_ path: String) throws(PrivateFileError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            let code = (error as? CocoaError)?.underlying.flatMap { ($0 as? POSIXError)?.code.rawValue } ?? EACCES
+            throw PrivateFileError(path: path, problem: .system(code))
+        }
     }
 
     /// A directory ucube keeps state in must be a directory (a link to one is followed: it is the target that is
@@ -110,8 +117,13 @@ package enum PrivateFile {
     package static func checkDirectory(_ path: String) throws(PrivateFileError) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw PrivateFileError(path: path, problem: .system(errno)) }
+        try checkDirectory(path, info)
+    }
+
+    /// `checkDirectory` on what stat(2) said of `path`.
+    private static func checkDirectory(_ path: String, _ info: stat) throws(PrivateFileError) {
         guard info.st_mode & S_IFMT == S_IFDIR else { throw PrivateFileError(path: path, problem: .notADirectory) }
-        guard info.st_uid == geteuid() else {
+        guard info.st_uid == ThisProcess.effectiveUser else {
             throw PrivateFileError(path: path, problem: .ownedByAnotherUser(uid: info.st_uid))
         }
         guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
@@ -148,7 +160,7 @@ package struct PrivateFileError: Error, Hashable, Sendable, CustomStringConverti
         case .notADirectory:
             "\(path) is not a directory"
         case .ownedByAnotherUser(let uid):
-            "\(path) belongs to another user (uid \(uid)), not to you (uid \(geteuid())): refusing to use it"
+            "\(path) belongs to another user (uid \(uid)), not to you (uid \(ThisProcess.effectiveUser)): refusing to use it"
         case .writableByOthers(let mode):
             "\(path) can be written by other users (mode \(String(mode, radix: 8))): refusing to use it; `chmod go-w \(path)`"
         case .system(let code):

@@ -1,4 +1,5 @@
 import UCubeProtocol
+import UCubeSupport
 
 /// A byte link to a terminal: TCP, a serial/RFCOMM device file, BLE, or an in-process peer.
 ///
@@ -20,17 +21,15 @@ package protocol Transport: Sendable {
 package struct InMemoryTransport: Transport {
     package let name: String
     package let incoming: AsyncThrowingStream<[UInt8], any Error>
-    private let toPeer: AsyncStream<[UInt8]>.Continuation
+    private let toPeer: AsyncQueue<[UInt8]>
     private let fromPeer: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
     /// The peer's side: what the client wrote, and a function to answer.
     package struct PeerEnd: Sendable {
-        package let input: AsyncStream<[UInt8]>
+        package let input: AsyncQueue<[UInt8]>
         private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
-        fileprivate init(
-            input: AsyncStream<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-        ) {
+        fileprivate init(input: AsyncQueue<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
             self.input = input
             self.continuation = continuation
         }
@@ -38,20 +37,24 @@ package struct InMemoryTransport: Transport {
         /// Sends bytes to the client.
         package func write(_ bytes: [UInt8]) { continuation.yield(bytes) }
 
-        /// Drops the link from the peer's side (a terminal switched off, an out-of-range radio).
-        package func disconnect(reason: (any Error)? = nil) { continuation.finish(throwing: reason) }
+        /// Drops the link from the peer's side (a terminal switched off, an out-of-range radio): the client reads the
+        /// end of the link, and what it writes from then on fails.
+        package func disconnect(reason: (any Error)? = nil) {
+            input.finish()
+            continuation.finish(throwing: reason)
+        }
     }
 
     /// A connected pair.
     package static func pair(name: String = "sim") -> (transport: InMemoryTransport, peer: PeerEnd) {
-        let (toPeerStream, toPeer) = AsyncStream<[UInt8]>.makeStream()
+        let toPeer = AsyncQueue<[UInt8]>()
         let (fromPeerStream, fromPeer) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let transport = InMemoryTransport(name: name, incoming: fromPeerStream, toPeer: toPeer, fromPeer: fromPeer)
-        return (transport, PeerEnd(input: toPeerStream, continuation: fromPeer))
+        return (transport, PeerEnd(input: toPeer, continuation: fromPeer))
     }
 
     private init(
-        name: String, incoming: AsyncThrowingStream<[UInt8], any Error>, toPeer: AsyncStream<[UInt8]>.Continuation,
+        name: String, incoming: AsyncThrowingStream<[UInt8], any Error>, toPeer: AsyncQueue<[UInt8]>,
         fromPeer: AsyncThrowingStream<[UInt8], any Error>.Continuation
     ) {
         self.name = name
@@ -61,7 +64,7 @@ package struct InMemoryTransport: Transport {
     }
 
     package func write(_ bytes: [UInt8]) async throws {
-        if case .terminated = toPeer.yield(bytes) {
+        guard toPeer.send(bytes) else {
             throw LinkError(.disconnected, "the in-process terminal has gone away")
         }
     }

@@ -56,11 +56,8 @@ package final class LogFile: @unchecked Sendable {
         }
         let locked = lockFD >= 0 && Self.retryingEINTR { flock(lockFD, LOCK_EX) } == 0
         defer { if locked { _ = flock(lockFD, LOCK_UN) } }
-        if !currentFileIsOurs() {
-            reopen()
-        }
-        var info = stat()
-        if fd >= 0, fstat(fd, &info) == 0, UInt64(info.st_size) > rotationSize {
+        // One stat a line: whether messages.log is still the file held open, and its size.
+        if let size = sizeIfStillOurs() ?? reopen(), size > rotationSize {
             rotate()
             reopen()
         }
@@ -98,23 +95,29 @@ package final class LogFile: @unchecked Sendable {
         return fd >= 0
     }
 
-    private func reopen() {
+    /// Opens `messages.log` again; its size, or nil when it cannot be opened.
+    @discardableResult
+    private func reopen() -> UInt64? {
         if fd >= 0 { close(fd) }
         fd = open(currentPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         var info = stat()
-        if fd >= 0, fstat(fd, &info) == 0 {
-            openedIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
-        } else {
+        guard fd >= 0, fstat(fd, &info) == 0 else {
             openedIdentity = nil
+            return nil
         }
+        openedIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        return UInt64(info.st_size)
     }
 
-    /// `messages.log` is still the file we hold open (no other process rotated it away).
-    private func currentFileIsOurs() -> Bool {
-        guard fd >= 0, let openedIdentity else { return false }
+    /// The size of `messages.log` when it is still the file we hold open (no other process rotated it away); nil
+    /// otherwise.
+    private func sizeIfStillOurs() -> UInt64? {
+        guard fd >= 0, let openedIdentity else { return nil }
         var info = stat()
-        guard stat(currentPath, &info) == 0 else { return false }
-        return UInt64(info.st_dev) == openedIdentity.dev && UInt64(info.st_ino) == openedIdentity.ino
+        guard stat(currentPath, &info) == 0, UInt64(info.st_dev) == openedIdentity.dev,
+            UInt64(info.st_ino) == openedIdentity.ino
+        else { return nil }
+        return UInt64(info.st_size)
     }
 
     /// messages.5.log deleted, N → N+1 (4…1), messages.log → messages.1.log.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import UCubeProtocol
+import UCubeSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -90,33 +91,8 @@ enum LogLine {
         return ts
     }
 
-    /// "2026-11-22 08:16:51.123" in UTC. Its digits are written into 23 bytes: interpolating padded strings cost 9 k
-    /// instructions a line, a share of a short command's start-up.
+    /// "2026-11-22 08:16:51.123" in UTC (`UTCTime`).
     static func timestamp(_ ts: timespec) -> String {
-        var seconds = ts.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var bytes = [UInt8](repeating: 0, count: 23)
-        func put(_ value: Int32, at offset: Int, width: Int) {
-            var value = max(0, value)
-            for i in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[i] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-        }
-        put(parts.tm_year + 1900, at: 0, width: 4)
-        put(parts.tm_mon + 1, at: 5, width: 2)
-        put(parts.tm_mday, at: 8, width: 2)
-        put(parts.tm_hour, at: 11, width: 2)
-        put(parts.tm_min, at: 14, width: 2)
-        put(parts.tm_sec, at: 17, width: 2)
-        put(Int32(ts.tv_nsec / 1_000_000), at: 20, width: 3)
-        bytes[4] = UInt8(ascii: "-")
-        bytes[7] = UInt8(ascii: "-")
-        bytes[10] = UInt8(ascii: " ")
-        bytes[13] = UInt8(ascii: ":")
-        bytes[16] = UInt8(ascii: ":")
-        bytes[19] = UInt8(ascii: ".")
-        return String(decoding: bytes, as: UTF8.self)
+        UTCTime(secondsSinceEpoch: Int64(ts.tv_sec), millisecond: Int(ts.tv_nsec / 1_000_000)).logText
     }
 }

@@ -117,7 +117,7 @@ package enum SimulatorChoices {
     static let maxCommandFrameSize = FrameLimits.currentSDKMaxFrameSize
 
     /// §2.8, §2.9: what is served while a long-running command is pending; anything else answers `busyStatus`.
-    static let servedWhilePending: Set<CommandID> = [.cancelAll, .getStatus, .repeatLastMessage]
+    static let servedWhilePending: [CommandID] = [.cancelAll, .getStatus, .repeatLastMessage]
 
     /// §2.9: GetStatus's process state while a long-running command is pending (card waits, displays and PIN entry
     /// run in the secure firmware): 01. Idle: 00.

@@ -67,24 +67,24 @@ package enum SimulatorServer {
     ) async {
         let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
-            let (input, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+            let input = AsyncQueue<[UInt8]>()
             async let reading: Void = {
                 var reassembler = BLEReassembler()
                 do {
                     for try await buffer in inbound {
                         let bytes = Array(buffer.readableBytesView)
                         switch codec {
-                        case .raw: continuation.yield(bytes)
+                        case .raw: input.send(bytes)
                         case .ble:
                             // Malformed stuffing: the bytes are dropped, as a terminal ignores a bad frame.
                             let frames = (try? reassembler.append(bytes)) ?? []
-                            for frame in frames { continuation.yield(frame) }
+                            for frame in frames { input.send(frame) }
                         }
                     }
                 } catch {
                     // A reset connection ends like a closed one.
                 }
-                continuation.finish()
+                input.finish()
             }()
             let end = await simulator.serve(input: input) { bytes in
                 let wire = codec == .ble ? BLECodec.stuff(bytes) : bytes

@@ -113,8 +113,11 @@ extension TerminalSimulator {
 
     /// spec §5.2 0x5001: TLVs of the requested tags the terminal knows, in request order, each once.
     func getInfo(_ command: GetInfo) -> Reply {
-        var seen = Set<UInt8>()
-        let tlvs = command.tags.filter { seen.insert($0).inserted }.compactMap(device.getInfoTLV)
+        var seen = [Bool](repeating: false, count: 256)
+        let tlvs = command.tags.filter { tag in
+            defer { seen[Int(tag)] = true }
+            return !seen[Int(tag)]
+        }.compactMap(device.getInfoTLV)
         return .ok(DeviceInfo(tlvs: tlvs).encodeData())
     }
 

@@ -1,5 +1,6 @@
 import UCubeCrypto
 import UCubeProtocol
+import UCubeSupport
 
 /// One simulated uCube Touch: a peer that answers the RPC protocol over bytes, with terminal states, a DUKPT secure
 /// session, a scripted cardholder and persisted device state.
@@ -123,7 +124,7 @@ package actor TerminalSimulator {
     /// state stays as it was (SECURED included) for the next connection.
     @discardableResult
     package func serve(
-        input: AsyncStream<[UInt8]>,
+        input: AsyncQueue<[UInt8]>,
         output: @escaping @Sendable ([UInt8]) async -> Void
     ) async -> ConnectionEnd {
         while connection != nil || isRebooting {
@@ -133,8 +134,8 @@ package actor TerminalSimulator {
                 await waitForReboot()
             }
         }
-        let (outbox, outboxContinuation) = AsyncStream.makeStream(of: Outgoing.self)
-        connection = Connection(outbox: outboxContinuation)
+        let outbox = AsyncQueue<Outgoing>()
+        connection = Connection(outbox: outbox)
 
         let link = configuration.linkModel
         let clock = configuration.clock
@@ -206,7 +207,7 @@ package actor TerminalSimulator {
         lastAnswer = nil
         if case .rebooted = end { startReboot() }
         dropPending()
-        outboxContinuation.finish()
+        outbox.finish()
         await writer.value
         connection = nil
         if !connectionWaiters.isEmpty { connectionWaiters.removeFirst().resume() }
@@ -298,7 +299,7 @@ package actor TerminalSimulator {
             let command = CommandID(UInt16(bytes[4]) << 8 | UInt16(bytes[5]))
             if !SimulatorChoices.servedWhilePending.contains(command) { lastAnswer = bytes }
         }
-        connection?.outbox.yield(
+        connection?.outbox.send(
             Outgoing(frame: bytes, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
@@ -405,7 +406,7 @@ package actor TerminalSimulator {
             send(encode(.ok(), answer))
             return
         }
-        connection?.outbox.yield(
+        connection?.outbox.send(
             Outgoing(frame: lastAnswer, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
@@ -577,7 +578,7 @@ package actor TerminalSimulator {
 
 /// The connection being served: where its answers go, in order.
 private struct Connection {
-    let outbox: AsyncStream<Outgoing>.Continuation
+    let outbox: AsyncQueue<Outgoing>
 }
 
 /// An answer on its way out: written no sooner than `notBefore` (on the `elapsed()` scale).

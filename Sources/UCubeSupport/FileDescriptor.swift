@@ -30,12 +30,6 @@ package enum FileDescriptor {
 /// `stat` field itself: there, whether a member of Glibc's `stat` is visible depended on what a compiler batch
 /// imported (MemberImportVisibility), and a whole-module release build saw otherwise than a debug one.
 package enum FileStatus {
-    /// Whether `path` is a directory this process can write and enter.
-    package static func isWritableDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && access(path, W_OK | X_OK) == 0
-    }
-
     /// What one fstat(2) says of the descriptor `fd`, for the checks made on an opened file: whether it is a
     /// directory, and the size of a regular file (nil for anything else: a pipe, a FIFO, a device; or a failed fstat).
     package static func describe(_ fd: Int32) -> (isDirectory: Bool, regularFileSize: Int64?) {

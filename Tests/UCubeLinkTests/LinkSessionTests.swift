@@ -10,11 +10,11 @@ import UCubeProtocol
     @Test func aRecordReadsBackAsWritten() throws {
         let closed = SessionRecord(rules: LinkRules(secured: true, nextSequence: 200), owner: nil)
         #expect(closed.line == "secured=1 next=200\n")
-        #expect(SessionRecord.decode(Data(closed.line.utf8)) == .clean(LinkRules(secured: true, nextSequence: 200)))
+        #expect(SessionRecord.decode(Array(closed.line.utf8)) == .clean(LinkRules(secured: true, nextSequence: 200)))
 
         let open = SessionRecord(rules: LinkRules(secured: false, nextSequence: 0), owner: 4242)
         #expect(open.line == "secured=0 next=0 owner=4242\n")
-        #expect(SessionRecord.decode(Data(open.line.utf8)) == .stale(owner: 4242))
+        #expect(SessionRecord.decode(Array(open.line.utf8)) == .stale(owner: 4242))
     }
 
     /// A clean exit after a payment keeps the terminal it met (spec §8.6); a process still holding the link keeps none.
@@ -23,7 +23,7 @@ import UCubeProtocol
         let closed = SessionRecord(rules: LinkRules(secured: false, nextSequence: 9), owner: nil, terminal: terminal)
         #expect(closed.line == "secured=0 next=9 terminal=FFFF9876543210E00000D10406000036ED0103\n")
         #expect(
-            SessionRecord.decode(Data(closed.line.utf8)) == .clean(LinkRules(secured: false, nextSequence: 9), terminal)
+            SessionRecord.decode(Array(closed.line.utf8)) == .clean(LinkRules(secured: false, nextSequence: 9), terminal)
         )
         let open = SessionRecord(rules: LinkRules(secured: false, nextSequence: 9), owner: 77, terminal: terminal)
         #expect(open.line == "secured=0 next=9 owner=77\n")
@@ -43,7 +43,7 @@ import UCubeProtocol
             "secured=0 next=7 owner=5 terminal=FFFF9876543210E00000D104\n",
         ])
     func anythingElseIsAStaleSession(text: String) {
-        #expect(SessionRecord.decode(Data(text.utf8)) == .stale(owner: nil), "\(text.debugDescription)")
+        #expect(SessionRecord.decode(Array(text.utf8)) == .stale(owner: nil), "\(text.debugDescription)")
     }
 }
 
@@ -106,7 +106,7 @@ import UCubeProtocol
         #expect(opening.unverified == (c.preparation == .query && c.step == .none))
         // The record written while the link is open names its owner, and so reads back stale.
         let mark = opening.openRecord(owner: 4242)
-        #expect(SessionRecord.decode(Data(mark.line.utf8)) == .stale(owner: 4242))
+        #expect(SessionRecord.decode(Array(mark.line.utf8)) == .stale(owner: 4242))
         #expect(mark.rules == c.rules)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import UCubeProtocol
+import UCubeSupport
 
 @testable import UCubeLink
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UCubeProtocol
 import UCubeSimulator
+import UCubeSupport
 
 @testable import UCubeLink
 
@@ -23,16 +24,16 @@ import Glibc
         tcsetattr(master, TCSANOW, &tio)
 
         let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(timeScale: 0.01))
-        let (input, feed) = AsyncStream<[UInt8]>.makeStream()
+        let input = AsyncQueue<[UInt8]>()
         let masterFD = master
         let reader = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = read(masterFD, &buffer, buffer.count)
                 if n <= 0 { break }
-                feed.yield(Array(buffer[..<n]))
+                input.send(Array(buffer[..<n]))
             }
-            feed.finish()
+            input.finish()
         }
         reader.start()
         let serving = Task {

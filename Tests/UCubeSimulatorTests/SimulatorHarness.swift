@@ -1,6 +1,7 @@
 import Foundation
 import UCubeCrypto
 import UCubeProtocol
+import UCubeSupport
 
 @testable import UCubeSimulator
 
@@ -12,7 +13,7 @@ typealias Tag = UCubeProtocol.Tag
 final class SimulatorHarness: Sendable {
     let simulator: TerminalSimulator
     let inbox = Inbox()
-    private let input: AsyncStream<[UInt8]>.Continuation
+    private let input: AsyncQueue<[UInt8]>
     private let serving: Task<TerminalSimulator.ConnectionEnd, Never>
 
     convenience init(_ configuration: SimulatorConfiguration = SimulatorConfiguration(timeScale: 0.01)) throws {
@@ -21,12 +22,12 @@ final class SimulatorHarness: Sendable {
 
     /// A new connection to an existing simulator (its device state carries over).
     init(simulator: TerminalSimulator) {
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        let input = AsyncQueue<[UInt8]>()
         let inbox = self.inbox
         self.simulator = simulator
-        self.input = continuation
+        self.input = input
         self.serving = Task {
-            let end = await simulator.serve(input: stream) { await inbox.received($0) }
+            let end = await simulator.serve(input: input) { await inbox.received($0) }
             await inbox.ended(end)
             return end
         }
@@ -36,7 +37,7 @@ final class SimulatorHarness: Sendable {
     func ended() async -> TerminalSimulator.ConnectionEnd { await serving.value }
 
     /// Writes raw bytes as the host would.
-    func write(_ bytes: [UInt8]) { input.yield(bytes) }
+    func write(_ bytes: [UInt8]) { input.send(bytes) }
 
     /// Writes one command, wrapped (crypto header 7F + zero MAC, as the SDK sends it) when `secured`.
     func send(_ command: CommandID, _ payload: [UInt8] = [], seq: UInt8, secured: Bool = false) throws {

@@ -233,19 +233,17 @@ extension Environment {
 
     /// Whether the state directory can be used, creating it if needed; the reason when not.
     static func stateDirectoryProblem(_ directory: String) -> String? {
-        // The usual case, a directory that is there and writable, costs one stat and one access check.
-        if FileStatus.isWritableDirectory(directory) {
-            do {
-                try PrivateFile.checkDirectory(directory)
-                return nil
-            } catch {
-                return error.description
-            }
-        }
+        // The usual case, a directory that is there, ours and writable, costs one stat and one access check.
         do {
-            try ensureDirectory(directory)
+            try PrivateFile.checkDirectory(directory)
         } catch {
-            return posixCause(error)
+            guard !error.isRefusal else { return error.description }
+            // Missing (or not reachable): made as any state directory is.
+            do {
+                try ensureDirectory(directory)
+            } catch {
+                return posixCause(error)
+            }
         }
         return access(directory, W_OK | X_OK) == 0 ? nil : ErrorNumber.text(errno).lowercased()
     }

@@ -10,7 +10,7 @@ package enum CLIFuzzSurface {
 
     /// `$XDG_RUNTIME_DIR/ucube/session-*`, as `Connection` reads it before every command.
     package static func sessionFile(_ data: Data) {
-        switch SessionRecord.decode(data) {
+        switch SessionRecord.decode(Array(data)) {
         case .clean(let rules, let terminal): _ = (rules.nextSequence, terminal?.hex)
         case .stale(let owner): _ = owner
         case .missing: break

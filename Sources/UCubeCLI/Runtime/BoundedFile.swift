@@ -17,7 +17,10 @@ enum BoundedFile {
     /// How much one `read(2)` asks for: what is held beyond the limit at most.
     static let chunkSize = 64 << 10
 
-    static func read(_ path: String, limit: Int) throws(Failure) -> Data {
+    static func read(_ path: String, limit: Int) throws(Failure) -> Data { Data(try readBytes(path, limit: limit)) }
+
+    /// `read` as bytes: the small files every command reads (the link session) need none of `Data`'s machinery.
+    static func readBytes(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
         let (fd, size) = try openMeasured(path, limit: limit)
         defer { close(fd) }
         return try read(descriptor: fd, limit: limit, regularFileSize: size)
@@ -52,12 +55,12 @@ enum BoundedFile {
     /// `fd` to its end in chunks; throws `tooLarge` as soon as more than `limit` bytes came, without waiting for the
     /// end (a writer that never closes).
     static func read(descriptor fd: Int32, limit: Int) throws(Failure) -> Data {
-        try read(descriptor: fd, limit: limit, regularFileSize: FileStatus.describe(fd).regularFileSize)
+        Data(try read(descriptor: fd, limit: limit, regularFileSize: FileStatus.describe(fd).regularFileSize))
     }
 
     /// `read(descriptor:limit:)` with the size the caller already measured (nil: not a regular file).
-    private static func read(descriptor fd: Int32, limit: Int, regularFileSize: Int64?) throws(Failure) -> Data {
-        var data = Data()
+    private static func read(descriptor fd: Int32, limit: Int, regularFileSize: Int64?) throws(Failure) -> [UInt8] {
+        var data: [UInt8] = []
         // A regular file's size is known: a chunk one byte larger reads it in one call and sees its end in the next,
         // without zeroing 64 KiB for a one-line file (the link session, read by every command).
         let size = regularFileSize.map { Int(clamping: $0) }

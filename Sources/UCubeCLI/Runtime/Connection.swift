@@ -119,11 +119,7 @@ struct Connection {
             case .remembered(let name):
                 throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'")
             case .replay(let path):
-                let (replay, link) = try ReplaySource.transport(
-                    path: path, name: address.description, fast: context.fast)
-                // The recorded process's view of the link session, so the command sends the same first frames.
-                recorded = SessionRecord.Loaded(link.session)
-                transport = replay
+                (transport, recorded) = try ReplaySource.link(path: path, name: address.description, fast: context.fast)
             }
         } catch let error as LinkError {
             throw CLIFailure(error)

@@ -7,7 +7,7 @@ import UCubeSupport
 extension SessionRecord {
     static func load(_ path: String) -> Loaded {
         do {
-            return decode(try BoundedFile.read(path, limit: maximumSize))
+            return decode(try BoundedFile.readBytes(path, limit: maximumSize))
         } catch {
             switch error {
             case .unreadable: return decode(nil)
@@ -25,8 +25,7 @@ extension SessionRecord {
             try Environment.ensureDirectory(PathText.directory(of: path))
             let bytes = Array(line.utf8)
             let temporary = path + ".\(getpid()).tmp"
-            unlink(temporary)
-            let fd = try PrivateFile.open(temporary, flags: O_EXCL)
+            let fd = try Self.createTemporary(temporary)
             let failed = FileDescriptor.writeAll(fd, bytes)
             close(fd)
             guard failed == nil, rename(temporary, path) == 0 else {
@@ -39,5 +38,16 @@ extension SessionRecord {
                 "the link session is not kept in \(path): \(Environment.posixCause(error))",
                 variable: Environment.value("XDG_RUNTIME_DIR") == nil ? "XDG_STATE_HOME" : "XDG_RUNTIME_DIR")
         }
+    }
+
+    /// Creates `path` (O_EXCL): one left by a process that had this pid and died before its rename is removed first.
+    private static func createTemporary(_ path: String) throws(PrivateFileError) -> Int32 {
+        do {
+            return try PrivateFile.open(path, flags: O_EXCL)
+        } catch {
+            guard error.problem == .system(EEXIST) else { throw error }
+        }
+        unlink(path)
+        return try PrivateFile.open(path, flags: O_EXCL)
     }
 }

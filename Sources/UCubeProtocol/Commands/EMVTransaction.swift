@@ -388,7 +388,7 @@ package struct TransactionProcess: RPCCommand, Hashable {
 /// SDK's bugs (8A's second byte written twice, script 2 tagged 71) are not copied.
 package struct TransactionFinalisation: RPCCommand, Hashable {
     package static let id = CommandID.transactionFinalisation
-    package static var successStatuses: Set<Status> { [.finalisationApproved, .finalisationDeclined] }
+    package static var successStatuses: [Status] { [.finalisationApproved, .finalisationDeclined] }
 
     /// DF15 values (spec §5.2).
     package static let forceNone: UInt8 = 0x00

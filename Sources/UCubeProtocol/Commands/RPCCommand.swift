@@ -9,14 +9,14 @@ package protocol RPCCommand: Sendable, Encodable {
     /// Reads a request payload (simulator, `ucube decode`).
     init(payload: [UInt8]) throws(CommandError)
     /// Statuses whose response carries this command's data (default: 0 only; TransactionFinalisation: 7 and 8).
-    static var successStatuses: Set<Status> { get }
+    static var successStatuses: [Status] { get }
     /// How long the terminal may take before answering. `nil`: the client's default RPC timeout. Long-running
     /// commands (WaitCard, StartNFC, displays, PIN) use their own timeout plus a margin.
     var responseTimeout: Duration? { get }
 }
 
 extension RPCCommand {
-    package static var successStatuses: Set<Status> { [.success] }
+    package static var successStatuses: [Status] { [.success] }
     package var responseTimeout: Duration? { nil }
     package static var descriptor: CommandDescriptor {
         guard let d = CommandCatalogue.descriptor(for: id) else {

@@ -73,7 +73,7 @@ extension Array where Element == TLV {
 /// How lenient the parser is. One parser, one rules value (style of swift-asn1's `EncodingRules`).
 package struct TLVRules: Sendable, Hashable {
     /// Tags whose one-byte length may be "YT style" with the top bit set (0x8C = 140), unless 0x81/0x82 (spec §4, E8).
-    package var ytMixedLengthTags: Set<Tag>
+    package var ytMixedLengthTags: [Tag]
     /// Skip 0x00 (and 0xFF) bytes between objects (EMV Book 3 Annex B allows 00 padding).
     package var allowsPadding: Bool
     /// Keep a constructed tag whose value does not parse as TLV as an opaque value instead of failing.
@@ -81,7 +81,7 @@ package struct TLVRules: Sendable, Hashable {
     /// Deepest nesting accepted.
     package var maxDepth: Int
 
-    package init(ytMixedLengthTags: Set<Tag>, allowsPadding: Bool, allowsOpaqueConstructed: Bool, maxDepth: Int) {
+    package init(ytMixedLengthTags: [Tag], allowsPadding: Bool, allowsOpaqueConstructed: Bool, maxDepth: Int) {
         self.ytMixedLengthTags = ytMixedLengthTags
         self.allowsPadding = allowsPadding
         self.allowsOpaqueConstructed = allowsOpaqueConstructed
