@@ -29,7 +29,8 @@ package struct InMemoryTransport: Transport {
         package let input: AsyncQueue<[UInt8]>
         private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
-        fileprivate init(input: AsyncQueue<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+        fileprivate init(input: AsyncQueue<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation)
+        {
             self.input = input
             self.continuation = continuation
         }

@@ -23,7 +23,8 @@ import UCubeProtocol
         let closed = SessionRecord(rules: LinkRules(secured: false, nextSequence: 9), owner: nil, terminal: terminal)
         #expect(closed.line == "secured=0 next=9 terminal=FFFF9876543210E00000D10406000036ED0103\n")
         #expect(
-            SessionRecord.decode(Array(closed.line.utf8)) == .clean(LinkRules(secured: false, nextSequence: 9), terminal)
+            SessionRecord.decode(Array(closed.line.utf8))
+                == .clean(LinkRules(secured: false, nextSequence: 9), terminal)
         )
         let open = SessionRecord(rules: LinkRules(secured: false, nextSequence: 9), owner: 77, terminal: terminal)
         #expect(open.line == "secured=0 next=9 owner=77\n")

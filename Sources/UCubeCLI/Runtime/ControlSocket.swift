@@ -419,7 +419,8 @@ final class ControlServer: @unchecked Sendable {
         var credentials: [UInt32] = [0, 0, 0]
         var size = socklen_t(MemoryLayout<UInt32>.size * 3)
         if getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0,
-            size == socklen_t(MemoryLayout<UInt32>.size * 3), credentials[1] != ThisProcess.effectiveUser, credentials[1] != 0
+            size == socklen_t(MemoryLayout<UInt32>.size * 3), credentials[1] != ThisProcess.effectiveUser,
+            credentials[1] != 0
         {
             return CancelAnswer(.denied, "this payment belongs to another user")
         }

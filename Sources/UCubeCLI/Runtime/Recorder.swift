@@ -120,7 +120,8 @@ enum ReplaySource {
     /// command sends the same first frames). Not inlined into `Connection.open`: its types' metadata is then looked up
     /// only when a recording is replayed, not by every command that opens a link.
     @inline(never)
-    static func link(path: String, name: String, fast: Bool) throws(CLIFailure) -> (any Transport, SessionRecord.Loaded) {
+    static func link(path: String, name: String, fast: Bool) throws(CLIFailure) -> (any Transport, SessionRecord.Loaded)
+    {
         let (replay, link) = try transport(path: path, name: name, fast: fast)
         return (replay, SessionRecord.Loaded(link.session))
     }
