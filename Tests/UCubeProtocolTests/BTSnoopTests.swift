@@ -81,12 +81,19 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = ["-r", file.path, "-Y", filter, "-T", "fields"] + names.flatMap { ["-e", $0] }
-            let out = Pipe()
-            process.standardOutput = out
+            // The output goes to a file, not a pipe: a child another test launches while the pipe is being made would
+            // keep its write end open, and the read would wait for that child's end.
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("tshark-\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: output.path, contents: nil),
+                let writing = FileHandle(forWritingAtPath: output.path)
+            else { throw TsharkFailed(status: -1) }
+            defer { try? FileManager.default.removeItem(at: output) }
+            process.standardOutput = writing
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let data = out.fileHandleForReading.readAllRetryingInterrupts()
+            try writing.close()
             process.waitUntilExit()
+            let data = try Data(contentsOf: output)
             guard process.terminationStatus == 0 else { throw TsharkFailed(status: process.terminationStatus) }
             return String(decoding: data, as: UTF8.self).split(separator: "\n")
         }

@@ -24,7 +24,10 @@ final class UCubeSandbox: @unchecked Sendable {
     }
 
     /// Held while a child is launched, and while a pipe is made and its ends marked close-on-exec (`Pipe.cloexec`).
-    fileprivate static let launching = NSLock()
+    /// Every launch of the test process takes it (`start`; tmux's `posix_spawn` too): a child started in between would
+    /// keep another test's pipe open for its whole life, and that test would wait for the end of its output. A tmux
+    /// server started so kept a `pay`'s stdout open past the 60 s the test gave it.
+    static let launching = NSLock()
 
     /// Starts `process`, one launch at a time in this test process (see `launch`).
     static func start(_ process: Process) throws { try launching.withLock { try process.run() } }

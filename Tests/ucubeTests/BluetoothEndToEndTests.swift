@@ -23,7 +23,7 @@ final class BlueZMock: @unchecked Sendable {
         p.arguments = ["-c", "import dbusmock"]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
+        guard (try? UCubeSandbox.start(p)) != nil else { return false }
         return p.waitForEnd() == ChildExit(status: 0, signalled: false)
     }()
 

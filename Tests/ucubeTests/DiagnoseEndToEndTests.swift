@@ -296,7 +296,7 @@ extension UCubeSandbox {
         p.arguments = arguments
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        try p.run()
+        try UCubeSandbox.start(p)
         guard await p.exit() == 0 else {
             throw SandboxError(message: "openssl \(arguments.joined(separator: " ")) failed")
         }

@@ -44,7 +44,7 @@ import Testing
             let envp = sandbox.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { envp.forEach { free($0) } }
             var pid: pid_t = 0
-            let spawned = posix_spawn(&pid, tmux, &actions, nil, argv, envp)
+            let spawned = UCubeSandbox.launching.withLock { posix_spawn(&pid, tmux, &actions, nil, argv, envp) }
             guard spawned == 0 else { throw SandboxError(message: "cannot run tmux: \(spawned)") }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

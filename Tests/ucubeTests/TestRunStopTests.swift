@@ -33,7 +33,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, path]
-        let out = Pipe()
+        let out = Pipe.cloexec()
         process.standardOutput = out
         try UCubeSandbox.start(process)
         let text = String(decoding: out.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
@@ -97,9 +97,9 @@ import Testing
             "my $p = TAP::Parser->new({source => $ARGV[0]}); while (my $r = $p->next) {}; print $p->is_good_plan ? \"plan ok\\n\" : \"bad plan\\n\"; print 'failed ', scalar($p->failed), \"\\n\"; print 'skipped ', scalar($p->skipped), \"\\n\";",
             file.path,
         ]
-        let out = Pipe()
+        let out = Pipe.cloexec()
         prove.standardOutput = out
-        try prove.run()
+        try UCubeSandbox.start(prove)
         let verdict = String(decoding: out.fileHandleForReading.readAllRetryingInterrupts(), as: UTF8.self)
         prove.waitUntilExit()
         #expect(

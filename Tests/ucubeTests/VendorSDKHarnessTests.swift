@@ -22,7 +22,7 @@ import Testing
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = [script.path]
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let out = Pipe()
+            let out = Pipe.cloexec()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
