@@ -217,7 +217,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol", "CDBus"],
+            name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol", "UCubeSupport", "CDBus"],
             swiftSettings: strict),
         .testTarget(
             name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto", "UCubeSupport"],

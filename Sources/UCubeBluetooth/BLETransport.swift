@@ -1,5 +1,6 @@
 import UCubeLink
 import UCubeProtocol
+import UCubeSupport
 
 /// What the BLE layer did below the RPC frames, for `--trace`: the stuffed message, each write, each notification.
 package enum BLETraceEvent: Sendable {
@@ -31,7 +32,7 @@ package struct BLEConnectOptions: Sendable {
 /// `LinkError(.disconnected)` naming the reason, and every later write fails.
 package final class BLETransport: Transport, @unchecked Sendable {
     package let name: String
-    package let incoming: AsyncThrowingStream<[UInt8], any Error>
+    package let incoming: ByteQueue
     /// The advertised name (the password is derived from it).
     package let deviceName: String
     /// The Bluetooth address, `AA:BB:CC:DD:EE:FF`.
@@ -49,7 +50,7 @@ package final class BLETransport: Transport, @unchecked Sendable {
     private init(
         name: String, deviceName: String, address: String, chunkSize: Int, bluez: BlueZ, devicePath: String,
         txRxPath: String,
-        link: LinkState, incoming: AsyncThrowingStream<[UInt8], any Error>, trace: (@Sendable (BLETraceEvent) -> Void)?,
+        link: LinkState, incoming: ByteQueue, trace: (@Sendable (BLETraceEvent) -> Void)?,
         router: Task<Void, Never>
     ) {
         self.name = name
@@ -176,9 +177,9 @@ package final class BLETransport: Transport, @unchecked Sendable {
         // characteristic's `MTU` property, read from this later tree in case the exchange ended after the first one.
         let mtu = GATTPaths(tree: settled, device: device.path)?.txRxMTU ?? gatt.txRxMTU
 
-        let (incoming, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let incoming = ByteQueue()
         let (powerStates, powerContinuation) = AsyncStream<[UInt8]>.makeStream()
-        let link = LinkState(incoming: continuation, trace: trace)
+        let link = LinkState(incoming: incoming, trace: trace)
         let router = Task {
             for await signal in signals {
                 switch BLESignal(signal, txRx: txRx, powerState: powerState, device: device.path) {
@@ -370,14 +371,14 @@ struct GATTPaths {
 
 /// The link's mutable state: reassembly of notifications into frames, the drop reason, and write serialisation.
 actor LinkState {
-    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let incoming: ByteQueue
     private let trace: (@Sendable (BLETraceEvent) -> Void)?
     private var reassembler = BLEReassembler()
     private(set) var droppedReason: String?
     private var lastWrite: Task<Void, any Error>?
 
-    init(incoming: AsyncThrowingStream<[UInt8], any Error>.Continuation, trace: (@Sendable (BLETraceEvent) -> Void)?) {
-        self.continuation = incoming
+    init(incoming: ByteQueue, trace: (@Sendable (BLETraceEvent) -> Void)?) {
+        self.incoming = incoming
         self.trace = trace
     }
 
@@ -385,7 +386,7 @@ actor LinkState {
         guard droppedReason == nil else { return }
         trace?(.notified(bytes))
         do {
-            for frame in try reassembler.append(bytes) { continuation.yield(frame) }
+            for frame in try reassembler.append(bytes) { incoming.send(frame) }
         } catch {
             // Hostile or garbled notifications: the RPC layer's timeout reports the missing answer; the buffer is
             // reset so the next message starts clean.
@@ -397,13 +398,13 @@ actor LinkState {
     func drop(_ reason: String) {
         guard droppedReason == nil else { return }
         droppedReason = reason
-        continuation.finish(throwing: LinkError(.disconnected, reason))
+        incoming.finish(throwing: LinkError(.disconnected, reason))
     }
 
     func close() {
         guard droppedReason == nil else { return }
         droppedReason = "closed by the host"
-        continuation.finish()
+        incoming.finish()
     }
 
     /// Runs writes one after the other (a CancelAll may be written while a command's chunks are going out).

@@ -9,26 +9,26 @@ import Glibc
 import Darwin
 #endif
 
-/// Forwards a channel's bytes into an `AsyncThrowingStream`; the stream finishes when the channel closes.
+/// Forwards a channel's bytes into a `ByteQueue`; the queue finishes when the channel closes.
 private final class StreamingHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
-    let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    let queue: ByteQueue
 
-    init(continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) { self.continuation = continuation }
+    init(queue: ByteQueue) { self.queue = queue }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
-        if let bytes = buffer.readBytes(length: buffer.readableBytes) { continuation.yield(bytes) }
+        if let bytes = buffer.readBytes(length: buffer.readableBytes) { queue.send(bytes) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        continuation.finish(throwing: LinkError(.disconnected, "the terminal closed the link"))
+        queue.finish(throwing: LinkError(.disconnected, "the terminal closed the link"))
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let cause = SocketFailure(error).map { ": \($0.summary)" } ?? ""
-        continuation.finish(throwing: LinkError(.disconnected, "the link failed\(cause)", detail: "\(error)"))
+        queue.finish(throwing: LinkError(.disconnected, "the link failed\(cause)", detail: "\(error)"))
         context.close(promise: nil)
     }
 }
@@ -36,15 +36,15 @@ private final class StreamingHandler: ChannelInboundHandler, Sendable {
 /// A transport over a SwiftNIO channel: a TCP socket or a device file (serial port, RFCOMM tty, pseudo-terminal).
 package struct ChannelTransport: Transport {
     package let name: String
-    package let incoming: AsyncThrowingStream<[UInt8], any Error>
+    package let incoming: ByteQueue
     private let channel: any Channel
 
     /// Connects over TCP (spec §3.4: raw RPC frames, no BLE stuffing).
     package static func connectTCP(host: String, port: Int, timeout: Duration = .seconds(5)) async throws
         -> ChannelTransport
     {
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let handler = StreamingHandler(continuation: continuation)
+        let stream = ByteQueue()
+        let handler = StreamingHandler(queue: stream)
         do {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(Int64(timeout.components.seconds * 1000)))
@@ -56,7 +56,7 @@ package struct ChannelTransport: Transport {
                 .get()
             return ChannelTransport(name: "tcp://\(host):\(port)", incoming: stream, channel: channel)
         } catch {
-            continuation.finish()
+            stream.finish()
             let shown = host.contains(":") ? "[\(host)]" : host
             throw LinkError.connecting(to: "tcp://\(shown):\(port)", host: shown, port: port, error)
         }
@@ -80,8 +80,8 @@ package struct ChannelTransport: Transport {
 
     /// Takes ownership of a connected stream descriptor (a device file, an RFCOMM socket); closes it on failure.
     package static func adoptDescriptor(_ fd: Int32, name: String) async throws -> ChannelTransport {
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let handler = StreamingHandler(continuation: continuation)
+        let stream = ByteQueue()
+        let handler = StreamingHandler(queue: stream)
         do {
             let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelInitializer { channel in
@@ -91,7 +91,7 @@ package struct ChannelTransport: Transport {
                 .get()
             return ChannelTransport(name: name, incoming: stream, channel: channel)
         } catch {
-            continuation.finish()
+            stream.finish()
             _ = Glibc.close(fd)
             throw LinkError(.connectFailed, "cannot use \(name) as a link", detail: "\(error)")
         }

@@ -130,14 +130,10 @@ package actor RPCClient {
         connectionLogger?.info("link open: \(transport.name)")
         let stream = transport.incoming
         readerTask = Task { [weak self] in
-            do {
-                for try await chunk in stream {
-                    await self?.received(chunk)
-                }
-                await self?.linkDropped("the terminal closed the link")
-            } catch {
-                await self?.linkDropped("\(error)")
+            while let chunk = await stream.next() {
+                await self?.received(chunk)
             }
+            await self?.linkDropped(stream.failure.map { "\($0)" } ?? "the terminal closed the link")
         }
     }
 

@@ -1,5 +1,6 @@
 import Synchronization
 import UCubeProtocol
+import UCubeSupport
 
 /// A recorded link acting as the terminal (`--device replay:FILE`, docs/recording.md). Each frame the host writes must
 /// be the next frame the recording has the host sending (compared after the same masking the recorder applied);
@@ -9,7 +10,7 @@ import UCubeProtocol
 /// keeps the failure for the caller, since a payment turns link failures into its own status.
 package struct ReplayTransport: Transport {
     package let name: String
-    package let incoming: AsyncThrowingStream<[UInt8], any Error>
+    package let incoming: ByteQueue
     private let engine: Engine
 
     /// What the replay of one link found.
@@ -25,10 +26,9 @@ package struct ReplayTransport: Transport {
 
     package init(link: Recording.Link, name: String, fast: Bool) {
         self.name = name
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        incoming = stream
+        incoming = ByteQueue()
         outcome = Outcome()
-        engine = Engine(events: link.events, fast: fast, continuation: continuation, outcome: outcome)
+        engine = Engine(events: link.events, fast: fast, incoming: incoming, outcome: outcome)
     }
 
     package func write(_ bytes: [UInt8]) async throws { try await engine.hostWrote(bytes) }
@@ -38,7 +38,7 @@ package struct ReplayTransport: Transport {
     actor Engine {
         private let events: [Recording.Event]
         private let fast: Bool
-        private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+        private let incoming: ByteQueue
         private let outcome: Outcome
         /// The next event to match or to send.
         private var cursor = 0
@@ -50,12 +50,11 @@ package struct ReplayTransport: Transport {
         private var ended = false
 
         init(
-            events: [Recording.Event], fast: Bool, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation,
-            outcome: Outcome
+            events: [Recording.Event], fast: Bool, incoming: ByteQueue, outcome: Outcome
         ) {
             self.events = events
             self.fast = fast
-            self.continuation = continuation
+            self.incoming = incoming
             self.outcome = outcome
         }
 
@@ -96,7 +95,7 @@ package struct ReplayTransport: Transport {
             guard !answers.isEmpty else { return }
             let previous = sender
             let fast = fast
-            let continuation = continuation
+            let incoming = incoming
             sender = Task {
                 await previous?.value
                 var last = sentAt
@@ -106,9 +105,9 @@ package struct ReplayTransport: Transport {
                     }
                     last = answer.time
                     switch answer.kind {
-                    case .received(let bytes, _): continuation.yield(bytes)
+                    case .received(let bytes, _): incoming.send(bytes)
                     case .dropped(let reason):
-                        continuation.finish(
+                        incoming.finish(
                             throwing: LinkError(.disconnected, "the recorded terminal dropped the link: \(reason)"))
                         return
                     case .sent, .closed: return
@@ -153,7 +152,7 @@ package struct ReplayTransport: Transport {
         private func end(_ error: LinkError?) {
             guard !ended else { return }
             ended = true
-            continuation.finish(throwing: error)
+            incoming.finish(throwing: error)
         }
 
         /// "GetInfo seq 3: 02 00 03 …" with card data masked.

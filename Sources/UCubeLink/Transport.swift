@@ -8,8 +8,9 @@ import UCubeSupport
 package protocol Transport: Sendable {
     /// "tcp://127.0.0.1:5000", "serial:///dev/rfcomm0", "sim".
     var name: String { get }
-    /// Bytes from the terminal, in arrival order. There is one consumer; it ends when the link drops.
-    var incoming: AsyncThrowingStream<[UInt8], any Error> { get }
+    /// Bytes from the terminal, in arrival order. There is one consumer; it ends when the link drops, and its `failure`
+    /// says why.
+    var incoming: ByteQueue { get }
     /// Writes bytes to the terminal.
     func write(_ bytes: [UInt8]) async throws
     /// Closes the link; `incoming` then finishes.
@@ -20,48 +21,43 @@ package protocol Transport: Sendable {
 /// (the built-in simulator) as a byte stream and a writer.
 package struct InMemoryTransport: Transport {
     package let name: String
-    package let incoming: AsyncThrowingStream<[UInt8], any Error>
-    private let toPeer: AsyncQueue<[UInt8]>
-    private let fromPeer: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    package let incoming: ByteQueue
+    private let toPeer: ByteQueue
 
     /// The peer's side: what the client wrote, and a function to answer.
     package struct PeerEnd: Sendable {
-        package let input: AsyncQueue<[UInt8]>
-        private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+        package let input: ByteQueue
+        private let output: ByteQueue
 
-        fileprivate init(input: AsyncQueue<[UInt8]>, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation)
-        {
+        fileprivate init(input: ByteQueue, output: ByteQueue) {
             self.input = input
-            self.continuation = continuation
+            self.output = output
         }
 
         /// Sends bytes to the client.
-        package func write(_ bytes: [UInt8]) { continuation.yield(bytes) }
+        package func write(_ bytes: [UInt8]) { output.send(bytes) }
 
         /// Drops the link from the peer's side (a terminal switched off, an out-of-range radio): the client reads the
-        /// end of the link, and what it writes from then on fails.
-        package func disconnect(reason: (any Error)? = nil) {
+        /// end of the link (`reason` its failure), and what it writes from then on fails.
+        package func disconnect(reason: (any Error & Sendable)? = nil) {
             input.finish()
-            continuation.finish(throwing: reason)
+            output.finish(throwing: reason)
         }
     }
 
     /// A connected pair.
     package static func pair(name: String = "sim") -> (transport: InMemoryTransport, peer: PeerEnd) {
-        let toPeer = AsyncQueue<[UInt8]>()
-        let (fromPeerStream, fromPeer) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let transport = InMemoryTransport(name: name, incoming: fromPeerStream, toPeer: toPeer, fromPeer: fromPeer)
-        return (transport, PeerEnd(input: toPeer, continuation: fromPeer))
+        let toPeer = ByteQueue()
+        let fromPeer = ByteQueue()
+        return (
+            InMemoryTransport(name: name, incoming: fromPeer, toPeer: toPeer), PeerEnd(input: toPeer, output: fromPeer)
+        )
     }
 
-    private init(
-        name: String, incoming: AsyncThrowingStream<[UInt8], any Error>, toPeer: AsyncQueue<[UInt8]>,
-        fromPeer: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    ) {
+    private init(name: String, incoming: ByteQueue, toPeer: ByteQueue) {
         self.name = name
         self.incoming = incoming
         self.toPeer = toPeer
-        self.fromPeer = fromPeer
     }
 
     package func write(_ bytes: [UInt8]) async throws {
@@ -72,6 +68,6 @@ package struct InMemoryTransport: Transport {
 
     package func close() async {
         toPeer.finish()
-        fromPeer.finish()
+        incoming.finish()
     }
 }

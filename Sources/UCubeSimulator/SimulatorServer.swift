@@ -67,7 +67,7 @@ package enum SimulatorServer {
     ) async {
         let channel = connection.channel
         try? await connection.executeThenClose { inbound, outbound in
-            let input = AsyncQueue<[UInt8]>()
+            let input = ByteQueue()
             async let reading: Void = {
                 var reassembler = BLEReassembler()
                 do {

@@ -124,7 +124,7 @@ package actor TerminalSimulator {
     /// state stays as it was (SECURED included) for the next connection.
     @discardableResult
     package func serve(
-        input: AsyncQueue<[UInt8]>,
+        input: ByteQueue,
         output: @escaping @Sendable ([UInt8]) async -> Void
     ) async -> ConnectionEnd {
         while connection != nil || isRebooting {
@@ -134,15 +134,14 @@ package actor TerminalSimulator {
                 await waitForReboot()
             }
         }
-        let outbox = AsyncQueue<Outgoing>()
-        connection = Connection(outbox: outbox)
+        connection = Connection()
 
         let link = configuration.linkModel
         let clock = configuration.clock
         let elapsed = elapsed
         timeline = LinkTimeline()
         let writer = Task {
-            for await outgoing in outbox {
+            while let outgoing = await self.nextAnswer() {
                 // SimulatorConfiguration.minimumAnswerDelay: the current SDK drops an answer that comes before its
                 // writer thread has queued the command (spec §2.8).
                 if let link {
@@ -207,11 +206,50 @@ package actor TerminalSimulator {
         lastAnswer = nil
         if case .rebooted = end { startReboot() }
         dropPending()
-        outbox.finish()
+        closeAnswers()
         await writer.value
         connection = nil
         if !connectionWaiters.isEmpty { connectionWaiters.removeFirst().resume() }
         return end
+    }
+
+    // MARK: - Answers on their way out
+
+    /// Hands `outgoing` to the connection's writer task (dropped when no connection is served). Actor state, not a
+    /// stream: a generic stream's metadata and unspecialised code were a measurable share of a short command.
+    private func queueAnswer(_ outgoing: Outgoing) {
+        guard connection != nil else { return }
+        if let writer = connection?.writer {
+            connection?.writer = nil
+            writer.resume(returning: outgoing)
+        } else {
+            connection?.answers.append(outgoing)
+        }
+    }
+
+    /// The connection's next answer to write; nil once it is closed and every queued answer is taken.
+    private func nextAnswer() async -> Outgoing? {
+        if let next = connection?.next, let count = connection?.answers.count, next < count {
+            let answer = connection?.answers[next]
+            if next + 1 == count {
+                connection?.answers.removeAll(keepingCapacity: true)
+                connection?.next = 0
+            } else {
+                connection?.next = next + 1
+            }
+            return answer
+        }
+        guard let connection, !connection.closed else { return nil }
+        return await withCheckedContinuation { self.connection?.writer = $0 }
+    }
+
+    /// No answer follows on this connection: the writer ends once the queued answers are written.
+    private func closeAnswers() {
+        connection?.closed = true
+        if let writer = connection?.writer {
+            connection?.writer = nil
+            writer.resume(returning: nil)
+        }
     }
 
     // MARK: - Reboot
@@ -299,7 +337,7 @@ package actor TerminalSimulator {
             let command = CommandID(UInt16(bytes[4]) << 8 | UInt16(bytes[5]))
             if !SimulatorChoices.servedWhilePending.contains(command) { lastAnswer = bytes }
         }
-        connection?.outbox.send(
+        queueAnswer(
             Outgoing(frame: bytes, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
@@ -406,7 +444,7 @@ package actor TerminalSimulator {
             send(encode(.ok(), answer))
             return
         }
-        connection?.outbox.send(
+        queueAnswer(
             Outgoing(frame: lastAnswer, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
@@ -576,9 +614,15 @@ package actor TerminalSimulator {
 
 // MARK: - Supporting values
 
-/// The connection being served: where its answers go, in order.
+/// The connection being served: its answers on their way out, in order, to the connection's writer task.
 private struct Connection {
-    let outbox: AsyncQueue<Outgoing>
+    var answers: [Outgoing] = []
+    /// Index of the next answer to write in `answers`.
+    var next = 0
+    /// The writer, waiting for the next answer.
+    var writer: CheckedContinuation<Outgoing?, Never>?
+    /// No answer follows (the link is gone): the writer ends once the queued ones are written.
+    var closed = false
 }
 
 /// An answer on its way out: written no sooner than `notBefore` (on the `elapsed()` scale).

@@ -1,64 +1,73 @@
 import Synchronization
 
-/// An unbounded queue from any number of senders (synchronous code included) to one asynchronous reader: the in-process
-/// links between the RPC client and the built-in simulator, and the simulator's answers on their way out.
+/// An unbounded queue of byte chunks from any number of senders (synchronous code included) to one asynchronous
+/// reader: every transport's bytes from the terminal (`Transport.incoming`), the in-process link's bytes to the
+/// built-in simulator, and a TCP connection's bytes on their way to the simulator.
 ///
-/// It does what `AsyncStream` does for those links, as a type of this package: the standard library's stream runs
-/// unspecialised generic code (its continuation list, `removeFirst` through witness tables) and instantiates metadata
-/// on first use, which was a sixth of the instructions `ucube --device sim info` adds to a bare start-up
-/// (Benchmarks/startup.sh). Its methods are inlinable so that each client module specialises them.
+/// It does what `AsyncStream<[UInt8]>` does for those links, as a type of this package: the standard library's stream
+/// runs unspecialised generic code (its continuation list, `removeFirst` through witness tables) and instantiates its
+/// metadata on first use, which was a sixth of the instructions `ucube --device sim info` adds to a bare start-up
+/// (Benchmarks/startup.sh). Not generic for the same reason: a generic class's metadata is built at run time.
 ///
-/// Semantics are `AsyncStream`'s with the unbounded buffering policy: values are read in the order sent; `finish()`
-/// ends the queue once the values already sent are read; `send` after the end is refused. When the reading task is
-/// cancelled, the wait ends with nil and the queue is finished, as `AsyncStream` terminates.
-package final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
-    @usableFromInline
-    struct State: ~Copyable {
-        @usableFromInline var values: [Element] = []
-        /// Index of the next value to read in `values`: reading does not shift the array.
-        @usableFromInline var head = 0
-        @usableFromInline var finished = false
-        @usableFromInline var waiter: CheckedContinuation<Element?, Never>?
+/// Semantics are `AsyncThrowingStream`'s with the unbounded buffering policy: chunks are read in the order sent;
+/// `finish(throwing:)` ends the queue once the chunks already sent are read, and `failure` then says why (the first
+/// finish's error); `send` after the end is refused. When the reading task is cancelled, the wait ends with nil and
+/// the queue is finished, as a stream terminates.
+package final class ByteQueue: AsyncSequence, Sendable {
+    private struct State: ~Copyable {
+        var chunks: [[UInt8]] = []
+        /// Index of the next chunk to read in `chunks`: reading does not shift the array.
+        var head = 0
+        var finished = false
+        var failure: (any Error & Sendable)?
+        var waiter: CheckedContinuation<[UInt8]?, Never>?
 
-        @inlinable init() {}
-
-        /// The next value, if one is buffered.
-        @inlinable mutating func take() -> Element? {
-            guard head < values.count else { return nil }
-            let value = values[head]
+        /// The next chunk, if one is buffered.
+        mutating func take() -> [UInt8]? {
+            guard head < chunks.count else { return nil }
+            let chunk = chunks[head]
             head += 1
-            if head == values.count {
-                values.removeAll(keepingCapacity: true)
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
                 head = 0
             }
-            return value
+            return chunk
         }
     }
 
-    @usableFromInline let state = Mutex(State())
+    /// What a read finds without waiting.
+    private enum Ready {
+        case chunk([UInt8])
+        case end
+        case wait
+    }
 
-    @inlinable package init() {}
+    private let state = Mutex(State())
 
-    /// Appends `value` for the reader; false when the queue has ended (`finish`, or the reader was cancelled), and the
-    /// value is dropped.
-    @inlinable @discardableResult
-    package func send(_ value: Element) -> Bool {
-        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Element?, Never>?) in
+    package init() {}
+
+    /// Appends `chunk` for the reader; false when the queue has ended (`finish`, or the reader was cancelled), and the
+    /// chunk is dropped.
+    @discardableResult
+    package func send(_ chunk: [UInt8]) -> Bool {
+        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<[UInt8]?, Never>?) in
             guard !state.finished else { return (false, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return (true, waiter)
             }
-            state.values.append(value)
+            state.chunks.append(chunk)
             return (true, nil)
         }
-        waiter?.resume(returning: value)
+        waiter?.resume(returning: chunk)
         return accepted
     }
 
-    /// Ends the queue: the reader gets the values already sent, then nil.
-    @inlinable package func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>? in
+    /// Ends the queue: the reader gets the chunks already sent, then nil; `error` is the `failure` (the link dropped).
+    /// Only the first finish counts.
+    package func finish(throwing error: (any Error & Sendable)? = nil) {
+        let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, Never>? in
+            if !state.finished { state.failure = error }
             state.finished = true
             defer { state.waiter = nil }
             return state.waiter
@@ -66,38 +75,52 @@ package final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// The next value; nil once the queue has ended and is drained, or when the reading task is cancelled. One reader
-    /// at a time.
-    @inlinable package func next() async -> Element? {
-        if let ready = state.withLock({ state -> Element?? in
-            if let value = state.take() { return .some(value) }
-            return state.finished ? .some(nil) : nil
-        }) {
-            return ready
+    /// Why the queue ended, when it was finished with an error.
+    package var failure: (any Error & Sendable)? { state.withLock { $0.failure } }
+
+    /// The next chunk; nil once the queue has ended and is drained (`failure` says why), or when the reading task is
+    /// cancelled. One reader at a time.
+    package func next() async -> [UInt8]? {
+        switch state.withLock({ Self.ready(&$0) }) {
+        case .chunk(let chunk): return chunk
+        case .end: return nil
+        case .wait: break
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
-                let ready = state.withLock { state -> Element?? in
-                    if let value = state.take() { return .some(value) }
-                    if state.finished || Task.isCancelled { return .some(nil) }
-                    precondition(state.waiter == nil, "AsyncQueue has one reader")
-                    state.waiter = continuation
-                    return nil
+            await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8]?, Never>) in
+                let ready = state.withLock { state -> Ready in
+                    let ready = Self.ready(&state)
+                    if case .wait = ready {
+                        precondition(state.waiter == nil, "ByteQueue has one reader")
+                        state.waiter = continuation
+                    }
+                    return ready
                 }
-                if let ready { continuation.resume(returning: ready) }
+                switch ready {
+                case .chunk(let chunk): continuation.resume(returning: chunk)
+                case .end: continuation.resume(returning: nil)
+                case .wait: break
+                }
             }
         } onCancel: {
             finish()
         }
     }
 
-    package struct AsyncIterator: AsyncIteratorProtocol {
-        @usableFromInline let queue: AsyncQueue
-
-        @inlinable init(queue: AsyncQueue) { self.queue = queue }
-
-        @inlinable package mutating func next() async -> Element? { await queue.next() }
+    private static func ready(_ state: inout State) -> Ready {
+        if let chunk = state.take() { return .chunk(chunk) }
+        return state.finished || Task.isCancelled ? .end : .wait
     }
 
-    @inlinable package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: self) }
+    package struct AsyncIterator: AsyncIteratorProtocol {
+        let queue: ByteQueue
+
+        package mutating func next() async -> [UInt8]? { await queue.next() }
+
+        /// Implemented so that `for await` calls the queue directly, not through the standard library's generic
+        /// default (which reaches `next()` through the protocol's witness table).
+        package mutating func next(isolation actor: isolated (any Actor)?) async -> [UInt8]? { await queue.next() }
+    }
+
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: self) }
 }

@@ -2,6 +2,7 @@ import CDBus
 import Testing
 import UCubeLink
 import UCubeProtocol
+import UCubeSupport
 
 @testable import UCubeBluetooth
 
@@ -110,8 +111,8 @@ import Glibc
     /// Notifications are reassembled into frames; garbage is dropped without ending the link; a drop ends `incoming`
     /// with a disconnected error that names the reason.
     @Test func notificationsBecomeFramesAndADropEndsTheStream() async throws {
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let link = LinkState(incoming: continuation, trace: nil)
+        let stream = ByteQueue()
+        let link = LinkState(incoming: stream, trace: nil)
         // Spec §3.1: the response `02 00 02 01 50 40 00 00 49 87 03` is notified stuffed.
         await link.notified([0x02, 0x0C, 0x02, 0x01, 0x50, 0x40, 0x0C])
         await link.notified([0x0C, 0x49, 0x87, 0x03, 0x0E, 0x0F])
@@ -121,13 +122,10 @@ import Glibc
         await link.drop("the uCube Touch dropped the BLE link (test)")
         await link.notified([0x02, 0x0E, 0x0F])  // after the drop: ignored
         var frames: [[UInt8]] = []
-        do {
-            for try await frame in stream { frames.append(frame) }
-            Issue.record("the stream ended without an error")
-        } catch let error as LinkError {
-            #expect(error.code == .disconnected)
-            #expect(error.reason.contains("dropped the BLE link"))
-        }
+        for await frame in stream { frames.append(frame) }
+        let error = try #require(stream.failure as? LinkError, "the queue ended without an error")
+        #expect(error.code == .disconnected)
+        #expect(error.reason.contains("dropped the BLE link"))
         #expect(frames.first == [0x02, 0x00, 0x02, 0x01, 0x50, 0x40, 0x00, 0x00, 0x49, 0x87, 0x03])
         #expect(await link.droppedReason != nil)
     }

@@ -2,24 +2,24 @@ import Synchronization
 import Testing
 import UCubeSupport
 
-/// The queue behind the in-process links (`InMemoryTransport`, the simulator's outbox): `AsyncStream`'s semantics with
-/// unbounded buffering, which the client and the simulator rely on.
-@Suite struct AsyncQueueTests {
-    @Test func valuesArriveInOrderAndFinishDrainsFirst() async {
-        let queue = AsyncQueue<Int>()
-        for i in 0..<5 { #expect(queue.send(i)) }
+/// The queue behind the in-process links (`InMemoryTransport`, the simulator's TCP bridge): `AsyncStream`'s semantics
+/// with unbounded buffering, which the client and the simulator rely on.
+@Suite struct ByteQueueTests {
+    @Test func chunksArriveInOrderAndFinishDrainsFirst() async {
+        let queue = ByteQueue()
+        for i in 0..<5 { #expect(queue.send([UInt8(i)])) }
         queue.finish()
-        #expect(!queue.send(99), "a finished queue refuses values")
-        var read: [Int] = []
-        for await value in queue { read.append(value) }
-        #expect(read == [0, 1, 2, 3, 4])
-        #expect(await queue.next() == nil, "the end is read again, not a value")
+        #expect(!queue.send([99]), "a finished queue refuses chunks")
+        var read: [[UInt8]] = []
+        for await chunk in queue { read.append(chunk) }
+        #expect(read == [[0], [1], [2], [3], [4]])
+        #expect(await queue.next() == nil, "the end is read again, not a chunk")
     }
 
-    @Test func aWaitingReaderIsHandedTheNextValue() async {
-        let queue = AsyncQueue<[UInt8]>()
+    @Test func aWaitingReaderIsHandedTheNextChunk() async {
+        let queue = ByteQueue()
         let reader = Task { await queue.next() }
-        // Whether the reader waits already or not, it gets the value, once.
+        // Whether the reader waits already or not, it gets the chunk, once.
         try? await Task.sleep(for: .milliseconds(20))
         #expect(queue.send([1, 2, 3]))
         #expect(await reader.value == [1, 2, 3])
@@ -28,7 +28,7 @@ import UCubeSupport
     }
 
     @Test func finishWakesAWaitingReader() async {
-        let queue = AsyncQueue<Int>()
+        let queue = ByteQueue()
         let reader = Task { await queue.next() }
         try? await Task.sleep(for: .milliseconds(20))
         queue.finish()
@@ -36,37 +36,42 @@ import UCubeSupport
     }
 
     @Test func cancellingTheReaderEndsTheQueue() async {
-        let queue = AsyncQueue<Int>()
-        let reader = Task { () -> [Int] in
-            var read: [Int] = []
-            for await value in queue { read.append(value) }
+        let queue = ByteQueue()
+        let reader = Task { () -> [[UInt8]] in
+            var read: [[UInt8]] = []
+            for await chunk in queue { read.append(chunk) }
             return read
         }
-        #expect(queue.send(1))
+        #expect(queue.send([1]))
         try? await Task.sleep(for: .milliseconds(20))
         reader.cancel()
         let read = await reader.value
-        #expect(read == [1] || read.isEmpty)
-        #expect(!queue.send(2), "once the reader is cancelled, as AsyncStream: the sender learns the link is gone")
+        #expect(read == [[1]] || read.isEmpty)
+        #expect(!queue.send([2]), "once the reader is cancelled, as AsyncStream: the sender learns the link is gone")
     }
 
     @Test func manySendersLoseNothing() async {
-        let queue = AsyncQueue<Int>()
+        let queue = ByteQueue()
         let senders = 8
         let each = 500
         let reader = Task { () -> Int in
             var count = 0
             var sum = 0
-            for await value in queue {
+            for await chunk in queue {
                 count += 1
-                sum += value
+                sum += Int(chunk[0]) << 8 | Int(chunk[1])
                 if count == senders * each { break }
             }
             return sum
         }
         await withTaskGroup(of: Void.self) { group in
             for s in 0..<senders {
-                group.addTask { for i in 0..<each { queue.send(s * each + i) } }
+                group.addTask {
+                    for i in 0..<each {
+                        let n = s * each + i
+                        queue.send([UInt8(n >> 8), UInt8(n & 0xFF)])
+                    }
+                }
             }
         }
         let n = senders * each

@@ -24,7 +24,7 @@ import Glibc
         tcsetattr(master, TCSANOW, &tio)
 
         let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(timeScale: 0.01))
-        let input = AsyncQueue<[UInt8]>()
+        let input = ByteQueue()
         let masterFD = master
         let reader = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)

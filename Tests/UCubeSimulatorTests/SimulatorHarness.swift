@@ -13,7 +13,7 @@ typealias Tag = UCubeProtocol.Tag
 final class SimulatorHarness: Sendable {
     let simulator: TerminalSimulator
     let inbox = Inbox()
-    private let input: AsyncQueue<[UInt8]>
+    private let input: ByteQueue
     private let serving: Task<TerminalSimulator.ConnectionEnd, Never>
 
     convenience init(_ configuration: SimulatorConfiguration = SimulatorConfiguration(timeScale: 0.01)) throws {
@@ -22,7 +22,7 @@ final class SimulatorHarness: Sendable {
 
     /// A new connection to an existing simulator (its device state carries over).
     init(simulator: TerminalSimulator) {
-        let input = AsyncQueue<[UInt8]>()
+        let input = ByteQueue()
         let inbox = self.inbox
         self.simulator = simulator
         self.input = input
