@@ -1,6 +1,7 @@
 import Foundation
 import UCubeCrypto
 import UCubeProtocol
+import UCubeSupport
 
 /// What the terminal holds in RAM only: lost when the simulator stops, as a real terminal loses it on power-off.
 struct RuntimeState: Sendable {
@@ -336,53 +337,25 @@ extension TerminalSimulator {
     }
 }
 
-/// Calendar arithmetic for the terminal clock (proleptic Gregorian, no time zone), from H. Hinnant's
-/// `days_from_civil` / `civil_from_days` algorithms.
+/// The terminal clock's seconds since 2000-01-01 and its calendar fields (proleptic Gregorian, no time zone), through
+/// `UTCTime`'s days-from-civil and civil-from-days arithmetic.
 enum CivilTime {
-    /// Days from 1970-01-01 to 2000-01-01.
-    private static let daysTo2000: Int64 = 10_957
+    /// Seconds from 1970-01-01 to 2000-01-01.
+    private static let epochTo2000: Int64 = 946_684_800
 
     /// The host's clock, in seconds since 2000-01-01 00:00:00 UTC.
-    static func hostSecondsSince2000() -> Int64 { Int64(Date().timeIntervalSince1970) - 946_684_800 }
+    static func hostSecondsSince2000() -> Int64 { Int64(Date().timeIntervalSince1970) - epochTo2000 }
 
     static func secondsSince2000(_ time: RTCDateTime) -> Int64 {
-        let days = daysFromCivil(year: Int64(time.year), month: Int64(time.month), day: Int64(time.day)) - daysTo2000
-        return days * 86_400 + Int64(time.hour * 3600 + time.minute * 60 + time.second)
+        UTCTime.secondsSinceEpoch(
+            year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute,
+            second: time.second) - epochTo2000
     }
 
     static func dateTime(secondsSince2000 seconds: Int64) -> RTCDateTime {
-        let clamped = max(0, seconds)
-        let days = clamped / 86_400
-        let rest = Int(clamped % 86_400)
-        let (year, month, day) = civilFromDays(days + daysTo2000)
+        let time = UTCTime(secondsSinceEpoch: max(0, seconds) + epochTo2000)
         return RTCDateTime(
-            year: Int(year),
-            month: Int(month),
-            day: Int(day),
-            hour: rest / 3600,
-            minute: rest % 3600 / 60,
-            second: rest % 60
-        )
-    }
-
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+            year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute,
+            second: time.second)
     }
 }

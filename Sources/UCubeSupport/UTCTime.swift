@@ -45,6 +45,21 @@ package struct UTCTime: Equatable, Sendable {
         self.millisecond = min(999, max(0, millisecond))
     }
 
+    /// The seconds since the epoch of a UTC calendar time: the inverse of `init(secondsSinceEpoch:)`, by the same
+    /// paper's days-from-civil algorithm (months 1 to 12; a day out of its month counts on into the next).
+    package static func secondsSinceEpoch(
+        year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0
+    ) -> Int64 {
+        let (year, month, day) = (Int64(year), Int64(month), Int64(day))
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
     /// "2026-11-22 08:16:51.123": the log's timestamps (spec §11).
     package var logText: String { text(dateTimeSeparator: UInt8(ascii: " "), zulu: false) }
 

@@ -41,6 +41,23 @@ import Glibc
         #expect(checked > 1500)
     }
 
+    @Test func secondsSinceEpochIsTheInverse() {
+        var seconds: Int64 = -2_208_988_800
+        while seconds < 10_413_792_000 {
+            let time = UTCTime(secondsSinceEpoch: seconds)
+            let back = UTCTime.secondsSinceEpoch(
+                year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute,
+                second: time.second)
+            #expect(back == seconds, "\(time.logText)")
+            seconds += 7_919_007
+        }
+        // 2000-03-01 follows 2000-02-29 (a leap year), and the day after 31 December is the next year's first.
+        #expect(UTCTime.secondsSinceEpoch(year: 2000, month: 3, day: 1) == 951_868_800)
+        #expect(
+            UTCTime.secondsSinceEpoch(year: 2025, month: 12, day: 32)
+                == UTCTime.secondsSinceEpoch(year: 2026, month: 1, day: 1))
+    }
+
     @Test func iso8601AndMilliseconds() {
         let time = UTCTime(secondsSinceEpoch: 1_735_732_800, millisecond: 7)
         #expect(time.iso8601 == "2025-01-01T12:00:00.007Z")
