@@ -215,11 +215,12 @@ package actor TerminalSimulator {
 
     // MARK: - Answers on their way out
 
-    /// Hands `outgoing` to the connection's writer task (dropped when no connection is served). Actor state, not a
-    /// stream: a generic stream's metadata and unspecialised code were a measurable share of a short command.
+    /// Hands `outgoing` to the connection's writer task (dropped when no connection is served, or once its answers are
+    /// closed). Actor state, not a stream: a generic stream's metadata and unspecialised code were a measurable share
+    /// of a short command.
     private func queueAnswer(_ outgoing: Outgoing) {
-        guard connection != nil else { return }
-        if let writer = connection?.writer {
+        guard let current = connection, !current.closed else { return }
+        if let writer = current.writer {
             connection?.writer = nil
             writer.resume(returning: outgoing)
         } else {
