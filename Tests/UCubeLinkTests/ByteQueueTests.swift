@@ -1,9 +1,8 @@
-import Synchronization
 import Testing
 import UCubeSupport
 
-/// The queue behind the in-process links (`InMemoryTransport`, the simulator's TCP bridge): `AsyncStream`'s semantics
-/// with unbounded buffering, which the client and the simulator rely on.
+/// The queue every transport delivers its bytes through (and the in-process link's bytes to the simulator):
+/// `AsyncThrowingStream`'s semantics with unbounded buffering, which the client and the simulator rely on.
 @Suite struct ByteQueueTests {
     @Test func chunksArriveInOrderAndFinishDrainsFirst() async {
         let queue = ByteQueue()
@@ -14,6 +13,19 @@ import UCubeSupport
         for await chunk in queue { read.append(chunk) }
         #expect(read == [[0], [1], [2], [3], [4]])
         #expect(await queue.next() == nil, "the end is read again, not a chunk")
+    }
+
+    /// A link that drops says why, once its last bytes are read: the first reason given, as a stream throws its first.
+    @Test func theFirstFailureIsKeptAfterTheChunks() async {
+        struct Dropped: Error, Equatable { let reason: String }
+        let queue = ByteQueue()
+        #expect(queue.failure == nil)
+        queue.send([0x02])
+        queue.finish(throwing: Dropped(reason: "first"))
+        queue.finish(throwing: Dropped(reason: "second"))
+        #expect(await queue.next() == [0x02])
+        #expect(await queue.next() == nil)
+        #expect(queue.failure as? Dropped == Dropped(reason: "first"))
     }
 
     @Test func aWaitingReaderIsHandedTheNextChunk() async {
