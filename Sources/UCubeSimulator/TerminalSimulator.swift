@@ -230,16 +230,8 @@ package actor TerminalSimulator {
 
     /// The connection's next answer to write; nil once it is closed and every queued answer is taken.
     private func nextAnswer() async -> Outgoing? {
-        if let next = connection?.next, let count = connection?.answers.count, next < count {
-            let answer = connection?.answers[next]
-            if next + 1 == count {
-                connection?.answers.removeAll(keepingCapacity: true)
-                connection?.next = 0
-            } else {
-                connection?.next = next + 1
-            }
-            return answer
-        }
+        // Rarely more than one answer waits: taking from the front costs nothing worth an index.
+        if connection?.answers.isEmpty == false { return connection?.answers.removeFirst() }
         guard let connection, !connection.closed else { return nil }
         return await withCheckedContinuation { self.connection?.writer = $0 }
     }
@@ -618,8 +610,6 @@ package actor TerminalSimulator {
 /// The connection being served: its answers on their way out, in order, to the connection's writer task.
 private struct Connection {
     var answers: [Outgoing] = []
-    /// Index of the next answer to write in `answers`.
-    var next = 0
     /// The writer, waiting for the next answer.
     var writer: CheckedContinuation<Outgoing?, Never>?
     /// No answer follows (the link is gone): the writer ends once the queued ones are written.
