@@ -109,7 +109,9 @@ let package = Package(
         // The EMV payment state machine (pure), its engine over the RPC client, tasks and journal.
         .target(
             name: "UCubePayment",
-            dependencies: ["UCubeProtocol", "UCubeLink", "UCubeSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "UCubeProtocol", "UCubeLink", "UCubeSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // The log module (spec §11): rotating file handler, per-layer levels, PAN scrubbing, the log bundle (§10.7).
         .target(
@@ -146,9 +148,12 @@ let package = Package(
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
         // The fuzz driver: libFuzzer in Scripts/fuzz.sh's build, a replayer and seed writer in an ordinary one.
         .executableTarget(
-            name: "UCubeFuzz", dependencies: ["UCubeFuzzTargets", "CFuzzDriver"], path: "Fuzz/Driver", swiftSettings: strict),
+            name: "UCubeFuzz", dependencies: ["UCubeFuzzTargets", "CFuzzDriver"], path: "Fuzz/Driver",
+            swiftSettings: strict),
         .testTarget(
-            name: "UCubeFuzzTargetsTests", dependencies: ["UCubeFuzzTargets", "UCubePayment", "UCubeProtocol", "UCubeBluetooth", "UCubeTMS"], swiftSettings: strict),
+            name: "UCubeFuzzTargetsTests",
+            dependencies: ["UCubeFuzzTargets", "UCubePayment", "UCubeProtocol", "UCubeBluetooth", "UCubeTMS"],
+            swiftSettings: strict),
         // Benchmarks print figures; they are not tests (`swift run -c release PaymentBenchmark`).
         .executableTarget(
             name: "PaymentBenchmark",
@@ -169,7 +174,8 @@ let package = Package(
         .testTarget(
             name: "UCubeTMSTests",
             dependencies: [
-                "UCubeTMS", "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubeCrypto", "CLibCrypto", asyncHTTPClient,
+                "UCubeTMS", "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubeCrypto", "CLibCrypto",
+                asyncHTTPClient,
                 "UCubeTMSSimulator",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -209,7 +215,10 @@ let package = Package(
             dependencies: ["UCubeTMS", "UCubeSimulator", "UCubeLink", "UCubeProtocol"],
             path: "Benchmarks/UpdateBenchmark",
             swiftSettings: strict),
-        .testTarget(name: "UCubeProtocolTests", dependencies: ["UCubeProtocol"], swiftSettings: strict),
+        // Bounds how many tests run at once in the test process (issue 36: a constructor, before Swift Testing starts).
+        .target(name: "CTestParallelism", path: "Tests/CTestParallelism"),
+        .testTarget(
+            name: "UCubeProtocolTests", dependencies: ["UCubeProtocol", "CTestParallelism"], swiftSettings: strict),
         .testTarget(name: "UCubeCryptoTests", dependencies: ["UCubeCrypto"], swiftSettings: strict),
         .testTarget(
             name: "UCubeLinkTests",
@@ -217,10 +226,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "UCubeBluetoothTests", dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol", "UCubeSupport", "CDBus"],
+            name: "UCubeBluetoothTests",
+            dependencies: ["UCubeBluetooth", "UCubeLink", "UCubeProtocol", "UCubeSupport", "CDBus"],
             swiftSettings: strict),
         .testTarget(
-            name: "UCubeSimulatorTests", dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto", "UCubeSupport"],
+            name: "UCubeSimulatorTests",
+            dependencies: ["UCubeSimulator", "UCubeProtocol", "UCubeCrypto", "UCubeSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "UCubePaymentTests",

@@ -50,8 +50,9 @@ import UCubeSupport
         let task = Task {
             for await _ in peer.input { peer.write([0x02, 0x00, 0x20, 0x00, 0x55]) }
         }
-        let client = RPCClient(transport: transport, defaultTimeout: .seconds(60), frameSilence: .milliseconds(200))
-        let started = ContinuousClock.now
+        // The command's own timeout is far beyond anything the test could wait for: the error's words say which
+        // bound ended it, whatever the machine's speed.
+        let client = RPCClient(transport: transport, defaultTimeout: .seconds(3600), frameSilence: .milliseconds(200))
         do {
             _ = try await client.send(GetInfo(tags: [0xC4]))
             Issue.record("a half frame was taken for an answer")
@@ -59,7 +60,6 @@ import UCubeSupport
             #expect(error.code == .timeout)
             #expect(error.reason.contains("went silent after 5 bytes"), "\(error.reason)")
         }
-        #expect(ContinuousClock.now - started < .seconds(30), "the 60 s command timeout did not hold it")
         await client.close()
         task.cancel()
     }

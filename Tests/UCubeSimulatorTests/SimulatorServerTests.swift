@@ -64,10 +64,8 @@ struct SimulatorServerTests {
         let info = try CommandFrame(sequence: 0, command: .getInfo, payload: [0xC4]).encoded()
         let enter = try CommandFrame(sequence: 1, command: .enterSecureSession, payload: []).encoded()
         let after = try CommandFrame(sequence: 2, command: .getInfo, payload: [0xC4]).encoded()
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Closed by the server: the client's 60 s receive timeout would throw "the server did not close".
         let received = try await BlockingClient.readUntilClosed(port: port, [info, enter, after])
-        #expect(clock.now - started < .seconds(60))  // closed by the server, not the client's 60 s receive timeout
         var decoder = FrameDecoder()
         decoder.append(received)
         let only = try ResponseFrame(raw: try #require(try decoder.next()), secured: false)

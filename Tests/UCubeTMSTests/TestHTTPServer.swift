@@ -186,7 +186,7 @@ final class TestHTTPServer: Sendable {
 }
 
 /// Runs `body`, giving up after `seconds` (a hang guard, not a speed bound): nil means it hung.
-func withHangGuard<T: Sendable>(seconds: Int = 30, _ body: @escaping @Sendable () async -> T) async -> T? {
+func withHangGuard<T: Sendable>(seconds: Int = 600, _ body: @escaping @Sendable () async -> T) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask { await body() }
         group.addTask {

@@ -52,11 +52,11 @@ final class UCubeSandbox: @unchecked Sendable {
 
     /// Runs `ucube ARGS…` to completion (at most `timeout`), with `stdin` closed. The waiting happens on a Dispatch
     /// thread, never on the (2-thread) cooperative pool, so tests running beside it keep going.
-    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+    func run(_ arguments: [String], timeout: Duration = SafetyNet.process) async throws -> UCubeRun {
         try await blocking { try self.runBlocking(arguments, timeout: timeout) }
     }
 
-    func run(_ line: String, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+    func run(_ line: String, timeout: Duration = SafetyNet.process) async throws -> UCubeRun {
         try await run(line.split(separator: " ").map(String.init), timeout: timeout)
     }
 
@@ -85,14 +85,15 @@ final class UCubeSandbox: @unchecked Sendable {
     }
 
     /// `run` with standard input read from `stdinFile`.
-    func run(_ arguments: [String], stdinFile: URL, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+    func run(_ arguments: [String], stdinFile: URL, timeout: Duration = SafetyNet.process) async throws -> UCubeRun {
         try await blocking {
             try self.runBlocking(arguments, timeout: timeout, stdin: FileHandle(forReadingFrom: stdinFile))
         }
     }
 
     /// `run` under `ulimit -f KiB`: files written past that size fail with EFBIG, as on a full disk.
-    func run(_ arguments: [String], fileSizeLimit: Int, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+    func run(_ arguments: [String], fileSizeLimit: Int, timeout: Duration = SafetyNet.process) async throws -> UCubeRun
+    {
         try await blocking { try self.runBlocking(arguments, timeout: timeout, fileSizeLimit: fileSizeLimit) }
     }
 
@@ -125,7 +126,7 @@ final class UCubeSandbox: @unchecked Sendable {
     /// Runs `ucube ARGS…` with stdout sent to `stdout` (a device such as /dev/full, or a pipe nobody reads) and
     /// stderr captured; `signalled` says the process was killed by a signal (`status` is then the signal).
     func run(
-        _ arguments: [String], stdout: FileHandle, timeout: Duration = .seconds(60)
+        _ arguments: [String], stdout: FileHandle, timeout: Duration = SafetyNet.process
     ) async throws -> (run: UCubeRun, signalled: Bool) {
         try await blocking {
             let err = Pipe.cloexec()
@@ -163,14 +164,14 @@ final class UCubeSandbox: @unchecked Sendable {
 
     /// Reads `pipe` until what was read contains `text`, the pipe closes, or `within` has passed; returns everything
     /// read. The deadline is a safety net against a hang, never a way to synchronise: reaching it is a test failure.
-    static func readUntil(_ pipe: Pipe, contains text: String, within: Duration = .seconds(90)) async -> String {
+    static func readUntil(_ pipe: Pipe, contains text: String, within: Duration = SafetyNet.process) async -> String {
         let (read, timedOut) = await blocking { readUntilBlocking(pipe, contains: text, within: within) }
         if timedOut { Issue.record("waited \(within) for \(text.debugDescription); read so far: \(read)") }
         return read
     }
 
     /// Everything until the pipe closes (the writer exited), bounded by `within`.
-    static func readToEnd(_ pipe: Pipe, within: Duration = .seconds(90)) async -> String {
+    static func readToEnd(_ pipe: Pipe, within: Duration = SafetyNet.process) async -> String {
         let (read, timedOut) = await blocking { readUntilBlocking(pipe, contains: nil, within: within) }
         if timedOut { Issue.record("the pipe stayed open for \(within); read so far: \(read)") }
         return read
@@ -313,4 +314,11 @@ extension FileHandle {
             }
         }
     }
+}
+
+/// How long a test waits for a child that is expected to finish: a safety net against a hang, never a way to
+/// synchronise, and far above any command's own time in a debug build under the full suite's load on two cores (the
+/// slowest, a shell script of every command's help, took 103 s beside stress-ng and two builds; issue 36).
+enum SafetyNet {
+    static let process: Duration = .seconds(900)
 }

@@ -10,13 +10,19 @@ import UCubeLink
 /// `/dev/zero`, a FIFO or a stuck pipe would be. A read that wanted the whole input first would wait to the deadline.
 @Suite struct BoundedReadTests {
     /// `decode`'s text and capture on standard input, and a line of the shell's standard input.
+    /// Each limit is lowered to `lowered` bytes ($UCUBE_INPUT_LIMIT): one byte over it is the same refusal as one
+    /// byte over 64 MiB, without pushing 64 MiB through a pipe (the nominal limits' speed is Benchmarks/bounded-read.sh's).
+    static let lowered = 4096
+
     @Test(arguments: [
-        (["decode"], UCube.Decode.maxTextSize + 1, ExitCodes.dataError.code),
-        (["decode", "--as", "btsnoop"], UCube.Decode.maxCaptureSize + 1, ExitCodes.dataError.code),
-        (["--device", "sim", "shell"], PlainLineSource.maximumLineLength + 1, ExitCodes.usage.code),
+        (["decode"], ExitCodes.dataError.code),
+        (["decode", "--as", "btsnoop"], ExitCodes.dataError.code),
+        (["--device", "sim", "shell"], ExitCodes.usage.code),
     ])
-    func standardInputOverItsLimitIsRefused(_ arguments: [String], _ bytes: Int, _ expected: Int32) async throws {
+    func standardInputOverItsLimitIsRefused(_ arguments: [String], _ expected: Int32) async throws {
         let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_INPUT_LIMIT"] = String(Self.lowered)
+        let bytes = Self.lowered + 1
         let input = Pipe.cloexec()
         let run = try sandbox.startCapturing(arguments, stdin: input)
         let status = try await Self.feed(input.fileHandleForWriting.fileDescriptor, bytes: bytes, to: run)
@@ -26,14 +32,13 @@ import UCubeLink
 
     /// A recording replayed, and a shell script, from a FIFO whose writer never closes.
     @Test(arguments: [
-        (["--device", "replay:FIFO", "info"], Recording.maximumSize + 1, ExitCodes.dataError.code),
-        (
-            ["--device", "sim", "shell", "--script", "FIFO"], PlainLineSource.maximumScriptSize + 1,
-            ExitCodes.usage.code
-        ),
+        (["--device", "replay:FIFO", "info"], ExitCodes.dataError.code),
+        (["--device", "sim", "shell", "--script", "FIFO"], ExitCodes.usage.code),
     ])
-    func aFileFromAFIFOOverItsLimitIsRefused(_ arguments: [String], _ bytes: Int, _ expected: Int32) async throws {
+    func aFileFromAFIFOOverItsLimitIsRefused(_ arguments: [String], _ expected: Int32) async throws {
         let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_INPUT_LIMIT"] = String(Self.lowered)
+        let bytes = Self.lowered + 1
         let fifo = sandbox.directory.appendingPathComponent("input").path
         #expect(mkfifo(fifo, 0o600) == 0)
         // Read and write: the open does not wait for the reader, and the FIFO never sees its writer leave.
@@ -68,7 +73,7 @@ import UCubeLink
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr
         try UCubeSandbox.start(process)
-        _ = await UCubeSandbox.readToEnd(stderr, within: .seconds(60))
+        _ = await UCubeSandbox.readToEnd(stderr, within: SafetyNet.process)
         #expect(await process.ended() == ChildExit(status: expected, signalled: false))
     }
 
@@ -84,7 +89,7 @@ import UCubeLink
     }
 
     /// Writes `bytes` bytes into `fd` (made non-blocking; the caller closes it) while `run` reads them, waits for
-    /// `run` to exit (at most 60 s, a safety net: reaching it fails the test) and returns its status. The writer has
+    /// `run` to exit (at most `SafetyNet.process`, a safety net: reaching it fails the test) and returns its status. The writer has
     /// stopped when this returns.
     static func feed(
         _ fd: Int32, bytes: Int, to run: (process: Process, stdout: Pipe, stderr: Pipe)
@@ -103,7 +108,7 @@ import UCubeLink
                 }
             }
         }
-        _ = await UCubeSandbox.readToEnd(run.stderr, within: .seconds(60))
+        _ = await UCubeSandbox.readToEnd(run.stderr, within: SafetyNet.process)
         if run.process.isRunning { run.process.terminate() }
         let status = await run.process.exit()
         stop.set()

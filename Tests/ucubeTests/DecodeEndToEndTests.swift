@@ -68,7 +68,7 @@ import UCubeProtocol
     @Test func aTraceDumpOfASecureSession() async throws {
         let sandbox = try UCubeSandbox()
         let script = "set trace on\nrpc enter-secure-session\nrpc get-plain-tag DF60 9F27\nrpc exit-secure-session\n"
-        let session = try await sandbox.run(["shell"], input: script, timeout: .seconds(30))
+        let session = try await sandbox.run(["shell"], input: script)
         #expect(session.status == 0, "\(session.stderr)")
         #expect(session.stderr.contains(" secured crypto=7F MAC=00000000"), "the sent note: \(session.stderr)")
         let traced = session.stderr.split(separator: "\n")
@@ -76,7 +76,7 @@ import UCubeProtocol
             traced.firstIndex { $0.hasPrefix("< ") && $0.contains(" 50 26 ") }, "\(session.stderr)")
         #expect(traced[answer + 1].contains(" secured crypto="), "the received note: \(session.stderr)")
 
-        let decoded = try await sandbox.run(["decode"], input: session.stderr, timeout: .seconds(30))
+        let decoded = try await sandbox.run(["decode"], input: session.stderr)
         #expect(decoded.status == 0, "\(decoded.stderr)")
         let all = decoded.stdout.components(separatedBy: "\n\n")
         // The shell's link had no session file: it first resets the terminal (CancelAll, ExitSecureSession).
@@ -93,7 +93,7 @@ import UCubeProtocol
         #expect(frames[4].contains("command ExitSecureSession") && !frames[4].contains("secured:"), "\(frames[4])")
         #expect(frames[5].contains("response, status 0") && !frames[5].contains("secured:"), "\(frames[5])")
 
-        let json = try await sandbox.run(["decode", "--json"], input: session.stderr, timeout: .seconds(30))
+        let json = try await sandbox.run(["decode", "--json"], input: session.stderr)
         let reports = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         let directions = reports.compactMap { ($0["frame"] as? [String: Any])?["direction"] as? String }
         #expect(directions == Array(repeating: ["command", "response"], count: 5).flatMap { $0 })
@@ -110,7 +110,7 @@ import UCubeProtocol
               SEQ 00 CMD 0x5101 EnterSecureSession LEN 12
             < \(Hex.encode(try Self.securedAnswer(), separator: " "))
             """
-        let run = try await UCubeSandbox().run(["decode"], input: dump, timeout: .seconds(30))
+        let run = try await UCubeSandbox().run(["decode"], input: dump)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("< frame:"))
         #expect(run.stdout.contains("data: DF 60 00 9F 27 01 80\n"), "\(run.stdout)")
@@ -119,7 +119,7 @@ import UCubeProtocol
     /// In a shell script, `decode` without hex does not read the script's own lines as its input.
     @Test func decodeWithoutHexInTheShellLeavesTheScriptAlone() async throws {
         let run = try await UCubeSandbox().run(
-            ["shell", "--keep-going"], input: "decode\ninfo\n", timeout: .seconds(30))
+            ["shell", "--keep-going"], input: "decode\ninfo\n")
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stdout.contains("state: READY"), "info still ran: \(run.stdout)")
     }

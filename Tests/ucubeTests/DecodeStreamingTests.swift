@@ -92,7 +92,7 @@ import UCubeProtocol
     /// A bad line of a recording is named by its number, after the frames before it.
     @Test func aBadRecordingLineIsNamed() async throws {
         let text = Self.header + "> 0.1 plain \(Self.cancelAll)\nbogus\n"
-        let run = try await UCubeSandbox().run(["decode"], input: text, timeout: .seconds(30))
+        let run = try await UCubeSandbox().run(["decode"], input: text)
         #expect(run.status == 65)
         #expect(run.stderr.contains("not a usable recording: line 5: unknown record 'bogus'"), "\(run.stderr)")
         #expect(run.stdout.contains("command CancelAll"), "\(run.stdout)")

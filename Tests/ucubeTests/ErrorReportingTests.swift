@@ -164,7 +164,7 @@ import Glibc
         let port = refusing.port
         let sandbox = try UCubeSandbox()
         let run = try await sandbox.run(
-            ["--json", "--device", "tcp://127.0.0.1:\(port)", "info"], timeout: .seconds(30))
+            ["--json", "--device", "tcp://127.0.0.1:\(port)", "info"])
         #expect(run.status == 5)
         let error = try Self.errorObject(run)
         #expect(error.code == "connection-refused")
@@ -174,7 +174,7 @@ import Glibc
 
         // With --log-level debug the library's text is kept as the detail.
         let debug = try await sandbox.run(
-            ["--json", "--log-level", "debug", "--device", "tcp://127.0.0.1:\(port)", "info"], timeout: .seconds(30))
+            ["--json", "--log-level", "debug", "--device", "tcp://127.0.0.1:\(port)", "info"])
         let detailed = try Self.errorObject(debug)
         #expect(detailed.detail?.isEmpty == false)
         #expect(debug.stderr.contains("detail: "))
@@ -182,7 +182,7 @@ import Glibc
 
     @Test func anUnknownHostIsNamed() async throws {
         let run = try await UCubeSandbox().run(
-            ["--json", "--device", "tcp://no-such-host.invalid:5000", "info"], timeout: .seconds(60))
+            ["--json", "--device", "tcp://no-such-host.invalid:5000", "info"])
         #expect(run.status == 5)
         #expect(try Self.errorObject(run).code == "host-not-found")
     }
@@ -191,7 +191,7 @@ import Glibc
     /// the machine's routes: a deterministic "unreachable".
     @Test func anUnreachableHostIsNamed() async throws {
         let run = try await UCubeSandbox().run(
-            ["--json", "--device", "tcp://224.0.0.1:5000", "info"], timeout: .seconds(30))
+            ["--json", "--device", "tcp://224.0.0.1:5000", "info"])
         #expect(run.status == 5)
         #expect(try Self.errorObject(run).code == "host-unreachable")
     }

@@ -148,8 +148,7 @@ import FoundationXML
             [
                 "--json", "--rpc-timeout", "1", "info", "--devices", fleet.file, "--parallel", "1", "--max-failures",
                 "2", "--junit", junit,
-            ],
-            timeout: .seconds(60))
+            ])
         #expect(run.status == 18, "\(run.stderr)")
         let ends = Self.ends(run.stdout)
         #expect(ends.count == 6)
@@ -175,7 +174,7 @@ import FoundationXML
         // starts all six both times.
         for _ in 0..<2 {
             let all = try await sandbox.run(
-                ["--rpc-timeout", "1", "info", "--devices", fleet.file], timeout: .seconds(60))
+                ["--rpc-timeout", "1", "info", "--devices", fleet.file])
             #expect(all.status == 18)
             for device in fleet.devices[2...] { #expect(all.stdout.contains("\(device)  ok"), "\(all.stdout)") }
             #expect(all.stdout.contains("4 ok, 2 failed, 0 not started of 6 terminals"), "\(all.stdout)")

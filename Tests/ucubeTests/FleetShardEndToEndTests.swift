@@ -136,8 +136,7 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let junit = sandbox.directory.appendingPathComponent("diagnose.xml").path
         let run = try await sandbox.run(
-            ["--json", "--rpc-timeout", "3", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit],
-            timeout: .seconds(60))
+            ["--json", "--rpc-timeout", "3", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit])
         #expect(run.status == 18, "\(run.stderr)")
         let ends = FleetRunEndToEndTests.ends(run.stdout)
         #expect(ends.count == 3)
@@ -174,8 +173,7 @@ import FoundationXML
         _ = try await sandbox.run(["--device", fleet.devices[0], "info"])  // something to send
 
         let failed = try await sandbox.run(
-            ["--json", "--rpc-timeout", "3", "send-logs", "--devices", fleet.file, "--parallel", "3"],
-            timeout: .seconds(60))
+            ["--json", "--rpc-timeout", "3", "send-logs", "--devices", fleet.file, "--parallel", "3"])
         #expect(failed.status == 18, "\(failed.stderr)")
         let ends = FleetRunEndToEndTests.ends(failed.stdout)
         #expect(ends.filter { $0.value["result"] as? String == "ok" }.count == 2, "\(failed.stdout)")
@@ -185,7 +183,7 @@ import FoundationXML
         #expect(try await sandbox.run(["send-logs", "--devices", fleet.file, "--output", "x.zip"]).status == 64)
 
         let sent = try await sandbox.run(
-            ["send-logs", "--device", fleet.devices[0], "--device", fleet.devices[1]], timeout: .seconds(60))
+            ["send-logs", "--device", fleet.devices[0], "--device", fleet.devices[1]])
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(sent.stdout.contains("bytes of logs sent"), "\(sent.stdout)")
         #expect(zips() == 4)

@@ -8,7 +8,7 @@ import Testing
     static func firmware(_ sandbox: UCubeSandbox, _ device: String) async throws -> (serial: String, firmware: String)?
     {
         let run = try await sandbox.run(
-            ["--device", device, "--json", "--rpc-timeout", "2", "info"], timeout: .seconds(30))
+            ["--device", device, "--json", "--rpc-timeout", "2", "info"])
         guard run.status == 0,
             let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
             let info = json["response"] as? [String: Any]
@@ -47,10 +47,10 @@ import Testing
         #expect(Set([first.serial, third.serial, fourth.serial]).count == 3, "\(first) \(third) \(fourth)")
 
         let update = ["mdm-update", "--file", images.svpp.image, "--signature", images.svpp.signature]
-        let dropped = try await sandbox.run(["--device", devices[2]] + update, timeout: .seconds(60))
+        let dropped = try await sandbox.run(["--device", devices[2]] + update)
         #expect(dropped.status != 0, "the link dropped at Load block 2: \(dropped.stdout) \(dropped.stderr)")
         #expect(try await Self.firmware(sandbox, devices[2])?.firmware == third.firmware, "the old firmware stays")
-        let refused = try await sandbox.run(["--device", devices[3]] + update, timeout: .seconds(60))
+        let refused = try await sandbox.run(["--device", devices[3]] + update)
         #expect(refused.status == 9, "\(refused.stdout) \(refused.stderr)")
         #expect(try await Self.firmware(sandbox, devices[3])?.firmware == fourth.firmware, "the old firmware stays")
         let installed = try await sandbox.run(["--device", devices[0]] + update, timeout: .seconds(90))

@@ -37,7 +37,7 @@ import Testing
 
     /// `printf 'help\n' | ucube shell` printed the shell's help thousands of times, then died of SIGSEGV.
     @Test func helpAloneInTheShell() async throws {
-        let run = try await UCubeSandbox().run(["shell"], input: "help\n", timeout: .seconds(30))
+        let run = try await UCubeSandbox().run(["shell"], input: "help\n")
         #expect(run.status == 0, "exit \(run.status): \(run.stderr.suffix(500))")
         #expect(
             run.stdout.components(separatedBy: "Shell commands:").count == 2,
@@ -54,7 +54,7 @@ import Testing
             ["help " + path.joined(separator: " "), path.joined(separator: " ") + " --help"]
         }
         let run = try await UCubeSandbox().run(
-            ["shell"], input: lines.joined(separator: "\n") + "\n", timeout: .seconds(60))
+            ["shell"], input: lines.joined(separator: "\n") + "\n")
         #expect(run.status == 0, "exit \(run.status): \(run.stderr.suffix(500))")
         for path in Self.commandPaths {
             let usage = "USAGE: ucube \(path.joined(separator: " "))"
@@ -66,7 +66,7 @@ import Testing
     @Test func helpOfEveryShellWord() async throws {
         let words = ShellBuiltin.allCases.map(\.rawValue) + StepCommand.allCases.map(\.rawValue)
         let script = words.map { "help " + $0 }.joined(separator: "\n") + "\ninfo\n"
-        let run = try await UCubeSandbox().run(["shell"], input: script, timeout: .seconds(30))
+        let run = try await UCubeSandbox().run(["shell"], input: script)
         #expect(run.status == 0, "exit \(run.status): \(run.stderr.suffix(500))")
         for builtin in ShellBuiltin.allCases {
             #expect(run.stdout.contains("USAGE: \(builtin.usage)"), "\(builtin)")
@@ -94,7 +94,7 @@ import Testing
             exit
             info
             """
-        let run = try await sandbox.run(["shell"], input: script + "\n", timeout: .seconds(30))
+        let run = try await sandbox.run(["shell"], input: script + "\n")
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
         for line in [
             "json off", "json on", "trace off", "timeout 5.0", "log-level info", "device sim", "connected to sim",
@@ -103,11 +103,11 @@ import Testing
         }
         #expect(!run.stdout.contains("serialNumber"), "nothing runs after exit")
 
-        let quit = try await sandbox.run(["shell"], input: "quit\ninfo\n", timeout: .seconds(30))
+        let quit = try await sandbox.run(["shell"], input: "quit\ninfo\n")
         #expect(quit.status == 0, "\(quit.stderr)")
         #expect(!quit.stdout.contains("serial number"))
 
-        let bad = try await sandbox.run(["shell"], input: "set colour blue\n", timeout: .seconds(30))
+        let bad = try await sandbox.run(["shell"], input: "set colour blue\n")
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("usage: set"))
     }

@@ -111,10 +111,10 @@ import UCubeSimulator
     static func expectRecovered(
         _ sandbox: UCubeSandbox, device: [String], images: Images, _ label: String
     ) async throws {
-        let info = try await sandbox.run(device + ["info"], timeout: .seconds(60))
+        let info = try await sandbox.run(device + ["info"])
         #expect(info.status == 0, "\(label): info exit \(info.status): \(info.stderr)")
         #expect(info.stdout.contains("serial"), "\(label): \(info.stdout)")
-        let pay = try await sandbox.run(device + ["pay", "5", "--authorize", "approve"], timeout: .seconds(60))
+        let pay = try await sandbox.run(device + ["pay", "5", "--authorize", "approve"])
         #expect(pay.status == 0, "\(label): pay exit \(pay.status): \(pay.stdout) \(pay.stderr)")
         #expect(pay.stdout.contains("status: APPROVED"), "\(label): \(pay.stdout)")
         let update = try await sandbox.run(

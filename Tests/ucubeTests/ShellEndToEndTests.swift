@@ -3,7 +3,7 @@ import Testing
 
 extension UCubeSandbox {
     /// Runs `ucube ARGS…` with `input` on its standard input (a pipe: not a terminal).
-    func run(_ arguments: [String], input: String, timeout: Duration = .seconds(60)) async throws -> UCubeRun {
+    func run(_ arguments: [String], input: String, timeout: Duration = SafetyNet.process) async throws -> UCubeRun {
         try await blocking {
             let process = Process()
             process.executableURL = Self.binary

@@ -490,7 +490,7 @@ extension UCubeSandbox {
         let bad = try await TMSEndToEndTests.startTMS(sandbox, extra: ["--tms-certificate", kind])
         defer { bad.process.terminate() }
         sandbox.environment["UCUBE_TMS_URL"] = bad.url
-        let update = try await sandbox.run(["--device", "sim", "--json", "mdm-update"], timeout: .seconds(60))
+        let update = try await sandbox.run(["--device", "sim", "--json", "mdm-update"])
         #expect(update.status == 8, "\(kind): \(update.stdout)\(update.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(update.stdout.utf8)) as? [String: Any]
         let error = object?["error"] as? [String: Any]

@@ -144,7 +144,8 @@ extension UCube {
                     switch error {
                     case .unreadable(let why): throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
                     case .tooLarge:
-                        throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(Self.maxTextSize >> 20) MiB")
+                        throw CLIFailure(
+                            ExitCodes.dataError, "\(path) is larger than \(BoundedFile.limitText(Self.maxTextSize))")
                     }
                 }
             }
@@ -176,7 +177,8 @@ extension UCube {
                 case .unreadable(let why):
                     throw CLIFailure(ExitCodes.ioError, "cannot read standard input: \(why)")
                 case .tooLarge:
-                    throw CLIFailure(ExitCodes.dataError, "\(what) on standard input is larger than \(limit >> 20) MiB")
+                    throw CLIFailure(
+                        ExitCodes.dataError, "\(what) on standard input is larger than \(BoundedFile.limitText(limit))")
                 }
             }
         }

@@ -49,7 +49,8 @@ extension UCube.Decode {
                 throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
             case .tooLarge:
                 throw CLIFailure(
-                    ExitCodes.dataError, "\(path) is larger than \(maxCaptureSize >> 20) MiB: cut the capture first")
+                    ExitCodes.dataError,
+                    "\(path) is larger than \(BoundedFile.limitText(maxCaptureSize)): cut the capture first")
             }
         }
     }

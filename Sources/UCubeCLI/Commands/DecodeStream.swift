@@ -176,13 +176,13 @@ final class InputLines {
         do {
             return try reader!.next()
         } catch {
-            let limit = UCube.Decode.maxTextSize >> 20
+            let limit = BoundedFile.limitText(UCube.Decode.maxTextSize)
             switch (error, name) {
             case (.unreadable(let why), let path?): throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
-            case (.tooLarge, let path?): throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(limit) MiB")
+            case (.tooLarge, let path?): throw CLIFailure(ExitCodes.dataError, "\(path) is larger than \(limit)")
             case (.unreadable(let why), nil): throw CLIFailure(ExitCodes.ioError, "cannot read standard input: \(why)")
             case (.tooLarge, nil):
-                throw CLIFailure(ExitCodes.dataError, "the text on standard input is larger than \(limit) MiB")
+                throw CLIFailure(ExitCodes.dataError, "the text on standard input is larger than \(limit)")
             }
         }
     }

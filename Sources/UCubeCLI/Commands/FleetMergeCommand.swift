@@ -50,7 +50,7 @@ extension UCube {
                     case .tooLarge:
                         throw CLIFailure(
                             ExitCodes.usage,
-                            "the report \(path) is over \(FleetChoices.maximumReportSize >> 20) MB: not a shard's JSON lines"
+                            "the report \(path) is over \(BoundedFile.limitText(FleetChoices.maximumReportSize)): not a shard's JSON lines"
                         )
                     }
                 }

@@ -200,7 +200,8 @@ enum FleetDevices {
                 throw CLIFailure(ExitCodes.usage, "cannot read the devices file \(expanded): \(why)")
             case .tooLarge:
                 throw CLIFailure(
-                    ExitCodes.usage, "the devices file \(expanded) is over \(FleetChoices.maximumFileSize) bytes")
+                    ExitCodes.usage,
+                    "the devices file \(expanded) is over \(BoundedFile.limitText(FleetChoices.maximumFileSize))")
             }
         }
         guard let text = String(data: data, encoding: .utf8) else {

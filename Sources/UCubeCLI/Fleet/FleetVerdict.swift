@@ -151,7 +151,8 @@ struct FleetRunFile {
                     ExitCodes.ioError, "cannot read the run file \(path): \(why)", hint: "--restart ignores it")
             case .tooLarge:
                 throw CLIFailure(
-                    ExitCodes.ioError, "the run file \(path) is over \(FleetChoices.maximumFileSize) bytes",
+                    ExitCodes.ioError,
+                    "the run file \(path) is over \(BoundedFile.limitText(FleetChoices.maximumFileSize))",
                     hint: "--restart ignores it")
             }
         }

@@ -79,6 +79,7 @@ enum RootHelp {
           UCUBE_SIM_KEYS  keys the built-in simulator's cardholder presses, one per display, as `simulate --keys`: hex codes, comma-separated
           UCUBE_SIM_CHOICES  the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated
           UCUBE_TMS_SIM_HOME  the state directory of `ucube simulate --tms`
+          UCUBE_INPUT_LIMIT  lowers every input limit (standard input, files, FIFOs, the shell's lines, recordings) to this many bytes; never raises one (tests reach a limit with a few bytes)
           XDG_CONFIG_HOME  configuration (default ~/.config)
           XDG_STATE_HOME  state: logs, journal, history, simulators (default ~/.local/state)
           XDG_RUNTIME_DIR  link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)

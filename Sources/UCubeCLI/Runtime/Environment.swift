@@ -118,6 +118,9 @@ extension Environment {
         let meaning: String
     }
 
+    /// $UCUBE_INPUT_LIMIT: `BoundedFile.lowered`.
+    static let inputLimitVariable = "UCUBE_INPUT_LIMIT"
+
     /// Every variable the code reads (a test scans the sources for others).
     static let variables: [Variable] = [
         Variable(
@@ -151,6 +154,11 @@ extension Environment {
                 "the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated"
         ),
         Variable(name: "UCUBE_TMS_SIM_HOME", meaning: "the state directory of `ucube simulate --tms`"),
+        Variable(
+            name: inputLimitVariable,
+            meaning:
+                "lowers every input limit (standard input, files, FIFOs, the shell's lines, recordings) to this many bytes; never raises one (tests reach a limit with a few bytes)"
+        ),
         Variable(name: "XDG_CONFIG_HOME", meaning: "configuration (default ~/.config)"),
         Variable(name: "XDG_STATE_HOME", meaning: "state: logs, journal, history, simulators (default ~/.local/state)"),
         Variable(

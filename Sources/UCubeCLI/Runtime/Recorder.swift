@@ -167,7 +167,7 @@ enum ReplaySource {
             case .tooLarge:
                 throw CLIFailure(
                     ExitCodes.dataError,
-                    "\(path) is not a usable recording: larger than \(Recording.maximumSize >> 20) MiB")
+                    "\(path) is not a usable recording: larger than \(BoundedFile.limitText(Recording.maximumSize))")
             }
         }
         do {

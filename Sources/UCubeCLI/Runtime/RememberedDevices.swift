@@ -38,7 +38,8 @@ enum RememberedDevices {
             case .unreadable: return []
             case .tooLarge:
                 throw CLIFailure(
-                    ExitCodes.dataError, "\(path) is larger than \(maximumSize >> 20) MiB: fix or delete it")
+                    ExitCodes.dataError,
+                    "\(path) is larger than \(BoundedFile.limitText(maximumSize)): fix or delete it")
             }
         }
         return try decode(data)

@@ -102,7 +102,8 @@ extension UCube {
                 case .tooLarge:
                     throw CLIFailure(
                         ExitCodes.usage,
-                        "the script \(script) is larger than \(PlainLineSource.maximumScriptSize >> 20) MiB")
+                        "the script \(script) is larger than \(BoundedFile.limitText(PlainLineSource.maximumScriptSize))"
+                    )
                 }
             }
             guard let text = String(data: data, encoding: .utf8) else {

@@ -80,7 +80,8 @@ struct PaymentSuite: Decodable {
                 throw CLIFailure(ExitCodes.ioError, "cannot read the suite \(path): \(why)")
             case .tooLarge:
                 throw CLIFailure(
-                    ExitCodes.dataError, "the suite \(path) is larger than \(maximumSize >> 20) MiB", code: .badSuite,
+                    ExitCodes.dataError, "the suite \(path) is larger than \(BoundedFile.limitText(maximumSize))",
+                    code: .badSuite,
                     hint: "docs/suites.md describes the suite format")
             }
         }
