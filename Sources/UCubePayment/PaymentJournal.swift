@@ -14,6 +14,13 @@ import Darwin
 /// outcome is unknown is a `resolution` record, appended, the original records kept. Each record is durable
 /// (`AppendOnlyFile`: `write` + `fsync`) before the call returns. The file is created with mode 0600 and
 /// opened `O_APPEND`. Records hold the masked PAN at most — never clear card data.
+///
+/// With an authorisation host (`--authorize exec:…|https://…`, docs/authorization.md) a payment also writes a `claim`
+/// of its request id before anything else (under the journal's lock: one payment per request id), an
+/// `authorization` record before the request goes to the host (`hostDecision` "pending") and another with the host's
+/// decision before the card hears it, and `reversal` records: owed (`acknowledged` false) before a reversal is sent,
+/// acknowledged once the host says so. A host's approval (or a request whose answer was never journalled) that does
+/// not end in an APPROVED payment is owed a reversal until an acknowledged `reversal` record says otherwise.
 package struct PaymentJournal: Sendable {
     package let path: String
 
@@ -58,6 +65,20 @@ package struct PaymentJournal: Sendable {
         package var tsi: String?
         /// An outcome: the commands sent to the terminal for the payment, its starting steps included (spec §8.6).
         package var commands: Int?
+        /// An authorization: "pending" (sent, not answered yet), "approve", "decline" or "unable".
+        package var hostDecision: String?
+        /// An authorization: the host's 8A, two characters.
+        package var hostResponseCode: String?
+        /// An authorization or a reversal: the host's reference for the payment.
+        package var hostReference: String?
+        /// An authorization: what the host did wrong ("the host did not answer within 30 s"), when it gave no usable
+        /// answer.
+        package var hostProblem: String?
+        /// An authorization: the hook the request went through (`exec:PROGRAM` or the https URL, never a token), so that
+        /// a later process can send an owed reversal the same way.
+        package var hook: String?
+        /// A reversal: false when owed (written before it is sent), true once the host acknowledged it.
+        package var acknowledged: Bool?
 
         package init(kind: String, requestID: String, time: String) {
             self.kind = kind
@@ -104,6 +125,37 @@ package struct PaymentJournal: Sendable {
         var record = Record(kind: "resolution", requestID: requestID, time: time)
         record.status = status.rawValue
         record.note = note
+        try append(record)
+    }
+
+    /// Appends an `authorization` record: the request is about to go to the host (`decision` "pending"), or the host's
+    /// answer, before the card hears it.
+    package func recordAuthorization(
+        requestID: String, decision: String, responseCode: String?, hostReference: String?, problem: String?,
+        hook: String, time: String
+    ) throws(JournalError) {
+        var record = Record(kind: "authorization", requestID: requestID, time: time)
+        record.hostDecision = decision
+        record.hostResponseCode = responseCode
+        record.hostReference = hostReference
+        record.hostProblem = problem
+        record.hook = hook
+        try append(record)
+    }
+
+    /// Appends a `reversal` record: owed (before it is sent) or acknowledged by the host.
+    package func recordReversal(_ owed: OwedReversal, acknowledged: Bool, time: String) throws(JournalError) {
+        var record = Record(kind: "reversal", requestID: owed.requestID, time: time)
+        record.hostReference = owed.hostReference
+        record.reason = owed.reason
+        record.acknowledged = acknowledged
+        try append(record)
+    }
+
+    /// Appends a `claim` of a request id: the payment that will carry it is about to start, in this process.
+    package func recordClaim(requestID: String, time: String) throws(JournalError) {
+        var record = Record(kind: "claim", requestID: requestID, time: time)
+        record.pid = ProcessInfo.processInfo.processIdentifier
         try append(record)
     }
 
@@ -197,6 +249,14 @@ package struct PaymentJournal: Sendable {
                     entry.apply(outcome: record)
                     entries.append(entry)
                 }
+            case "authorization":
+                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
+                    entries[index].apply(authorization: record)
+                }
+            case "reversal":
+                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
+                    entries[index].apply(reversal: record)
+                }
             case "resolution":
                 if let index = entries.lastIndex(where: { $0.requestID == record.requestID }), entries[index].isUnknown,
                     entries[index].resolution == nil
@@ -253,6 +313,23 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package var tsi: String?
     /// The commands sent to the terminal for the payment, from the outcome.
     package var commands: Int?
+    /// The host's decision (docs/authorization.md): "pending" while its answer is not journalled, then "approve",
+    /// "decline" or "unable"; nil without a host. The card's decision is `status`.
+    package var hostDecision: String?
+    package var hostResponseCode: String?
+    package var hostReference: String?
+    package var hostProblem: String?
+    /// The hook the authorisation went through (not encoded: an exec hook is a command line).
+    package var hook: String?
+    /// "owed" or "acknowledged", once a reversal was written for the payment.
+    package var reversal: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case requestID, startedAt, finishedAt, amount, currency, type, device, simulated, pid, runningPID, status
+        case reason, maskedPAN, aid, applicationLabel, sredKSN, pinKSN, entryMode, lastCommand, lastResult, lastState
+        case resolution, cvmResults, signatureRequired, authorizationResponseCode, cryptogramType, cryptogram, tvr, tsi
+        case commands, hostDecision, hostResponseCode, hostReference, hostProblem, reversal
+    }
 
     package struct Resolution: Hashable, Sendable, Encodable {
         package var status: String
@@ -267,6 +344,9 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
 
     /// Unknown, not running, and no operator has resolved it.
     package var isUnresolved: Bool { isUnknown && resolution == nil && runningPID == nil }
+
+    /// A host is owed a reversal for this payment, not acknowledged yet (`owedReversal`).
+    package var reversalOwed: Bool { owedReversal(running: runningPID != nil) != nil }
 
     init(start: PaymentJournal.Record) {
         self.init(start: start, requestID: start.requestID, time: start.time)
@@ -288,6 +368,39 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
         lastCommand = step.command
         lastResult = step.result
         lastState = step.state
+    }
+
+    mutating func apply(authorization: PaymentJournal.Record) {
+        hostDecision = authorization.hostDecision
+        hostResponseCode = authorization.hostResponseCode ?? hostResponseCode
+        hostReference = authorization.hostReference ?? hostReference
+        hostProblem = authorization.hostProblem
+        hook = authorization.hook ?? hook
+    }
+
+    mutating func apply(reversal record: PaymentJournal.Record) {
+        // Once acknowledged, a later owed record (a second process that raced to send it) changes nothing.
+        guard reversal != "acknowledged" else { return }
+        reversal = record.acknowledged == true ? "acknowledged" : "owed"
+        hostReference = hostReference ?? record.hostReference
+    }
+
+    /// A reversal this payment is owed, if any (docs/authorization.md, "Reversals"): its host approved, or was asked and
+    /// never journalled an answer, and the payment did not end APPROVED, and no acknowledged reversal says the host
+    /// knows. `running`: the payment's process is alive (its own end decides); the caller knows, this value does not.
+    package func owedReversal(running: Bool) -> OwedReversal? {
+        guard let hook, hostDecision == "approve" || hostDecision == "pending", reversal != "acknowledged" else {
+            return nil
+        }
+        if status == PaymentStatus.approved.rawValue { return nil }
+        if isUnknown && running { return nil }
+        let reason =
+            isUnknown
+            ? "the payment's process ended before its outcome"
+            : "the payment ended \(status)\(self.reason.map { ": " + $0 } ?? "")"
+        return OwedReversal(
+            requestID: requestID, hostReference: hostReference, reason: reason, amount: amount, currency: currency,
+            hook: hook)
     }
 
     mutating func apply(outcome: PaymentJournal.Record) {
@@ -336,5 +449,23 @@ package struct JournalError: CodedError {
     package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
+    }
+}
+
+extension PaymentJournal {
+    /// The pids of the processes that claimed `requestID` (`claim` records), oldest first, in a journal's bytes.
+    package static func claimPIDs(of requestID: String, parsing data: Data) -> [Int32] {
+        let decoder = JSONDecoder()
+        let needle = Array(requestID.utf8)
+        var pids: [Int32] = []
+        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            // Most lines are other payments': skip them before decoding.
+            guard line.count >= needle.count, line.firstRange(of: needle) != nil,
+                let record = try? decoder.decode(Record.self, from: Data(line)),
+                record.kind == "claim", record.requestID == requestID, let pid = record.pid
+            else { continue }
+            pids.append(pid)
+        }
+        return pids
     }
 }

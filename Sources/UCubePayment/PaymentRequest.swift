@@ -26,6 +26,9 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
     package var authorizationPlainTags: [Tag]?
     /// SRED tags read as a ciphered blob before the authorization; `nil` = the default of the entry mode.
     package var authorizationSecuredTags: [Tag]?
+    /// A host decides the authorisation (`--authorize exec:…`): unless the tags are given, the payment fetches what the
+    /// host's request carries (`PaymentTagDefaults.hostPlain`, `hostSecured`).
+    package var hostAuthorization = false
     /// Tags read in plain once an approved or declined status is decided; `nil` = the default.
     package var finalizationPlainTags: [Tag]?
     /// SRED tags read as a blob once an approved or declined status is decided; `nil` = the default (none).
@@ -154,7 +157,9 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
     // MARK: Tag lists by entry mode
 
     func authorizationPlainTags(for mode: EntryMode) -> [Tag] {
-        var tags = authorizationPlainTags ?? PaymentTagDefaults.authorizationPlain(mode)
+        var tags =
+            authorizationPlainTags
+            ?? (hostAuthorization ? PaymentTagDefaults.hostPlain(mode) : PaymentTagDefaults.authorizationPlain(mode))
         // The magstripe flow decides on DF60 (spec §7.4, §8.2): it is always read.
         if mode == .msr, !tags.contains(PaymentTagDefaults.msrAction) {
             tags.insert(PaymentTagDefaults.msrAction, at: 0)
@@ -163,7 +168,9 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
     }
 
     func authorizationSecuredTags(for mode: EntryMode) -> [Tag] {
-        authorizationSecuredTags ?? PaymentTagDefaults.authorizationSecured(mode)
+        authorizationSecuredTags
+            ?? (hostAuthorization
+                ? PaymentTagDefaults.hostSecured(mode) : PaymentTagDefaults.authorizationSecured(mode))
     }
 
     func finalizationPlainTags(for mode: EntryMode) -> [Tag] {
@@ -276,6 +283,24 @@ package enum PaymentTagDefaults {
         0x9F33,
         0x9F34, 0x9F35, 0x9F36, 0x9F37, 0xDF3E, 0xDF61,
     ].map { Tag($0) }
+
+    /// With a host: the defaults, then the data of the host's request (`HostDocuments.fieldFiftyFive`), each once.
+    package static func hostPlain(_ mode: EntryMode) -> [Tag] {
+        var tags = authorizationPlain(mode)
+        // The terminal gives 5A in plain truncated (spec §5.2 0x5026): the request's masked PAN.
+        let card: [Tag] = mode == .msr ? [] : [pan]
+        for tag in card + issuerData + HostDocuments.fieldFiftyFive where !tags.contains(tag) { tags.append(tag) }
+        return tags
+    }
+
+    /// With a host: the card data it checks, enciphered under the SRED key (spec §12.3): the PAN and the track 2
+    /// equivalent, or the magstripe's card data.
+    package static func hostSecured(_ mode: EntryMode) -> [Tag] {
+        switch mode {
+        case .icc, .nfc: [pan, track2]
+        case .msr: [msrCardData]
+        }
+    }
 
     package static func authorizationSecured(_ mode: EntryMode) -> [Tag] {
         switch mode {

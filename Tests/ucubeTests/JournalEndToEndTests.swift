@@ -71,7 +71,8 @@ import UCubePayment
         // payment's first command; the payment journals a step for each of its own.
         let steps = try #require(cleanRecords["step"])
         let before = sent.count - steps
-        #expect(cleanRecords == ["start": 1, "step": steps, "outcome": 1])
+        // A given request id is claimed before the link opens (docs/authorization.md, "Request ids").
+        #expect(cleanRecords == ["claim": 1, "start": 1, "step": steps, "outcome": 1])
         #expect(steps >= 8 && (0...2).contains(before), "\(sent), \(steps) steps")
 
         for k in 1...sent.count {
@@ -87,7 +88,8 @@ import UCubePayment
 
             // Killed before the payment's first command: it never began. Else it is there, once, with no outcome, and
             // the step of every command of it answered before frame k.
-            let records = try Self.records(sandbox, id: id)
+            var records = try Self.records(sandbox, id: id)
+            #expect(records.removeValue(forKey: "claim") == 1, "frame \(k): the request id was claimed first")
             guard k > before else {
                 #expect(records.isEmpty, "frame \(k): \(records)")
                 continue

@@ -21,9 +21,10 @@ extension UCube {
             subcommands: [List.self, Show.self, Resolve.self],
             defaultSubcommand: List.self)
 
-        /// The journal's payments, oldest first.
-        static func entries() throws -> [JournalEntry] {
+        /// The journal's payments, oldest first, once the reversals a host is owed were sent (docs/authorization.md).
+        static func entries() async throws -> [JournalEntry] {
             try Environment.requireStateDirectory()
+            await Reversals.sendOwed(journalPath: journalPath)
             do {
                 return RunningPayments.marked(try PaymentJournal.history(journalPath))
             } catch {
@@ -63,13 +64,13 @@ extension UCube.History {
 
         @Flag(
             help:
-                "Only the payments whose outcome is unknown and not resolved, with the last command known to have reached the terminal."
+                "Only the payments whose outcome is unknown and not resolved, with the last command known to have reached the terminal, and those a host is owed a reversal for."
         )
         var unresolved = false
 
         func run(in context: CommandContext) async throws {
-            var entries = try UCube.History.entries()
-            if unresolved { entries = entries.filter(\.isUnresolved) }
+            var entries = try await UCube.History.entries()
+            if unresolved { entries = entries.filter { $0.isUnresolved || $0.reversalOwed } }
             if let last { entries = Array(entries.suffix(max(0, last))) }
             try ValueReport(value: entries, lines: Self.lines(entries, unresolved: unresolved)).print(
                 json: context.json)
@@ -93,6 +94,7 @@ extension UCube.History {
                     e.startedAt ?? "-", status, amount, e.type ?? "", e.entryMode ?? "", e.maskedPAN ?? "", e.aid ?? "",
                     e.requestID,
                 ]
+                if e.reversalOwed { fields.append("reversal owed to the host") }
                 if unresolved {
                     fields.append(
                         "last: "
@@ -117,7 +119,7 @@ extension UCube.History {
 
         func run(in context: CommandContext) async throws {
             try receiptOptions.checkFile()
-            let entry = try UCube.History.entry(id, in: try UCube.History.entries())
+            let entry = try UCube.History.entry(id, in: try await UCube.History.entries())
             let receipt = Receipt(entry)
             if receiptOptions.receipt {
                 try ValueReport(value: receipt, lines: receipt.lines()).print(json: context.json)
@@ -182,7 +184,7 @@ extension UCube.History {
         }
 
         func run(in context: CommandContext) async throws {
-            let entry = try UCube.History.entry(id, in: try UCube.History.entries())
+            let entry = try UCube.History.entry(id, in: try await UCube.History.entries())
             if let pid = entry.runningPID {
                 throw CLIFailure(
                     ExitCodes.busy,
@@ -208,7 +210,7 @@ extension UCube.History {
             } catch {
                 throw CLIFailure(ExitCodes.ioError, "cannot write the journal: \(error.reason)")
             }
-            let resolved = try UCube.History.entry(entry.requestID, in: try UCube.History.entries())
+            let resolved = try UCube.History.entry(entry.requestID, in: try await UCube.History.entries())
             try ValueReport(
                 value: resolved, lines: ["payment \(entry.requestID): unknown, resolved \(decided.rawValue)"]
             )

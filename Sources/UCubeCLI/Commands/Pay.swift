@@ -83,9 +83,15 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
-                "The issuer's answer: approve, decline, unable, an 8A value in hex with optional issuer data (3030:91..), or prompt (a terminal only).",
+                "The issuer's answer: exec:PROGRAM (ask a host: docs/authorization.md), approve, decline, unable, an 8A value in hex with optional issuer data (3030:91..), or prompt (a terminal only). Default: $UCUBE_AUTHORIZE, else approve.",
                 valueName: "answer"))
-        var authorize: String = "approve"
+        var authorize: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "How long a host (--authorize exec:…) has to answer before the payment goes on as unable to go online.",
+                valueName: "seconds"))
+        var authorizeTimeout: Double = Double(HostChoices.defaultTimeout.components.seconds)
 
         @Option(
             help: ArgumentHelp(
@@ -126,7 +132,7 @@ extension UCube {
             let minor = try Parse.amount(amount, currency, option: "AMOUNT")
             // With a simulated card and no --readers, enable the readers that card is presented on.
             let scenarioReaders = try card.map { try BuiltInSimulator.scenario(named: $0).readers }
-            let request = PaymentRequest(
+            var request = PaymentRequest(
                 amount: minor, currency: currency, transactionType: transactionType ?? .purchase,
                 cashback: try cashback.map { try Parse.amount($0, currency, option: "--cashback") },
                 readers: cardWait.readers ?? scenarioReaders ?? [.icc, .nfc], cardWaitTimeout: cardWait.cardTimeout,
@@ -134,12 +140,13 @@ extension UCube {
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
                 // The prompt shows what an issuer would get: the person who answers it decides on those values.
                 authorizationPlainTags: authorizationTags
-                    ?? (authorize == "prompt" ? PaymentTagDefaults.issuerData : nil),
+                    ?? (authorizeWord == "prompt" ? PaymentTagDefaults.issuerData : nil),
                 authorizationSecuredTags: authorizationSecuredTags,
                 finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
                 retrieveL2Logs: debugLogs,
                 readersFromTerminal: cardWait.readers == nil && scenarioReaders == nil,
                 requestID: requestID ?? UUID().uuidString)
+            request.hostAuthorization = HostHook(authorizeWord) != nil
             do {
                 try request.validate()
             } catch {
@@ -148,8 +155,15 @@ extension UCube {
             return request
         }
 
+        /// --authorize, else $UCUBE_AUTHORIZE, else approve.
+        var authorizeWord: String { authorize ?? PaymentTasks.defaultAuthorization }
+
         func authorizationTask(prompts: PromptSource?) throws -> any AuthorizationTask {
-            try PaymentTasks.authorization(authorize, prompts: prompts)
+            guard authorizeTimeout > 0, authorizeTimeout <= 3600 else {
+                throw ValidationError("--authorize-timeout is 0 to 3600 seconds, not \(authorizeTimeout)")
+            }
+            return try PaymentTasks.authorization(
+                authorizeWord, prompts: prompts, timeout: .milliseconds(Int64(authorizeTimeout * 1000)))
         }
 
         func selectionTask(prompts: PromptSource?) throws -> any ApplicationSelectionTask {
@@ -185,11 +199,40 @@ extension UCube {
             // No payment starts without its journal, nor without the place its receipt was asked to go.
             try Environment.requireStateDirectory()
             try receiptOptions.checkFile()
-            let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
+            let journal = PaymentJournal(path: Environment.journalPath)
             do throws(PrivateFileError) {
                 try PrivateFile.checkNotALink(journal.path)
             } catch {
                 throw CLIFailure.unsafePath(error)
+            }
+            // Reversals a host is owed (an earlier payment's process died, or a host did not acknowledge) go first.
+            await Reversals.sendOwed(journalPath: journal.path)
+            // One payment per request id: an id the journal has takes no payment. A generated id (a new UUID) cannot
+            // be there: only a given one is claimed.
+            switch requestID == nil ? .claimed : try await RequestClaim.claim(request.requestID, journal: journal) {
+            case .claimed:
+                break
+            case .finished(let entry):
+                try Self.printRecorded(entry, json: context.json)
+                let status = PaymentStatus(rawValue: entry.resolution?.status ?? entry.status) ?? .error
+                let exit = ExitCodes.code(for: status)
+                if exit.code != 0 {
+                    throw CLIFailure(exit, "payment \(entry.requestID) already ended \(status): no new payment taken")
+                }
+                return
+            case .running(let pid):
+                throw CLIFailure(
+                    ExitCodes.busy, "a payment with request id \(request.requestID) is running (pid \(pid))",
+                    code: .requestIdRunning,
+                    hint: "one payment per request id: `ucube history show \(request.requestID)` once it ends")
+            case .unresolved(let entry):
+                throw CLIFailure(
+                    ExitCodes.busy,
+                    "a payment with request id \(entry.requestID) was started at \(entry.startedAt ?? "?") and its outcome is unknown: no new payment taken",
+                    code: .requestIdUnresolved,
+                    hint:
+                        "find out its outcome (the acquirer, the terminal's receipt), then `ucube history resolve \(entry.requestID) --status APPROVED|DECLINED|CANCELLED`; a new payment needs a new request id"
+                )
             }
             let stepping = context.shell.flatMap { step ? PaymentStepping(session: $0, json: context.json) : nil }
             var stepper: PaymentStepper? = nil
@@ -201,6 +244,8 @@ extension UCube {
                     journal: journal, stepping: stepping, stepper: stepper, events: events, quiet: events || step,
                     early: early)
             }
+            // A host's approval the payment did not keep is reversed before anything is printed.
+            let host = await (authorization as? HostAuthorization)?.settle(payment)
             let receipt = Receipt(
                 JournalEntry(payment, startedAt: payment.startedAt, finishedAt: payment.finishedAt ?? ""))
             // Once the terminal has decided, the outcome is never lost to a broken output: where the journal, stdout or
@@ -209,7 +254,7 @@ extension UCube {
             if let failure = payment.journalFailure {
                 StandardError.write("ucube: \(fate); the journal does not hold it (\(failure)): keep this line")
             }
-            try PaymentContextJSON(context: payment, receipt: receiptOptions.receipt ? receipt : nil)
+            try PaymentContextJSON(context: payment, receipt: receiptOptions.receipt ? receipt : nil, host: host)
                 .print(json: context.json)
             if let error = Console.stdoutError {
                 StandardError.write(
@@ -229,6 +274,22 @@ extension UCube {
             if exit.code != 0 {
                 throw CLIFailure(exit, "payment \(status)\(payment.statusReason.map { ": " + $0 } ?? "")")
             }
+        }
+
+        /// A request id that already paid: what the journal recorded of it, as `history show` prints it.
+        static func printRecorded(_ entry: JournalEntry, json: Bool) throws {
+            let amount = entry.amount.flatMap { amount in
+                entry.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) }
+            }
+            let status = entry.resolution.map { "\($0.status) (resolved)" } ?? entry.status
+            let fields: [(String, String?)] = [
+                ("status", status + (entry.reason.map { " (\($0))" } ?? "")), ("amount", amount),
+                ("request id", entry.requestID), ("finished", entry.finishedAt ?? entry.resolution?.time),
+                ("card", entry.maskedPAN), ("host", entry.hostDecision), ("reversal", entry.reversal),
+                ("note", "already journalled: no new payment was taken"),
+            ]
+            let lines = fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : "\(label): \($0)" } }
+            try ValueReport(value: entry, lines: lines).print(json: json)
         }
     }
 }

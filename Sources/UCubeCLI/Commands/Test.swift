@@ -194,11 +194,14 @@ extension UCube {
                     connection in
                     let selection = try suiteCase.request.selectionTask()
                     let authorization = try suiteCase.request.authorizationTask()
-                    return await PaymentRunner.run(
+                    let payment = await PaymentRunner.run(
                         on: connection, shell: context.shell, request: request, selection: selection,
                         authorization: authorization,
                         journal: journal, quiet: true, cancelAfter: suiteCase.request.cancelAfter,
                         onStop: { stop.request() })
+                    // A host's approval the case's payment did not keep is reversed (docs/authorization.md).
+                    _ = await (authorization as? HostAuthorization)?.settle(payment)
+                    return payment
                 }
                 observation = SuiteObservation(payment)
             } catch {

@@ -31,6 +31,11 @@ enum CLIErrorCode: String, CaseIterable {
     case badSuite
     /// A file or directory ucube writes is a symbolic link, another user's, or writable by other users: refused.
     case unsafePath
+    /// `pay --request-id ID`: a payment with this id is running (in another process, whose pid is named).
+    case requestIdRunning
+    /// `pay --request-id ID`: a payment with this id was started and its outcome is unknown: it must be resolved
+    /// (`history resolve`), not paid again.
+    case requestIdUnresolved
 
     var name: String { kebabCaseCodeName(rawValue) }
 
@@ -41,6 +46,7 @@ enum CLIErrorCode: String, CaseIterable {
         case .stdoutWriteFailed, .stdoutClosed: ExitCodes.ioError
         case .addressInUse, .cannotListen: ExitCodes.unavailable
         case .badSuite: ExitCodes.dataError
+        case .requestIdRunning, .requestIdUnresolved: ExitCodes.busy
         }
     }
 

@@ -30,7 +30,7 @@ enum ExitCodes {
     static let busy = Entry(
         code: 7, name: "busy",
         meaning:
-            "the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link"
+            "the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link; pay: a payment with the same --request-id is running, or its outcome is unknown (resolve it with `history resolve`)"
     )
     static let tms = Entry(
         code: 8, name: "tms",

@@ -59,13 +59,16 @@ struct PaymentContextJSON: Encodable {
     let context: PaymentContext
     /// With `--receipt`.
     var receipt: Receipt? = nil
+    /// With a host (`--authorize exec:…`): its decision, beside the card's (`status`).
+    var host: HostAuthorization.HostExchange? = nil
 
-    private enum CodingKeys: String, CodingKey { case explanations, receipt }
+    private enum CodingKeys: String, CodingKey { case explanations, receipt, host }
 
     func encode(to encoder: any Encoder) throws {
         try context.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(PaymentExplanations.fields(context), forKey: .explanations)
         try c.encodeIfPresent(receipt, forKey: .receipt)
+        try c.encodeIfPresent(host, forKey: .host)
     }
 }

@@ -47,6 +47,17 @@ enum PaymentSummary {
         return out
     }
 
+    /// The host's part (`--authorize exec:…`): its decision and 8A, what it did wrong, the reversal.
+    static func hostLines(_ host: HostAuthorization.HostExchange?) -> [String] {
+        guard let host else { return [] }
+        var out = [
+            "host: \(host.decision) (8A \(host.responseCode))" + (host.hostReference.map { ", reference \($0)" } ?? "")
+        ]
+        if let problem = host.problem { out.append("host problem: \(problem)") }
+        if let reversal = host.reversal { out.append("reversal: \(reversal)") }
+        return out
+    }
+
     /// `value` as `%02d` writes it, without `String(format:)`.
     static func twoDigits(_ value: Int) -> String { (0..<10).contains(value) ? "0\(value)" : "\(value)" }
 
@@ -71,5 +82,7 @@ enum PaymentSummary {
 
 /// `pay`'s result: the outcome as JSON, or as text its summary and, with `--receipt`, the receipt after a blank line.
 extension PaymentContextJSON: Report {
-    var lines: [String] { PaymentSummary.lines(context) + (receipt.map { [""] + $0.lines() } ?? []) }
+    var lines: [String] {
+        PaymentSummary.lines(context) + PaymentSummary.hostLines(host) + (receipt.map { [""] + $0.lines() } ?? [])
+    }
 }

@@ -17,7 +17,7 @@ enum RootHelp {
           4  the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout
           5  the link could not be opened or dropped (connect failed, disconnected)
           6  the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)
-          7  the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link
+          7  the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link; pay: a payment with the same --request-id is running, or its outcome is unknown (resolve it with `history resolve`)
           8  the TMS could not be reached, refused the request or sent a malformed answer (the URL and HTTP status are printed)
           9  mdm-update: at least one item was not installed (the terminal keeps its old version of it; re-run to retry)
           10  pay: the payment was DECLINED
@@ -46,7 +46,7 @@ enum RootHelp {
           4  timeout
           5  connect-failed, connection-refused, disconnected, host-not-found, host-unreachable, link, not-connected
           6  bad-frame, malformed-response, protocol, unexpected-response
-          7  busy
+          7  busy, request-id-running, request-id-unresolved
           8  tms, tms-http-status, tms-malformed-reply, tms-network, tms-not-registered, tms-refused, tms-timeout, tms-tls, tms-tls-certificate-expired, tms-tls-certificate-rejected, tms-tls-hostname-mismatch, tms-tls-untrusted-certificate
           9  update-failed
           10  declined
@@ -79,6 +79,7 @@ enum RootHelp {
           UCUBE_SIM_KEYS  keys the built-in simulator's cardholder presses, one per display, as `simulate --keys`: hex codes, comma-separated
           UCUBE_SIM_CHOICES  the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated
           UCUBE_TMS_SIM_HOME  the state directory of `ucube simulate --tms`
+          UCUBE_AUTHORIZE  the issuer's answer when --authorize is not given: a word --authorize takes, e.g. exec:PROGRAM (a host; docs/authorization.md)
           UCUBE_INPUT_LIMIT  lowers every input limit (standard input, files, FIFOs, the shell's lines, recordings) to this many bytes; never raises one (tests reach a limit with a few bytes)
           XDG_CONFIG_HOME  configuration (default ~/.config)
           XDG_STATE_HOME  state: logs, journal, history, simulators (default ~/.local/state)

@@ -24,6 +24,9 @@ enum Environment {
     /// $XDG_STATE_HOME/ucube (default ~/.local/state/ucube).
     static var stateDirectory: String { (xdg.stateHome ?? NSHomeDirectory() + "/.local/state") + "/ucube" }
 
+    /// $XDG_STATE_HOME/ucube/journal.jsonl: the payment journal.
+    static var journalPath: String { stateDirectory + "/journal.jsonl" }
+
     /// $XDG_STATE_HOME/ucube/logs: the log files (spec §11; `LogChoices.directoryName`).
     static var logDirectory: String { stateDirectory + "/" + LogChoices.directoryName }
 
@@ -154,6 +157,11 @@ extension Environment {
                 "the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated"
         ),
         Variable(name: "UCUBE_TMS_SIM_HOME", meaning: "the state directory of `ucube simulate --tms`"),
+        Variable(
+            name: HostChoices.environmentVariable,
+            meaning:
+                "the issuer's answer when --authorize is not given: a word --authorize takes, e.g. exec:PROGRAM (a host; docs/authorization.md)"
+        ),
         Variable(
             name: inputLimitVariable,
             meaning:

@@ -5,11 +5,20 @@ import UCubeProtocol
 
 /// The words `pay --authorize` and `--select` take (and a suite case's `authorize` and `select`), as tasks.
 enum PaymentTasks {
+    /// The --authorize word when none is given: $UCUBE_AUTHORIZE, else approve (the simulator's default).
+    static var defaultAuthorization: String { Environment.value(HostChoices.environmentVariable) ?? "approve" }
+
     /// approve, decline, unable, prompt (a terminal only: `prompts`, where its answer is read; nil: nobody can
     /// answer), or an 8A value in hex with optional issuer data.
     static func authorization(
-        _ text: String, field: String = "--authorize", prompts: PromptSource?
+        _ text: String, field: String = "--authorize", prompts: PromptSource?,
+        timeout: Duration = HostChoices.defaultTimeout
     ) throws -> any AuthorizationTask {
+        if let hook = HostHook(text) {
+            return HostAuthorization(
+                hook: hook, timeout: timeout, journal: PaymentJournal(path: Environment.journalPath),
+                terminal: HostDocuments.Terminal(device: nil, serial: nil, firmware: nil))
+        }
         switch text {
         case "approve": return FixedAuthorization(.approve)
         case "decline": return FixedAuthorization(.decline)
@@ -26,7 +35,7 @@ enum PaymentTasks {
                 return FixedAuthorization(.raw(try AuthorizationResponse(parsing: text)))
             } catch {
                 throw ValidationError(
-                    "\(field) must be approve, decline, unable, prompt, or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)"
+                    "\(field) must be approve, decline, unable, prompt, exec:PROGRAM (a host), or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)"
                 )
             }
         }
@@ -106,4 +115,12 @@ struct PromptSelection: ApplicationSelectionTask {
             if line.trimmingCharacters(in: .whitespaces) == "cancel" { return nil }
         }
     }
+}
+
+/// The authorisation host's settings (docs/authorization.md).
+enum HostChoices {
+    /// --authorize-timeout's default: a host that has not answered by then is "unable to go online".
+    static let defaultTimeout: Duration = .seconds(30)
+    /// The --authorize word when none is given.
+    static let environmentVariable = "UCUBE_AUTHORIZE"
 }

@@ -279,7 +279,7 @@ struct SuiteRequest: Decodable {
     func paymentRequest(readers defaultReaders: [CardReader], requestID: String, cvmTag: Bool = false) throws
         -> PaymentRequest
     {
-        let request = PaymentRequest(
+        var request = PaymentRequest(
             amount: try Parse.amount(amount, currency, option: "amount"), currency: currency,
             transactionType: transactionType,
             cashback: try cashback.map { try Parse.amount($0, currency, option: "cashback") },
@@ -289,6 +289,7 @@ struct SuiteRequest: Decodable {
             finalizationPlainTags: cvmTag && !PaymentTagDefaults.finalizationPlain(.icc).contains(Tag(0x9F34))
                 ? PaymentTagDefaults.finalizationPlain(.icc) + [Tag(0x9F34)] : nil,
             selectApplicationOnTerminal: select == "terminal", requestID: requestID)
+        request.hostAuthorization = HostHook(authorize) != nil
         do {
             try request.validate()
         } catch {
