@@ -21,7 +21,7 @@ package struct PaymentJournal: Sendable {
 
     /// One line of the journal.
     package struct Record: Codable, Hashable, Sendable {
-        /// "start", "step", "outcome" or "resolution".
+        /// "start", "step", "outcome", "resolution" or "reversal".
         package var kind: String
         package var requestID: String
         /// ISO 8601 UTC.
@@ -58,6 +58,10 @@ package struct PaymentJournal: Sendable {
         package var tsi: String?
         /// An outcome: the commands sent to the terminal for the payment, its starting steps included (spec §8.6).
         package var commands: Int?
+        /// A reversal: the host's reference of the authorisation reversed (with `reason`).
+        package var hostReference: String?
+        /// A reversal: the host acknowledged it (true), or it is owed (false).
+        package var acknowledged: Bool?
 
         package init(kind: String, requestID: String, time: String) {
             self.kind = kind
@@ -160,8 +164,9 @@ package struct PaymentJournal: Sendable {
     // MARK: - History
 
     /// The payments in the journal at `path`, oldest first: each start paired with its outcome by request id; a
-    /// start without an outcome reads as status "unknown" (the process died). Lines that do not decode (a torn last
-    /// line) are skipped. A missing file is an empty history.
+    /// start without an outcome reads as status "unknown" (the process died); a reversal record marks its payment
+    /// reversed. Lines that do not decode (a torn last line), and records of a kind this reader does not know, are
+    /// skipped. A missing file is an empty history.
     package static func history(_ path: String) throws(JournalError) -> [JournalEntry] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         let data: Data
@@ -204,6 +209,14 @@ package struct PaymentJournal: Sendable {
                     entries[index].resolution = JournalEntry.Resolution(
                         status: record.status ?? JournalEntry.unknownStatus, time: record.time, note: record.note)
                 }
+            case "reversal":
+                // Owed, then acknowledged: the latest record tells, and an acknowledgement is never taken back.
+                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
+                    let acknowledged = record.acknowledged == true || entries[index].reversal?.acknowledged == true
+                    entries[index].reversal = JournalEntry.Reversal(
+                        time: record.time, hostReference: record.hostReference, reason: record.reason,
+                        acknowledged: acknowledged)
+                }
             default:
                 continue
             }
@@ -243,6 +256,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package var lastState: String?
     /// The operator's decision on a payment whose outcome is unknown (`history resolve`).
     package var resolution: Resolution?
+    /// The host authorisation of the payment was reversed, or the reversal is owed: the payment counts as reversed.
+    package var reversal: Reversal?
     /// What a receipt shows (`Receipt`), from the outcome.
     package var cvmResults: String?
     package var signatureRequired: Bool?
@@ -258,6 +273,15 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
         package var status: String
         package var time: String
         package var note: String?
+    }
+
+    /// A `reversal` record of the payment: the latest, acknowledged once any was.
+    package struct Reversal: Hashable, Sendable, Encodable {
+        package var time: String
+        package var hostReference: String?
+        package var reason: String?
+        /// The host acknowledged the reversal; false: it is owed.
+        package var acknowledged: Bool
     }
 
     /// The status of a start without an outcome.
