@@ -453,13 +453,13 @@ _ucube_history() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|show|resolve)
+    list|show|resolve|totals)
         # Offer subcommand argument completions
         "_ucube_history_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list show resolve' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list show resolve totals' -- "${cur}"))
         ;;
     esac
 }
@@ -467,8 +467,8 @@ _ucube_history() {
 _ucube_history_list() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --unresolved --version -h --help)
-    repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --last)
+    repeating_options=(--device --status)
+    non_repeating_options=(--record --rpc-timeout --log-level --last --since --until)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -486,6 +486,18 @@ _ucube_history_list() {
         return
         ;;
     '--last')
+        return
+        ;;
+    '--status')
+        __ucube_add_completions -W 'approved'$'\n''declined'$'\n''cancelled'$'\n''card_wait_failed'$'\n''unsupported_card'$'\n''refused_card'$'\n''nfc_outcome_try_other_interface'$'\n''nfc_outcome_end_application'$'\n''nfc_outcome_failed'$'\n''chip_required'$'\n''nfc_mpos_error'$'\n''error'$'\n''error_disconnect'$'\n''error_shutting_down'$'\n''error_wrong_activated_reader'$'\n''error_missing_required_cryptogram'$'\n''error_wrong_cryptogram_value'$'\n''error_wrong_nfc_outcome'$'\n''reversed'$'\n''unknown'$'\n''unresolved'
+        return
+        ;;
+    '--since')
+        __ucube_add_completions -W 'today'$'\n''yesterday'
+        return
+        ;;
+    '--until')
+        __ucube_add_completions -W 'today'$'\n''yesterday'
         return
         ;;
     esac
@@ -543,6 +555,38 @@ _ucube_history_resolve() {
         return
         ;;
     '--note')
+        return
+        ;;
+    esac
+}
+
+_ucube_history_totals() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level --since --until)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--since')
+        __ucube_add_completions -W 'today'$'\n''yesterday'
+        return
+        ;;
+    '--until')
+        __ucube_add_completions -W 'today'$'\n''yesterday'
         return
         ;;
     esac

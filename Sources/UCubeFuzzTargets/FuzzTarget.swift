@@ -83,7 +83,11 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .dbus: BlueZFuzzSurface.message(bytes)
         case .stateFiles:
             let data = Data(bytes)
-            for entry in PaymentJournal.history(parsing: data) { _ = try? JSONEncoder().encode(entry) }
+            let history = PaymentJournal.history(parsing: data)
+            for entry in history { _ = try? JSONEncoder().encode(entry) }
+            // The end of day over whatever the journal holds: the filter reads its times, the totals add its amounts.
+            _ = PaymentTotals(HistoryFilter(since: 0, until: .max, statuses: [.unresolved, .reversed]).apply(history))
+            _ = PaymentTotals(history)
             CLIFuzzSurface.sessionFile(data)
             CLIFuzzSurface.rememberedDevices(data)
             CLIFuzzSurface.recording(data)

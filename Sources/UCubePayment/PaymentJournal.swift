@@ -28,7 +28,7 @@ package struct PaymentJournal: Sendable {
 
     /// One line of the journal.
     package struct Record: Codable, Hashable, Sendable {
-        /// "start", "step", "outcome" or "resolution".
+        /// "start", "step", "outcome", "resolution" or "reversal".
         package var kind: String
         package var requestID: String
         /// ISO 8601 UTC.
@@ -212,8 +212,9 @@ package struct PaymentJournal: Sendable {
     // MARK: - History
 
     /// The payments in the journal at `path`, oldest first: each start paired with its outcome by request id; a
-    /// start without an outcome reads as status "unknown" (the process died). Lines that do not decode (a torn last
-    /// line) are skipped. A missing file is an empty history.
+    /// start without an outcome reads as status "unknown" (the process died); a reversal record marks its payment
+    /// reversed. Lines that do not decode (a torn last line), and records of a kind this reader does not know, are
+    /// skipped. A missing file is an empty history.
     package static func history(_ path: String) throws(JournalError) -> [JournalEntry] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         let data: Data
@@ -253,16 +254,20 @@ package struct PaymentJournal: Sendable {
                 if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
                     entries[index].apply(authorization: record)
                 }
-            case "reversal":
-                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
-                    entries[index].apply(reversal: record)
-                }
             case "resolution":
                 if let index = entries.lastIndex(where: { $0.requestID == record.requestID }), entries[index].isUnknown,
                     entries[index].resolution == nil
                 {
                     entries[index].resolution = JournalEntry.Resolution(
                         status: record.status ?? JournalEntry.unknownStatus, time: record.time, note: record.note)
+                }
+            case "reversal":
+                // Owed, then acknowledged: the latest record tells, and an acknowledgement is never taken back.
+                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
+                    let acknowledged = record.acknowledged == true || entries[index].reversal?.acknowledged == true
+                    entries[index].reversal = JournalEntry.Reversal(
+                        time: record.time, hostReference: record.hostReference, reason: record.reason,
+                        acknowledged: acknowledged)
                 }
             default:
                 continue
@@ -303,6 +308,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package var lastState: String?
     /// The operator's decision on a payment whose outcome is unknown (`history resolve`).
     package var resolution: Resolution?
+    /// The host authorisation of the payment was reversed, or the reversal is owed: the payment counts as reversed.
+    package var reversal: Reversal?
     /// What a receipt shows (`Receipt`), from the outcome.
     package var cvmResults: String?
     package var signatureRequired: Bool?
@@ -321,8 +328,6 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package var hostProblem: String?
     /// The hook the authorisation went through (not encoded: an exec hook is a command line).
     package var hook: String?
-    /// "owed" or "acknowledged", once a reversal was written for the payment.
-    package var reversal: String?
 
     private enum CodingKeys: String, CodingKey {
         case requestID, startedAt, finishedAt, amount, currency, type, device, simulated, pid, runningPID, status
@@ -335,6 +340,15 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
         package var status: String
         package var time: String
         package var note: String?
+    }
+
+    /// A `reversal` record of the payment: the latest, acknowledged once any was.
+    package struct Reversal: Hashable, Sendable, Encodable {
+        package var time: String
+        package var hostReference: String?
+        package var reason: String?
+        /// The host acknowledged the reversal; false: it is owed.
+        package var acknowledged: Bool
     }
 
     /// The status of a start without an outcome.
@@ -378,18 +392,11 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
         hook = authorization.hook ?? hook
     }
 
-    mutating func apply(reversal record: PaymentJournal.Record) {
-        // Once acknowledged, a later owed record (a second process that raced to send it) changes nothing.
-        guard reversal != "acknowledged" else { return }
-        reversal = record.acknowledged == true ? "acknowledged" : "owed"
-        hostReference = hostReference ?? record.hostReference
-    }
-
     /// A reversal this payment is owed, if any (docs/authorization.md, "Reversals"): its host approved, or was asked and
     /// never journalled an answer, and the payment did not end APPROVED, and no acknowledged reversal says the host
     /// knows. `running`: the payment's process is alive (its own end decides); the caller knows, this value does not.
     package func owedReversal(running: Bool) -> OwedReversal? {
-        guard let hook, hostDecision == "approve" || hostDecision == "pending", reversal != "acknowledged" else {
+        guard let hook, hostDecision == "approve" || hostDecision == "pending", reversal?.acknowledged != true else {
             return nil
         }
         if status == PaymentStatus.approved.rawValue { return nil }

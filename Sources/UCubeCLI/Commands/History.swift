@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UCubeLink
 import UCubePayment
 import UCubeProtocol
 
@@ -16,9 +17,10 @@ extension UCube {
                 resolution of a payment whose process died; never clear card data. A payment with no outcome is \
                 unknown: `history --unresolved` lists those no one has resolved yet, each with the last command \
                 known to have reached the terminal (its answer was journalled), and `history resolve ID --status \
-                STATUS` records what the operator found out (from the acquirer, say), keeping the original records.
+                STATUS` records what the operator found out (from the acquirer, say), keeping the original records. \
+                `history totals` counts and sums the payments of a period, per currency and transaction type.
                 """,
-            subcommands: [List.self, Show.self, Resolve.self],
+            subcommands: [List.self, Show.self, Resolve.self, Totals.self],
             defaultSubcommand: List.self)
 
         /// The journal's payments, oldest first, once the reversals a host is owed were sent (docs/authorization.md).
@@ -33,6 +35,42 @@ extension UCube {
         }
 
         static var journalPath: String { Environment.stateDirectory + "/journal.jsonl" }
+
+        /// The filter the line asks for: `period`, `statuses`, and the line's own `--device` (never the shell's
+        /// `set device`, `$UCUBE_DEVICE` or the remembered default: without `--device`, every device).
+        static func filter(
+            period: HistoryPeriodOptions, statuses: Set<StatusSelector>, context: CommandContext
+        ) throws -> HistoryFilter {
+            let (since, until) = try period.period(now: Date(), timeZone: .current)
+            return HistoryFilter(
+                since: since, until: until, statuses: statuses, devices: try journalDevices(context.givenDevices))
+        }
+
+        /// The devices `given` names, as the journal writes them (`DeviceAddress.description`: `simulator` is
+        /// "sim", `/dev/ttyUSB0` "serial:///dev/ttyUSB0"); a name remembered by `ucube connect` is its address, as
+        /// the payment journalled it.
+        static func journalDevices(_ given: [String]) throws -> Set<String> {
+            var devices = Set<String>()
+            for text in given {
+                do {
+                    var address = try DeviceAddress(parsing: text)
+                    if case .remembered(let name) = address {
+                        guard let known = try RememberedDevices.find(name) else {
+                            throw CLIFailure(
+                                ExitCodes.usage, "unknown device '\(name)': not a device address or a remembered name",
+                                hint:
+                                    "the journal names devices by address (sim, tcp://HOST:PORT, …: `history show ID` and `history --json` give it); `ucube connect --list` shows the remembered names"
+                            )
+                        }
+                        address = try DeviceAddress(parsing: known.address)
+                    }
+                    devices.insert(address.description)
+                } catch let error as LinkError {
+                    throw CLIFailure(ExitCodes.usage, error.reason)
+                }
+            }
+            return devices
+        }
 
         /// The payment `id` names: its request id, or an unambiguous prefix of it.
         static func entry(_ id: String, in entries: [JournalEntry]) throws -> JournalEntry {
@@ -52,10 +90,19 @@ extension UCube {
 }
 
 extension UCube.History {
-    /// `ucube history [--last N] [--unresolved]`.
+    /// `ucube history [--last N] [--unresolved] [--status STATUS] [--since TIME] [--until TIME] [--device NAME]`.
     struct List: UCubeCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List the journalled payments (the default).")
+            commandName: "list", abstract: "List the journalled payments (the default).",
+            discussion: """
+                The filters combine: a payment is listed when it started in the period (--since inclusive, --until \
+                exclusive), has one of the statuses given, and was taken on one of the devices given (--device: an \
+                address as the journal records it, as `history show ID` gives it, or a name remembered by \
+                `ucube connect`; without it, every device). A payment counts by the operator's resolution when it \
+                has one, and as REVERSED when a reversal record names it, as `history totals` counts it.
+
+                Example: ucube history --since today --status approved,declined --device sim
+                """)
 
         @OptionGroup var globals: GlobalOptions
 
@@ -64,21 +111,41 @@ extension UCube.History {
 
         @Flag(
             help:
-                "Only the payments whose outcome is unknown and not resolved, with the last command known to have reached the terminal, and those a host is owed a reversal for."
+                "Only the payments whose outcome is unknown and not resolved, with the last command known to have reached the terminal (--status unresolved), and those a host is owed a reversal for."
         )
         var unresolved = false
 
+        @Option(
+            name: .customLong("status"),
+            help: ArgumentHelp(
+                "Only the payments with this status; repeat it, or separate statuses with commas, for any of them: \(StatusSelector.allNames.joined(separator: ", ")) (any case). unknown: no outcome, resolution or reversal; unresolved: what --unresolved lists; reversed: a reversal record names it.",
+                valueName: "status"),
+            completion: .list(StatusSelector.allNames.map { $0.lowercased() }))
+        var statusWords: [String] = []
+
+        @OptionGroup var period: HistoryPeriodOptions
+
+        func validate() throws { _ = try HistoryStatusWords.selectors(statusWords) }
+
         func run(in context: CommandContext) async throws {
-            var entries = try await UCube.History.entries()
-            if unresolved { entries = entries.filter { $0.isUnresolved || $0.reversalOwed } }
+            var statuses = try HistoryStatusWords.selectors(statusWords)
+            if unresolved { statuses.insert(.unresolved) }
+            let filter = try UCube.History.filter(period: period, statuses: statuses, context: context)
+            var entries = filter.apply(try await UCube.History.entries())
             if let last { entries = Array(entries.suffix(max(0, last))) }
-            try ValueReport(value: entries, lines: Self.lines(entries, unresolved: unresolved)).print(
-                json: context.json)
+            try ValueReport(value: entries, lines: Self.lines(entries, filter: filter)).print(json: context.json)
         }
 
-        /// A line per payment, or one saying there is none.
-        static func lines(_ entries: [JournalEntry], unresolved: Bool) -> [String] {
-            if entries.isEmpty { return [unresolved ? "no unresolved payments" : "no payments journalled"] }
+        /// A line per payment, or one saying there is none; with the last command that reached the terminal when
+        /// only the unresolved are asked for.
+        static func lines(_ entries: [JournalEntry], filter: HistoryFilter) -> [String] {
+            let unresolved = filter.statuses == [.unresolved]
+            if entries.isEmpty {
+                if unresolved && filter.since == nil && filter.until == nil && filter.devices.isEmpty {
+                    return ["no unresolved payments"]
+                }
+                return [filter.takesAll ? "no payments journalled" : "no payments match"]
+            }
             return entries.map { e in
                 let amount =
                     e.amount.flatMap { amount in
@@ -89,7 +156,8 @@ extension UCube.History {
                     (e.runningPID.map { "running (pid \($0))" } ?? e.resolution.map {
                         "\(e.status) (resolved \($0.status))"
                     }
-                        ?? e.status) + (e.simulated ? " (simulated)" : "")
+                        ?? e.status) + (e.reversal.map { $0.acknowledged ? " (reversed)" : " (reversal owed)" } ?? "")
+                    + (e.simulated ? " (simulated)" : "")
                 var fields = [
                     e.startedAt ?? "-", status, amount, e.type ?? "", e.entryMode ?? "", e.maskedPAN ?? "", e.aid ?? "",
                     e.requestID,
@@ -144,6 +212,14 @@ extension UCube.History {
                     (
                         "resolved",
                         entry.resolution.map { "\($0.status) at \($0.time)" + ($0.note.map { ": \($0)" } ?? "") }
+                    ),
+                    (
+                        "reversal",
+                        entry.reversal.map {
+                            ($0.acknowledged ? "acknowledged" : "owed") + " at \($0.time)"
+                                + ($0.hostReference.map { ", host reference \($0)" } ?? "")
+                                + ($0.reason.map { ": \($0)" } ?? "")
+                        }
                     ),
                 ]
                 let lines = fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : "\(label): \($0)" } }
@@ -215,6 +291,34 @@ extension UCube.History {
                 value: resolved, lines: ["payment \(entry.requestID): unknown, resolved \(decided.rawValue)"]
             )
             .print(json: context.json)
+        }
+    }
+
+    /// `ucube history totals [--since TIME] [--until TIME] [--device NAME]`.
+    struct Totals: UCubeCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "totals",
+            abstract: "Count and sum the journalled payments of a period, per currency and transaction type.",
+            discussion: """
+                The end-of-day figures a terminal integration reconciles against: for each currency and \
+                transaction type, the count and the amount of the approved, declined and reversed payments (and of \
+                the reversals the host has not acknowledged yet), then the rest (cancelled, failed, unknown, …) \
+                counted by status, so that every payment of the period counts once. A payment resolved by an \
+                operator counts by the resolved status; one that a reversal record names counts as reversed, \
+                whatever the card said. Simulated payments are totalled apart. Amounts are formatted with the \
+                currency's exponent; with --json they are minor units (an integer) in an object with a `version`.
+
+                Example: ucube history totals --since yesterday --until today --json
+                """)
+
+        @OptionGroup var globals: GlobalOptions
+
+        @OptionGroup var period: HistoryPeriodOptions
+
+        func run(in context: CommandContext) async throws {
+            let filter = try UCube.History.filter(period: period, statuses: [], context: context)
+            let entries = filter.apply(try await UCube.History.entries())
+            try TotalsReport(PaymentTotals(entries), filter: filter).print(json: context.json)
         }
     }
 }

@@ -285,7 +285,8 @@ extension UCube {
             let fields: [(String, String?)] = [
                 ("status", status + (entry.reason.map { " (\($0))" } ?? "")), ("amount", amount),
                 ("request id", entry.requestID), ("finished", entry.finishedAt ?? entry.resolution?.time),
-                ("card", entry.maskedPAN), ("host", entry.hostDecision), ("reversal", entry.reversal),
+                ("card", entry.maskedPAN), ("host", entry.hostDecision),
+                ("reversal", entry.reversal.map { $0.acknowledged ? "acknowledged" : "owed" }),
                 ("note", "already journalled: no new payment was taken"),
             ]
             let lines = fields.compactMap { label, value in value.flatMap { $0.isEmpty ? nil : "\(label): \($0)" } }
