@@ -240,6 +240,41 @@ import Testing
         #expect(reversals.first?["requestId"] as? String == "host-killed-1")
     }
 
+    /// A host that does not acknowledge the reversal: it stays owed, `history --unresolved` lists it, and each command
+    /// that opens the journal tries again until the host acknowledges it; then it is listed no more.
+    @Test func anUnacknowledgedReversalStaysOwedAndListed() async throws {
+        let (sandbox, hook, log) = try Self.sandbox(
+            hook: #"echo '{"decision": "approve", "hostReference": "AUTH-U"}'"#)
+        let refuse = sandbox.directory.appendingPathComponent("refuse-reversals")
+        try Data().write(to: refuse)
+        // The reversal branch acknowledges unless the file says not to (the hook's own first lines answer it).
+        let script = sandbox.directory.appendingPathComponent("hook.sh")
+        let text = try String(contentsOf: script, encoding: .utf8).replacingOccurrences(
+            of: #"*'"type":"reversal"'*) echo"#,
+            with: #"*'"type":"reversal"'*) [ -e '\#(refuse.path)' ] && exit 1; echo"#)
+        try text.write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        sandbox.environment["UCUBE_SIM_FAULT"] = "drop@" + String(try await Self.finalisationFrame(hook: hook))
+        let run = try await sandbox.run([
+            "--device", "sim", "--json", "pay", "11.00", "--currency", "EUR", "--card", "visa-contact", "--authorize",
+            hook, "--request-id", "host-unacked-1",
+        ])
+        let host = try #require(try Self.json(run)["host"] as? [String: Any], "\(run.stdout)")
+        #expect(host["reversal"] as? String == "owed", "\(host) \(run.stderr)")
+        let listed = try await sandbox.run(["history", "--unresolved"])
+        #expect(listed.stdout.contains("host-unacked-1"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("reversal owed"), "\(listed.stdout)")
+        // The host comes back: the next command's reversal is acknowledged, and it is listed no more.
+        try FileManager.default.removeItem(at: refuse)
+        let again = try await sandbox.run(["history", "--unresolved"])
+        #expect(again.stderr.contains("reversal of host-unacked-1 acknowledged"), "\(again.stderr)")
+        #expect(!again.stdout.contains("host-unacked-1"), "\(again.stdout)")
+        let reversals = try Self.documents(log).filter { $0["type"] as? String == "reversal" }
+        // One refused at the payment's end, one refused by the first listing, one acknowledged.
+        #expect(reversals.count == 3, "\(reversals.count)")
+        #expect(Set(reversals.compactMap { $0["requestId"] as? String }) == ["host-unacked-1"])
+    }
+
     /// A request id pays once: again, it prints the recorded outcome and takes no payment; at the same time, one pays
     /// and the other exits 7.
     @Test func aRequestIDPaysOnceEvenConcurrently() async throws {

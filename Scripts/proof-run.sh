@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One cold, loaded run of the README's test command, the way a new user meets it (issue 36): the packages
+# Scripts/setup.sh installs removed first (apt-get remove: run it only on a machine you may change), a fresh clone of
+# this repository at COMMIT, `stress-ng --cpu 4` beside it (load 6 or more on two cores), then the README's second
+# command verbatim. Writes the clone to $PROOF_DIR/cold-N and the log to $PROOF_DIR/cold-N.log (default /work/proof),
+# with the load every minute and the 20 slowest tests at the end.
+#   Scripts/proof-run.sh N COMMIT
+set -u
+n=${1:?usage: Scripts/proof-run.sh N COMMIT}; commit=${2:?usage: Scripts/proof-run.sh N COMMIT}
+command -v stress-ng >/dev/null || apt-get install -y stress-ng >/dev/null 2>&1 || { echo "proof-run.sh: needs stress-ng" >&2; exit 1; }
+proof=${PROOF_DIR:-/work/proof}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$proof"
+dir=$proof/cold-$n
+log=$proof/cold-$n.log
+rm -rf "$dir"
+{
+echo "== cold run $n of $commit, $(date -u +%FT%TZ)"
+apt-get remove -y libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-dbusmock tshark qemu-system-x86 \
+    debootstrap busybox-static python3-jsonschema hyperfine >/dev/null 2>&1
+echo "removed packages; left: $(dpkg -l libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-dbusmock tshark qemu-system-x86 2>/dev/null | grep -c '^ii')"
+git clone -q "$repo" "$dir" && git -C "$dir" checkout -q "$commit"
+# shared/ beside it, as CI has it.
+[ -e "$repo/../shared" ] && ln -sfn "$(cd "$repo/../shared" && pwd)" "$proof/shared"
+cd "$dir"
+stress-ng --cpu 4 --timeout 7200 >/dev/null 2>&1 &
+stress=$!
+test_command=$(awk '/^```sh$/ { inside = 1; next } inside && /^```/ { exit } inside && ++n == 2 { print; exit }' README.md)
+echo "+ $test_command"
+start=$(date +%s)
+( while sleep 60; do echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"; done ) &
+loadlog=$!
+bash -c "$test_command" 2>&1
+status=$?
+kill $loadlog $stress 2>/dev/null
+echo "== cold run $n: exit $status after $(( $(date +%s) - start )) s"
+bash Scripts/slowest-tests.sh /dev/stdin 20 < <(cat "$log") 2>/dev/null | tail -22
+} > "$log" 2>&1
