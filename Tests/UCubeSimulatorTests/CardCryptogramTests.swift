@@ -138,6 +138,27 @@ struct CardCryptogramTests {
         }
     }
 
+    @Test("declines-second-ac: ARQC at the first GENERATE AC, AAC at the second even with a valid 91 and 00")
+    func theCardThatDeclinesTheSecondGenerateAC() async throws {
+        let card = try #require(CardCatalogue.named("declines-second-ac")?.card)
+        #expect(card.declinesSecondGenerateAC)
+        let link = try Self.link("declines-second-ac")
+        defer { Task { await link.close() } }
+        let first = Self.field55(try await Self.firstGenerateAC(link).tlvs)
+        #expect(first[0x9F27] == [0x80])
+        let check = try Self.issuerCheck(card, first)
+        #expect(check.isValid)
+        // Its own key: the default card's key does not verify it.
+        #expect(try !Self.issuerCheck(.visaContact, first).isValid)
+        let final = try await Self.secondGenerateAC(
+            link, arc: "00", tag91: try check.issuerAuthenticationData(arc: Array("00".utf8)))
+        #expect(final.status == .finalisationDeclined)
+        let second = Self.field55(final.tlvs)
+        #expect(second[0x9F27] == [0x00])
+        #expect(Self.cvrByte2(second) == 0x20)  // AAC, not an issuer-authentication failure
+        #expect(try Self.issuerCheck(card, second).isValid)
+    }
+
     @Test("the first GENERATE AC's TC and AAC, and a contactless read's cryptogram, verify with the test IMK")
     func offlineAndContactlessCryptogramsVerify() async throws {
         for (name, cid, cvr) in [("approved-offline-tc", 0x40, 0x90), ("declined-aac", 0x00, 0x80)]
