@@ -314,7 +314,7 @@ _ucube_pay() {
         return
         ;;
     '--card')
-        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
+        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'$'\n''declines-second-ac'
         return
         ;;
     '--request-id')
@@ -354,7 +354,7 @@ _ucube_read-card() {
         return
         ;;
     '--card')
-        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
+        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'$'\n''declines-second-ac'
         return
         ;;
     esac
@@ -2025,7 +2025,7 @@ _ucube_simulate() {
         return
         ;;
     '--card')
-        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'
+        __ucube_add_completions -W 'visa-contact'$'\n''mc-two-apps'$'\n''visa-offline-pin'$'\n''mc-online-pin'$'\n''visa-contactless'$'\n''mc-contactless-online'$'\n''mc-contactless-online-pin'$'\n''visa-contactless-declined'$'\n''visa-contactless-signature'$'\n''contactless-try-other'$'\n''contactless-end-application'$'\n''magstripe-chip-required'$'\n''no-common-app'$'\n''card-refused'$'\n''card-removed'$'\n''card-timeout'$'\n''declined-aac'$'\n''approved-offline-tc'$'\n''declines-second-ac'
         return
         ;;
     '--suite')

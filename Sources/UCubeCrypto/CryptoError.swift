@@ -27,6 +27,9 @@ package struct CryptoError: CodedError {
         case insufficientRandomBytes
         /// The operation is not supported (e.g. TDES encipherment of an ISO 9564 format 4 block).
         case unsupported
+        /// EMV data a cryptogram check needs was absent or malformed (an authorisation request without its 8-byte
+        /// ARQC, 9F26).
+        case invalidEMVData
         /// A hexadecimal string could not be parsed.
         case invalidHex
         /// libcrypto reported a failure.

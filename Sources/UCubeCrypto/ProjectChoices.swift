@@ -51,6 +51,14 @@ package enum CryptoChoices {
     /// Default ISO 9564-1 PIN block format (1, 3 and 4 selectable), enciphered with the DUKPT PIN variant (TDES-ECB).
     package static let defaultPINBlockFormat: PINBlockFormat = .iso0
 
+    // MARK: EMV application cryptograms (§12.4)
+
+    /// The **test** issuer master key (IMK) for application cryptograms, `0123456789ABCDEFFEDCBA9876543210`: public on
+    /// purpose, like the test BDK (the same value: the classic test key, also the IMK of pyemv's published examples),
+    /// never a real issuer's. Every simulated card's ICC master key is derived from it (EMV Book 2 A1.4.1 option A),
+    /// and a host simulator checks ARQCs and makes ARPCs with it (`EMVIssuer`).
+    package static let testIssuerMasterKey: [UInt8] = CryptoHex.literal("0123456789ABCDEFFEDCBA9876543210")
+
     // MARK: KSN-format record, tag CD (§12.2)
 
     /// Simulator value of tag CD: for key index 0 (PIN) and 1 (data): KSI 40 bits `FFFF987654`, KSN 80 bits

@@ -90,7 +90,8 @@ package enum CardCatalogue {
         cvm: CardProfile.CardholderVerification = .noCVMRequired,
         cryptogram: CardProfile.Cryptogram = .arqc,
         outcome: [UInt8] = [0x30, 0x36],
-        refuses: Bool = false
+        refuses: Bool = false,
+        declinesSecondGenerateAC: Bool = false
     ) -> CardProfile {
         CardProfile(
             name: name,
@@ -101,6 +102,7 @@ package enum CardCatalogue {
             expiry: "2512",
             cardholderName: "CARDHOLDER/VISA",
             firstCryptogram: cryptogram,
+            declinesSecondGenerateAC: declinesSecondGenerateAC,
             contactlessOutcome: outcome,
             cardholderVerification: cvm,
             refusesTransaction: refuses
@@ -272,6 +274,14 @@ package enum CardCatalogue {
             summary: "Visa chip approves offline: first GENERATE AC answers TC (9F27 40)",
             script: script(visa("approved-offline-tc", [.contact], cryptogram: .tc)),
             expectedStatus: "APPROVED"
+        ),
+        CardScenario(
+            name: "declines-second-ac",
+            summary: "Visa chip, online ARQC, then AAC at the second GENERATE AC whatever the issuer answers",
+            script: script(
+                visa("declines-second-ac", [.contact], pan: "4761739001010150", declinesSecondGenerateAC: true)
+            ),
+            expectedStatus: "DECLINED"
         ),
     ]
 }

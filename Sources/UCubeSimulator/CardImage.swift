@@ -104,6 +104,7 @@ package struct CardImage: Sendable, Hashable, Decodable {
         guard (0...99).contains(sequence) else {
             throw c.invalid(.panSequenceNumber, "a PAN sequence number is 0 to 99")
         }
+        let sequenceBCD = UInt8(sequence / 10) << 4 | UInt8(sequence % 10)  // 5F34 is n2: 12 → 0x12
 
         let applications = try c.decode([ApplicationImage].self, forKey: .applications).map(\.application)
         var cvm = CardProfile.CardholderVerification.noCVMRequired
@@ -129,7 +130,7 @@ package struct CardImage: Sendable, Hashable, Decodable {
 
         var profile = CardProfile(
             name: name, interfaces: interfaces, preferredInterface: preferred, applications: applications, pan: pan,
-            panSequenceNumber: UInt8(sequence), expiry: expiry, effectiveDate: effective, serviceCode: serviceCode,
+            panSequenceNumber: sequenceBCD, expiry: expiry, effectiveDate: effective, serviceCode: serviceCode,
             cardholderName: holder, issuerCountry: bcd, atr: try c.hex(.atr, count: 2...33),
             aip: try c.hex(.aip, count: 2...2) ?? [0x38, 0x00],
             issuerApplicationData: try c.hex(.issuerApplicationData, count: 1...32) ?? [

@@ -86,7 +86,7 @@ package struct CardProfile: Sendable, Hashable {
     package var applications: [Application]
     /// Primary account number, 12 to 19 digits.
     package var pan: String
-    /// PAN sequence number (5F34).
+    /// PAN sequence number (5F34): two BCD digits, 0x01 for "01".
     package var panSequenceNumber: UInt8
     /// Expiry "YYMM" (the day is the last day of that month in 5F24).
     package var expiry: String
@@ -106,6 +106,9 @@ package struct CardProfile: Sendable, Hashable {
     package var issuerApplicationData: [UInt8]
     /// The first GENERATE AC decision (TransactionProcess 9F27).
     package var firstCryptogram: Cryptogram
+    /// The second GENERATE AC (TransactionFinalisation) answers AAC, declined, whatever the issuer answered (a card
+    /// whose own risk management refuses the online approval).
+    package var declinesSecondGenerateAC: Bool
     /// DF72 outcome of a contactless read (spec §7.5): `30 36` receipt + approved offline.
     package var contactlessOutcome: [UInt8]
     /// Application transaction counter (9F36) before the first transaction of a connection.
@@ -142,6 +145,7 @@ package struct CardProfile: Sendable, Hashable {
         aip: [UInt8] = [0x38, 0x00],
         issuerApplicationData: [UInt8] = [0x06, 0x01, 0x0A, 0x03, 0xA0, 0x00, 0x00],
         firstCryptogram: Cryptogram = .arqc,
+        declinesSecondGenerateAC: Bool = false,
         contactlessOutcome: [UInt8] = [0x30, 0x36],
         initialATC: UInt16 = 0x0010,
         cardholderVerification: CardholderVerification = .noCVMRequired,
@@ -163,6 +167,7 @@ package struct CardProfile: Sendable, Hashable {
         self.aip = aip
         self.issuerApplicationData = issuerApplicationData
         self.firstCryptogram = firstCryptogram
+        self.declinesSecondGenerateAC = declinesSecondGenerateAC
         self.contactlessOutcome = contactlessOutcome
         self.initialATC = initialATC
         self.cardholderVerification = cardholderVerification

@@ -74,6 +74,12 @@ import UCubeProtocol
 ///   entered") and makes the enciphered PIN block available as DF3E (PIN KSN), DF3F and 99; a later
 ///   SimplifiedOnlinePIN of the same session answers under the same PIN KSN. An offline PIN is always verified.
 ///   A card with `refusesTransaction` answers −301. A contactless read sets 9F34 from the DF72 CVM byte.
+/// - §12.4: 9F26 is a real EMV cryptogram (`CardCryptogram`, on UCubeCrypto's `EMVApplicationCryptogram`): each
+///   card's ICC master key is derived from `CryptoChoices.testIssuerMasterKey` and its PAN and PSN; TransactionProcess,
+///   a contactless read and TransactionFinalisation MAC the data the terminal reports. TransactionFinalisation checks
+///   a 91 (ARPC method 1): one that does not verify declines whatever 8A says; without 91, 8A decides. 9F10's Visa CVR
+///   byte 2 tells the cryptograms answered and an issuer-authentication failure. No cryptogram draws on the seeded
+///   generator: the transcripts of one seed stay the same.
 /// - Faults (`SimulatorFaults`): arrivals of each command id are counted from when the script was set; at the chosen
 ///   arrival of `disconnectAt` the terminal stops reading and answering (the command is not answered, a pending
 ///   command is dropped) and `serve` returns `.disconnected`; the device state (SECURED included) and the card
@@ -244,7 +250,8 @@ package enum SimulatorChoices {
     /// terminal risk management performed).
     static let defaultTSI: [UInt8] = [0xE8, 0x00]
 
-    /// 0x5513: status 7 (TC) when 8A is "00" (§7.7 "the only value the old SDK treats as approved"), 8 (AAC) otherwise.
+    /// 0x5513: status 7 (TC) when 8A is "00" (§7.7 "the only value the old SDK treats as approved"), 8 (AAC) otherwise
+    /// (and whatever 8A says when a 91 does not verify, §12.4).
     static let approvedARC: [UInt8] = [0x30, 0x30]
 
     /// 0x5531: DF72 after CompleteNFC: `30 36` (approved) when DF73 is "00", `30 37` (declined) otherwise.

@@ -133,6 +133,49 @@ extension TerminalSimulator {
         return [UInt8(runtime.atc >> 8), UInt8(runtime.atc & 0xFF)]
     }
 
+    // MARK: - Application cryptograms (spec §12.4)
+
+    /// The data objects of the cryptogram's data list (`EMVApplicationCryptogram.dataTags`) as the terminal reports
+    /// them for `transaction` with the card at a reader: card-image overrides and omissions included, so the data a
+    /// host receives is the data the card MACed.
+    private func cryptogramData(_ transaction: CardTransaction) -> [UInt32: [UInt8]] {
+        var data: [UInt32: [UInt8]] = [:]
+        for tag in EMVApplicationCryptogram.dataTags {
+            data[tag] = dataObject(tag, transaction, cardAtReader: true)
+        }
+        return data
+    }
+
+    /// 9F26 of `transaction` for `card`: a function of the data, so the same seed gives the same transcript.
+    private func applicationCryptogram(_ card: CardProfile, _ transaction: CardTransaction) -> [UInt8] {
+        let data = cryptogramData(transaction)
+        return Self.crypto { try CardCryptogram.cryptogram(card, data: data) }
+    }
+
+    /// The card's check of the 91 the second GENERATE AC carries (`nil`: none came), against the ARQC of
+    /// `transaction`, under the session key that ARQC was computed with.
+    private func issuerAuthentication(
+        _ issuerAuthenticationData: [UInt8]?,
+        _ card: CardProfile,
+        _ transaction: CardTransaction
+    ) -> EMVApplicationCryptogram.IssuerAuthentication? {
+        guard let issuerAuthenticationData else { return nil }
+        guard let arqc = transaction.data[0x9F26] else { return .failed }
+        let atc = EMVApplicationCryptogram.atc(cryptogramData(transaction))
+        return Self.crypto {
+            try EMVApplicationCryptogram.verifyIssuerAuthenticationData(
+                issuerAuthenticationData,
+                sessionKey: EMVApplicationCryptogram.sessionKey(masterKey: CardCryptogram.masterKey(card), atc: atc),
+                arqc: arqc)
+        }
+    }
+
+    /// Keeps the transaction date (9A, today's unless the host sent one) in `transaction` once the card MACs it: a
+    /// later read gives the date the cryptogram covers, even after midnight.
+    private func keepTransactionDate(_ transaction: inout CardTransaction) {
+        if transaction.data[0x9A] == nil { transaction.data[0x9A] = today().date }
+    }
+
     /// The card in the ICC reader, or `nil` (contact commands then answer −35).
     private var insertedCard: CardProfile? {
         guard runtime.cardPresent == .contact else { return nil }
@@ -215,7 +258,10 @@ extension TerminalSimulator {
             if let version = command.applicationVersion { runtime.transaction.data[0x9F09] = version }
             runtime.transaction.data[0x9F36] = nextATC()
             runtime.transaction.data[0x9F27] = [cryptogram.rawValue]
-            runtime.transaction.data[0x9F26] = random.bytes(8)
+            keepTransactionDate(&runtime.transaction)
+            runtime.transaction.data[0x9F10] = CardCryptogram.issuerApplicationData(
+                card.issuerApplicationData, first: cryptogram)
+            runtime.transaction.data[0x9F26] = applicationCryptogram(card, runtime.transaction)
             runtime.transaction.data[0x9B] = SimulatorChoices.defaultTSI
             runtime.transaction.stage = .processed(cryptogram)
             let answer = tlvs(tags(SimulatorChoices.generateACTags, then: command.requestedTags), includeSRED: false)
@@ -223,18 +269,25 @@ extension TerminalSimulator {
         }
     }
 
-    /// spec §5.2 0x5513: second GENERATE AC after an ARQC: status 7 (TC) when 8A is "00", else 8 (AAC).
+    /// spec §5.2 0x5513: second GENERATE AC after an ARQC: status 7 (TC) when 8A is "00", else 8 (AAC); with a 91
+    /// whose ARPC does not verify, or a card that declines it, 8 whatever 8A says (spec §12.4).
     func transactionFinalisation(_ request: Request) -> Outcome {
         parsed(TransactionFinalisation.self, request) { command in
-            guard insertedCard != nil else { return .now(Reply(SimulatorChoices.noCardStatus)) }
+            guard let card = insertedCard else { return .now(Reply(SimulatorChoices.noCardStatus)) }
             guard runtime.transaction.stage == .processed(.arqc) else {
                 return .now(Reply(SimulatorChoices.outOfOrderStatus))
             }
-            let approved = command.authorisationResponseCode == SimulatorChoices.approvedARC
-            let cryptogram: CryptogramType = approved ? .tc : .aac
+            let decision = CardCryptogram.secondGenerateAC(
+                arc: command.authorisationResponseCode,
+                issuerAuthentication: issuerAuthentication(
+                    command.issuerAuthenticationData, card, runtime.transaction),
+                declines: card.declinesSecondGenerateAC)
+            let approved = decision.cryptogram == .tc
             runtime.transaction.data[0x8A] = command.authorisationResponseCode
-            runtime.transaction.data[0x9F27] = [cryptogram.rawValue]
-            runtime.transaction.data[0x9F26] = random.bytes(8)
+            runtime.transaction.data[0x9F27] = [decision.cryptogram.rawValue]
+            runtime.transaction.data[0x9F10] = CardCryptogram.issuerApplicationData(
+                card.issuerApplicationData, first: .arqc, second: decision)
+            runtime.transaction.data[0x9F26] = applicationCryptogram(card, runtime.transaction)
             runtime.transaction.stage = .finalised
             let answer = tlvs(tags(SimulatorChoices.generateACTags, then: command.requestedTags), includeSRED: false)
             let response = TransactionFinalisation.Response(approved: approved, tlvs: answer)
@@ -295,7 +348,10 @@ extension TerminalSimulator {
                 transaction.data[0x9F37] = random.bytes(4)
                 transaction.data[0x9F36] = nextATC()
                 transaction.data[0x9F27] = [cryptogram.rawValue]
-                transaction.data[0x9F26] = random.bytes(8)
+                keepTransactionDate(&transaction)
+                transaction.data[0x9F10] = CardCryptogram.issuerApplicationData(
+                    card.issuerApplicationData, first: cryptogram)
+                transaction.data[0x9F26] = applicationCryptogram(card, transaction)
                 transaction.data[NFCOutcome.tag.rawValue] = outcome.bytes
                 transaction.data[0x9F34] =
                     switch outcome.cvm {

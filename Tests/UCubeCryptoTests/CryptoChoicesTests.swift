@@ -19,6 +19,8 @@ import Testing
         #expect(CryptoChoices.responseMACVariant == .macResponse)
         #expect(CryptoChoices.requestMACVariant == .macRequest)
         #expect(CryptoChoices.defaultPINBlockFormat == .iso0)
+        // spec §12.4: the test issuer master key of the simulated cards' cryptograms.
+        #expect(hx(CryptoChoices.testIssuerMasterKey) == "0123456789ABCDEFFEDCBA9876543210")
         // 00 | 00 28 FFFF987654 | 01 50 FFFF9876543210E00000 | 03 15 000000 | FF, then the same for key index 01
         let record = "00" + "0028FFFF987654" + "0150FFFF9876543210E00000" + "0315000000" + "FF"
         #expect(hx(CryptoChoices.ksnFormatRecord) == record + "01" + record.dropFirst(2))

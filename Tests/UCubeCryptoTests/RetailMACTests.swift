@@ -20,6 +20,19 @@ import Testing
         #expect(hx(try RetailMAC.compute(key: h("7962D9ECE03D1ACD4C76089DCE131543"), data: data)) == "5F1448EEA8AD90A7")
     }
 
+    // The same ICAO vector with padding method 2 done by `compute` (EMV Book 2 A1.2.1 uses it for cryptograms): the
+    // 80 00… block is appended by the MAC, not by the caller; a message of whole blocks gets a whole block more.
+    @Test func paddingMethodTwoIsTheICAOVector() throws {
+        let data = h("72C29C2371CC9BDB65B779B8E8D37B29ECC154AA56A8799FAE2F498F76ED92F2")
+        let key = h("7962D9ECE03D1ACD4C76089DCE131543")
+        #expect(hx(try RetailMAC.compute(key: key, data: data, padding: .method2)) == "5F1448EEA8AD90A7")
+        #expect(RetailMAC.padMethod2([]) == h("8000000000000000"))
+        #expect(RetailMAC.padMethod2(h("01020304050607")) == h("0102030405060780"))
+        #expect(RetailMAC.padMethod2(h("0102030405060708")) == h("01020304050607088000000000000000"))
+        #expect(
+            try RetailMAC.compute(key: key, data: data) != RetailMAC.compute(key: key, data: data, padding: .method2))
+    }
+
     // Padding method 1 cases. Expected values computed with an independent Python implementation on `cryptography` 48
     // (TripleDES with K‖K for single DES): CBC-DES(K1) over zero-padded data, then D(K2), E(K1).
     @Test func paddingMethodOneVectors() throws {

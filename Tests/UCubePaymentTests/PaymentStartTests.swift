@@ -92,7 +92,7 @@ import UCubeSimulator
     /// Whatever the start, the outcome and what the receipt and the journal show are the same.
     @Test(arguments: [
         "visa-contact", "mc-contactless-online", "visa-contactless", "mc-online-pin", "visa-offline-pin",
-        "declined-aac", "approved-offline-tc",
+        "declined-aac", "approved-offline-tc", "declines-second-ac",
     ])
     func theOutcomeDoesNotDependOnTheStart(card: String) async throws {
         let crash = try await Self.pay(card: card, link: .unknown)

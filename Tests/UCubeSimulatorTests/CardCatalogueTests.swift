@@ -227,7 +227,7 @@ struct CardCatalogueTests {
             "mc-contactless-online", "mc-contactless-online-pin", "visa-contactless-declined",
             "visa-contactless-signature", "contactless-try-other", "contactless-end-application",
             "magstripe-chip-required", "no-common-app", "card-refused", "card-removed", "card-timeout",
-            "declined-aac", "approved-offline-tc",
+            "declined-aac", "approved-offline-tc", "declines-second-ac",
         ]
         #expect(Set(CardCatalogue.names) == Set(expected))
         #expect(CardCatalogue.names.count == expected.count)
@@ -288,6 +288,9 @@ struct CardCatalogueTests {
         case "card-timeout": #expect(run.steps.contains { $0.0 == .nfcStartTransaction && $0.1 == .timeout })
         case "declined-aac": #expect(cid == [0x00])
         case "approved-offline-tc": #expect(cid == [0x40])
+        case "declines-second-ac":
+            #expect(cid == [0x80])
+            #expect(run.steps.contains { $0.0 == .transactionFinalisation && $0.1 == .finalisationDeclined })
         default: Issue.record("no checks for \(scenario.name)")
         }
 

@@ -64,6 +64,17 @@ struct CardImageTests {
         #expect(script.cardPresentationDelay == .milliseconds(1500))
     }
 
+    /// 5F34 is n2, two BCD digits (EMV Book 3 Annex A): PSN 12 is the byte 0x12, which the card's key derivation
+    /// reads as the digits "12" (spec §12.4).
+    @Test func thePANSequenceNumberIsBCD() throws {
+        let image = try Self.decode(
+            """
+            {"card": {"interfaces": ["contact"], "pan": "4761739001010010", "expiry": "2512", "panSequenceNumber": 12,
+              "applications": [{"aid": "A0000000031010", "label": "VISA"}]}}
+            """)
+        #expect(image.profile.panSequenceNumber == 0x12)
+    }
+
     @Test func defaultsAreTheCatalogueCardsDefaults() throws {
         let image = try Self.decode(
             """

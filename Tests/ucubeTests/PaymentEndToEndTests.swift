@@ -74,6 +74,9 @@ import UCubeSimulator
         .init(card: "declined-aac", status: "DECLINED", exit: 10, states: start + ["SMC_PROCESS_TRANSACTION"] + end),
         .init(
             card: "approved-offline-tc", status: "APPROVED", exit: 0, states: start + ["SMC_PROCESS_TRANSACTION"] + end),
+        .init(
+            card: "declines-second-ac", status: "DECLINED", exit: 10,
+            states: start + ["SMC_PROCESS_TRANSACTION", "AUTHORIZATION", "SMC_FINALIZE_TRANSACTION"] + end),
     ]
 
     /// `expected` appears in `states` in order (other states may come between).
