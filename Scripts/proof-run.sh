@@ -20,8 +20,8 @@ apt-get remove -y libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-db
     debootstrap busybox-static python3-jsonschema hyperfine >/dev/null 2>&1
 echo "removed packages; left: $(dpkg -l libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-dbusmock tshark qemu-system-x86 2>/dev/null | grep -c '^ii')"
 git clone -q "$repo" "$dir" && git -C "$dir" checkout -q "$commit"
-# shared/ beside it, as CI has it.
-[ -e "$repo/../shared" ] && ln -sfn "$(cd "$repo/../shared" && pwd)" "$proof/shared"
+# CI has a copy of the steering folder beside its clone: SHARED_DIR names it, to be linked in the same place.
+[ -n "${SHARED_DIR:-}" ] && ln -sfn "$SHARED_DIR" "$proof/shared"
 cd "$dir"
 stress-ng --cpu 4 --timeout 7200 >/dev/null 2>&1 &
 stress=$!
