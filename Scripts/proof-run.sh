@@ -3,7 +3,8 @@
 # Scripts/setup.sh installs removed first (apt-get remove: run it only on a machine you may change), a fresh clone of
 # this repository at COMMIT, `stress-ng --cpu 4` beside it (load 6 or more on two cores), then the README's second
 # command verbatim. Writes the clone to $PROOF_DIR/cold-N and the log to $PROOF_DIR/cold-N.log (default /work/proof),
-# with the load every minute and the 20 slowest tests at the end.
+# with the load every minute and the 20 slowest tests at the end. The BLE test bed gets an empty cache of its own
+# ($PROOF_DIR/cold-N-cache), as on a new machine: it builds its VM image and fetches its packages again.
 #   Scripts/proof-run.sh N COMMIT
 set -u
 n=${1:?usage: Scripts/proof-run.sh N COMMIT}; commit=${2:?usage: Scripts/proof-run.sh N COMMIT}
@@ -13,12 +14,14 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$proof"
 dir=$proof/cold-$n
 log=$proof/cold-$n.log
-rm -rf "$dir"
+rm -rf "$dir" "$dir-cache"
+export UCUBE_BLE_CACHE=$dir-cache
 {
 echo "== cold run $n of $commit, $(date -u +%FT%TZ)"
-apt-get remove -y libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-dbusmock tshark qemu-system-x86 \
-    debootstrap busybox-static python3-jsonschema hyperfine >/dev/null 2>&1
-echo "removed packages; left: $(dpkg -l libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-dbusmock tshark qemu-system-x86 2>/dev/null | grep -c '^ii')"
+packages="libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-dbusmock tmux tshark qemu-system-x86 debootstrap
+    busybox-static python3-jsonschema python3-cryptography hyperfine"
+apt-get remove -y $packages >/dev/null 2>&1
+echo "removed packages; still installed: $(dpkg -l $packages 2>/dev/null | grep -c '^ii')"
 git clone -q "$repo" "$dir" && git -C "$dir" checkout -q "$commit"
 # CI has a copy of the steering folder beside its clone: SHARED_DIR names it, to be linked in the same place.
 [ -n "${SHARED_DIR:-}" ] && ln -sfn "$SHARED_DIR" "$proof/shared"
