@@ -131,9 +131,9 @@ let package = Package(
                 "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo", "UCubeSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
+                // The authorisation hook's https form (HostHTTPS.swift), as the TMS client.
+                asyncHTTPClient,
+            ] + httpsStack,
             swiftSettings: strict
         ),
         .executableTarget(name: "ucube", dependencies: ["UCubeCLI"], swiftSettings: strict),

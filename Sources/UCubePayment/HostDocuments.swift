@@ -274,9 +274,12 @@ package struct OwedReversal: Hashable, Sendable {
     package var currency: String?
     /// The hook the approval came through (`exec:…` or an https URL), never a token.
     package var hook: String
+    /// The files an https hook was reached with (its CA, client certificate, token file), never their contents.
+    package var hookFiles: HostTLSFiles?
 
     package init(
-        requestID: String, hostReference: String?, reason: String, amount: UInt64?, currency: String?, hook: String
+        requestID: String, hostReference: String?, reason: String, amount: UInt64?, currency: String?, hook: String,
+        hookFiles: HostTLSFiles? = nil
     ) {
         self.requestID = requestID
         self.hostReference = hostReference
@@ -284,7 +287,31 @@ package struct OwedReversal: Hashable, Sendable {
         self.amount = amount
         self.currency = currency
         self.hook = hook
+        self.hookFiles = hookFiles
     }
+}
+
+/// The files an https hook is reached with (`--authorize-ca`, `--authorize-cert`, `--authorize-key`,
+/// `--authorize-token-file`, or their variables): paths only, as the journal keeps them so that a later process sends
+/// an owed reversal the same way. Never a token or a key's contents.
+package struct HostTLSFiles: Codable, Hashable, Sendable {
+    /// PEM certificates: the only CAs the host's certificate may chain to (nil: the system's).
+    package var ca: String?
+    /// A PEM client certificate (chain), and its PEM private key (nil: in the certificate's file).
+    package var certificate: String?
+    package var key: String?
+    /// A file holding the bearer token.
+    package var tokenFile: String?
+
+    package init(ca: String? = nil, certificate: String? = nil, key: String? = nil, tokenFile: String? = nil) {
+        self.ca = ca
+        self.certificate = certificate
+        self.key = key
+        self.tokenFile = tokenFile
+    }
+
+    /// No file named: nil, so that the journal writes nothing.
+    package var nonEmpty: HostTLSFiles? { self == HostTLSFiles() ? nil : self }
 }
 
 /// Text from outside the process, for a message: control characters and anything past 80 characters dropped.

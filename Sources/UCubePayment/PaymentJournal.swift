@@ -77,6 +77,8 @@ package struct PaymentJournal: Sendable {
         /// An authorization: the hook the request went through (`exec:PROGRAM` or the https URL, never a token), so that
         /// a later process can send an owed reversal the same way.
         package var hook: String?
+        /// An authorization through an https hook: the files it was reached with (never their contents).
+        package var hookFiles: HostTLSFiles?
         /// A reversal: false when owed (written before it is sent), true once the host acknowledged it.
         package var acknowledged: Bool?
 
@@ -132,9 +134,10 @@ package struct PaymentJournal: Sendable {
     /// answer, before the card hears it.
     package func recordAuthorization(
         requestID: String, decision: String, responseCode: String?, hostReference: String?, problem: String?,
-        hook: String, time: String
+        hook: String, hookFiles: HostTLSFiles? = nil, time: String
     ) throws(JournalError) {
         var record = Record(kind: "authorization", requestID: requestID, time: time)
+        record.hookFiles = hookFiles?.nonEmpty
         record.hostDecision = decision
         record.hostResponseCode = responseCode
         record.hostReference = hostReference
@@ -328,6 +331,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package var hostProblem: String?
     /// The hook the authorisation went through (not encoded: an exec hook is a command line).
     package var hook: String?
+    /// The files an https hook was reached with (not encoded either).
+    package var hookFiles: HostTLSFiles?
 
     private enum CodingKeys: String, CodingKey {
         case requestID, startedAt, finishedAt, amount, currency, type, device, simulated, pid, runningPID, status
@@ -389,7 +394,10 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
         hostResponseCode = authorization.hostResponseCode ?? hostResponseCode
         hostReference = authorization.hostReference ?? hostReference
         hostProblem = authorization.hostProblem
-        hook = authorization.hook ?? hook
+        if let given = authorization.hook {
+            hook = given
+            hookFiles = authorization.hookFiles
+        }
     }
 
     /// A reversal this payment is owed, if any (docs/authorization.md, "Reversals"): its host approved, or was asked and
@@ -407,7 +415,7 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
             : "the payment ended \(status)\(self.reason.map { ": " + $0 } ?? "")"
         return OwedReversal(
             requestID: requestID, hostReference: hostReference, reason: reason, amount: amount, currency: currency,
-            hook: hook)
+            hook: hook, hookFiles: hookFiles)
     }
 
     mutating func apply(outcome: PaymentJournal.Record) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeBluetooth
 import UCubeLink
+import UCubePayment
 import UCubeProtocol
 
 extension UCube {
@@ -35,6 +36,18 @@ extension UCube {
         @Option(help: ArgumentHelp("Forget a remembered terminal.", valueName: "name"))
         var forget: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Remember this terminal's authorisation host: exec:PROGRAM or https://HOST[:PORT]/PATH, which its payments use when their line gives no --authorize (docs/authorization.md).",
+                valueName: "hook"))
+        var authorize: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --authorize https://…: remember the PEM file of the CAs the host's certificate chains to.",
+                valueName: "file"))
+        var authorizeCA: String?
+
         func validate() throws {
             let modes = (device == nil ? 0 : 1) + (list ? 1 : 0) + (forget == nil ? 0 : 1)
             guard modes == 1 else { throw ValidationError("give a DEVICE to connect to, or --list, or --forget NAME") }
@@ -42,6 +55,22 @@ extension UCube {
                 throw ValidationError("--timeout must be between 0 and 600 seconds")
             }
             guard (1...20).contains(tries) else { throw ValidationError("--tries must be between 1 and 20") }
+            if authorize != nil || authorizeCA != nil {
+                guard device != nil else { throw ValidationError("--authorize and --authorize-ca go with a DEVICE") }
+                guard let authorize else { throw ValidationError("--authorize-ca goes with --authorize https://…") }
+                do {
+                    guard
+                        try HostHook.parse(
+                            authorize, files: HostTLSFiles(ca: authorizeCA.map(HTTPSHook.absolute))) != nil
+                    else {
+                        throw ValidationError(
+                            "--authorize: a terminal remembers a host, exec:PROGRAM or https://HOST[:PORT]/PATH, not '\(authorize)'"
+                        )
+                    }
+                } catch let error as HostHookError {
+                    throw ValidationError(error.description)
+                }
+            }
         }
 
         struct Shown: Encodable {
@@ -95,7 +124,8 @@ extension UCube {
             }()
             let record = RememberedDevice(
                 name: connection.peerName ?? device, address: canonical.description,
-                transport: RememberedDevices.transportName(canonical), serial: info.serialNumber, isDefault: true)
+                transport: RememberedDevices.transportName(canonical), serial: info.serialNumber, isDefault: true,
+                authorize: authorize, authorizeCA: authorizeCA.map(HTTPSHook.absolute))
             try RememberedDevices.remember(record)
             let lines =
                 ["connected to \(record.name) (\(record.address))"] + info.summary
@@ -107,7 +137,12 @@ extension UCube {
         /// as their longest value (nothing is cut). A name that needs quoting is printed quoted, so it can be pasted
         /// after `--device`.
         static func listLines(_ devices: [RememberedDevice]) -> [String] {
-            let rows = devices.map { [ShellWords.quote($0.name), $0.address, $0.transport, $0.serial ?? ""] }
+            let rows = devices.map {
+                [
+                    ShellWords.quote($0.name), $0.address, $0.transport,
+                    ($0.serial ?? "") + ($0.authorize.map { "  authorize " + $0 } ?? ""),
+                ]
+            }
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             return zip(devices, rows).map { device, row in
                 let padded =

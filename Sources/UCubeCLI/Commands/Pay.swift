@@ -83,15 +83,11 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
-                "The issuer's answer: exec:PROGRAM (ask a host: docs/authorization.md), approve, decline, unable, an 8A value in hex with optional issuer data (3030:91..), or prompt (a terminal only). Default: $UCUBE_AUTHORIZE, else approve.",
+                "The issuer's answer: exec:PROGRAM or https://HOST[:PORT]/PATH (ask a host: docs/authorization.md), approve, decline, unable, an 8A value in hex with optional issuer data (3030:91..), or prompt (a terminal only). Default: $UCUBE_AUTHORIZE, else approve.",
                 valueName: "answer"))
         var authorize: String?
 
-        @Option(
-            help: ArgumentHelp(
-                "How long a host (--authorize exec:…) has to answer before the payment goes on as unable to go online.",
-                valueName: "seconds"))
-        var authorizeTimeout: Double = Double(HostChoices.defaultTimeout.components.seconds)
+        @OptionGroup(title: "Authorisation host") var host: HostOptions
 
         @Option(
             help: ArgumentHelp(
@@ -122,13 +118,13 @@ extension UCube {
         /// The words only: whether a prompt can be answered, and whether this is the shell, are the context's
         /// (`run(in:)` checks them before any link is opened).
         func validate() throws {
-            _ = try request()
-            _ = try authorizationTask(prompts: .standardInput)
+            _ = try request(authorizing: authorizeWord(nil))
+            _ = try authorizationTask(authorizeWord(nil), prompts: .standardInput)
             _ = try selectionTask(prompts: .standardInput)
             if let card { _ = try BuiltInSimulator.scenario(named: card) }
         }
 
-        func request() throws -> PaymentRequest {
+        func request(authorizing authorizeWord: RememberedHook) throws -> PaymentRequest {
             let minor = try Parse.amount(amount, currency, option: "AMOUNT")
             // With a simulated card and no --readers, enable the readers that card is presented on.
             let scenarioReaders = try card.map { try BuiltInSimulator.scenario(named: $0).readers }
@@ -140,13 +136,13 @@ extension UCube {
                 forceAuthorization: forceAuthorization, pinBlockFormat: pinFormat ?? .iso0,
                 // The prompt shows what an issuer would get: the person who answers it decides on those values.
                 authorizationPlainTags: authorizationTags
-                    ?? (authorizeWord == "prompt" ? PaymentTagDefaults.issuerData : nil),
+                    ?? (authorizeWord.word == "prompt" ? PaymentTagDefaults.issuerData : nil),
                 authorizationSecuredTags: authorizationSecuredTags,
                 finalizationPlainTags: finalizationTags, finalizationSecuredTags: finalizationSecuredTags,
                 retrieveL2Logs: debugLogs,
                 readersFromTerminal: cardWait.readers == nil && scenarioReaders == nil,
                 requestID: requestID ?? UUID().uuidString)
-            request.hostAuthorization = HostHook(authorizeWord) != nil
+            request.hostAuthorization = HostHook.names(authorizeWord.word)
             do {
                 try request.validate()
             } catch {
@@ -155,15 +151,20 @@ extension UCube {
             return request
         }
 
-        /// --authorize, else $UCUBE_AUTHORIZE, else approve.
-        var authorizeWord: String { authorize ?? PaymentTasks.defaultAuthorization }
+        /// --authorize, else the context's (the shell's `set authorize`, the terminal's own hook, $UCUBE_AUTHORIZE),
+        /// else approve; `nil`: before any context (parse-time checks), $UCUBE_AUTHORIZE.
+        func authorizeWord(_ context: CommandContext?) -> RememberedHook {
+            if let authorize { return RememberedHook(word: authorize, ca: nil) }
+            if let context { return context.defaultAuthorization(for: context.deviceAddress) }
+            return RememberedHook(word: PaymentTasks.defaultAuthorization, ca: nil)
+        }
 
-        func authorizationTask(prompts: PromptSource?) throws -> any AuthorizationTask {
-            guard authorizeTimeout > 0, authorizeTimeout <= 3600 else {
-                throw ValidationError("--authorize-timeout is 0 to 3600 seconds, not \(authorizeTimeout)")
-            }
+        func authorizationTask(_ authorizing: RememberedHook, prompts: PromptSource?) throws -> any AuthorizationTask {
+            var files = host.files
+            // A terminal's own hook comes with its own CA, unless --authorize-ca names one.
+            if host.authorizeCA == nil, let ca = authorizing.ca { files.ca = ca }
             return try PaymentTasks.authorization(
-                authorizeWord, prompts: prompts, timeout: .milliseconds(Int64(authorizeTimeout * 1000)))
+                authorizing.word, prompts: prompts, timeout: try host.timeout(), files: files)
         }
 
         func selectionTask(prompts: PromptSource?) throws -> any ApplicationSelectionTask {
@@ -179,7 +180,10 @@ extension UCube {
                     ExitCodes.usage, "--step works only inside `ucube shell` (or a script it runs)", hint: usage)
             }
             do {
-                return (try selectionTask(prompts: context.prompts), try authorizationTask(prompts: context.prompts))
+                return (
+                    try selectionTask(prompts: context.prompts),
+                    try authorizationTask(authorizeWord(context), prompts: context.prompts)
+                )
             } catch let error as ValidationError {
                 throw CLIFailure(ExitCodes.usage, error.message, hint: usage)
             }
@@ -194,7 +198,7 @@ extension UCube {
             let early = StopRequest()
             let earlyInterrupts = context.shell == nil ? Interrupts.onInterrupt { early.request() } : nil
             defer { earlyInterrupts?.cancel() }
-            let request = try request()
+            let request = try request(authorizing: authorizeWord(context))
             let scenario = try card.map(BuiltInSimulator.scenario(named:))
             // No payment starts without its journal, nor without the place its receipt was asked to go.
             try Environment.requireStateDirectory()

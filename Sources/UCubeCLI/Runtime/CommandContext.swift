@@ -29,6 +29,21 @@ struct CommandContext: Sendable {
     let shell: ShellSession?
     /// Whether stdin is a terminal.
     let stdinIsTerminal: Bool
+    /// The shell's `set authorize`, else `$UCUBE_AUTHORIZE`.
+    var authorizeSetting: String? = nil
+    /// Whether `authorizeSetting` is the shell's (it then comes before a terminal's own hook).
+    var authorizeSettingIsShell = false
+    /// A remembered terminal's hook, by the name or address a command names it with (devices.json, read when asked).
+    var rememberedHook: @Sendable (String) -> RememberedHook? = { _ in nil }
+
+    /// The authorisation of a payment on `device` whose line gives no --authorize (docs/authorization.md, "Where a
+    /// hook is set"): the shell's `set authorize`, else the terminal's own hook in devices.json (with its CA file), else
+    /// `$UCUBE_AUTHORIZE`, else approve.
+    func defaultAuthorization(for device: String) -> RememberedHook {
+        if authorizeSettingIsShell, let authorizeSetting { return RememberedHook(word: authorizeSetting, ca: nil) }
+        if let own = rememberedHook(device) { return own }
+        return RememberedHook(word: authorizeSetting ?? "approve", ca: nil)
+    }
 
     /// The device string: the named device, else the simulator.
     var deviceAddress: String { namedDevice ?? "sim" }
@@ -50,16 +65,21 @@ struct CommandContext: Sendable {
     /// device), then the simulator. A pure function of its inputs: tests call it directly.
     static func resolve(
         _ options: GlobalOptionValues, shell settings: ShellSettings?, session: ShellSession?,
-        environment: (String) -> String?, rememberedDefault: () -> String?, stdinIsTerminal: Bool
+        environment: (String) -> String?, rememberedDefault: () -> String?, stdinIsTerminal: Bool,
+        rememberedHook: @escaping @Sendable (String) -> RememberedHook? = { _ in nil }
     ) -> CommandContext {
         let named = options.devices.last ?? settings?.device ?? environment("UCUBE_DEVICE") ?? rememberedDefault()
         let seconds = options.rpcTimeout ?? settings?.timeout
-        return CommandContext(
+        var context = CommandContext(
             givenDevices: options.devices, namedDevice: named, json: options.json || settings?.json == true,
             trace: options.trace || settings?.trace == true, record: options.record, fast: options.fast,
             timeout: seconds.map { .milliseconds(Int64($0 * 1000)) } ?? defaultTimeout,
             logLevels: options.logLevel.flatMap { try? LogLevels(parsing: $0) } ?? settings?.logLevels ?? LogLevels(),
             mirrorsLogToStderr: options.logLevel != nil, shell: session, stdinIsTerminal: stdinIsTerminal)
+        context.authorizeSetting = settings?.authorize ?? environment(HostChoices.environmentVariable)
+        context.authorizeSettingIsShell = settings?.authorize != nil
+        context.rememberedHook = rememberedHook
+        return context
     }
 
     /// `resolve` over this process's inputs: `session`'s settings, its environment, devices.json and fd 0. The
@@ -67,16 +87,21 @@ struct CommandContext: Sendable {
     static func atDispatch(_ options: GlobalOptionValues, session: ShellSession?) -> CommandContext {
         resolve(
             options, shell: session?.settings, session: session, environment: Environment.value,
-            rememberedDefault: { RememberedDevices.defaultAddress }, stdinIsTerminal: isatty(0) == 1)
+            rememberedDefault: { RememberedDevices.defaultAddress }, stdinIsTerminal: isatty(0) == 1,
+            rememberedHook: { RememberedDevices.hook(for: $0) })
     }
 
     /// This context for one terminal of a fleet run: `device` only, and JSON when `json` (the run reads the command's
     /// JSON events).
     func single(_ device: String, json: Bool) -> CommandContext {
-        CommandContext(
+        var context = CommandContext(
             givenDevices: [device], namedDevice: device, json: self.json || json, trace: trace, record: record,
             fast: fast, timeout: timeout, logLevels: logLevels, mirrorsLogToStderr: mirrorsLogToStderr, shell: shell,
             stdinIsTerminal: stdinIsTerminal)
+        context.authorizeSetting = authorizeSetting
+        context.authorizeSettingIsShell = authorizeSettingIsShell
+        context.rememberedHook = rememberedHook
+        return context
     }
 }
 

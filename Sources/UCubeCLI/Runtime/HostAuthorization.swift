@@ -50,7 +50,7 @@ final class HostAuthorization: AuthorizationTask, Sendable {
         // a reversal owed (the host may have approved).
         try journal.recordAuthorization(
             requestID: requestID, decision: "pending", responseCode: nil, hostReference: nil, problem: nil,
-            hook: hook.spec, time: UTCTimestamp.string(Date()))
+            hook: hook.spec, hookFiles: hook.files, time: UTCTimestamp.string(Date()))
         let result: HostExchange
         let response: AuthorizationResponse
         do {
@@ -70,7 +70,7 @@ final class HostAuthorization: AuthorizationTask, Sendable {
         try journal.recordAuthorization(
             requestID: requestID, decision: result.decision, responseCode: result.responseCode,
             hostReference: result.hostReference, problem: result.problem, hook: hook.spec,
-            time: UTCTimestamp.string(Date()))
+            hookFiles: hook.files, time: UTCTimestamp.string(Date()))
         exchanged.withLock { $0 = result }
         return response
     }
@@ -86,7 +86,8 @@ final class HostAuthorization: AuthorizationTask, Sendable {
         let owed = OwedReversal(
             requestID: context.request.requestID, hostReference: result.hostReference,
             reason: "the payment ended \(status)\(context.statusReason.map { ": " + $0 } ?? "")",
-            amount: context.amount, currency: context.request.currency.alpha, hook: hook.spec)
+            amount: context.amount, currency: context.request.currency.alpha, hook: hook.spec,
+            hookFiles: hook.files)
         result.reversal = await Reversals.send(owed, journal: journal, timeout: timeout) ? "acknowledged" : "owed"
         exchanged.withLock { $0 = result }
         return result
@@ -96,7 +97,7 @@ final class HostAuthorization: AuthorizationTask, Sendable {
 /// Owed reversals: sent through the hook their approval came through, journalled owed before and acknowledged after.
 enum Reversals {
     /// Journals `owed` as owed, sends it, and journals the acknowledgement; true when the host acknowledged it. A
-    /// reversal whose hook is not an exec hook this version can send stays owed.
+    /// reversal whose hook this ucube cannot use (a file it names is gone) stays owed, and says why.
     static func send(_ owed: OwedReversal, journal: PaymentJournal, timeout: Duration) async -> Bool {
         do {
             try journal.recordReversal(owed, acknowledged: false, time: UTCTimestamp.string(Date()))
@@ -104,9 +105,16 @@ enum Reversals {
             StandardError.write(
                 "ucube: a reversal of \(owed.requestID) is owed but cannot be journalled: \(error.reason)")
         }
-        guard let hook = HostHook(owed.hook) else {
+        let hook: HostHook
+        do throws(HostHookError) {
+            guard let parsed = try HostHook.parse(owed.hook, files: owed.hookFiles ?? HostTLSFiles()) else {
+                throw HostHookError("it names no hook")
+            }
+            hook = parsed
+        } catch {
             StandardError.write(
-                "ucube: a reversal of \(owed.requestID) is owed through \(owed.hook), which this ucube cannot use")
+                "ucube: a reversal of \(owed.requestID) is owed through \(owed.hook), which this ucube cannot use now (\(error.description)): it stays owed (`ucube history --unresolved`)"
+            )
             return false
         }
         do {

@@ -3,34 +3,68 @@ import Synchronization
 import UCubePayment
 import UCubeSupport
 
-/// Where an authorisation goes (`--authorize exec:PROGRAM`, docs/authorization.md): a program run with `sh -c` in the
-/// caller's environment, which gets one JSON document on its standard input and answers one on its standard output.
+/// Where an authorisation goes (docs/authorization.md): `exec:PROGRAM`, a program run with `sh -c` in the caller's
+/// environment, which gets one JSON document on its standard input and answers one on its standard output; or
+/// `https://HOST[:PORT]/PATH`, which gets the same document POSTed and answers it in the response body (`HTTPSHook`).
 /// The transport only: the documents are `HostDocuments`', the decisions the payment's.
-struct HostHook: Sendable, Hashable {
-    /// What follows `exec:`.
-    let program: String
+enum HostHook: Sendable, Hashable {
+    case exec(program: String)
+    case https(HTTPSHook)
 
     /// The prefix that names an exec hook.
     static let execPrefix = "exec:"
+    /// The prefix that names an https hook.
+    static let httpsPrefix = "https://"
     /// The largest standard error kept from a hook, for the message that says what it did wrong.
     static let maximumDiagnostics = 4096
 
-    /// `exec:PROGRAM`, or nil for any other word.
-    init?(_ text: String) {
-        guard text.hasPrefix(Self.execPrefix) else { return nil }
-        let program = String(text.dropFirst(Self.execPrefix.count))
-        guard !program.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        self.program = program
+    /// Whether `text` names a hook (it may still be a malformed one: `parse` says).
+    static func names(_ text: String) -> Bool {
+        text.hasPrefix(execPrefix) || text.lowercased().hasPrefix(httpsPrefix) || text.lowercased().hasPrefix("http://")
     }
 
-    /// The hook as `--authorize` names it, and as the journal keeps it.
-    var spec: String { Self.execPrefix + program }
+    /// The hook `text` names with the https hook's `files`, nil when `text` names none (approve, a code …); a usage
+    /// error when it names one badly.
+    static func parse(_ text: String, files: HostTLSFiles = HostTLSFiles()) throws(HostHookError) -> HostHook? {
+        if text.hasPrefix(execPrefix) {
+            let program = String(text.dropFirst(execPrefix.count))
+            guard !program.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw HostHookError("exec: needs a program, e.g. exec:./my-host.sh")
+            }
+            return .exec(program: program)
+        }
+        guard names(text) else { return nil }
+        return .https(try HTTPSHook(url: text, files: files))
+    }
+
+    /// The hook as `--authorize` names it, and as the journal keeps it (never a token).
+    var spec: String {
+        switch self {
+        case .exec(let program): Self.execPrefix + program
+        case .https(let host): host.url
+        }
+    }
+
+    /// The files an https hook is reached with, as the journal keeps them; nil for an exec hook.
+    var files: HostTLSFiles? {
+        if case .https(let host) = self { return host.files.nonEmpty }
+        return nil
+    }
 
     /// Sends `document` and returns the answer's bytes (at most `HostDocuments.maximumAnswerSize` + 1: the caller
-    /// refuses a longer one), or why there is none. The program runs in a process group of its own, killed whole at
-    /// the deadline; the waiting happens on a thread of its own, never on the cooperative pool.
+    /// refuses a longer one), or why there is none.
     func exchange(_ document: [UInt8], timeout: Duration) async throws(HostFailure) -> [UInt8] {
-        let program = program
+        switch self {
+        case .exec(let program): try await Self.exchange(program: program, document, timeout: timeout)
+        case .https(let host): try await host.exchange(document, timeout: timeout)
+        }
+    }
+
+    /// An exec hook's exchange. The program runs in a process group of its own, killed whole at the deadline; the
+    /// waiting happens on a thread of its own, never on the cooperative pool.
+    private static func exchange(program: String, _ document: [UInt8], timeout: Duration) async throws(HostFailure)
+        -> [UInt8]
+    {
         let result: Result<[UInt8], HostFailure> = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: Self.run(program, input: document, timeout: timeout)) }.start()
         }

@@ -12,9 +12,15 @@ enum PaymentTasks {
     /// answer), or an 8A value in hex with optional issuer data.
     static func authorization(
         _ text: String, field: String = "--authorize", prompts: PromptSource?,
-        timeout: Duration = HostChoices.defaultTimeout
+        timeout: Duration = HostChoices.defaultTimeout, files: HostTLSFiles = HostChoices.files()
     ) throws -> any AuthorizationTask {
-        if let hook = HostHook(text) {
+        let named: HostHook?
+        do {
+            named = try HostHook.parse(text, files: files)
+        } catch {
+            throw ValidationError(field == "--authorize" ? error.description : "\(field): \(error.description)")
+        }
+        if let hook = named {
             return HostAuthorization(
                 hook: hook, timeout: timeout, journal: PaymentJournal(path: Environment.journalPath),
                 terminal: HostDocuments.Terminal(device: nil, serial: nil, firmware: nil))
@@ -35,7 +41,7 @@ enum PaymentTasks {
                 return FixedAuthorization(.raw(try AuthorizationResponse(parsing: text)))
             } catch {
                 throw ValidationError(
-                    "\(field) must be approve, decline, unable, prompt, exec:PROGRAM (a host), or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)"
+                    "\(field) must be approve, decline, unable, prompt, exec:PROGRAM or https://HOST/PATH (a host), or an 8A value in hex with optional issuer data (3030:91…); '\(text)': \(error.reason)"
                 )
             }
         }
@@ -123,4 +129,65 @@ enum HostChoices {
     static let defaultTimeout: Duration = .seconds(30)
     /// The --authorize word when none is given.
     static let environmentVariable = "UCUBE_AUTHORIZE"
+    /// The https hook's files when their options are not given, and its bearer token.
+    static let caVariable = "UCUBE_AUTHORIZE_CA"
+    static let certificateVariable = "UCUBE_AUTHORIZE_CERT"
+    static let keyVariable = "UCUBE_AUTHORIZE_KEY"
+    static let tokenFileVariable = "UCUBE_AUTHORIZE_TOKEN_FILE"
+    static let tokenVariable = "UCUBE_AUTHORIZE_TOKEN"
+
+    /// The https hook's files: each option given, else its variable.
+    static func files(
+        ca: String? = nil, certificate: String? = nil, key: String? = nil, tokenFile: String? = nil
+    ) -> HostTLSFiles {
+        HostTLSFiles(
+            ca: ca ?? Environment.value(caVariable), certificate: certificate ?? Environment.value(certificateVariable),
+            key: key ?? Environment.value(keyVariable), tokenFile: tokenFile ?? Environment.value(tokenFileVariable))
+    }
+}
+
+/// The options of a host's https form, shared by `pay` and `test`.
+struct HostOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "With --authorize https://…: a PEM file of the only CAs the host's certificate may chain to (default: $UCUBE_AUTHORIZE_CA, else the system's CAs).",
+            valueName: "file"))
+    var authorizeCA: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --authorize https://…: a PEM client certificate to present (default: $UCUBE_AUTHORIZE_CERT).",
+            valueName: "file"))
+    var authorizeCert: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The PEM private key of --authorize-cert, when its file lacks it (default: $UCUBE_AUTHORIZE_KEY).",
+            valueName: "file"))
+    var authorizeKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --authorize https://…: a file whose first line is the bearer token (default: $UCUBE_AUTHORIZE_TOKEN_FILE, else the token in $UCUBE_AUTHORIZE_TOKEN). Never the token itself: the command line is visible to every user.",
+            valueName: "file"))
+    var authorizeTokenFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a host (--authorize exec:… or https://…) has to answer before the payment goes on as unable to go online.",
+            valueName: "seconds"))
+    var authorizeTimeout: Double = Double(HostChoices.defaultTimeout.components.seconds)
+
+    var files: HostTLSFiles {
+        HostChoices.files(ca: authorizeCA, certificate: authorizeCert, key: authorizeKey, tokenFile: authorizeTokenFile)
+    }
+
+    /// --authorize-timeout, checked.
+    func timeout() throws -> Duration {
+        guard authorizeTimeout > 0, authorizeTimeout <= 3600 else {
+            throw ValidationError(
+                "--authorize-timeout is more than 0 and at most 3600 seconds, not \(authorizeTimeout)")
+        }
+        return .milliseconds(Int64(authorizeTimeout * 1000))
+    }
 }

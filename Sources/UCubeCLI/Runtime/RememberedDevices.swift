@@ -14,11 +14,22 @@ struct RememberedDevice: Codable, Equatable {
     var serial: String?
     /// The default device.
     var isDefault: Bool
+    /// The authorisation hook of this terminal's payments (`connect --authorize`; docs/authorization.md): exec:… or
+    /// https://…, used when a payment's line gives no --authorize.
+    var authorize: String? = nil
+    /// The CA file of an https hook (`connect --authorize-ca`).
+    var authorizeCA: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case name, address, transport, serial
+        case name, address, transport, serial, authorize, authorizeCA
         case isDefault = "default"
     }
+}
+
+/// A terminal's own authorisation: the --authorize word and the CA file of an https hook.
+struct RememberedHook: Sendable, Equatable {
+    var word: String
+    var ca: String?
 }
 
 enum RememberedDevices {
@@ -77,13 +88,31 @@ enum RememberedDevices {
         (try? load())?.first(where: \.isDefault)?.address
     }
 
-    /// Adds or replaces `device` (same name or same address) and makes it the default.
+    /// The hook of the remembered terminal a command names `device` (its name, case-insensitive, or its address); nil
+    /// when it has none, or devices.json cannot be read (`ucube connect --list` reports that).
+    static func hook(for device: String) -> RememberedHook? {
+        let entry = (try? load())?.first {
+            $0.name.caseInsensitiveCompare(device) == .orderedSame || $0.address == device
+        }
+        return entry?.authorize.map { RememberedHook(word: $0, ca: entry?.authorizeCA) }
+    }
+
+    /// Adds or replaces `device` (same name or same address) and makes it the default. A replaced entry's hook is kept
+    /// unless `device` names one.
     static func remember(_ device: RememberedDevice) throws {
-        var devices = try load().filter {
+        let all = try load()
+        let replaced = all.first {
+            $0.name.caseInsensitiveCompare(device.name) == .orderedSame || $0.address == device.address
+        }
+        var devices = all.filter {
             $0.name.caseInsensitiveCompare(device.name) != .orderedSame && $0.address != device.address
         }
         for i in devices.indices { devices[i].isDefault = false }
         var entry = device
+        if entry.authorize == nil {
+            entry.authorize = replaced?.authorize
+            entry.authorizeCA = entry.authorizeCA ?? replaced?.authorizeCA
+        }
         entry.isDefault = true
         devices.append(entry)
         try save(devices)

@@ -16,8 +16,8 @@ extension UCube {
             abstract: "An interactive shell (GNU readline) on one open link; also runs scripts.",
             discussion: """
                 Every ucube command works at the prompt with the same words (`info`, `rpc get-info C4`, `pay 10`). \
-                The shell adds: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set log-level \
-                LEVELS (and `set` alone to show them), reconnect, help, exit / quit / Ctrl-D. `pay AMOUNT --step` pauses before each \
+                The shell adds: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set authorize \
+                WORD, set log-level LEVELS (and `set` alone to show them), reconnect, help, exit / quit / Ctrl-D. `pay AMOUNT --step` pauses before each \
                 state: next, continue, context, tlv TAG, cancel. Ctrl-C cancels the running command (a payment only \
                 before the card is read) and clears the line at the prompt. History: $XDG_STATE_HOME/ucube/history. \
                 With --script FILE, or commands on standard input when it is not a terminal, lines run in order \
@@ -393,6 +393,8 @@ extension ShellBuiltin {
               set json on|off         print results as JSON (as --json)
               set timeout SECONDS     the RPC timeout (as --rpc-timeout)
               set device DEVICE       the terminal (as --device); reconnects
+              set authorize WORD      each payment's --authorize when its line gives none: a host
+                                      (exec:PROGRAM, https://HOST/PATH), approve, decline, unable, prompt
               set log-level LEVELS    the log levels of this process (as --log-level)
             """
         case .help:

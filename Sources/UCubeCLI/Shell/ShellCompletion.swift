@@ -115,6 +115,7 @@ enum ShellCompletion {
         case .trace, .json: return ["on", "off"]
         case .device: return ["sim", "tcp://", "serial:///dev/"]
         case .timeout: return []
+        case .authorize: return ["approve", "decline", "unable", "prompt", "exec:", "https://"]
         case .logLevel: return LogLevels.levelNames + LogLayer.allCases.map { $0.rawValue + "=" }
         }
     }

@@ -10,7 +10,7 @@ import UCubeSimulator
 /// wins; the flags combine with `||`).
 struct ShellSettings: Sendable, Equatable {
     enum Name: String, CaseIterable, Sendable {
-        case trace, json, timeout, device
+        case trace, json, timeout, device, authorize
         case logLevel = "log-level"
     }
 
@@ -18,6 +18,8 @@ struct ShellSettings: Sendable, Equatable {
     var json = false
     var timeout: Double?
     var device: String?
+    /// `set authorize WORD`: the --authorize of every payment whose line gives none (a hook, approve, prompt …).
+    var authorize: String?
     /// `set log-level LEVELS`: changes the levels of every logger of this process (`LogSystem.levels`).
     var logLevels: LogLevels?
 
@@ -26,7 +28,7 @@ struct ShellSettings: Sendable, Equatable {
         guard words.count == 2, let name = Name(rawValue: words[0]) else {
             throw CLIFailure(
                 ExitCodes.usage,
-                "usage: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set log-level LEVELS"
+                "usage: set trace on|off, set json on|off, set timeout SECONDS, set device DEVICE, set authorize WORD, set log-level LEVELS"
             )
         }
         let value = words[1]
@@ -52,6 +54,15 @@ struct ShellSettings: Sendable, Equatable {
                 throw CLIFailure(ExitCodes.usage, error.reason)
             }
             device = value
+        case .authorize:
+            do {
+                _ = try PaymentTasks.authorization(value, field: "set authorize", prompts: .standardInput)
+            } catch let error as ValidationError {
+                throw CLIFailure(ExitCodes.usage, error.message)
+            } catch {
+                throw CLIFailure(ExitCodes.usage, "set authorize: \(error)")
+            }
+            authorize = value
         case .logLevel:
             do {
                 logLevels = try LogLevels(parsing: value)
@@ -71,6 +82,7 @@ struct ShellSettings: Sendable, Equatable {
             "json \(json ? "on" : "off")",
             "timeout \(timeout.map { "\($0)" } ?? "default (10)")",
             "device \(device)",
+            "authorize \(authorize ?? "default (the terminal's, else $\(HostChoices.environmentVariable), else approve)")",
             "log-level \((logLevels ?? LogSystem.levels ?? LogLevels()).description)",
         ]
     }

@@ -289,7 +289,7 @@ struct SuiteRequest: Decodable {
             finalizationPlainTags: cvmTag && !PaymentTagDefaults.finalizationPlain(.icc).contains(Tag(0x9F34))
                 ? PaymentTagDefaults.finalizationPlain(.icc) + [Tag(0x9F34)] : nil,
             selectApplicationOnTerminal: select == "terminal", requestID: requestID)
-        request.hostAuthorization = HostHook(authorize) != nil
+        request.hostAuthorization = HostHook.names(authorize)
         do {
             try request.validate()
         } catch {

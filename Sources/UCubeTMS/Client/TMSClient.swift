@@ -416,7 +416,7 @@ package final class TMSClient: Sendable {
             default:
                 return TMSError(.network, "\(url): the request failed", detail: detail)
             }
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+        case let error where TLSFailure.of(error) != nil:
             return TLSFailure(error).error(url: url, detail: detail)
         default:
             switch SocketFailure(error) {
@@ -444,9 +444,17 @@ package final class TMSClient: Sendable {
 /// What a failed TLS handshake means. NIOSSL exposes BoringSSL's errors only as text ("error:1000007d:SSL
 /// routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at /path/handshake.cc:320"); the reason name after
 /// `OPENSSL_internal:` is BoringSSL's stable `SSL_R_…` identifier, so that token — never the sentence or the path —
-/// decides. Hostname mismatches are NIOSSL's own typed error.
-enum TLSFailure: Equatable {
+/// decides. Hostname mismatches are NIOSSL's own typed error. The authorisation hook's https form reads it too.
+package enum TLSFailure: Equatable {
     case untrusted, hostnameMismatch, clientCertificateRejected, clientCertificateExpired, other
+
+    /// What `error` means, or nil when it is not a TLS error.
+    package static func of(_ error: any Error) -> TLSFailure? {
+        switch error {
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: TLSFailure(error)
+        default: nil
+        }
+    }
 
     init(_ error: any Error) {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
