@@ -193,7 +193,7 @@ extension UCube {
                 let payment = try await withConnection(context, card: simulated ? scenario : nil, prepare: .payment) {
                     connection in
                     let selection = try suiteCase.request.selectionTask()
-                    let authorization = try suiteCase.request.authorizationTask()
+                    let authorization = try suiteCase.request.authorizationTask(context)
                     let payment = await PaymentRunner.run(
                         on: connection, shell: context.shell, request: request, selection: selection,
                         authorization: authorization,

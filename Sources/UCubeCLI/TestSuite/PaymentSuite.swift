@@ -244,7 +244,9 @@ struct SuiteRequest: Decodable {
         if select != "terminal" {
             _ = try field(.select) { try PaymentTasks.selection(select, field: "select", prompts: nil) }
         }
-        _ = try field(.authorize) { try PaymentTasks.authorization(authorize, field: "authorize", prompts: nil) }
+        if authorize != Self.terminalHook {
+            _ = try field(.authorize) { try PaymentTasks.authorization(authorize, field: "authorize", prompts: nil) }
+        }
         let choiceWords = try c.decodeIfPresent([String].self, forKey: .choices) ?? []
         choices =
             choiceWords.isEmpty
@@ -289,7 +291,7 @@ struct SuiteRequest: Decodable {
             finalizationPlainTags: cvmTag && !PaymentTagDefaults.finalizationPlain(.icc).contains(Tag(0x9F34))
                 ? PaymentTagDefaults.finalizationPlain(.icc) + [Tag(0x9F34)] : nil,
             selectApplicationOnTerminal: select == "terminal", requestID: requestID)
-        request.hostAuthorization = HostHook.names(authorize)
+        request.hostAuthorization = HostHook.names(authorize) || authorize == Self.terminalHook
         do {
             try request.validate()
         } catch {
@@ -303,8 +305,24 @@ struct SuiteRequest: Decodable {
         try PaymentTasks.selection(select == "terminal" ? "auto" : select, field: "select", prompts: nil)
     }
 
-    func authorizationTask() throws -> any AuthorizationTask {
-        try PaymentTasks.authorization(authorize, field: "authorize", prompts: nil)
+    /// `"authorize": "host"`: the terminal's hook, as a payment whose line gives no --authorize finds it (the shell's
+    /// `set authorize`, the terminal's in devices.json, $UCUBE_AUTHORIZE): each terminal of a fleet run asks its own.
+    static let terminalHook = "host"
+
+    func authorizationTask(_ context: CommandContext) throws -> any AuthorizationTask {
+        guard authorize == Self.terminalHook else {
+            return try PaymentTasks.authorization(authorize, field: "authorize", prompts: nil)
+        }
+        let own = context.defaultAuthorization(for: context.deviceAddress)
+        guard HostHook.names(own.word) else {
+            throw ValidationError(
+                "authorize \"host\": no hook is set for \(context.deviceAddress) (`ucube connect DEVICE --authorize HOOK`, $\(HostChoices.environmentVariable))"
+            )
+        }
+        var files = HostChoices.files()
+        // The terminal's own hook comes with its own CA.
+        if let ca = own.ca { files.ca = ca }
+        return try PaymentTasks.authorization(own.word, field: "authorize", prompts: nil, files: files)
     }
 }
 
