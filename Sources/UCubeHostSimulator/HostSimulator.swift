@@ -79,7 +79,7 @@ package actor HostSimulator {
                 let fd = open(logFile.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
                 guard fd >= 0 else {
                     throw TMSSimulatorError(
-                        .stateDirectory, "cannot open the host log \(logFile.path): \(ErrorNumber.text(errno))")
+                        .invalidArgument, "cannot open the host log \(logFile.path): \(ErrorNumber.text(errno))")
                 }
                 return (identity, fd)
             }
