@@ -128,7 +128,8 @@ let package = Package(
             name: "UCubeCLI",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
-                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo", "UCubeSupport",
+                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "UCubeHostSimulator", "CBuildInfo",
+                "UCubeSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // The authorisation hook's https form (HostHTTPS.swift), as the TMS client.
@@ -191,6 +192,20 @@ let package = Package(
                 "UCubeProtocol", "UCubeSimulator", "CLibCrypto",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + httpsStack + pki,
+            swiftSettings: strict
+        ),
+        // Authorisation host simulator (`simulate --host`): the HTTPS hook API with its own CA, SRED deciphered, ARQC
+        // checked, ARPC answered, amount rules, reversals, faults (docs/host-simulator.md).
+        .target(
+            name: "UCubeHostSimulator",
+            dependencies: ["UCubeTMSSimulator", "UCubeCrypto", "UCubeProtocol", "UCubeSupport"] + httpsStack,
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "UCubeHostSimulatorTests",
+            dependencies: [
+                "UCubeHostSimulator", "UCubeTMSSimulator", "UCubeCrypto", "UCubeProtocol", asyncHTTPClient,
+            ] + httpsStack,
             swiftSettings: strict
         ),
         // Prints the TMS simulator's binary download throughput and peak memory (`swift run -c release TMSBenchmark`).

@@ -1979,8 +1979,8 @@ _ucube_decode() {
 _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
-    repeating_options=(--device --fleet-fault)
-    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-firmware-size --tms-certificate --tms-dialect --fleet --devices-file)
+    repeating_options=(--device --host-fault --fleet-fault)
+    non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --host --host-log --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-firmware-size --tms-certificate --tms-dialect --fleet --devices-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2004,6 +2004,16 @@ _ucube_simulate() {
         return
         ;;
     '--tms')
+        return
+        ;;
+    '--host')
+        return
+        ;;
+    '--host-log')
+        __ucube_add_completions -f
+        return
+        ;;
+    '--host-fault')
         return
         ;;
     '--catalogue')

@@ -10,28 +10,49 @@ import Darwin
 #endif
 
 /// The simulator's PKI (spec §10.3): a P-256 CA kept in the state directory, the HTTPS server certificate and the
-/// per-terminal client certificates (CN = serial). Plain values; file access happens in `loadOrCreate` only.
-struct TMSCertificateAuthority: Sendable {
+/// per-terminal client certificates (CN = serial). Plain values; file access happens in `loadOrCreate` only. The host
+/// simulator (`UCubeHostSimulator`) keeps a CA of its own with the same code, under other names (`Names`).
+package struct TMSCertificateAuthority: Sendable {
     let certificate: Certificate
     let privateKey: P256.Signing.PrivateKey
 
     /// A certificate with its key, as PEM.
-    struct Identity: Sendable {
+    package struct Identity: Sendable {
         let certificate: Certificate
         let certificatePEM: String
         let privateKeyPEM: String
     }
 
-    var certificatePEM: String {
+    /// What a CA is called: its two files in the state directory and its certificate's common name.
+    package struct Names: Sendable {
+        package let certificateFile: String
+        package let keyFile: String
+        package let commonName: String
+
+        package init(certificateFile: String, keyFile: String, commonName: String) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.commonName = commonName
+        }
+
+        /// The TMS simulator's: `tms-ca.pem`, `tms-ca-key.pem`.
+        package static let tms = Names(
+            certificateFile: TMSSimulatorChoices.caCertificateFileName, keyFile: TMSSimulatorChoices.caKeyFileName,
+            commonName: TMSSimulatorChoices.caCommonName)
+    }
+
+    package var certificatePEM: String {
         get throws(TMSSimulatorError) { try Self.pem(certificate) }
     }
 
-    /// Reads `tms-ca.pem` + `tms-ca-key.pem` from `directory`, or creates them (key 0600) when neither exists.
-    /// Blocking: call from a thread pool.
-    static func loadOrCreate(in directory: URL, now: Date = Date()) throws(TMSSimulatorError) -> Self {
+    /// Reads the CA's certificate and key (`names`; by default `tms-ca.pem` + `tms-ca-key.pem`) from `directory`, or
+    /// creates them (key 0600) when neither exists. Blocking: call from a thread pool.
+    package static func loadOrCreate(
+        in directory: URL, names: Names = .tms, now: Date = Date()
+    ) throws(TMSSimulatorError) -> Self {
         let files = FileManager.default
-        let certURL = directory.appendingPathComponent(TMSSimulatorChoices.caCertificateFileName)
-        let keyURL = directory.appendingPathComponent(TMSSimulatorChoices.caKeyFileName)
+        let certURL = directory.appendingPathComponent(names.certificateFile)
+        let keyURL = directory.appendingPathComponent(names.keyFile)
         do {
             try files.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -47,7 +68,7 @@ struct TMSCertificateAuthority: Sendable {
             }
             return try load(certificate: certURL, key: keyURL)
         }
-        let authority = try create(now: now)
+        let authority = try create(names: names, now: now)
         do {
             try writeExclusively(Array(authority.privateKey.pemRepresentation.utf8), to: keyURL.path)
             try Data(try authority.certificatePEM.utf8).write(to: certURL, options: .atomic)
@@ -78,9 +99,9 @@ struct TMSCertificateAuthority: Sendable {
         return Self(certificate: certificate, privateKey: key)
     }
 
-    static func create(now: Date = Date()) throws(TMSSimulatorError) -> Self {
+    package static func create(names: Names = .tms, now: Date = Date()) throws(TMSSimulatorError) -> Self {
         let key = P256.Signing.PrivateKey()
-        let name = Self.name(TMSSimulatorChoices.caCommonName)
+        let name = Self.name(names.commonName)
         do {
             let certificate = try Certificate(
                 version: .v3,
@@ -104,11 +125,13 @@ struct TMSCertificateAuthority: Sendable {
     }
 
     /// The HTTPS server certificate: IP SANs 127.0.0.1 and ::1, DNS SANs localhost and api.localhost, serverAuth.
-    func issueServerIdentity(now: Date = Date()) throws(TMSSimulatorError) -> Identity {
+    package func issueServerIdentity(
+        commonName: String = TMSSimulatorChoices.serverCommonName, now: Date = Date()
+    ) throws(TMSSimulatorError) -> Identity {
         var names: [GeneralName] = TMSSimulatorChoices.serverDNSNames.map { .dnsName($0) }
         names += TMSSimulatorChoices.serverIPAddresses.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) }
         return try issue(
-            commonName: TMSSimulatorChoices.serverCommonName, usage: .serverAuth, names: names,
+            commonName: commonName, usage: .serverAuth, names: names,
             validity: TMSSimulatorChoices.serverValidity, now: now)
     }
 

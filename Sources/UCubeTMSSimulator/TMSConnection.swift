@@ -23,24 +23,7 @@ struct TMSConnection: Sendable {
                         method: head.method.rawValue, uri: head.uri, deviceID: head.headers.first(name: "x-device-id"),
                         idType: head.headers.first(name: "x-id-type"))
                     let limit = (try? route.get())?.bodyLimit ?? TMSSimulatorChoices.maximumSmallBody
-                    var body: [UInt8] = []
-                    var tooLarge = false
-                    if let announced = head.headers.first(name: "content-length").flatMap(Int.init), announced > limit {
-                        tooLarge = true
-                    }
-                    reading: while !tooLarge {
-                        switch try await parts.next() {
-                        case .body(let buffer):
-                            guard body.count + buffer.readableBytes <= limit else {
-                                tooLarge = true
-                                break reading
-                            }
-                            body += buffer.readableBytesView
-                        case .end: break reading
-                        case .head, nil: throw Close()
-                        }
-                    }
-                    if tooLarge {
+                    guard let body = try await HTTPExchange.readBody(head: head, limit: limit, from: &parts) else {
                         try await write(
                             .error(.payloadTooLarge, "the body exceeds \(limit) bytes"), version: head.version,
                             keepAlive: false, outbound)
@@ -49,12 +32,8 @@ struct TMSConnection: Sendable {
                     let peer = try await connection.channel.nioSSL_peerCertificate().get()?.toDERBytes()
                     let answer = await simulator.answer(route, body: body, peerCertificate: peer)
                     if let delay = answer.delay {
-                        // Sleep in steps so that a client that gave up (and closed) ends this connection early.
-                        let clock = ContinuousClock()
-                        let deadline = clock.now + delay
-                        while clock.now < deadline, connection.channel.isActive {
-                            try await Task.sleep(for: min(.milliseconds(100), deadline - clock.now))
-                        }
+                        // A client that gave up (and closed) ends this connection early.
+                        try await HTTPExchange.wait(delay, whileOpen: connection.channel)
                         guard connection.channel.isActive else { return }
                     }
                     let keepAlive = head.isKeepAlive
@@ -76,12 +55,11 @@ struct TMSConnection: Sendable {
     ) async throws -> Bool {
         switch response {
         case .full(let status, let type, let bytes):
-            try await outbound.write(.head(head(status, type, bytes.count, version, keepAlive)))
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
-            try await outbound.write(.end(nil))
+            try await HTTPExchange.writeFull(
+                status, contentType: type, bytes, version: version, keepAlive: keepAlive, outbound)
             return keepAlive
         case .truncated(let status, let type, let bytes):
-            try await outbound.write(.head(head(status, type, bytes.count, version, false)))
+            try await outbound.write(.head(HTTPExchange.head(status, type, bytes.count, version, false)))
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes.prefix(bytes.count / 2)))))
             return false
         case .drop:
@@ -128,7 +106,8 @@ struct TMSConnection: Sendable {
         let blockCount = (image.size + blockSize - 1) / blockSize
         let length = 2 + signature.count + image.size + 2 * blockCount + 2
         do {
-            try await outbound.write(.head(head(.ok, "application/octet-stream", length, version, keepAlive)))
+            try await outbound.write(
+                .head(HTTPExchange.head(.ok, "application/octet-stream", length, version, keepAlive)))
             var buffer = ByteBuffer()
             buffer.writeInteger(UInt16(signature.count))
             buffer.writeBytes(signature)
@@ -168,15 +147,5 @@ struct TMSConnection: Sendable {
         }
         await image.close()
         return keepAlive
-    }
-
-    private func head(
-        _ status: HTTPResponseStatus, _ type: String, _ length: Int, _ version: HTTPVersion, _ keepAlive: Bool
-    ) -> HTTPResponseHead {
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: type)
-        headers.add(name: "Content-Length", value: String(length))
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
-        return HTTPResponseHead(version: version, status: status, headers: headers)
     }
 }

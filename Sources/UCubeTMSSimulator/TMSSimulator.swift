@@ -23,8 +23,7 @@ import X509
 /// ```
 package actor TMSSimulator {
     private struct Running {
-        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
-        let task: Task<Void, Never>
+        let listener: HTTPSListener
         let stateDirectory: URL
         let catalogue: TMSCatalogue
         let authority: TMSCertificateAuthority
@@ -63,7 +62,6 @@ package actor TMSSimulator {
         guard !dialects.isEmpty else {
             throw TMSSimulatorError(.invalidArgument, "the TMS simulator needs a dialect to serve")
         }
-        guard (0...65535).contains(port) else { throw TMSSimulatorError(.invalidArgument, "port \(port) out of range") }
         let prepared: Prepared
         do {
             prepared = try await NIOThreadPool.singleton.runIfActive {
@@ -78,74 +76,15 @@ package actor TMSSimulator {
         let (catalogue, authority, serverIdentity, logIndex) = (
             prepared.catalogue, prepared.authority, prepared.serverIdentity, prepared.logIndex
         )
-        let tlsContext: NIOSSLContext
-        do {
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: [
-                    .certificate(try NIOSSLCertificate(bytes: Array(serverIdentity.certificatePEM.utf8), format: .pem))
-                ],
-                privateKey: .privateKey(
-                    try NIOSSLPrivateKey(bytes: Array(serverIdentity.privateKeyPEM.utf8), format: .pem)))
-            tls.certificateVerification = .optionalVerification
-            tls.trustRoots = .certificates([
-                try NIOSSLCertificate(bytes: Array(try authority.certificatePEM.utf8), format: .pem)
-            ])
-            tls.minimumTLSVersion = .tlsv12
-            tlsContext = try NIOSSLContext(configuration: tls)
-        } catch {
-            throw TMSSimulatorError(.pki, "cannot build the server TLS context: \(error)")
-        }
-        let server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
-        do {
-            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .serverChannelOption(.backlog, value: 64)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .bind(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandlers([
-                            IdleStateHandler(allTimeout: .milliseconds(Int64(TMSSimulatorChoices.idleTimeout * 1000))),
-                            CloseOnIdleHandler(),
-                            NIOSSLServerHandler(context: tlsContext),
-                        ])
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                            withPipeliningAssistance: false, withErrorHandling: true)
-                        return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
-                            wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-            switch (error as? IOError)?.errnoCode {
-            case EADDRINUSE?:
-                throw TMSSimulatorError(.addressInUse, "\(shown) is already in use")
-            case let code?:
-                throw TMSSimulatorError(.bind, "cannot listen on \(shown): \(ErrorNumber.text(code))")
-            case nil:
-                throw TMSSimulatorError(.bind, "cannot listen on \(shown): \(error)")
-            }
-        }
-        guard let boundPort = server.channel.localAddress?.port else {
-            try? await server.channel.close()
-            throw TMSSimulatorError(.bind, "the listening socket has no port")
-        }
-        let task = Task { [self] in
-            _ = try? await server.executeThenClose { connections in
-                await withDiscardingTaskGroup { group in
-                    do {
-                        for try await connection in connections {
-                            group.addTask { await TMSConnection(simulator: self).serve(connection) }
-                        }
-                    } catch {
-                        // The listening socket closed (stop) or failed: stop accepting.
-                    }
-                }
-            }
-        }
+        let listener = try await HTTPSListener.start(
+            host: host, port: port, identity: serverIdentity, clientTrust: authority,
+            idleTimeout: TMSSimulatorChoices.idleTimeout
+        ) { [self] connection in await TMSConnection(simulator: self).serve(connection) }
         running = Running(
-            server: server, task: task, stateDirectory: stateDirectory, catalogue: catalogue, authority: authority,
+            listener: listener, stateDirectory: stateDirectory, catalogue: catalogue, authority: authority,
             dialects: dialects)
         nextLogIndex = logIndex
-        return boundPort
+        return listener.port
     }
 
     private struct Prepared: Sendable {
@@ -181,9 +120,7 @@ package actor TMSSimulator {
     package func stop() async {
         guard let running else { return }
         self.running = nil
-        try? await running.server.channel.close()
-        running.task.cancel()
-        await running.task.value
+        await running.listener.stop()
     }
 
     // MARK: Faults and inspection
@@ -409,19 +346,6 @@ struct TMSAnswer: Sendable {
     init(_ response: TMSResponse, delay: Duration? = nil) {
         self.response = response
         self.delay = delay
-    }
-}
-
-/// Closes a connection when `IdleStateHandler` reports it idle (`TMSSimulatorChoices.idleTimeout`).
-private final class CloseOnIdleHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
     }
 }
 

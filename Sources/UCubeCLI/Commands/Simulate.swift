@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
+import UCubeHostSimulator
 import UCubeProtocol
 import UCubeSimulator
 import UCubeTMS
@@ -11,7 +12,8 @@ extension UCube {
     struct Simulate: UCubeCommand {
         static let configuration = CommandConfiguration(
             commandName: "simulate",
-            abstract: "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator over HTTPS.",
+            abstract:
+                "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator or an authorisation host simulator over HTTPS.",
             discussion: """
                 Raw RPC frames over TCP (spec §3.4). Port 0 picks a free port; the bound address is printed on \
                 stdout as `listening on tcp://HOST:PORT`. The device state lives in $UCUBE_SIM_HOME (default \
@@ -26,6 +28,16 @@ extension UCube {
                 endpoints require, and serves the config and signed binaries of --catalogue DIR (default: a \
                 catalogue it writes on first start: SVPP firmware 6.0.1.0, ICC and NFC EMV configurations). Logs \
                 the terminal sends land in received-logs/. Without --listen only the TMS is served.
+
+                --host HOST:PORT serves an authorisation host (docs/host-simulator.md): the HTTPS form of \
+                `pay --authorize`, with a CA of its own (host-ca.pem in the TMS simulator's state directory). It \
+                prints `host: https://HOST:PORT/authorize (CA: FILE)` and `export UCUBE_AUTHORIZE=… \
+                UCUBE_AUTHORIZE_CA=…` (`--print-env` prints only that line). It deciphers the SRED data with the test \
+                BDK, checks the PAN and the ARQC, answers with a real ARPC, and decides by the amount's last two \
+                digits: .05 declines 05, .51 declines 51, .12 never answers, … (the table is in the doc). \
+                --host-log FILE appends every request and reversal it gets, masked, as JSON lines; --host-fault makes \
+                it fail. It can run beside the terminal (--listen) and the TMS (--tms); without --listen only the \
+                servers asked for run.
 
                 --vendor-app serves an app built on the vendor's Android or iOS SDK, through its SOCKET connection                 type (docs/vendor-apps.md): it listens on 127.0.0.1:21350, the SDK's default port (an Android                 emulator reaches it as 10.0.2.2:21350), and answers no sooner than --min-answer-delay (default 50 ms                 in this mode) after a command, since the SDK loses an answer that comes before it has queued the                 command. The connection stays open until the app closes it; only a simulated reboot (or a drop@N                 fault) closes it. A --listen address other than a loopback one is reachable by anyone on that                 network: ucube warns about it.
                 """)
@@ -56,6 +68,25 @@ extension UCube {
 
         @Option(help: ArgumentHelp("Also serve a TMS simulator over HTTPS on this address.", valueName: "host:port"))
         var tms: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Also serve an authorisation host simulator over HTTPS on this address (docs/host-simulator.md), e.g. --host 127.0.0.1:8444.",
+                valueName: "host:port"))
+        var host: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --host: append every request and reversal the host gets to FILE, masked, one JSON object a line, e.g. --host-log /tmp/host.jsonl.",
+                valueName: "file"),
+            completion: .file())
+        var hostLog: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --host: faults, comma-separated FAULT[:TIMES] (FAULT status:CODE with an HTTP status 400…599, malformed, timeout, wrong-arpc or no-ack; TIMES requests, default 1). Repeatable. E.g. --host-fault status:503:2,wrong-arpc.",
+                valueName: "faults"))
+        var hostFault: [String] = []
 
         @Option(
             help: ArgumentHelp(
@@ -162,15 +193,18 @@ extension UCube {
         @Flag(help: "List the simulated cards and scenarios, with the final status each should give, and exit.")
         var listCards = false
 
-        @Flag(help: "With --tms: print the `export UCUBE_TMS_URL=… UCUBE_TMS_CA=…` line for a shell to eval, and exit.")
+        @Flag(
+            help:
+                "With --tms or --host: print the `export UCUBE_TMS_URL=… UCUBE_TMS_CA=…` or `export UCUBE_AUTHORIZE=… UCUBE_AUTHORIZE_CA=…` line for a shell to eval, and exit."
+        )
         var printEnv = false
 
         /// The terminal's address: --listen, else the default (the vendor SDK's with --vendor-app) unless only the
-        /// TMS is asked for.
+        /// TMS or the host is asked for.
         var terminalListen: String? {
             if let listen { return listen }
             if vendorApp { return "127.0.0.1:\(SimulatorChoices.vendorSDKSocketPort)" }
-            return tms == nil ? "127.0.0.1:\(SimulatorChoices.defaultTCPPort)" : nil
+            return tms == nil && host == nil ? "127.0.0.1:\(SimulatorChoices.defaultTCPPort)" : nil
         }
 
         /// --min-answer-delay, else the vendor-app default, else none.
@@ -262,6 +296,11 @@ extension UCube {
                     throw ValidationError(error.reason)
                 }
             }
+            if let host { _ = try Self.parse(host, option: "--host") }
+            if host == nil && (hostLog != nil || !hostFault.isEmpty) {
+                throw ValidationError("--host-log and --host-fault are the host simulator's: add --host HOST:PORT")
+            }
+            _ = try hostFaults()
             if let fleet {
                 guard (1...256).contains(fleet) else { throw ValidationError("--fleet must be 1 to 256") }
                 _ = try fleetFaults()
@@ -269,11 +308,15 @@ extension UCube {
                 throw ValidationError("--fleet-fault and --devices-file are for a fleet: add --fleet N")
             }
             if printEnv {
-                guard let tms else {
-                    throw ValidationError("--print-env prints the TMS simulator's settings: add --tms HOST:PORT")
+                guard tms != nil || host != nil else {
+                    throw ValidationError(
+                        "--print-env prints the TMS or host simulator's settings: add --tms or --host HOST:PORT")
                 }
-                if try Self.parse(tms, option: "--tms").1 == 0 {
-                    throw ValidationError("--print-env needs the TMS port (port 0 is only known once the server runs)")
+                for (option, address) in [("--tms", tms), ("--host", host)] {
+                    if let address, try Self.parse(address, option: option).1 == 0 {
+                        throw ValidationError(
+                            "--print-env needs the \(option) port (port 0 is only known once the server runs)")
+                    }
                 }
             }
         }
@@ -303,16 +346,24 @@ extension UCube {
                 }
                 return
             }
-            if printEnv, let tms {
-                let (host, port) = try Self.parse(tms, option: "--tms")
-                print(Self.exportLine(url: Self.tmsURL(host: host, port: port), ca: Self.tmsCAPath))
+            if printEnv {
+                if let tms {
+                    let (host, port) = try Self.parse(tms, option: "--tms")
+                    print(Self.exportLine(url: Self.tmsURL(host: host, port: port), ca: Self.tmsCAPath))
+                }
+                if let host {
+                    let (name, port) = try Self.parse(host, option: "--host")
+                    print(Self.hostExportLine(url: Self.hostURL(host: name, port: port), ca: Self.hostCAPath))
+                }
                 return
             }
             let tmsServer = try await startTMS(json: context.json)
+            let hostServer = try await startHost(json: context.json)
             guard let listen = terminalListen else {
-                // Only the TMS: serve until the process is stopped.
+                // Only the TMS and/or the host: serve until the process is stopped.
                 while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
                 await tmsServer?.stop()
+                await hostServer?.stop()
                 return
             }
             let (host, port) = try Self.parse(listen, option: "--listen")
@@ -330,6 +381,7 @@ extension UCube {
             if let fleet {
                 try await serveFleet(fleet, host: host, port: port, model: model, json: context.json)
                 await tmsServer?.stop()
+                await hostServer?.stop()
                 return
             }
             var configuration = try BuiltInSimulator.configuration(
@@ -363,7 +415,8 @@ extension UCube {
 
         /// `--json`: what the simulator serves, one JSON object a line on stdout, as soon as it listens:
         /// `{"event":"listening","device":"tcp://127.0.0.1:5000"}`, `{"event":"listening","devices":[…]}` for a
-        /// fleet, `{"event":"tms-listening","url":"https://…","ca":"/…/ca.pem"}`.
+        /// fleet, `{"event":"tms-listening","url":"https://…","ca":"/…/ca.pem"}`,
+        /// `{"event":"host-listening","url":"https://…/authorize","ca":"/…/host-ca.pem"}`.
         static func announce(_ fields: [String: any Sendable]) {
             var object: [(String, JSONOutput.Value)] = []
             for (key, value) in fields {
@@ -526,6 +579,61 @@ extension UCube {
                 )
             }
             return server
+        }
+
+        /// `--host-fault`, every item of every occurrence, checked.
+        func hostFaults() throws -> [HostFault.Rule] {
+            var rules: [HostFault.Rule] = []
+            for item in hostFault {
+                do {
+                    rules += try HostFault.parse(item)
+                } catch {
+                    throw ValidationError(error.reason)
+                }
+            }
+            return rules
+        }
+
+        /// Starts the host simulator when --host asks for it; its CA lives in the TMS simulator's state directory.
+        private func startHost(json: Bool) async throws -> HostSimulator? {
+            guard let host else { return nil }
+            let (name, port) = try Self.parse(host, option: "--host")
+            // The CA's code creates the directory; a failure is TMSSimulatorError.stateDirectory, with its hint.
+            let state = Environment.tmsSimulatorDirectory
+            let server = HostSimulator()
+            for rule in try hostFaults() { await server.addFault(rule.fault, times: rule.times) }
+            let bound: Int
+            do {
+                bound = try await server.start(
+                    host: name, port: port, stateDirectory: URL(fileURLWithPath: state),
+                    logFile: hostLog.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) })
+            } catch {
+                throw CLIFailure(tmsSimulator: error)
+            }
+            let url = Self.hostURL(host: name, port: bound)
+            if json {
+                Self.announce(["event": "host-listening", "url": url, "ca": Self.hostCAPath])
+            } else {
+                RawOutput.stdout(
+                    "host: \(url) (CA: \(Self.hostCAPath))\n\(Self.hostExportLine(url: url, ca: Self.hostCAPath))\n")
+            }
+            return server
+        }
+
+        /// The host simulator's URL: its address and the path it prints (any path is served).
+        static func hostURL(host: String, port: Int) -> String {
+            tmsURL(host: host, port: port) + HostSimulatorChoices.path
+        }
+
+        /// The host simulator's CA certificate: an absolute path in the TMS simulator's state directory.
+        static var hostCAPath: String {
+            let state = URL(fileURLWithPath: Environment.tmsSimulatorDirectory).standardizedFileURL
+            return HostSimulator.caCertificateURL(stateDirectory: state).path
+        }
+
+        /// `export UCUBE_AUTHORIZE=… UCUBE_AUTHORIZE_CA=…`, each value quoted for a POSIX shell.
+        static func hostExportLine(url: String, ca: String) -> String {
+            "export \(HostChoices.environmentVariable)=\(ShellWords.quote(url)) \(HostChoices.caVariable)=\(ShellWords.quote(ca))"
         }
 
         static func tmsURL(host: String, port: Int) -> String {

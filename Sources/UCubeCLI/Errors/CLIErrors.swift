@@ -136,7 +136,7 @@ extension CLIFailure {
             self.init(
                 ExitCodes.unavailable, error.reason, code: .addressInUse,
                 hint:
-                    "another program (perhaps another `ucube simulate --tms`) listens there: stop it, or choose another port (port 0 picks a free one)"
+                    "another program (perhaps another `ucube simulate --tms` or `--host`) listens there: stop it, or choose another port (port 0 picks a free one)"
             )
         case .bind:
             self.init(

@@ -185,7 +185,9 @@ enum RootHelp {
                 ),
                 Element(
                     label: "simulate",
-                    abstract: "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator over HTTPS."),
+                    abstract:
+                        "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator or an authorisation host simulator over HTTPS."
+                ),
                 Element(
                     label: "test",
                     abstract: "Run a suite of scripted payments and check each outcome (TAP or JUnit)."),
