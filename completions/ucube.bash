@@ -252,7 +252,7 @@ _ucube_pay() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --authorize-timeout --select --card --request-id --receipt-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout --select --card --request-id --receipt-file)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -305,6 +305,18 @@ _ucube_pay() {
         return
         ;;
     '--authorize')
+        return
+        ;;
+    '--authorize-ca')
+        return
+        ;;
+    '--authorize-cert')
+        return
+        ;;
+    '--authorize-key')
+        return
+        ;;
+    '--authorize-token-file')
         return
         ;;
     '--authorize-timeout')
@@ -2234,7 +2246,7 @@ _ucube_connect() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --list --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --timeout --tries --forget)
+    non_repeating_options=(--record --rpc-timeout --log-level --timeout --tries --forget --authorize --authorize-ca)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -2258,6 +2270,12 @@ _ucube_connect() {
         return
         ;;
     '--forget')
+        return
+        ;;
+    '--authorize')
+        return
+        ;;
+    '--authorize-ca')
         return
         ;;
     esac

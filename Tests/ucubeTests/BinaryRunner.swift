@@ -44,7 +44,12 @@ final class UCubeSandbox: @unchecked Sendable {
         env["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         env["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("run").path
         env["UCUBE_TMS_SIM_HOME"] = directory.appendingPathComponent("tms-sim").path
-        for name in ["UCUBE_DEVICE", "UCUBE_TMS_URL", "UCUBE_TMS_CA"] { env.removeValue(forKey: name) }
+        for name in [
+            "UCUBE_DEVICE", "UCUBE_TMS_URL", "UCUBE_TMS_CA", "UCUBE_AUTHORIZE", "UCUBE_AUTHORIZE_CA",
+            "UCUBE_AUTHORIZE_CERT", "UCUBE_AUTHORIZE_KEY", "UCUBE_AUTHORIZE_TOKEN", "UCUBE_AUTHORIZE_TOKEN_FILE",
+        ] {
+            env.removeValue(forKey: name)
+        }
         environment = env
     }
 

@@ -92,9 +92,11 @@ import UCubeSimulator
         #expect(ShellCompletion.candidates(words: ["rpc", "raw"], partial: "get-i", state: ready) == ["get-info"])
         #expect(
             ShellCompletion.candidates(words: ["set"], partial: "", state: ready) == [
-                "trace", "json", "timeout", "device", "log-level",
+                "trace", "json", "timeout", "device", "authorize", "log-level",
             ])
         #expect(ShellCompletion.candidates(words: ["set", "json"], partial: "", state: ready) == ["on", "off"])
+        #expect(
+            ShellCompletion.candidates(words: ["set", "authorize"], partial: "ht", state: ready) == ["https://"])
         #expect(ShellCompletion.candidates(words: ["set", "log-level"], partial: "", state: ready).contains("rpc="))
     }
 

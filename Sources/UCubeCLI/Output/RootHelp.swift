@@ -80,6 +80,11 @@ enum RootHelp {
           UCUBE_SIM_CHOICES  the built-in simulator's list-box answers, as `simulate --choices`: item numbers, abort or none, comma-separated
           UCUBE_TMS_SIM_HOME  the state directory of `ucube simulate --tms`
           UCUBE_AUTHORIZE  the issuer's answer when --authorize is not given: a word --authorize takes, e.g. exec:PROGRAM (a host; docs/authorization.md)
+          UCUBE_AUTHORIZE_CA  the https hook's CA file when --authorize-ca is not given: the only CAs the host's certificate may chain to
+          UCUBE_AUTHORIZE_CERT  the https hook's PEM client certificate when --authorize-cert is not given
+          UCUBE_AUTHORIZE_KEY  its PEM private key when --authorize-key is not given
+          UCUBE_AUTHORIZE_TOKEN_FILE  a file whose first line is the https hook's bearer token, when --authorize-token-file is not given
+          UCUBE_AUTHORIZE_TOKEN  the https hook's bearer token, when no token file is named (never an option: see docs/authorization.md)
           UCUBE_INPUT_LIMIT  lowers every input limit (standard input, files, FIFOs, the shell's lines, recordings) to this many bytes; never raises one (tests reach a limit with a few bytes)
           XDG_CONFIG_HOME  configuration (default ~/.config)
           XDG_STATE_HOME  state: logs, journal, history, simulators (default ~/.local/state)

@@ -163,6 +163,25 @@ extension Environment {
                 "the issuer's answer when --authorize is not given: a word --authorize takes, e.g. exec:PROGRAM (a host; docs/authorization.md)"
         ),
         Variable(
+            name: HostChoices.caVariable,
+            meaning:
+                "the https hook's CA file when --authorize-ca is not given: the only CAs the host's certificate may chain to"
+        ),
+        Variable(
+            name: HostChoices.certificateVariable,
+            meaning: "the https hook's PEM client certificate when --authorize-cert is not given"),
+        Variable(
+            name: HostChoices.keyVariable, meaning: "its PEM private key when --authorize-key is not given"),
+        Variable(
+            name: HostChoices.tokenFileVariable,
+            meaning:
+                "a file whose first line is the https hook's bearer token, when --authorize-token-file is not given"),
+        Variable(
+            name: HostChoices.tokenVariable,
+            meaning:
+                "the https hook's bearer token, when no token file is named (never an option: see docs/authorization.md)"
+        ),
+        Variable(
             name: inputLimitVariable,
             meaning:
                 "lowers every input limit (standard input, files, FIFOs, the shell's lines, recordings) to this many bytes; never raises one (tests reach a limit with a few bytes)"
