@@ -128,9 +128,10 @@ struct UCube: AsyncParsableCommand {
         if let divergence = ReplaySource.divergence, code != ExitCodes.replayDiverged.code {
             code = report(divergence, json: json, arguments: arguments)
         }
-        if code == 0, let errno = Console.stdoutError {
-            // stdout is gone: the message can only go to stderr. A closed pipe is the reader's choice (`| head`):
-            // only the exit code says the output was cut short.
+        if code == 0, let errno = Console.stdoutError, !Console.outcomeWritten {
+            // stdout is gone before the outcome reached it: the message can only go to stderr. A closed pipe is the
+            // reader's choice (`| head`): only the exit code says the output was cut short. A reader that went away
+            // after the outcome arrived whole had what it asked for: the exit code is the outcome's.
             let failure = CLIFailure.stdout(errno: errno)
             if errno != EPIPE { Console.report(failure, json: false, showDetail: false) }
             log(failure)

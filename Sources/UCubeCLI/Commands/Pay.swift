@@ -260,7 +260,7 @@ extension UCube {
             }
             try PaymentContextJSON(context: payment, receipt: receiptOptions.receipt ? receipt : nil, host: host)
                 .print(json: context.json)
-            if let error = Console.stdoutError {
+            if let error = Console.stdoutError, !Console.outcomeWritten {
                 StandardError.write(
                     "ucube: \(fate); its result could not be written to stdout (\(ErrorNumber.text(error)))")
             }

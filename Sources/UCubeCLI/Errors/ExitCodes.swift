@@ -62,7 +62,9 @@ enum ExitCodes {
     )
     static let ioError = Entry(
         code: 74, name: "io-error",
-        meaning: "a write failed: stdout is full or closed, a file could not be read or written")
+        meaning:
+            "a write failed: stdout is full or closed before the command's outcome reached it, a file could not be read or written"
+    )
 
     // Payments (`ucube pay`): the final status decides the exit code.
     static let declined = Entry(code: 10, name: "declined", meaning: "pay: the payment was DECLINED")

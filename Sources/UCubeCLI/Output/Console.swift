@@ -14,13 +14,17 @@ import UCubeLog
 ///
 /// A write that fails (`> /dev/full`, a closed pipe: SIGPIPE is ignored, see `UCube.main`) is remembered, and the
 /// rest of the output is dropped while the work goes on — a firmware update is never aborted because its reader went
-/// away. Only the exit code says so: `UCube.main` turns it into 74 (`io-error`) at the end.
+/// away. Only the exit code says so: `UCube.main` turns it into 74 (`io-error`) at the end — unless the command's outcome
+/// (its report: `Console.outcome`) was written whole before: a reader that goes away after it (`| grep -q`, `| head -1`)
+/// had what it asked for, and the exit code is the outcome's.
 enum Console {
     private struct State {
         /// errno of the first failed stdout write.
         var stdoutError: Int32?
         /// The running command printed its result as one JSON document (`JSONOutput.print`).
         var wroteResult = false
+        /// The running command's outcome reached stdout whole, in one write (`outcome`).
+        var outcomeWritten = false
     }
 
     private static let state = Mutex(State())
@@ -56,6 +60,19 @@ enum Console {
     /// Writes one line to stdout.
     static func line(_ text: String) { out(text + "\n") }
 
+    /// Writes a command's outcome (its report, text or JSON) to stdout in one write, and remembers that it arrived
+    /// whole: a later failed write no longer changes the exit code.
+    static func outcome(_ text: String) {
+        let before = stdoutError
+        out(text)
+        if DeviceOutput.current == nil, before == nil, stdoutError == nil {
+            state.withLock { $0.outcomeWritten = true }
+        }
+    }
+
+    /// Whether this command's outcome reached stdout whole (`outcome`).
+    static var outcomeWritten: Bool { state.withLock { $0.outcomeWritten } }
+
     /// The errno of the first stdout write that failed in this process, if one did.
     static var stdoutError: Int32? { state.withLock { $0.stdoutError } }
 
@@ -71,7 +88,10 @@ enum Console {
     /// own state alone).
     static func beginCommand() {
         guard DeviceOutput.current == nil else { return }
-        state.withLock { $0.wroteResult = false }
+        state.withLock {
+            $0.wroteResult = false
+            $0.outcomeWritten = false
+        }
         StandardError.setEventLines(false)
     }
 

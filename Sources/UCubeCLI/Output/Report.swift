@@ -8,12 +8,14 @@ protocol Report: Encodable {
 }
 
 extension Report {
-    /// Prints the report on stdout: one JSON document with `json` (pretty, or one line), else its lines.
+    /// Prints the report on stdout in one write (`Console.outcome`): one JSON document with `json` (pretty, or one
+    /// line), else its lines.
     func print(json: Bool, pretty: Bool = true) throws {
         if json {
             try JSONOutput.print(self, pretty: pretty)
         } else {
-            for line in lines { Console.line(line) }
+            let text = lines.map { $0 + "\n" }.joined()
+            if !text.isEmpty { Console.outcome(text) }
         }
     }
 }

@@ -36,7 +36,7 @@ enum RootHelp {
           65  input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)
           69  simulate: the address to listen on is already in use or cannot be bound
           73  a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write
-          74  a write failed: stdout is full or closed, a file could not be read or written
+          74  a write failed: stdout is full or closed before the command's outcome reached it, a file could not be read or written
 
         Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets the error as one JSON object on one line (the last line of a streaming command such as `mdm-update --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link","hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit the exit code and exitName its name, hint and detail may be null (detail is filled only with --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
 
