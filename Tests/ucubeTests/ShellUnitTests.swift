@@ -132,6 +132,51 @@ import UCubeSimulator
                 == #"{"event":"progress","item":"a\"b","bytes":0,"total":10,"percent":0.0,"rate":null,"eta":null}"#)
     }
 
+    /// At 80 columns (and narrower), the bar shrinks before the rate and the ETA go, and the line never wraps.
+    @Test func theBarFitsTheTerminal() {
+        let label = "SVPP firmware 6.0.1.0 (contact kernel)"
+        let wide = ProgressFormat.fitted(
+            label: label, sent: 409_600, total: 1_105_920, elapsed: .seconds(80), columns: 200)
+        #expect(wide.contains("[########") && wide.contains("ETA 2:16"), "\(wide)")
+        // An item's usual label at 80 columns: the bar gives up cells, the rate and the ETA stay.
+        let eighty = ProgressFormat.fitted(
+            label: "SVPP firmware 6.0.1.0", sent: 409_600, total: 1_105_920, elapsed: .seconds(80),
+            columns: 80)
+        #expect(eighty.count <= 79, "\(eighty)")
+        #expect(eighty.contains("5.1 kB/s  ETA 2:16"), "\(eighty)")
+        #expect(!eighty.contains("[########################]"), "\(eighty)")
+        // A long label: the bar at its narrowest, then the ETA and the rate go.
+        let narrow = ProgressFormat.fitted(
+            label: label, sent: 409_600, total: 1_105_920, elapsed: .seconds(80), columns: 80)
+        #expect(narrow.count <= 79 && narrow.contains("[##------]") && !narrow.contains("ETA"), "\(narrow)")
+        for columns in [20, 40, 60, 79, 80, 100] {
+            let line = ProgressFormat.fitted(
+                label: label, sent: 409_600, total: 1_105_920, elapsed: .seconds(80), columns: columns)
+            #expect(line.count <= max(20, columns - 1), "\(columns): \(line)")
+        }
+    }
+
+    /// Not on a terminal (a CI log): a plain line at the first sample, at each tenth, and at most every 10 s between.
+    @Test func aLogGetsALineEveryTenthAndEveryTenSeconds() {
+        var pace = ProgressPace()
+        var lines: [Int] = []
+        // 1,000 bytes over 200 s, a sample a second: 5 bytes a second.
+        for second in 0...200 where pace.due(sent: Int64(second * 5), total: 1000, elapsed: .seconds(second)) {
+            lines.append(second)
+        }
+        #expect(lines.first == 0)
+        #expect(lines.last == 200)
+        for tenth in stride(from: 20, through: 200, by: 20) { #expect(lines.contains(tenth), "\(tenth): \(lines)") }
+        for (a, b) in zip(lines, lines.dropFirst()) { #expect(b - a <= 10, "a gap from \(a) to \(b) s: \(lines)") }
+        // Fast work (all in a second, a sample a block): one line a tenth, no more.
+        var fast = ProgressPace()
+        let count = (0...100).filter { fast.due(sent: Int64($0 * 10), total: 1000, elapsed: .milliseconds($0 * 10)) }
+        #expect(count.count == 11, "\(count)")
+        #expect(
+            ProgressFormat.line(label: "ICC EMV config", sent: 500, total: 1000, elapsed: .seconds(2))
+                == "ICC EMV config: 50%, 500 B of 1.0 kB, 250 B/s, ETA 0:02")
+    }
+
     @Test func jsonLineCarriesRateAndETA() {
         #expect(
             ProgressFormat.jsonLine(label: "ICC EMV config", sent: 500, total: 1000, elapsed: .seconds(2))

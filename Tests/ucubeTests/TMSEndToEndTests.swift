@@ -47,6 +47,9 @@ import ZIPFoundation
         let update = try await sandbox.run("--device sim mdm-update")
         #expect(update.status == 0, "\(update.stderr)")
         #expect(update.stdout.contains("SVPP firmware 6.0.0.54 → 6.0.1.0: installed"), "\(update.stdout)")
+        // stderr is a pipe here, as in a CI log: plain progress lines, the last one at 100 %, and no bar.
+        #expect(update.stderr.contains("100%, "), "\(update.stderr)")
+        #expect(!update.stderr.contains("["), "\(update.stderr)")
         // Read before send-logs, which deletes the local logs once the TMS has them.
         let log = sandbox.directory.appendingPathComponent("state/ucube/logs/messages.log")
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""

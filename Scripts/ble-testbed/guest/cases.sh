@@ -31,7 +31,7 @@ stop() { # PID...: ends processes this script started, and waits for them.
         [ -n "$pid" ] || continue
         kill "$pid" 2>/dev/null
         i=0
-        while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
         kill -9 "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     done
@@ -66,10 +66,10 @@ start_terminal() {
     # shellcheck disable=SC2086
     ucube simulate --listen 127.0.0.1:5000 --codec ble --seed 24 --card "$card" $sim_args >"$dir/simulator.log" 2>&1 &
     sim_pid=$!
-    wait_for "$dir/simulator.log" 'listening on' 30 || { note "the simulator did not start"; return 1; }
+    wait_for "$dir/simulator.log" 'listening on' 300 || { note "the simulator did not start"; return 1; }
     python3 /share/guest/peripheral.py --simulator 5000 --name "$name" "$@" 2>"$dir/peripheral.log" &
     peripheral_pid=$!
-    wait_for "$dir/peripheral.log" 'advertising as' 30 || { note "the peripheral did not advertise"; return 1; }
+    wait_for "$dir/peripheral.log" 'advertising as' 300 || { note "the peripheral did not advertise"; return 1; }
 }
 
 # Case bookkeeping.
@@ -95,14 +95,14 @@ wanted() { [ -z "${UCUBE_BLE_CASES:-}" ] || case " $UCUBE_BLE_CASES " in *" $1 "
 
 journal_size() { ucube history --json 2>/dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))' 2>/dev/null || echo 0; }
 
-# Runs `ucube ARGS` (at most 150 s, then SIGTERM, and SIGKILL 10 s later); its stdout, stderr and status go to $dir/N.{out,err,rc}; sets $rc, $o, $e.
+# Runs `ucube ARGS` (at most 600 s, a safety net, then SIGTERM, and SIGKILL 10 s later); its stdout, stderr and status go to $dir/N.{out,err,rc}; sets $rc, $o, $e.
 # Before a payment, notes how many payments the journal holds (expect_journal wants one more).
 run() {
     case " $* " in *" pay "*) journal_before=$(journal_size) ;; esac
     step=$((step + 1))
     o=$dir/$step.out e=$dir/$step.err
     echo "ucube $*" >"$dir/$step.cmd"
-    timeout -k 10 150 ucube "$@" >"$o" 2>"$e"
+    timeout -k 10 600 ucube "$@" >"$o" 2>"$e"
     rc=$?
     echo "$rc" >"$dir/$step.rc"
     log "  ucube $* -> $rc"

@@ -30,7 +30,7 @@ dbus-daemon --system --fork || { log "dbus-daemon failed"; exit 1; }
 
 btvirt -L -l2 >/tmp/btvirt.log 2>&1 &
 i=0
-while [ ! -e /sys/class/bluetooth/hci1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -e /sys/class/bluetooth/hci1 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 [ -e /sys/class/bluetooth/hci1 ] || { log "btvirt made no hci1"; cat /tmp/btvirt.log; exit 1; }
 log "btvirt: $(ls /sys/class/bluetooth | tr '\n' ' ')"
 

@@ -1,25 +1,30 @@
 import Foundation
 import UCubeSupport
 
-/// How an update shows its progress: a redrawn bar on a TTY (stderr, the `StatusLine`: a Ctrl-C notice or an error
-/// ends the bar's line before it prints), JSON lines with `--json` (stdout), nothing otherwise
-/// (docs/architecture.md: a non-TTY never gets a progress bar).
+/// How an update shows its progress: a redrawn bar on a TTY (stderr, the `StatusLine`, fitted to the terminal's
+/// width: a Ctrl-C notice or an error ends the bar's line before it prints), JSON lines with `--json` (stdout), and
+/// elsewhere (a CI log, a file, a pipe) a plain line on stderr at most every 10 s and at each 10 %
+/// (docs/architecture.md: a non-TTY never gets a progress bar, and never goes silent for long).
 struct UpdateProgressDisplay {
-    enum Mode: Equatable { case bar, jsonLines, none }
+    enum Mode: Equatable { case bar, jsonLines, lines }
 
     let mode: Mode
-    private let start: ContinuousClock.Instant
     private var lastDraw: ContinuousClock.Instant?
+    /// The plain lines' pace.
+    private var pace = ProgressPace()
+    private let columns: Int
 
-    init(json: Bool, stderrIsTTY: Bool = isatty(2) == 1) {
-        mode = json ? .jsonLines : (stderrIsTTY ? .bar : .none)
-        start = .now
+    init(json: Bool, stderrIsTTY: Bool = isatty(2) == 1, columns: Int = ProgressFormat.terminalColumns()) {
+        mode = json ? .jsonLines : (stderrIsTTY ? .bar : .lines)
+        self.columns = columns
     }
 
     /// One progress sample for `label`: `sent` of `total` bytes, `elapsed` since the item started.
     mutating func update(label: String, sent: Int64, total: Int64, elapsed: Duration) {
         switch mode {
-        case .none: return
+        case .lines:
+            guard pace.due(sent: sent, total: total, elapsed: elapsed) else { return }
+            StandardError.write(ProgressFormat.line(label: label, sent: sent, total: total, elapsed: elapsed))
         case .jsonLines:
             let line = ProgressFormat.jsonLine(label: label, sent: sent, total: total, elapsed: elapsed)
             RawOutput.stdout(line + "\n")
@@ -28,11 +33,32 @@ struct UpdateProgressDisplay {
             let now = ContinuousClock.now
             if sent < total, let lastDraw, now - lastDraw < .milliseconds(100) { return }
             lastDraw = now
-            StatusLine.draw(ProgressFormat.bar(label: label, sent: sent, total: total, elapsed: elapsed, width: 24))
+            StatusLine.draw(
+                ProgressFormat.fitted(label: label, sent: sent, total: total, elapsed: elapsed, columns: columns))
             if sent >= total { StatusLine.end() }
         }
     }
+}
 
+/// When a plain progress line is due (a log, not a terminal): the first sample, each new tenth of the total, the end,
+/// and otherwise at most every `interval`. A value: the display keeps one per item.
+struct ProgressPace: Equatable {
+    /// The longest a log goes without a line while the work goes on.
+    static let interval: Duration = .seconds(10)
+
+    private var lastTenth: Int64 = -1
+    private var lastLine: Duration?
+
+    /// Whether a line is due for this sample; if so, it is counted as written.
+    mutating func due(sent: Int64, total: Int64, elapsed: Duration) -> Bool {
+        let tenth = total > 0 ? min(10, sent * 10 / total) : 10
+        let due =
+            lastLine == nil || tenth > lastTenth || (lastLine.map { elapsed - $0 >= Self.interval } ?? true)
+        guard due else { return false }
+        lastTenth = max(lastTenth, tenth)
+        lastLine = elapsed
+        return true
+    }
 }
 
 /// The pure text of the progress output.
@@ -49,6 +75,45 @@ enum ProgressFormat {
             if sent < total { line += "  ETA \(duration(seconds: Double(total - sent) / rate))" }
         }
         return line
+    }
+
+    /// The bar, fitted to `columns`: the bar shrinks first (to 8 cells), then the ETA goes, then the rate, so that
+    /// the line never wraps (a wrapped status line cannot be redrawn in place).
+    static func fitted(label: String, sent: Int64, total: Int64, elapsed: Duration, columns: Int) -> String {
+        let room = max(20, columns - 1)
+        var width = 24
+        var line = bar(label: label, sent: sent, total: total, elapsed: elapsed, width: width)
+        while line.count > room && width > 8 {
+            width -= 1
+            line = bar(label: label, sent: sent, total: total, elapsed: elapsed, width: width)
+        }
+        for cut in ["  ETA ", "  "] where line.count > room {
+            if let range = line.range(of: cut, options: .backwards),
+                line.distance(from: line.startIndex, to: range.lowerBound) > 0
+            {
+                line = String(line[..<range.lowerBound])
+            }
+        }
+        return line.count > room ? String(line.prefix(room)) : line
+    }
+
+    /// A plain line for a log: `SVPP firmware 6.0.1.0: 37%, 409.6 kB of 1.1 MB, 5.2 kB/s, ETA 2:01`.
+    static func line(label: String, sent: Int64, total: Int64, elapsed: Duration) -> String {
+        let fraction = total > 0 ? min(1, Double(sent) / Double(total)) : 1
+        var line = "\(label): \(Int((fraction * 100).rounded(.down)))%, \(bytes(sent)) of \(bytes(total))"
+        if let rate = rate(sent: sent, elapsed: elapsed) {
+            line += ", \(bytes(Int64(rate)))/s"
+            if sent < total { line += ", ETA \(duration(seconds: Double(total - sent) / rate))" }
+        }
+        return line
+    }
+
+    /// The width of the terminal on stderr (where the bar goes), else `$COLUMNS`, else 80.
+    static func terminalColumns() -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = getenv("COLUMNS"), let columns = Int(String(cString: text)), columns > 0 { return columns }
+        return 80
     }
 
     /// One JSON object per sample: `{"event":"progress","item":…,"bytes":…,"total":…,"percent":…,"rate":…,"eta":…}`.
