@@ -42,6 +42,19 @@ enum Console {
         }
     }
 
+    /// Writes `text`, JSON or a piece of a JSON document written a part at a time (an array's elements), to stdout
+    /// as `out` does, its card data masked string by string (`LogScrubber.scrubJSON`): a number stays a number.
+    static func outJSON(_ text: String) {
+        if let device = DeviceOutput.current {
+            device.stdout(text)
+            return
+        }
+        guard state.withLock({ $0.stdoutError == nil }) else { return }
+        if let error = StandardStream.write(Array(LogScrubber.scrubJSON(text).utf8), to: STDOUT_FILENO) {
+            state.withLock { $0.stdoutError = $0.stdoutError ?? error }
+        }
+    }
+
     /// Writes `text` to stderr as is (no newline added, no status-line or fleet handling: that is `StandardError`'s
     /// and `RawOutput`'s), card data masked. A failed write to stderr has nowhere to be reported and is dropped.
     static func err(_ text: String) {

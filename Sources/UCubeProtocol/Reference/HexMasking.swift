@@ -78,7 +78,7 @@ extension Masking {
     private static let maskByte = UInt8(ascii: "*")
 
     /// The value of an ASCII hex digit, nil for any other byte.
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
