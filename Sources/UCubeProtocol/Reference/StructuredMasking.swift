@@ -78,10 +78,10 @@ extension Masking {
         var changed = false
         for literal in strings {
             guard let decoded = JSONStrings.decode(bytes[literal.content]) else { continue }
-            var masked = redactCardData(inString: decoded)
-            if let key = literal.key, cardDataKeys.contains(key.lowercased()) {
-                masked = redactDigitRuns(in: masked)
-            }
+            // A card-data field's digit runs first: the text rule's hex reading would hide other digits of them.
+            var masked = decoded
+            if let key = literal.key, cardDataKeys.contains(key.lowercased()) { masked = redactDigitRuns(in: masked) }
+            masked = redactCardData(inString: masked)
             guard masked != decoded else { continue }
             if !changed {
                 out.reserveCapacity(bytes.count)
