@@ -7,6 +7,9 @@
 #      UCubeCLI is Swift's, to stdout).
 #   2. The door masks: each of Console's writers passes its bytes through LogScrubber.scrub.
 #   3. Every code name those two paragraphs give in backticks (`Console.err`, `Masking.hex`, …) exists in Sources.
+#   4. Files: nothing in Sources opens or writes a file but the writers listed below. A masked writer passes what it
+#      writes through the masker (Masking.redactCardData, LogScrubber.scrub, Masking.maskingCardData for frames); the
+#      others are named with why they need none (no text that can hold card data, or bytes a masked writer gave).
 # Prints what is wrong and exits 1; prints a summary and exits 0.
 #   Scripts/check-architecture.sh
 set -euo pipefail
@@ -33,7 +36,7 @@ if found=$(grep -rnE '(^|[^.A-Za-z_])print\(' Sources --include='*.swift' | grep
 fi
 
 # 2. The door masks: every write to fd 1 and 2 in Console.swift goes through LogScrubber.scrub.
-if found=$(grep -nE 'StandardStream\.write\(' "$door" | grep -v 'LogScrubber\.scrub('); then
+if found=$(grep -nE 'StandardStream\.write\(' "$door" | grep -vE 'LogScrubber\.scrub(JSON)?\('); then
     echo "$door writes without LogScrubber.scrub:"
     echo "$found"
     status=1
@@ -67,7 +70,58 @@ for name in $names; do
     checked=$((checked + 1))
 done
 
+# 4. File writers.
+masked_writers=(
+    Sources/UCubeCLI/Fleet/FleetRun.swift             # --junit reports
+    Sources/UCubeCLI/Fleet/FleetVerdict.swift         # the fleet run file
+    Sources/UCubeCLI/Runtime/Environment.swift        # receipts, test reports (--output, --junit)
+    Sources/UCubeCLI/Runtime/Recorder.swift           # recordings (frames by Recording.line, the command line)
+    Sources/UCubeCLI/Shell/LineInput.swift            # the shell's history
+    Sources/UCubeHostSimulator/HostLogEntry.swift     # the host simulator's JSON Lines log
+    Sources/UCubeLog/LogBundle.swift                  # the send-logs bundle
+    Sources/UCubePayment/PaymentJournal.swift         # the journal
+)
+unmasked_writers=(
+    Sources/UCubeHostSimulator/HostSimulator.swift    # opens the host log; its lines are HostLogEntry.line, masked
+    Sources/UCubeLog/LogFile.swift                    # messages.log: lines scrubbed by LogLine/LogScrubber first
+    Sources/UCubeLink/AppendOnlyFile.swift            # the primitive the journal and the run file append through
+    Sources/UCubeLink/PrivateFile.swift               # the primitive receipts, reports and recordings go through
+    Sources/UCubeLink/NIOTransports.swift             # a serial device (/dev/tty…), not a file
+    Sources/UCubeCLI/Runtime/DeviceLock.swift         # a lock file holding a pid
+    Sources/UCubeCLI/Runtime/JournalLock.swift        # a lock file
+    Sources/UCubeCLI/Runtime/SessionFile.swift        # a session record: device, session, sequence numbers
+    Sources/UCubeCLI/Runtime/RememberedDevices.swift  # devices remembered by connect: names and addresses
+    Sources/UCubeCLI/Commands/Simulate.swift          # the simulator's --devices-file: addresses
+    Sources/UCubeSimulator/DeviceState.swift          # the simulated terminal's state
+    Sources/UCubeSimulator/SimulatedFirmware.swift    # firmware images and signatures (binary)
+    Sources/UCubeTMS/Client/FileIO.swift              # the primitive for TMS packages and identities
+    Sources/UCubeTMS/Client/TMSClient.swift           # a downloaded package (binary)
+    Sources/UCubeTMS/Client/TMSIdentityStore.swift    # a PKCS #12 identity
+    Sources/UCubeTMSSimulator/TMSCertificateAuthority.swift  # certificates and keys
+    Sources/UCubeTMSSimulator/TMSSimulator.swift      # an uploaded log bundle, scrubbed by the client that sent it
+)
+file_writes='write\(to:|FileHandle\(forWriting|FileHandle\(forUpdating|\.createFile\(|\bfopen\(|\bopen\([^)]*O_(WRONLY|RDWR|CREAT|APPEND)|AppendOnlyFile\(|PrivateFile\.(write|open)\(|FileIO\.writeAtomically\(|\b(append|write)_history\(|\bpwrite\(|\.write\(contentsOf'
+listed=" ${masked_writers[*]} ${unmasked_writers[*]} "
+writer_files=0
+while IFS= read -r file; do
+    writer_files=$((writer_files + 1))
+    if [[ "$listed" != *" $file "* ]]; then
+        echo "$file writes a file but is not one of the masked writers (route it through Masking.redactCardData and"
+        echo "  list it in masked_writers in $0, or list it in unmasked_writers with why it needs no masking):"
+        grep -nE "$file_writes" "$file" | grep -vE '^[0-9]+:\s*//' | sed 's/^/    /'
+        status=1
+    fi
+done < <(grep -rlE "$file_writes" Sources --include='*.swift' | while read -r f; do
+    grep -nE "$file_writes" "$f" | grep -qvE '^[0-9]+:\s*//' && echo "$f"; done | sort)
+for file in "${masked_writers[@]}"; do
+    grep -qE 'Masking\.redactCardData\(|LogScrubber\.scrub(JSON)?\(|Masking\.maskingCardData\(' "$file" || {
+        echo "$file is a masked writer but calls no masker (Masking.redactCardData, LogScrubber.scrub)"
+        status=1
+    }
+done
+
 if [ $status -eq 0 ]; then
-    echo "check-architecture: one door ($door), masked at the exit; $checked names in $doc found in Sources."
+    echo "check-architecture: one door ($door), masked at the exit; $checked names in $doc found in Sources;" \
+        "$writer_files files that write files, each a listed writer (${#masked_writers[@]} masked)."
 fi
 exit $status

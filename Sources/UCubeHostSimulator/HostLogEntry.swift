@@ -52,7 +52,7 @@ package struct HostLogEntry: Sendable, Hashable, Encodable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Strings, integers and Booleans only: encoding cannot fail.
         let text = String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
-        return Array((Masking.redactPANs(in: Masking.redactCardDataInHex(text)) + "\n").utf8)
+        return Array((Masking.redactCardData(in: text) + "\n").utf8)
     }
 
     /// A masked PAN from a client's `maskedPan`: kept only when it hides digits (`*`), and then masked again.

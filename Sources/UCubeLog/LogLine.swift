@@ -9,19 +9,27 @@ import Glibc
 import Darwin
 #endif
 
-/// Everything that goes to a log passes through here: PANs and track data masked (`Masking.redactPANs`, and
-/// `Masking.redactCardDataInHex` for card-data tags inside hex, such as a `decode` argument), then one line per event.
+/// Everything that goes to a log or leaves by `Console` passes through here: card data masked by the structure of
+/// the text (`Masking.redactCardData`: a JSON document string by string, other text line by line, PANs and track
+/// data as tokens of their own, card-data tags inside hex), then one line per event.
 package enum LogScrubber {
     /// `text` with every PAN (plain, spaced, dashed, hex-dump BCD) and track-2-like data masked.
     package static func scrub(_ text: String) -> String {
         guard mayHoldCardData(text.utf8) else { return text }
-        return Masking.redactPANs(in: Masking.redactCardDataInHex(text))
+        return Masking.redactCardData(in: text)
     }
 
     /// Raw bytes (a file being bundled), same rules.
     package static func scrub(_ bytes: [UInt8]) -> [UInt8] {
         guard mayHoldCardData(bytes) else { return bytes }
-        return Masking.redactPANs(in: bytes)
+        return Masking.redactCardData(in: bytes)
+    }
+
+    /// JSON, or a piece of a JSON document written a part at a time: only its strings are masked
+    /// (`Masking.redactCardData(inJSON:)`), so a number stays a number.
+    package static func scrubJSON(_ text: String) -> String {
+        guard mayHoldCardData(text.utf8) else { return text }
+        return Masking.redactCardData(inJSON: text)
     }
 
     /// The fewest hex digits anything the scrubber masks is made of: a track-2-like run (12 digits, `Masking`) is the

@@ -203,8 +203,9 @@ package struct PaymentJournal: Sendable {
         } catch {
             throw JournalError(.encoding, "journal record: \(error)")
         }
-        // Defence in depth: whatever a caller put in a free-text field, no PAN reaches the disk in clear.
-        if Masking.containsUnmaskedPAN(line) { line = Masking.redactPANs(in: line) }
+        // Defence in depth: whatever a caller put in a free-text field, no PAN reaches the disk in clear; the line is
+        // JSON, masked string by string, so a request id or a number is kept whole.
+        line = Masking.redactCardData(in: line)
         do {
             try AppendOnlyFile(path: path).append(Array(line.utf8))
         } catch {

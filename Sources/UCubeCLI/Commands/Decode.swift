@@ -439,6 +439,10 @@ private struct Decoder {
             let json = try? JSONOutput.encode(request, pretty: false)
         {
             lines.append("  \(json)")
+            // The fields give the amount in minor units: with the currency the command carries, as money too.
+            if let nodes = Self.tlvNodes(frame.payload) {
+                lines += TagValueFormatter.amountLines(nodes, context: context).map { "  " + $0 }
+            }
         }
         if layout == .plain, Self.looksSecured(raw) {
             lines.append(

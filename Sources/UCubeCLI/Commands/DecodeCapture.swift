@@ -71,9 +71,9 @@ extension UCube.Decode {
             bytes: input.bytes, name: input.name, handle: try Self.attHandle(handle), context: context.tagContext,
             secured: secured)
         if json {
-            // The frames' payload and data are raw bytes in decode's JSON: card data read from a file is masked
-            // there too, as `Masking.hex` masks it in the lines.
-            Console.out(Masking.redactCardDataInHex(try JSONOutput.encode(report)) + "\n")
+            // The frames' payload and data are raw bytes in decode's JSON, hex strings that `Masking.hex` masks and
+            // the door masks again string by string: a timestamp, a number, is never touched.
+            Console.outJSON(try JSONOutput.encode(report) + "\n")
             Console.noteResult()
         } else {
             for line in report.lines { print(line) }

@@ -109,7 +109,7 @@ final class ReportOutput {
             Console.out((count > 0 ? "\n" : "") + report.lines.map { $0 + "\n" }.joined())
         case .json:
             let element = try JSONOutput.encode(report, pretty: true, indent: 1)
-            Console.out((count == 0 ? "[\n  " : ",\n  ") + element)
+            Console.outJSON((count == 0 ? "[\n  " : ",\n  ") + element)
             // The array is the result: a failure after its first element closes it and adds no error object.
             if count == 0 { Console.noteResult() }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
+import UCubeProtocol
 import UCubeSupport
 
 /// One command over several terminals (docs/fleet.md): `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` with a
@@ -117,7 +118,8 @@ struct FleetRun: Sendable {
     static func writeJUnit(_ path: String, command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double)
         throws(CLIFailure)
     {
-        let xml = JUnitReport.xml(command: command, verdicts: verdicts, timestamp: timestamp, seconds: seconds)
+        let xml = Masking.redactCardData(
+            in: JUnitReport.xml(command: command, verdicts: verdicts, timestamp: timestamp, seconds: seconds))
         do {
             try Data(xml.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             // Written (renamed into place) under ucube's own umask 077: given the user's mode, as a report is.

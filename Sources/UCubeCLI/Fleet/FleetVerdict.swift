@@ -1,5 +1,6 @@
 import Foundation
 import UCubeLink
+import UCubeProtocol
 
 /// One terminal's outcome in a fleet run: its `end` event, its line in the run file and the summary, its JUnit test
 /// cases. `items` are mdm-update's per-item verdicts, as its `item` events gave them.
@@ -176,7 +177,8 @@ struct FleetRunFile {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let line = try? encoder.encode(verdict) else { return }
         do {
-            try AppendOnlyFile(path: path).append(Array(line))
+            // A failure's message may quote what a terminal or a user gave: masked as every file is.
+            try AppendOnlyFile(path: path).append(Masking.redactCardData(in: Array(line)))
         } catch {
             throw CLIFailure(ExitCodes.ioError, "the run file: \(error.reason)")
         }

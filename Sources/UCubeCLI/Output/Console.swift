@@ -46,6 +46,19 @@ enum Console {
         }
     }
 
+    /// Writes `text`, JSON or a piece of a JSON document written a part at a time (an array's elements), to stdout
+    /// as `out` does, its card data masked string by string (`LogScrubber.scrubJSON`): a number stays a number.
+    static func outJSON(_ text: String) {
+        if let device = DeviceOutput.current {
+            device.stdout(text)
+            return
+        }
+        guard state.withLock({ $0.stdoutError == nil }) else { return }
+        if let error = StandardStream.write(Array(LogScrubber.scrubJSON(text).utf8), to: STDOUT_FILENO) {
+            state.withLock { $0.stdoutError = $0.stdoutError ?? error }
+        }
+    }
+
     /// Writes `text` to stderr as is (no newline added, no status-line or fleet handling: that is `StandardError`'s
     /// and `RawOutput`'s), card data masked. A failed write to stderr has nowhere to be reported and is dropped.
     static func err(_ text: String) {
@@ -62,9 +75,10 @@ enum Console {
 
     /// Writes a command's outcome (its report, text or JSON) to stdout in one write, and remembers that it arrived
     /// whole: a later failed write no longer changes the exit code.
-    static func outcome(_ text: String) {
+    /// `json`: `text` is one JSON document, masked value by value (`outJSON`).
+    static func outcome(_ text: String, json: Bool = false) {
         let before = stdoutError
-        out(text)
+        if json { outJSON(text) } else { out(text) }
         if DeviceOutput.current == nil, before == nil, stdoutError == nil {
             state.withLock { $0.outcomeWritten = true }
         }

@@ -20,7 +20,7 @@ enum JSONOutput {
 
     /// Prints `value` as JSON on stdout: the command's result (a failure after it adds no error object).
     static func print<T: Encodable>(_ value: T, pretty: Bool = true) throws {
-        Console.outcome(try encode(value, pretty: pretty) + "\n")
+        Console.outcome(try encode(value, pretty: pretty) + "\n", json: true)
         Console.noteResult()
     }
 

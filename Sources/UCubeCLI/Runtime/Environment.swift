@@ -4,6 +4,7 @@ import UCubeBluetooth
 import UCubeLink
 import UCubeLog
 import UCubePayment
+import UCubeProtocol
 import UCubeSupport
 import UCubeTMS
 import UCubeTMSSimulator
@@ -91,7 +92,8 @@ enum Environment {
     /// (`outputMode`); 73 naming `what` when it cannot be written.
     static func writeOutput(_ text: String, to path: String, what: String) throws(CLIFailure) {
         do throws(PrivateFileError) {
-            try PrivateFile.write(Array(text.utf8), to: path, mode: outputMode, kind: .output)
+            try PrivateFile.write(
+                Array(Masking.redactCardData(in: text).utf8), to: path, mode: outputMode, kind: .output)
         } catch {
             if error.isRefusal { throw CLIFailure.unsafePath(error) }
             throw CLIFailure(

@@ -1,6 +1,7 @@
 import CReadline
 import Foundation
 import Synchronization
+import UCubeProtocol
 import UCubeSupport
 
 /// Where the shell's lines come from: readline on a terminal, or plain lines from a script or a pipe.
@@ -162,8 +163,10 @@ final class ReadlineSource: LineSource {
         return .line(String(cString: line))
     }
 
+    /// The line is kept masked, in memory and in the history file: a PAN typed at the prompt (`pay`, `rpc raw`)
+    /// never reaches the disk in clear.
     func remember(_ line: String) {
-        add_history(line)
+        add_history(Masking.redactCardData(in: line))
         append_history(1, historyPath)
         history_truncate_file(historyPath, Self.historyLimit)
     }

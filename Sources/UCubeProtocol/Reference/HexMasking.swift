@@ -37,17 +37,22 @@ extension Masking {
                 index += 1
                 continue
             }
-            // A run: hex digits, with single spaces allowed between pairs.
+            // A run: hex digits, with single spaces allowed between pairs (a dump, "5A 08 47 …"). Not after a group
+            // of another size: "3570 6905 6087 9974 60" is a card number written in groups of 4, masked as one
+            // (`redactPANs`), not bytes whose digits happen to spell a tag and a length.
             var positions: [Int] = []
             var cursor = index
+            var group = 0
             while cursor < bytes.count {
                 if hexValue(bytes[cursor]) != nil {
                     positions.append(cursor)
                     cursor += 1
+                    group += 1
                 } else if bytes[cursor] == UInt8(ascii: " "), cursor + 1 < bytes.count,
                     hexValue(bytes[cursor + 1]) != nil,
-                    positions.count % 2 == 0
+                    group == 2
                 {
+                    group = 0
                     cursor += 1
                 } else {
                     break
@@ -78,7 +83,7 @@ extension Masking {
     private static let maskByte = UInt8(ascii: "*")
 
     /// The value of an ASCII hex digit, nil for any other byte.
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10

@@ -209,8 +209,31 @@ package enum Masking {
             guard let first = digits.utf8.first, cardIndustries.contains(first) else { return false }
             return luhnValid(digits) && digits.utf8.contains { $0 != UInt8(ascii: "0") }
         }
-        func isHexLetter(_ index: Int) -> Bool {
-            index >= 0 && index < bytes.count && (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(bytes[index] | 0x20)
+        /// The byte at `index`, just outside a run of digits (before it with `step` -1, after it with 1), belongs
+        /// to the same token, so the digits are part of something longer than a card number: a letter, a digit or
+        /// `_` (a word, a hex string, a KSN); a dash with a group of hex digits beyond it (a UUID,
+        /// "BCA24615-7264-4963-8ACF-CE937809EEB9", whose digit groups may join into a Luhn-valid run); a point with
+        /// a digit beyond it (a decimal number, a version).
+        func continuesToken(_ index: Int, step: Int) -> Bool {
+            guard index >= 0, index < bytes.count else { return false }
+            let byte = bytes[index]
+            if isWordByte(byte) { return true }
+            var beyond = index + step
+            guard beyond >= 0, beyond < bytes.count else { return false }
+            switch byte {
+            case UInt8(ascii: "."):
+                return isDigit(bytes[beyond])
+            case UInt8(ascii: "-"):
+                var hexDigits = 0
+                while beyond >= 0, beyond < bytes.count, isWordByte(bytes[beyond]) {
+                    guard isHexDigit(bytes[beyond]) else { return false }
+                    hexDigits += 1
+                    beyond += step
+                }
+                return hexDigits > 0
+            default:
+                return false
+            }
         }
         /// A byte of a hex dump ("9F") stands at `start`: two hex digits with neither a hex digit before nor after.
         func isHexPair(at start: Int) -> Bool {
@@ -269,18 +292,12 @@ package enum Masking {
                 r += 2
                 continue
             }
-            // The fraction of a decimal number ("0.4761739001010010", a JSON double printed with 17 significant
-            // digits): no PAN is written after a decimal point, and masking it would break the number.
-            if runs[r].lowerBound >= 2, bytes[runs[r].lowerBound - 1] == UInt8(ascii: "."),
-                isDigit(bytes[runs[r].lowerBound - 2])
-            {
-                r += 1
-                continue
-            }
-            // An unbroken run; not one inside a hex string ("…C1085A17002024010001C2…"), where card data is found by
-            // its tag (`redactCardDataInHex`).
+            // An unbroken run that is a token of its own: not one inside a hex string ("…C1085A17002024010001C2…",
+            // where card data is found by its tag, `redactCardDataInHex`), a word, a UUID or the fraction of a
+            // decimal number ("0.4761739001010010", a JSON double printed with 17 significant digits).
             if panLengths.contains(runs[r].count) {
-                if isPANCandidate(digits(r, r)), !isHexLetter(runs[r].lowerBound - 1), !isHexLetter(runs[r].upperBound)
+                if isPANCandidate(digits(r, r)), !continuesToken(runs[r].lowerBound - 1, step: -1),
+                    !continuesToken(runs[r].upperBound, step: 1)
                 {
                     spans.append(Span(range: runs[r], replacement: maskPAN(digits(r, r))))
                 }
@@ -306,13 +323,21 @@ package enum Masking {
             }
             // Every Luhn-valid stretch of whole groups is masked, and overlapping or touching stretches as one: a
             // stretch that passes by chance next to a real PAN must not leave the PAN's middle digits visible.
+            // A stretch must be a token of its own, as an unbroken run must: "24615-7264-4963" inside a UUID is not
+            // a card number written in groups.
+            func isOwnToken(_ first: Int, _ last: Int) -> Bool {
+                let upper = runs[last].upperBound + (runs[last].count == 1 ? 1 : 0)  // the F pad
+                return !continuesToken(runs[first].lowerBound - 1, step: -1) && !continuesToken(upper, step: 1)
+            }
             var marked: [ClosedRange<Int>] = []
             for first in r...end {
                 var total = 0
                 for last in first...end {
                     total += runs[last].count
                     if total > panLengths.upperBound { break }
-                    if panLengths.contains(total), isPANCandidate(digits(first, last)), isPANInHexDump(first, last) {
+                    if panLengths.contains(total), isPANCandidate(digits(first, last)), isPANInHexDump(first, last),
+                        isOwnToken(first, last)
+                    {
                         if let previous = marked.last, first <= previous.upperBound + 1 {
                             marked[marked.count - 1] = previous.lowerBound...max(previous.upperBound, last)
                         } else {
@@ -335,6 +360,11 @@ package enum Masking {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    /// An ASCII letter, digit or `_`: a byte that joins the characters around it into one token.
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
+    }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)

@@ -32,10 +32,27 @@ package enum TagValueFormatter {
     package static func describe(_ nodes: [TLV], context: TagContext, indent: Int = 0, explain: Bool = false)
         -> [String]
     {
-        // An amount is shown with the exponent of a currency sent alongside it (5F2A in the same message).
-        let currency = nodes.first(Tag(0x5F2A)).flatMap { Currency.lookup(bcd: $0.value) }
         let siblings = explain ? Explainer.flatten(nodes) : nil
-        return describe(nodes, context: context, indent: indent, currency: currency, siblings: siblings)
+        return describe(nodes, context: context, indent: indent, currency: currency(in: nodes), siblings: siblings)
+    }
+
+    /// The currency an amount in `nodes` is counted in: the transaction currency code (5F2A) sent in the same
+    /// message, at any depth, when ISO 4217 knows it (its exponent places the decimal point).
+    static func currency(in nodes: [TLV]) -> Currency? {
+        nodes.first(Tag(0x5F2A)).flatMap { Currency.lookup(bcd: $0.value) }
+    }
+
+    /// "amountAuthorised: 12.50 EUR": each amount (format n12, 9F02 and 9F03) of `nodes` with its currency and
+    /// exponent, when the same message carries 5F2A; none otherwise. For a command whose fields are shown by name
+    /// (`decode`), where the amount alone would read as minor units.
+    package static func amountLines(_ nodes: [TLV], context: TagContext) -> [String] {
+        guard let currency = currency(in: nodes) else { return [] }
+        return Explainer.flatten(nodes).compactMap { node in
+            guard let info = TagDictionary.info(for: node.tag, context: context), info.format == .amount,
+                let minor = try? Currency.minorUnits(fromBCD: node.value)
+            else { return nil }
+            return "\(info.name): \(currency.format(minorUnits: minor))"
+        }
     }
 
     /// `siblings`: every leaf of the message when explanations are shown, else nil.
