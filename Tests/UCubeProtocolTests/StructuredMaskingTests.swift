@@ -41,6 +41,16 @@ struct StructuredMaskingTests {
         #expect(Masking.redactCardData(in: text) == "12345678-1234-1234-1234-123456781234 411111******1111")
     }
 
+    /// A PAN written plainly whose digits also spell a card-data tag in hex (57, a length, "track 2"): masked as a
+    /// PAN, its first six and last four digits shown, never as hex that would leave ten of them visible.
+    @Test(arguments: ["570712345678901232", "5706123456789011", "5705123456789012"])
+    func aPlainPANThatSpellsATagIsMaskedAsAPAN(pan: String) {
+        #expect(Masking.luhnValid(pan))
+        let masked = Masking.redactCardData(in: "no payment \(pan) in the journal")
+        #expect(masked == "no payment \(Masking.maskPAN(pan)) in the journal")
+        #expect(Masking.maskPAN(pan).prefix(7).last == "*")
+    }
+
     /// Decision (issue 38): a JSON number is never changed — ucube writes no PAN as a number, and a number field may
     /// hold any 13–19 digits (a timestamp in µs, a counter).
     @Test func aJSONNumberIsNeverChanged() throws {

@@ -58,7 +58,7 @@ extension Masking {
                     break
                 }
             }
-            if positions.count >= minimumValueNibbles {
+            if positions.count >= minimumValueNibbles, !isPlainPAN(bytes, positions, before: index - 1, after: cursor) {
                 let values = positions.map { hexValue(bytes[$0])! }
                 for alignment in 0...1 {
                     var run: [UInt8] = []
@@ -77,6 +77,21 @@ extension Masking {
             index = cursor
         }
         return changed ? String(decoding: bytes, as: UTF8.self) : text
+    }
+
+    /// The run at `positions` is a card number written plainly, not hex: unbroken decimal digits of a PAN's length, a
+    /// PAN by the Luhn check and its industry, a token of its own. `redactPANs` masks it (the first six and the last
+    /// four shown); read as hex, a PAN such as 570712345678901232 would spell tag 57 and a length, and the digits
+    /// masked as that "track 2" would leave ten of the PAN's digits visible.
+    private static func isPlainPAN(_ bytes: [UInt8], _ positions: [Int], before: Int, after: Int) -> Bool {
+        guard panLengths.contains(positions.count), positions.last! - positions.first! == positions.count - 1,
+            positions.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) })
+        else { return false }
+        let isWord = { (byte: UInt8) in byte == UInt8(ascii: "_") || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) }
+        if before >= 0, isWord(bytes[before]) { return false }
+        if after < bytes.count, isWord(bytes[after]) { return false }
+        let digits = String(decoding: positions.map { bytes[$0] }, as: UTF8.self)
+        return cardIndustries.contains(bytes[positions[0]]) && luhnValid(digits)
     }
 
     /// `maskCharacter` as the byte written in its place.
