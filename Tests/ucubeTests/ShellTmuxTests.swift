@@ -146,6 +146,25 @@ import Testing
         try await screen.waitForExit()
     }
 
+    /// A PAN typed at the prompt reaches the history file masked, as every file ucube writes (issue 38); the line is
+    /// still recalled (masked) with Up.
+    @Test func aPANTypedAtThePromptIsMaskedInTheHistoryFile() async throws {
+        let tmux = try Self.requireTmux()
+        let sandbox = try UCubeSandbox()
+        let screen = Screen(sandbox: sandbox, tmux: tmux)
+        defer { screen.stop() }
+        try await blocking { try screen.start() }
+        _ = try await screen.waitFor("ucube>")
+        try await screen.keys("history show 4761739001010010", "Enter")
+        _ = try await screen.waitFor("no payment 476173******0010")
+        try await screen.keys("exit", "Enter")
+        try await screen.waitForExit()
+        let file = sandbox.directory.appendingPathComponent("state/ucube/history")
+        let history = try String(contentsOf: file, encoding: .utf8)
+        #expect(!history.contains("4761739001010010"), "\(history)")
+        #expect(history.contains("history show 476173******0010"), "\(history)")
+    }
+
     /// On a terminal, `read-card` and `display --wait-key` say what they wait for, with the seconds left (issue 25:
     /// they showed nothing while they waited); Ctrl-C ends each cleanly.
     @Test func readCardAndDisplayShowWhatTheyWaitFor() async throws {
