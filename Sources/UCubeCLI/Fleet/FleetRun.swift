@@ -68,11 +68,11 @@ struct FleetRun: Sendable {
     func run(_ work: @escaping @Sendable (String) async throws -> Void) async throws {
         let started = Date()
         let clock = ContinuousClock.now
-        let earlier = restart || !resumes ? [:] : try runFile.load()
+        // Before any terminal: a file at the run file's path that ucube did not make is refused, and left alone.
+        let earlier = resumes ? try runFile.start(FleetRunFile.Header(command: command), restart: restart) : [:]
         let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
         let todo = devices.filter { earlier[$0]?.result != .ok }
         let reporter = FleetReporter(command: command, json: json, total: devices.count, shard: shard)
-        if restart { runFile.remove() }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
         let ran = try await Interrupts.cancelling(
@@ -91,7 +91,7 @@ struct FleetRun: Sendable {
         let failed = verdicts.filter { $0.result == .failed }.count
         let notStarted = verdicts.filter { $0.result == .notStarted }.count
         if failed == 0 && notStarted == 0 {
-            if resumes { runFile.remove() }
+            if resumes { runFile.removeIfOurs() }
             return
         }
         let again =
