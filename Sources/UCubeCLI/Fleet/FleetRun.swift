@@ -17,6 +17,8 @@ struct FleetRun: Sendable {
     let maxFailures: Int?
     let junit: String?
     let runFile: FleetRunFile
+    /// What decides the run's work (`FleetWork`): a run resumes only from a run file of the same work.
+    let work: String
     let restart: Bool
     /// The command changes terminals (an update, a registration, a script), so a run resumes from its run file. A
     /// read-only one (`info`) asks every terminal every time: an earlier run's answers would be stale.
@@ -24,10 +26,12 @@ struct FleetRun: Sendable {
     /// `--shard`: this process drives one part of the devices (`FleetShard`); its summary says which.
     let shard: FleetShard?
 
-    /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option.
+    /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option. `inputs`: the
+    /// files besides the devices file that the command reads its work from (a suite, an image, a script), part of
+    /// the run's work with the command line and the devices file (`FleetWork`).
     init?(
         command: String, context: CommandContext, options: FleetOptionValues, resumes: Bool = true,
-        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+        inputs: [String] = [], arguments: [String] = Array(CommandLine.arguments.dropFirst())
     ) throws(CLIFailure) {
         guard context.givenDevices.count > 1 || options.asked else { return nil }
         if !resumes && (options.runFile != nil || options.restart) {
@@ -61,6 +65,10 @@ struct FleetRun: Sendable {
             path: options.runFile.map { ($0 as NSString).expandingTildeInPath }
                 ?? FleetRunFile.defaultPath(command: command, arguments: arguments))
         restart = options.restart
+        var files: [(role: String, path: String)] = inputs.map { (role: "input", path: $0) }
+        if let list = options.devices { files.insert((role: "devices", path: list), at: 0) }
+        let expanded = files.map { (role: $0.role, path: ($0.path as NSString).expandingTildeInPath) }
+        work = resumes ? FleetWork.fingerprint(arguments: arguments, files: expanded) : ""
     }
 
     /// Runs `work` for each terminal not yet done, and reports. `work` runs the command for one terminal, with its
@@ -69,10 +77,16 @@ struct FleetRun: Sendable {
         let started = Date()
         let clock = ContinuousClock.now
         // Before any terminal: a file at the run file's path that ucube did not make is refused, and left alone.
-        let earlier = resumes ? try runFile.start(FleetRunFile.Header(command: command), restart: restart) : [:]
+        var earlier: [String: FleetVerdict] = [:]
+        var note: String? = nil
+        if resumes {
+            (earlier, note) = try runFile.start(
+                FleetRunFile.Header(command: command, work: self.work), restart: restart)
+        }
         let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
         let todo = devices.filter { earlier[$0]?.result != .ok }
         let reporter = FleetReporter(command: command, json: json, total: devices.count, shard: shard)
+        if let note { reporter.note(note) }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
         let ran = try await Interrupts.cancelling(

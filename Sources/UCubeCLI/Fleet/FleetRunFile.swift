@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import UCubeLink
 import UCubeSupport
@@ -16,6 +17,10 @@ import Glibc
 /// that does not start with that header (a devices list, a journal, anything a mistyped `--run-file` names) is refused
 /// before any terminal is contacted, and left as it is; the end of a run deletes the file only if it still starts with
 /// the header.
+///
+/// The header also carries the run's work (`FleetWork`): a fingerprint of everything that decides what the run does
+/// to each terminal. A run file of other work (the suite was edited, the devices file or an option changed) is not
+/// resumed from: it is replaced, and every terminal runs again.
 struct FleetRunFile {
     let path: String
 
@@ -25,13 +30,16 @@ struct FleetRunFile {
         var ucube: String
         /// The fleet command whose run this is (`mdm-update`, `test`…).
         var command: String
+        /// What decides the run's work (`FleetWork.fingerprint`), as 64 hex digits.
+        var work: String
 
         /// The `ucube` field's one value.
         static let kind = "fleet-run"
 
-        init(command: String) {
+        init(command: String, work: String) {
             ucube = Self.kind
             self.command = command
+            self.work = work
         }
 
         /// The header as the file's first line (without its newline).
@@ -61,6 +69,35 @@ struct FleetRunFile {
         case runFile(Header, [String: FleetVerdict])
         /// Something else (its first line is not a run file's header; an empty file too): never used, never deleted.
         case foreign
+    }
+
+    /// What a run does with the run file it finds (`plan`).
+    enum Plan: Equatable {
+        /// There is none: create it.
+        case create
+        /// A run file of this work: resume from its verdicts.
+        case resume([String: FleetVerdict])
+        /// A run file of ours to start afresh: `--restart`, or (with the reason said) one kept for other work.
+        case replace(because: String?)
+        /// Not a run file: refuse it, and leave it alone.
+        case refuse
+    }
+
+    /// What a run of `header` does with `contents`: pure.
+    static func plan(_ contents: Contents, for header: Header, restart: Bool) -> Plan {
+        switch contents {
+        case .missing: return .create
+        case .foreign: return .refuse
+        case .runFile(let found, let verdicts):
+            if restart { return .replace(because: nil) }
+            if found.command != header.command || found.work != header.work {
+                return .replace(
+                    because:
+                        "it was kept for other work (a suite, script or image, the devices file or an option has changed since): every terminal runs again"
+                )
+            }
+            return .resume(verdicts)
+        }
     }
 
     /// What `bytes` (the file's content; nil: there is no file) is, as a run file: pure.
@@ -109,27 +146,27 @@ struct FleetRunFile {
         return kept
     }
 
-    /// Opens the run for `header`: the earlier verdicts of a run file ucube made for it, or none (the file is then
-    /// created, with its header). `restart`: an earlier run file of ours is replaced, its verdicts ignored. A file
-    /// that is not a run file is a usage error, and left alone.
-    func start(_ header: Header, restart: Bool) throws(CLIFailure) -> [String: FleetVerdict] {
-        switch Self.contents(try read()) {
-        case .foreign:
+    /// Opens the run for `header`: the earlier verdicts of a run file ucube made for the same work, or none (the file
+    /// is then created, or replaced, with its header), and why an earlier run file was not resumed from, if it was
+    /// not. `restart`: an earlier run file of ours is replaced, its verdicts ignored. A file that is not a run file is
+    /// a usage error, and left alone.
+    func start(_ header: Header, restart: Bool) throws(CLIFailure) -> (earlier: [String: FleetVerdict], note: String?) {
+        switch Self.plan(Self.contents(try read()), for: header, restart: restart) {
+        case .refuse:
             throw CLIFailure(
                 ExitCodes.usage,
                 "\(path) is not a ucube run file (its first line is not the header ucube writes when it creates one): not used, and left as it is",
                 hint:
                     "--run-file names where ucube keeps a fleet run's verdicts: give a path that does not exist yet (ucube creates it), or leave --run-file out"
             )
-        case .missing:
+        case .create:
             try create(header)
-            return [:]
-        case .runFile(_, let verdicts):
-            if restart {
-                try replace(header)
-                return [:]
-            }
-            return verdicts
+            return ([:], nil)
+        case .replace(let reason):
+            try replace(header)
+            return ([:], reason.map { "the run file \(path) was not resumed from: \($0)" })
+        case .resume(let verdicts):
+            return (verdicts, nil)
         }
     }
 
@@ -187,7 +224,7 @@ struct FleetRunFile {
         }
     }
 
-    /// A run file of ours replaced by a new one with `header` (`--restart`).
+    /// A run file of ours replaced by a new one with `header` (`--restart`, or a run file of other work).
     private func replace(_ header: Header) throws(CLIFailure) {
         removeIfOurs()
         try create(header)
@@ -228,5 +265,50 @@ struct FleetRunFile {
 extension String {
     fileprivate func leftPadded(to width: Int, with pad: Character) -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+/// What decides a resumable fleet run's work, as one SHA-256: the command line without the options that only change
+/// how the run goes (`FleetRunFile.workArguments`), and the content of every file the run reads its work from (the
+/// devices file; the suite of `test`, the image and signature of `mdm-update --file`, the script of `shell --script`).
+/// A run file records it (`FleetRunFile.Header.work`); a run resumes only from a run file of the same work.
+enum FleetWork {
+    /// The fingerprint of `arguments` and the files named in `files` (a role and a path each), as 64 hex digits. A
+    /// file that cannot be read counts as such (the command then says why it cannot run).
+    static func fingerprint(arguments: [String], files: [(role: String, path: String)]) -> String {
+        var hash = SHA256()
+        func add(_ field: String) {
+            // Length-prefixed, so that no two lists of fields hash alike.
+            hash.update(data: Array("\(field.utf8.count):".utf8) + Array(field.utf8))
+        }
+        add("arguments")
+        for argument in FleetRunFile.workArguments(arguments) { add(argument) }
+        for (role, path) in files {
+            add("file")
+            add(role)
+            add(digest(of: path))
+        }
+        return hex(hash.finalize())
+    }
+
+    /// SHA-256 of the file at `path` (read in chunks: an image may be large), or why it cannot be read.
+    static func digest(of path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "unreadable: \(ErrorNumber.text(errno))" }
+        defer { close(fd) }
+        var hash = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = Glibc.read(fd, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return "unreadable: \(ErrorNumber.text(errno))" }
+            if count == 0 { break }
+            hash.update(data: buffer[..<count])
+        }
+        return hex(hash.finalize())
+    }
+
+    private static func hex(_ digest: some Sequence<UInt8>) -> String {
+        digest.map { String($0, radix: 16).leftPadded(to: 2, with: "0") }.joined()
     }
 }
