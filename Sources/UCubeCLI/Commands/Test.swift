@@ -198,7 +198,7 @@ extension UCube {
                         on: connection, shell: context.shell, request: request, selection: selection,
                         authorization: authorization,
                         journal: journal, quiet: true, cancelAfter: suiteCase.request.cancelAfter,
-                        onStop: { stop.request() })
+                        onStop: { stop.request() }, early: stop)
                     // A host's approval the case's payment did not keep is reversed (docs/authorization.md).
                     _ = await (authorization as? HostAuthorization)?.settle(payment)
                     return payment

@@ -202,7 +202,9 @@ struct FleetRun: Sendable {
     }
 
     /// One terminal: the command with its output captured, and what became of it.
-    private static func runOne(_ device: String, work: @Sendable (String) async throws -> Void, reporter: FleetReporter)
+    private static func runOne(
+        _ device: String, work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter
+    )
         async
         -> FleetVerdict
     {
@@ -210,7 +212,25 @@ struct FleetRun: Sendable {
         let clock = ContinuousClock.now
         var verdict: FleetVerdict
         do {
-            try await DeviceOutput.$current.withValue(capture.output) { try await work(device) }
+            // The terminal is a unit of work of its own: `ucube cancel --device D` reaches D's work only (the route
+            // its payment sets, else this stop), while a signal reaches every terminal (`Interrupts`).
+            let stop = CancelSlot()
+            try await ControlSocket.inUnit(
+                device,
+                stop: {
+                    stop.cancel()
+                        ? CancelAnswer(.accepted, "stopping the fleet run's work on \(device)")
+                        : CancelAnswer(.already, "the fleet run's work on \(device) is already being stopped")
+                }
+            ) {
+                let task = Task { try await DeviceOutput.$current.withValue(capture.output) { try await work(device) } }
+                stop.hold { task.cancel() }
+                try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                }
+            }
             verdict = .ok(device, seconds: (ContinuousClock.now - clock).seconds)
         } catch {
             verdict = .failed(device, failure(error), seconds: (ContinuousClock.now - clock).seconds)
