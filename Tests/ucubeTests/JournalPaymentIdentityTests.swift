@@ -22,6 +22,13 @@ import UCubeProtocol
         return context
     }
 
+    /// A payment of `amount` cents with request id `id` and key `payment` starts at `time` (seconds after 08:00).
+    static func start(_ journal: PaymentJournal, _ id: String, _ payment: String, amount: UInt64, at time: Int) throws {
+        try journal.recordStart(
+            PaymentRequest(amount: amount, currency: .eur, requestID: id), payment: payment, deviceName: "sim",
+            time: String(format: "2026-11-28T08:%02d:%02d.000Z", time / 60, time % 60))
+    }
+
     @Test func twoPaymentsOfOneIDEachKeepTheirOutcomeAndTheCrashedOneIsResolved() async throws {
         let sandbox = try UCubeSandbox()
         let state = sandbox.directory.appendingPathComponent("state/ucube")
@@ -30,24 +37,16 @@ import UCubeProtocol
         let journal = PaymentJournal(path: state.appendingPathComponent("journal.jsonl").path)
         // Concurrently: A (10.00) and B (5.00) both carry "X"; B is declined before A is approved.
         let (a, b) = (PaymentJournal.newPaymentKey(), PaymentJournal.newPaymentKey())
-        try journal.recordStart(
-            PaymentRequest(amount: 1000, currency: .eur, requestID: "X"), payment: a, deviceName: "sim",
-            time: "2026-11-28T08:00:00.000Z")
-        try journal.recordStart(
-            PaymentRequest(amount: 500, currency: .eur, requestID: "X"), payment: b, deviceName: "sim",
-            time: "2026-11-28T08:00:01.000Z")
+        try Self.start(journal, "X", a, amount: 1000, at: 0)
+        try Self.start(journal, "X", b, amount: 500, at: 1)
         try journal.recordOutcome(
             Self.context("X", payment: b, amount: 500, .declined), time: "2026-11-28T08:00:02.000Z")
         try journal.recordOutcome(
             Self.context("X", payment: a, amount: 1000, .approved), time: "2026-11-28T08:00:03.000Z")
         // After a crash: C's process died before its outcome; D, with the same id, then ran to APPROVED.
         let (c, d) = (PaymentJournal.newPaymentKey(), PaymentJournal.newPaymentKey())
-        try journal.recordStart(
-            PaymentRequest(amount: 700, currency: .eur, requestID: "Y"), payment: c, deviceName: "sim",
-            time: "2026-11-28T08:01:00.000Z")
-        try journal.recordStart(
-            PaymentRequest(amount: 700, currency: .eur, requestID: "Y"), payment: d, deviceName: "sim",
-            time: "2026-11-28T08:02:00.000Z")
+        try Self.start(journal, "Y", c, amount: 700, at: 60)
+        try Self.start(journal, "Y", d, amount: 700, at: 120)
         try journal.recordOutcome(
             Self.context("Y", payment: d, amount: 700, .approved), time: "2026-11-28T08:02:05.000Z")
 
