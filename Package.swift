@@ -132,6 +132,8 @@ let package = Package(
                 "UCubeSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // SHA-256 of the files a fleet run's work is read from (FleetWork).
+                .product(name: "Crypto", package: "swift-crypto"),
                 // The authorisation hook's https form (HostHTTPS.swift), as the TMS client.
                 asyncHTTPClient,
             ] + httpsStack,

@@ -73,7 +73,7 @@ done
 # 4. File writers.
 masked_writers=(
     Sources/UCubeCLI/Fleet/FleetRun.swift             # --junit reports
-    Sources/UCubeCLI/Fleet/FleetVerdict.swift         # the fleet run file
+    Sources/UCubeCLI/Fleet/FleetRunFile.swift         # the fleet run file
     Sources/UCubeCLI/Runtime/Environment.swift        # receipts, test reports (--output, --junit)
     Sources/UCubeCLI/Runtime/Recorder.swift           # recordings (frames by Recording.line, the command line)
     Sources/UCubeCLI/Shell/LineInput.swift            # the shell's history

@@ -268,6 +268,8 @@ package enum HostFailure: Error, Hashable, Sendable, CustomStringConvertible {
 /// A reversal that is owed to a host: the payment it undoes and where it goes.
 package struct OwedReversal: Hashable, Sendable {
     package var requestID: String
+    /// The payment's own key (`PaymentJournal.Record.payment`), so that its reversal records pair with it.
+    package var payment: String?
     package var hostReference: String?
     package var reason: String
     package var amount: UInt64?
@@ -278,10 +280,11 @@ package struct OwedReversal: Hashable, Sendable {
     package var hookFiles: HostTLSFiles?
 
     package init(
-        requestID: String, hostReference: String?, reason: String, amount: UInt64?, currency: String?, hook: String,
-        hookFiles: HostTLSFiles? = nil
+        requestID: String, payment: String? = nil, hostReference: String?, reason: String, amount: UInt64?,
+        currency: String?, hook: String, hookFiles: HostTLSFiles? = nil
     ) {
         self.requestID = requestID
+        self.payment = payment
         self.hostReference = hostReference
         self.reason = reason
         self.amount = amount

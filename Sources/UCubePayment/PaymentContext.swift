@@ -91,6 +91,8 @@ package struct PaymentContext: Sendable, Hashable, Encodable {
     package var device: String?
     /// The device is a simulator or a recording: the outcome is simulated, not a real payment.
     package var simulated = false
+    /// The payment's own key in the journal (`PaymentJournal.newPaymentKey()`), set by the engine that runs it.
+    package var payment: String?
 
     package init(request: PaymentRequest) { self.request = request }
 

@@ -138,7 +138,8 @@ package actor PaymentEngine {
 
         if let journal {
             do {
-                try journal.recordStart(request, deviceName: deviceName, simulated: simulated, time: run.startedAt)
+                try journal.recordStart(
+                    request, payment: run.payment, deviceName: deviceName, simulated: simulated, time: run.startedAt)
             } catch {
                 var context = withEngineFields(PaymentContext(request: request), run)
                 context.status = .error
@@ -354,6 +355,7 @@ package actor PaymentEngine {
         context.startedAt = run.startedAt
         context.device = deviceName
         context.simulated = simulated
+        context.payment = run.payment
         return context
     }
 
@@ -383,7 +385,8 @@ package actor PaymentEngine {
         guard let journal else { return true }
         do {
             try journal.recordStep(
-                requestID: run.machine.context.request.requestID, command: command, status: status,
+                requestID: run.machine.context.request.requestID, payment: run.payment, command: command,
+                status: status,
                 state: run.machine.currentState, time: Self.timestamp())
             return true
         } catch {
@@ -416,6 +419,8 @@ private final class PaymentRun {
     var machine: PaymentStateMachine
     /// When the payment started (ISO 8601), and on the clock, for `PaymentTimings`.
     let startedAt: String
+    /// The payment's own key in the journal: in each of its records, whatever its request id.
+    let payment = PaymentJournal.newPaymentKey()
     let clockStart = ContinuousClock.now
     /// Where this payment's events go (a journal failure is reported the moment it happens).
     let emit: @Sendable (PaymentEvent) -> Void

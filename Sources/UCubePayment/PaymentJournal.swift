@@ -21,6 +21,11 @@ import Darwin
 /// decision before the card hears it, and `reversal` records: owed (`acknowledged` false) before a reversal is sent,
 /// acknowledged once the host says so. A host's approval (or a request whose answer was never journalled) that does
 /// not end in an APPROVED payment is owed a reversal until an acknowledged `reversal` record says otherwise.
+///
+/// Each payment has its own identity, the `payment` key of its start record (a fresh UUID), written in every record
+/// of that payment; history pairs records by it. The request id is data: two payments may carry one (a crash, a
+/// writer that bypassed the claim, an older journal), and each keeps its own records. Records without the key (a
+/// journal written before it existed) are paired by request id, as they were then (`history(parsing:)`).
 package struct PaymentJournal: Sendable {
     package let path: String
 
@@ -31,6 +36,9 @@ package struct PaymentJournal: Sendable {
         /// "start", "step", "outcome", "resolution" or "reversal".
         package var kind: String
         package var requestID: String
+        /// The payment's own identity (a UUID its start record gave it), in every record of that payment; nil in a
+        /// journal written before it existed, and in a `claim` (which precedes any payment).
+        package var payment: String?
         /// ISO 8601 UTC.
         package var time: String
         package var amount: UInt64?
@@ -89,16 +97,22 @@ package struct PaymentJournal: Sendable {
         }
     }
 
-    /// Appends the `start` record of a payment about to begin.
+    /// A new payment's identity, for its start record and every record after it.
+    package static func newPaymentKey() -> String { UUID().uuidString.lowercased() }
+
+    /// Appends the `start` record of a payment about to begin; `payment` is its identity (`newPaymentKey()`).
     package func recordStart(
-        _ request: PaymentRequest, deviceName: String?, simulated: Bool = false, time: String
+        _ request: PaymentRequest, payment: String?, deviceName: String?, simulated: Bool = false, time: String
     ) throws(JournalError) {
-        try append(Self.start(request, deviceName: deviceName, simulated: simulated, time: time))
+        try append(Self.start(request, payment: payment, deviceName: deviceName, simulated: simulated, time: time))
     }
 
     /// The `start` record of a payment.
-    static func start(_ request: PaymentRequest, deviceName: String?, simulated: Bool = false, time: String) -> Record {
+    static func start(
+        _ request: PaymentRequest, payment: String?, deviceName: String?, simulated: Bool = false, time: String
+    ) -> Record {
         var record = Record(kind: "start", requestID: request.requestID, time: time)
+        record.payment = payment
         record.amount = request.amount
         record.currency = request.currency.alpha
         record.type = request.transactionType.name
@@ -110,9 +124,10 @@ package struct PaymentJournal: Sendable {
 
     /// Appends a `step` record: the terminal answered `command` with `status` while the payment was in `state`.
     package func recordStep(
-        requestID: String, command: CommandID, status: Status, state: PaymentState?, time: String
+        requestID: String, payment: String?, command: CommandID, status: Status, state: PaymentState?, time: String
     ) throws(JournalError) {
         var record = Record(kind: "step", requestID: requestID, time: time)
+        record.payment = payment
         record.command = CommandCatalogue.descriptor(for: command)?.name ?? "\(command)"
         record.result = Int(status.rawValue)
         record.state = state?.rawValue
@@ -121,10 +136,11 @@ package struct PaymentJournal: Sendable {
 
     /// Appends the operator's `resolution` of a payment whose outcome is unknown: the status they decided on (after
     /// checking with the acquirer, say), with a note. The payment's own records stay as they are.
-    package func recordResolution(requestID: String, status: PaymentStatus, note: String?, time: String)
-        throws(JournalError)
-    {
+    package func recordResolution(
+        requestID: String, payment: String?, status: PaymentStatus, note: String?, time: String
+    ) throws(JournalError) {
         var record = Record(kind: "resolution", requestID: requestID, time: time)
+        record.payment = payment
         record.status = status.rawValue
         record.note = note
         try append(record)
@@ -133,10 +149,12 @@ package struct PaymentJournal: Sendable {
     /// Appends an `authorization` record: the request is about to go to the host (`decision` "pending"), or the host's
     /// answer, before the card hears it.
     package func recordAuthorization(
-        requestID: String, decision: String, responseCode: String?, hostReference: String?, problem: String?,
+        requestID: String, payment: String?, decision: String, responseCode: String?, hostReference: String?,
+        problem: String?,
         hook: String, hookFiles: HostTLSFiles? = nil, time: String
     ) throws(JournalError) {
         var record = Record(kind: "authorization", requestID: requestID, time: time)
+        record.payment = payment
         record.hookFiles = hookFiles?.nonEmpty
         record.hostDecision = decision
         record.hostResponseCode = responseCode
@@ -149,6 +167,7 @@ package struct PaymentJournal: Sendable {
     /// Appends a `reversal` record: owed (before it is sent) or acknowledged by the host.
     package func recordReversal(_ owed: OwedReversal, acknowledged: Bool, time: String) throws(JournalError) {
         var record = Record(kind: "reversal", requestID: owed.requestID, time: time)
+        record.payment = owed.payment
         record.hostReference = owed.hostReference
         record.reason = owed.reason
         record.acknowledged = acknowledged
@@ -170,6 +189,7 @@ package struct PaymentJournal: Sendable {
     /// The `outcome` record of a finished payment: what the journal keeps of it, and what its receipt shows.
     package static func outcome(_ context: PaymentContext, time: String) -> Record {
         var record = Record(kind: "outcome", requestID: context.request.requestID, time: time)
+        record.payment = context.payment
         record.amount = context.amount
         record.currency = context.request.currency.alpha
         record.type = context.request.transactionType.name
@@ -230,44 +250,59 @@ package struct PaymentJournal: Sendable {
         return history(parsing: data)
     }
 
-    /// The payments in a journal's bytes (`history(_:)` without the file): never throws, whatever the bytes.
+    /// The payments in a journal's bytes (`history(_:)` without the file): never throws, whatever the bytes. A record
+    /// with a payment key pairs only with the payment whose start gave that key. A record without one (a journal
+    /// written before the key existed, or a writer that does not know it) pairs by request id, as it did then: with
+    /// the latest payment of that id read so far (a step or an outcome: the latest still open).
     package static func history(parsing data: Data) -> [JournalEntry] {
         let decoder = JSONDecoder()
         var entries: [JournalEntry] = []
-        var openIndex: [String: Int] = [:]
+        // The payments waiting for their outcome: by key, and the open ones of each request id, oldest first.
+        var open: [String: Int] = [:]
+        var openByRequestID: [String: [Int]] = [:]
+        /// The payment `record` names: by its key, else the latest of its request id.
+        func latest(_ record: Record) -> Int? {
+            if let key = record.payment { return entries.lastIndex { $0.payment == key } }
+            return entries.lastIndex { $0.requestID == record.requestID }
+        }
+        /// The open payment `record` (a step or an outcome) belongs to.
+        func openPayment(_ record: Record) -> Int? {
+            if let key = record.payment { return open[key] }
+            return openByRequestID[record.requestID]?.last
+        }
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
             guard let record = try? decoder.decode(Record.self, from: Data(line)) else { continue }
             switch record.kind {
             case "start":
-                openIndex[record.requestID] = entries.count
+                if let key = record.payment { open[key] = entries.count }
+                openByRequestID[record.requestID, default: []].append(entries.count)
                 entries.append(JournalEntry(start: record))
             case "step":
-                if let index = openIndex[record.requestID] { entries[index].apply(step: record) }
+                if let index = openPayment(record) { entries[index].apply(step: record) }
             case "outcome":
-                if let index = openIndex.removeValue(forKey: record.requestID) {
+                if let index = openPayment(record) {
                     entries[index].apply(outcome: record)
-                } else if entries.contains(where: { $0.requestID == record.requestID }) {
+                    if let key = entries[index].payment { open[key] = nil }
+                    openByRequestID[entries[index].requestID]?.removeAll { $0 == index }
+                } else if latest(record) != nil {
                     // A second outcome for one payment is never written; one read back changes nothing.
                     continue
                 } else {
                     var entry = JournalEntry(start: nil, requestID: record.requestID, time: record.time)
+                    entry.payment = record.payment
                     entry.apply(outcome: record)
                     entries.append(entry)
                 }
             case "authorization":
-                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
-                    entries[index].apply(authorization: record)
-                }
+                if let index = latest(record) { entries[index].apply(authorization: record) }
             case "resolution":
-                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }), entries[index].isUnknown,
-                    entries[index].resolution == nil
-                {
+                if let index = latest(record), entries[index].isUnknown, entries[index].resolution == nil {
                     entries[index].resolution = JournalEntry.Resolution(
                         status: record.status ?? JournalEntry.unknownStatus, time: record.time, note: record.note)
                 }
             case "reversal":
                 // Owed, then acknowledged: the latest record tells, and an acknowledgement is never taken back.
-                if let index = entries.lastIndex(where: { $0.requestID == record.requestID }) {
+                if let index = latest(record) {
                     let acknowledged = record.acknowledged == true || entries[index].reversal?.acknowledged == true
                     entries[index].reversal = JournalEntry.Reversal(
                         time: record.time, hostReference: record.hostReference, reason: record.reason,
@@ -284,6 +319,8 @@ package struct PaymentJournal: Sendable {
 /// One payment in the journal's history.
 package struct JournalEntry: Hashable, Sendable, Encodable {
     package var requestID: String
+    /// The payment's own identity, from its records (nil for a payment journalled before it existed).
+    package var payment: String?
     package var startedAt: String?
     package var finishedAt: String?
     package var amount: UInt64?
@@ -336,7 +373,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package var hookFiles: HostTLSFiles?
 
     private enum CodingKeys: String, CodingKey {
-        case requestID, startedAt, finishedAt, amount, currency, type, device, simulated, pid, runningPID, status
+        case requestID, payment, startedAt, finishedAt, amount, currency, type, device, simulated, pid, runningPID,
+            status
         case reason, maskedPAN, aid, applicationLabel, sredKSN, pinKSN, entryMode, lastCommand, lastResult, lastState
         case resolution, cvmResults, signatureRequired, authorizationResponseCode, cryptogramType, cryptogram, tvr, tsi
         case commands, hostDecision, hostResponseCode, hostReference, hostProblem, reversal
@@ -368,12 +406,17 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     /// A host is owed a reversal for this payment, not acknowledged yet (`owedReversal`).
     package var reversalOwed: Bool { owedReversal(running: runningPID != nil) != nil }
 
+    /// What tells this payment from another with the same request id: its key, or (journalled before keys existed)
+    /// its request id and start.
+    package var identity: String { payment ?? "\(requestID) \(startedAt ?? finishedAt ?? "")" }
+
     init(start: PaymentJournal.Record) {
         self.init(start: start, requestID: start.requestID, time: start.time)
     }
 
     init(start: PaymentJournal.Record?, requestID: String, time: String) {
         self.requestID = requestID
+        payment = start?.payment
         startedAt = start?.time
         amount = start?.amount
         currency = start?.currency
@@ -415,7 +458,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
             ? "the payment's process ended before its outcome"
             : "the payment ended \(status)\(self.reason.map { ": " + $0 } ?? "")"
         return OwedReversal(
-            requestID: requestID, hostReference: hostReference, reason: reason, amount: amount, currency: currency,
+            requestID: requestID, payment: payment, hostReference: hostReference, reason: reason, amount: amount,
+            currency: currency,
             hook: hook, hookFiles: hookFiles)
     }
 
@@ -446,7 +490,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package init(_ context: PaymentContext, startedAt: String?, finishedAt: String) {
         self.init(
             start: PaymentJournal.start(
-                context.request, deviceName: context.device, simulated: context.simulated, time: startedAt ?? finishedAt
+                context.request, payment: context.payment, deviceName: context.device, simulated: context.simulated,
+                time: startedAt ?? finishedAt
             ))
         apply(outcome: PaymentJournal.outcome(context, time: finishedAt))
     }

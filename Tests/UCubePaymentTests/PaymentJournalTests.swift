@@ -26,7 +26,7 @@ import UCubeProtocol
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let journal = PaymentJournal(path: path)
         let request = PaymentRequest(amount: 1250, currency: .eur, requestID: "pay-1")
-        try journal.recordStart(request, deviceName: "sim", time: "2025-01-01T00:00:00.000Z")
+        try journal.recordStart(request, payment: nil, deviceName: "sim", time: "2025-01-01T00:00:00.000Z")
         // Durable before return: another reader sees the line at once.
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasSuffix("\n"))
         try journal.recordOutcome(Self.finishedContext("pay-1", status: .approved), time: "2025-01-01T00:00:05.000Z")
@@ -52,8 +52,9 @@ import UCubeProtocol
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let journal = PaymentJournal(path: path)
-        try journal.recordStart(PaymentRequest(amount: 100, requestID: "died"), deviceName: nil, time: "t1")
-        try journal.recordStart(PaymentRequest(amount: 200, requestID: "ok"), deviceName: nil, time: "t2")
+        try journal.recordStart(
+            PaymentRequest(amount: 100, requestID: "died"), payment: nil, deviceName: nil, time: "t1")
+        try journal.recordStart(PaymentRequest(amount: 200, requestID: "ok"), payment: nil, deviceName: nil, time: "t2")
         try journal.recordOutcome(Self.finishedContext("ok", status: .declined), time: "t3")
         let history = try PaymentJournal.history(path)
         #expect(history.map(\.requestID) == ["died", "ok"])
@@ -65,7 +66,7 @@ import UCubeProtocol
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let journal = PaymentJournal(path: path)
-        try journal.recordStart(PaymentRequest(amount: 100, requestID: "a"), deviceName: nil, time: "t1")
+        try journal.recordStart(PaymentRequest(amount: 100, requestID: "a"), payment: nil, deviceName: nil, time: "t1")
         // The process died in the middle of writing the outcome.
         let handle = try #require(FileHandle(forWritingAtPath: path))
         handle.seekToEndOfFile()
@@ -77,7 +78,7 @@ import UCubeProtocol
         #expect(history.first?.status == JournalEntry.unknownStatus)
 
         // The next payment's records are not glued to the torn line.
-        try journal.recordStart(PaymentRequest(amount: 300, requestID: "b"), deviceName: nil, time: "t2")
+        try journal.recordStart(PaymentRequest(amount: 300, requestID: "b"), payment: nil, deviceName: nil, time: "t2")
         try journal.recordOutcome(Self.finishedContext("b", status: .approved), time: "t3")
         history = try PaymentJournal.history(path)
         #expect(history.map(\.requestID) == ["a", "b"])
@@ -95,7 +96,8 @@ import UCubeProtocol
         // A careless caller puts a PAN in a free-text field: it is redacted before it reaches the disk.
         var context = Self.finishedContext("pan-check", status: .error)
         context.statusReason = "card \(Fixture.panDigits) refused"
-        try journal.recordStart(PaymentRequest(amount: 100, requestID: "pan-check"), deviceName: nil, time: "t1")
+        try journal.recordStart(
+            PaymentRequest(amount: 100, requestID: "pan-check"), payment: nil, deviceName: nil, time: "t1")
         try journal.recordOutcome(context, time: "t2")
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!Masking.containsUnmaskedPAN(text))
@@ -231,5 +233,68 @@ struct JournalStepsAndResolutionsTests {
         #expect(!lines.contains { $0.contains("signature") })
         entry.signatureRequired = true
         #expect(Receipt(entry).lines().last?.contains("Cardholder signature") == true)
+    }
+
+    /// Issue 39, item 4: two payments with one request id, interleaved as two writers would write them, each with its
+    /// own key. Each keeps its own steps, outcome and amount; the request id is only data.
+    @Test func twoPaymentsWithOneRequestIDKeepTheirOwnRecords() throws {
+        let path = PaymentJournalTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let journal = PaymentJournal(path: path)
+        let (a, b) = (PaymentJournal.newPaymentKey(), PaymentJournal.newPaymentKey())
+        #expect(a != b)
+        try journal.recordStart(
+            PaymentRequest(amount: 1000, currency: .eur, requestID: "X"), payment: a, deviceName: "tcp://a:1",
+            time: "t1")
+        try journal.recordStart(
+            PaymentRequest(amount: 500, currency: .eur, requestID: "X"), payment: b, deviceName: "tcp://b:2",
+            time: "t2")
+        try journal.recordStep(
+            requestID: "X", payment: a, command: .getInfo, status: .success, state: nil, time: "t3")
+        try journal.recordStep(
+            requestID: "X", payment: b, command: .cancelAll, status: .success, state: nil, time: "t4")
+        var approved = PaymentJournalTests.finishedContext("X", status: .approved)
+        approved.payment = a
+        var declined = PaymentJournalTests.finishedContext("X", status: .declined)
+        declined.payment = b
+        // B ends first: a pairing by request id gave B's outcome to A (the latest start) and lost A's.
+        try journal.recordOutcome(declined, time: "t5")
+        try journal.recordOutcome(approved, time: "t6")
+
+        let history = try PaymentJournal.history(path)
+        #expect(history.count == 2)
+        #expect(history.map(\.payment) == [a, b])
+        #expect(history.map(\.requestID) == ["X", "X"])
+        #expect(history[0].status == "APPROVED" && history[0].device == "tcp://a:1" && history[0].finishedAt == "t6")
+        #expect(history[1].status == "DECLINED" && history[1].device == "tcp://b:2" && history[1].finishedAt == "t5")
+        #expect(history[0].lastCommand != history[1].lastCommand)
+
+        // A resolution and a reversal name their payment: the other one with the id is untouched.
+        var crashed = PaymentJournal.Record(kind: "start", requestID: "X", time: "t7")
+        crashed.payment = PaymentJournal.newPaymentKey()
+        try journal.append(crashed)
+        try journal.recordResolution(
+            requestID: "X", payment: crashed.payment, status: .declined, note: "acquirer", time: "t8")
+        let after = try PaymentJournal.history(path)
+        #expect(after.count == 3)
+        #expect(after[2].isUnknown && after[2].resolution?.status == "DECLINED")
+        #expect(after[0].resolution == nil && after[1].resolution == nil)
+    }
+
+    /// A record without a payment key (a journal written before the key existed) pairs by request id, as it did: an
+    /// outcome with the latest payment of its id still open; a keyed record never attaches to another payment.
+    @Test func recordsWithoutAPaymentKeyPairByRequestIDAsBefore() {
+        let history = PaymentJournal.history(
+            parsing: Self.lines([
+                #"{"kind":"start","requestID":"old","time":"t1","amount":100}"#,
+                #"{"kind":"start","requestID":"old","time":"t2","amount":200,"payment":"p-new"}"#,
+                #"{"kind":"outcome","requestID":"old","time":"t3","status":"DECLINED","payment":"p-new"}"#,
+                #"{"kind":"outcome","requestID":"old","time":"t4","status":"APPROVED"}"#,
+                #"{"kind":"resolution","requestID":"old","time":"t5","status":"APPROVED"}"#,
+            ]))
+        #expect(history.count == 2)
+        #expect(history[0].payment == nil && history[0].amount == 100 && history[0].status == "APPROVED")
+        #expect(history[1].payment == "p-new" && history[1].amount == 200 && history[1].status == "DECLINED")
+        #expect(history.allSatisfy { $0.resolution == nil }, "neither is unknown")
     }
 }

@@ -72,11 +72,26 @@ extension UCube {
             return devices
         }
 
-        /// The payment `id` names: its request id, or an unambiguous prefix of it.
-        static func entry(_ id: String, in entries: [JournalEntry]) throws -> JournalEntry {
-            let matches = entries.filter { $0.requestID == id || $0.requestID.hasPrefix(id) }
-            guard let exact = entries.last(where: { $0.requestID == id }) ?? (matches.count == 1 ? matches.first : nil)
-            else {
+        /// The payment `id` names: its request id or its payment key, or an unambiguous prefix of one. Several
+        /// payments may carry one request id (each has its own key): the last of them, unless `preferring` picks
+        /// exactly one (`history resolve` prefers the one whose outcome is unknown); when it picks several, the id
+        /// is ambiguous and their keys are named.
+        static func entry(
+            _ id: String, in entries: [JournalEntry], preferring: (JournalEntry) -> Bool = { _ in false }
+        ) throws -> JournalEntry {
+            let exact = entries.filter { $0.requestID == id || $0.payment == id }
+            if let last = exact.last {
+                let preferred = exact.filter(preferring)
+                guard preferred.count <= 1 else {
+                    throw CLIFailure(
+                        ExitCodes.usage,
+                        "\(id) names \(preferred.count) payments: \(preferred.map { $0.payment ?? $0.requestID }.joined(separator: ", "))",
+                        hint: "give the payment key of the one you mean (`ucube history show ID --json` gives it)")
+                }
+                return preferred.first ?? last
+            }
+            let matches = entries.filter { $0.requestID.hasPrefix(id) || $0.payment?.hasPrefix(id) == true }
+            guard matches.count == 1, let only = matches.first else {
                 throw CLIFailure(
                     ExitCodes.usage,
                     matches.isEmpty
@@ -84,7 +99,7 @@ extension UCube {
                         : "\(id) names \(matches.count) payments: give more of the id",
                     hint: "`ucube history` lists the request ids")
             }
-            return exact
+            return only
         }
     }
 }
@@ -180,7 +195,9 @@ extension UCube.History {
 
         @OptionGroup var globals: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The payment's request id, or enough of it to name one.", valueName: "id"))
+        @Argument(
+            help: ArgumentHelp(
+                "The payment's request id or its payment key, or enough of one to name it.", valueName: "id"))
         var id: String
 
         @OptionGroup var receiptOptions: ReceiptOptions
@@ -196,7 +213,8 @@ extension UCube.History {
                     entry.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) }
                 }
                 let fields: [(String, String?)] = [
-                    ("request id", entry.requestID), ("started", entry.startedAt), ("finished", entry.finishedAt),
+                    ("request id", entry.requestID), ("payment", entry.payment), ("started", entry.startedAt),
+                    ("finished", entry.finishedAt),
                     ("status", entry.status + (entry.reason.map { " (\($0))" } ?? "")), ("amount", amount),
                     ("type", entry.type),
                     ("device", entry.device.map { $0 + (entry.simulated ? " (simulated: not a real payment)" : "") }),
@@ -240,7 +258,9 @@ extension UCube.History {
 
         @OptionGroup var globals: GlobalOptions
 
-        @Argument(help: ArgumentHelp("The payment's request id, or enough of it to name one.", valueName: "id"))
+        @Argument(
+            help: ArgumentHelp(
+                "The payment's request id or its payment key, or enough of one to name it.", valueName: "id"))
         var id: String
 
         @Option(
@@ -260,7 +280,8 @@ extension UCube.History {
         }
 
         func run(in context: CommandContext) async throws {
-            let entry = try UCube.History.entry(id, in: try await UCube.History.entries())
+            // Of the payments that carry the id, the one an operator can resolve (a crashed one, say).
+            let entry = try UCube.History.entry(id, in: try await UCube.History.entries(), preferring: \.isUnresolved)
             if let pid = entry.runningPID {
                 throw CLIFailure(
                     ExitCodes.busy,
@@ -282,11 +303,13 @@ extension UCube.History {
             let decided = PaymentStatus(rawValue: status.uppercased())!
             do {
                 try PaymentJournal(path: UCube.History.journalPath).recordResolution(
-                    requestID: entry.requestID, status: decided, note: note, time: PaymentEngine.timestamp())
+                    requestID: entry.requestID, payment: entry.payment, status: decided, note: note,
+                    time: PaymentEngine.timestamp())
             } catch {
                 throw CLIFailure(ExitCodes.ioError, "cannot write the journal: \(error.reason)")
             }
-            let resolved = try UCube.History.entry(entry.requestID, in: try await UCube.History.entries())
+            let after = try await UCube.History.entries()
+            let resolved = after.last { $0.identity == entry.identity } ?? entry
             try ValueReport(
                 value: resolved, lines: ["payment \(entry.requestID): unknown, resolved \(decided.rawValue)"]
             )

@@ -85,7 +85,10 @@ extension UCube {
                     "mdm-update reconnects after a firmware reboot; run it from the command line, not inside `ucube shell`"
                 )
             }
-            if let run = try FleetRun(command: "mdm-update", context: context, options: fleet.values) {
+            if let run = try FleetRun(
+                command: "mdm-update", context: context, options: fleet.values,
+                inputs: [file, signature].compactMap { $0 })
+            {
                 try await run.run { device in try await job(context.single(device, json: true)).run() }
                 return
             }

@@ -64,7 +64,7 @@ extension UCube {
         func run(in context: CommandContext) async throws {
             // Several terminals (docs/fleet.md): the suite on each, unattended; each case is a `case` event of its
             // terminal, and --junit has a testsuite per terminal.
-            if let run = try FleetRun(command: "test", context: context, options: fleet.values) {
+            if let run = try FleetRun(command: "test", context: context, options: fleet.values, inputs: [suite]) {
                 if output != nil || format != .tap {
                     throw CLIFailure(
                         ExitCodes.usage,
@@ -198,7 +198,7 @@ extension UCube {
                         on: connection, shell: context.shell, request: request, selection: selection,
                         authorization: authorization,
                         journal: journal, quiet: true, cancelAfter: suiteCase.request.cancelAfter,
-                        onStop: { stop.request() })
+                        onStop: { stop.request() }, early: stop)
                     // A host's approval the case's payment did not keep is reversed (docs/authorization.md).
                     _ = await (authorization as? HostAuthorization)?.settle(payment)
                     return payment

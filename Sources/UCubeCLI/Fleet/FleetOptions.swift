@@ -32,7 +32,7 @@ struct FleetOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Where a fleet run keeps each terminal's verdict, so that the same command run again retries only the terminals not yet done (deleted once all are). Default: $XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl.",
+            "Where a fleet run keeps each terminal's verdict, so that the same command run again retries only the terminals not yet done (deleted once all are). ucube creates it with a header line; a file that lacks it is refused (64) and left alone. Default: $XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl.",
             valueName: "file"),
         completion: .file())
     var runFile: String?

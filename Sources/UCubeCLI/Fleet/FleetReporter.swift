@@ -104,6 +104,8 @@ final class FleetReporter: Sendable {
 
     func warn(_ message: String) { write("ucube: warning: \(message)\n", to: .stderr) }
 
+    func note(_ message: String) { write("ucube: \(message)\n", to: .stderr) }
+
     // MARK: The summary
 
     /// The table and count, or the JSON `summary`, of `verdicts` (in the order given: `FleetVerdict.reportOrder`).

@@ -18,6 +18,8 @@ struct FleetRun: Sendable {
     let maxFailures: Int?
     let junit: String?
     let runFile: FleetRunFile
+    /// What decides the run's work (`FleetWork`): a run resumes only from a run file of the same work.
+    let work: String
     let restart: Bool
     /// The command changes terminals (an update, a registration, a script), so a run resumes from its run file. A
     /// read-only one (`info`) asks every terminal every time: an earlier run's answers would be stale.
@@ -25,10 +27,12 @@ struct FleetRun: Sendable {
     /// `--shard`: this process drives one part of the devices (`FleetShard`); its summary says which.
     let shard: FleetShard?
 
-    /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option.
+    /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option. `inputs`: the
+    /// files besides the devices file that the command reads its work from (a suite, an image, a script), part of
+    /// the run's work with the command line and the devices file (`FleetWork`).
     init?(
         command: String, context: CommandContext, options: FleetOptionValues, resumes: Bool = true,
-        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+        inputs: [String] = [], arguments: [String] = Array(CommandLine.arguments.dropFirst())
     ) throws(CLIFailure) {
         guard context.givenDevices.count > 1 || options.asked else { return nil }
         if !resumes && (options.runFile != nil || options.restart) {
@@ -62,6 +66,10 @@ struct FleetRun: Sendable {
             path: options.runFile.map { ($0 as NSString).expandingTildeInPath }
                 ?? FleetRunFile.defaultPath(command: command, arguments: arguments))
         restart = options.restart
+        var files: [(role: String, path: String)] = inputs.map { (role: "input", path: $0) }
+        if let list = options.devices { files.insert((role: "devices", path: list), at: 0) }
+        let expanded = files.map { (role: $0.role, path: ($0.path as NSString).expandingTildeInPath) }
+        work = resumes ? FleetWork.fingerprint(arguments: arguments, files: expanded) : ""
     }
 
     /// Runs `work` for each terminal not yet done, and reports. `work` runs the command for one terminal, with its
@@ -69,11 +77,17 @@ struct FleetRun: Sendable {
     func run(_ work: @escaping @Sendable (String) async throws -> Void) async throws {
         let started = Date()
         let clock = ContinuousClock.now
-        let earlier = restart || !resumes ? [:] : try runFile.load()
+        // Before any terminal: a file at the run file's path that ucube did not make is refused, and left alone.
+        var earlier: [String: FleetVerdict] = [:]
+        var note: String? = nil
+        if resumes {
+            (earlier, note) = try runFile.start(
+                FleetRunFile.Header(command: command, work: self.work), restart: restart)
+        }
         let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
         let todo = devices.filter { earlier[$0]?.result != .ok }
         let reporter = FleetReporter(command: command, json: json, total: devices.count, shard: shard)
-        if restart { runFile.remove() }
+        if let note { reporter.note(note) }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
         let ran = try await Interrupts.cancelling(
@@ -92,7 +106,7 @@ struct FleetRun: Sendable {
         let failed = verdicts.filter { $0.result == .failed }.count
         let notStarted = verdicts.filter { $0.result == .notStarted }.count
         if failed == 0 && notStarted == 0 {
-            if resumes { runFile.remove() }
+            if resumes { runFile.removeIfOurs() }
             return
         }
         let again =
@@ -190,7 +204,9 @@ struct FleetRun: Sendable {
     }
 
     /// One terminal: the command with its output captured, and what became of it.
-    private static func runOne(_ device: String, work: @Sendable (String) async throws -> Void, reporter: FleetReporter)
+    private static func runOne(
+        _ device: String, work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter
+    )
         async
         -> FleetVerdict
     {
@@ -198,7 +214,25 @@ struct FleetRun: Sendable {
         let clock = ContinuousClock.now
         var verdict: FleetVerdict
         do {
-            try await DeviceOutput.$current.withValue(capture.output) { try await work(device) }
+            // The terminal is a unit of work of its own: `ucube cancel --device D` reaches D's work only (the route
+            // its payment sets, else this stop), while a signal reaches every terminal (`Interrupts`).
+            let stop = CancelSlot()
+            try await ControlSocket.inUnit(
+                device,
+                stop: {
+                    stop.cancel()
+                        ? CancelAnswer(.accepted, "stopping the fleet run's work on \(device)")
+                        : CancelAnswer(.already, "the fleet run's work on \(device) is already being stopped")
+                }
+            ) {
+                let task = Task { try await DeviceOutput.$current.withValue(capture.output) { try await work(device) } }
+                stop.hold { task.cancel() }
+                try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                }
+            }
             verdict = .ok(device, seconds: (ContinuousClock.now - clock).seconds)
         } catch {
             verdict = .failed(device, failure(error), seconds: (ContinuousClock.now - clock).seconds)

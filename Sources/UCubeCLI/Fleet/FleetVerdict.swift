@@ -1,6 +1,5 @@
 import Foundation
 import UCubeLink
-import UCubeProtocol
 
 /// One terminal's outcome in a fleet run: its `end` event, its line in the run file and the summary, its JUnit test
 /// cases. `items` are mdm-update's per-item verdicts, as its `item` events gave them.
@@ -96,99 +95,5 @@ struct FleetVerdict: Codable, Sendable, Equatable {
 
     static func notStarted(_ device: String, because reason: String) -> FleetVerdict {
         FleetVerdict(device: device, result: .notStarted, exit: -1, exitName: "not-started", message: reason)
-    }
-}
-
-/// The run file: each terminal's verdict, one JSON object a line, appended (and synced) as each terminal ends, so a run
-/// killed anywhere keeps every verdict it reached. Running the same command again skips the terminals whose last
-/// verdict is `ok`; the file is deleted once every terminal of the run is done. Its content comes from disk, so a line
-/// that does not decode is ignored (that terminal is simply run again).
-struct FleetRunFile {
-    let path: String
-
-    /// The default place: `$XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl`, the hash of the command line without the
-    /// options that only change how the run goes (`FleetChoices.controlOptionsWithValue`, `controlFlags`).
-    static func defaultPath(command: String, arguments: [String]) -> String {
-        Environment.stateDirectory + "/runs/\(command)-\(key(arguments)).jsonl"
-    }
-
-    /// FNV-1a (64 bits) of the arguments that say what the run does, as 16 hex digits.
-    static func key(_ arguments: [String]) -> String {
-        var kept: [String] = []
-        var skipValue = false
-        for argument in arguments {
-            if skipValue {
-                skipValue = false
-                continue
-            }
-            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-            if FleetChoices.controlOptionsWithValue.contains(argument) {
-                skipValue = true
-                continue
-            }
-            if FleetChoices.controlOptionsWithValue.contains(name) || FleetChoices.controlFlags.contains(argument) {
-                continue
-            }
-            kept.append(argument)
-        }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in kept.joined(separator: "\u{0}").utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return String(hash, radix: 16).leftPadded(to: 16, with: "0")
-    }
-
-    /// The last verdict of each terminal the file records; nothing when it is missing. A file that cannot be read is
-    /// a failure (the run would otherwise redo, or skip, terminals it should not).
-    func load() throws(CLIFailure) -> [String: FleetVerdict] {
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        do {
-            return Self.parse(Array(try BoundedFile.read(path, limit: FleetChoices.maximumFileSize)))
-        } catch {
-            switch error {
-            case .unreadable(let why):
-                throw CLIFailure(
-                    ExitCodes.ioError, "cannot read the run file \(path): \(why)", hint: "--restart ignores it")
-            case .tooLarge:
-                throw CLIFailure(
-                    ExitCodes.ioError,
-                    "the run file \(path) is over \(BoundedFile.limitText(FleetChoices.maximumFileSize))",
-                    hint: "--restart ignores it")
-            }
-        }
-    }
-
-    /// The last decodable verdict per terminal in `bytes`.
-    static func parse(_ bytes: [UInt8]) -> [String: FleetVerdict] {
-        let decoder = JSONDecoder()
-        var verdicts: [String: FleetVerdict] = [:]
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            guard var verdict = try? decoder.decode(FleetVerdict.self, from: Data(line)) else { continue }
-            verdict.earlier = true
-            verdicts[verdict.device] = verdict
-        }
-        return verdicts
-    }
-
-    /// Appends `verdict` as one line, on disk when this returns (`AppendOnlyFile`).
-    func append(_ verdict: FleetVerdict) throws(CLIFailure) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let line = try? encoder.encode(verdict) else { return }
-        do {
-            // A failure's message may quote what a terminal or a user gave: masked as every file is.
-            try AppendOnlyFile(path: path).append(Masking.redactCardData(in: Array(line)))
-        } catch {
-            throw CLIFailure(ExitCodes.ioError, "the run file: \(error.reason)")
-        }
-    }
-
-    func remove() { unlink(path) }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int, with pad: Character) -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

@@ -67,6 +67,10 @@ package enum CLIFuzzSurface {
             }
         }
         _ = try? FleetDevices.list(given: [], file: "fuzz", text: String(decoding: data, as: UTF8.self))
+        if case .runFile(let header, _) = FleetRunFile.contents(Array(data)) {
+            precondition(
+                FleetRunFile.Header.parse(header.line) == header, "a run file's header written back reads otherwise")
+        }
     }
 
     // MARK: The control socket

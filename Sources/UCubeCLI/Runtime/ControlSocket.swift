@@ -43,16 +43,23 @@ enum ControlSocket {
 
     // MARK: The holder's side
 
+    /// The unit of work the current task belongs to, when the process runs several side by side: a fleet run's
+    /// terminal (its device, `FleetRun`). nil: the process's one command. A control socket opened in a unit answers
+    /// with that unit's route, so that `ucube cancel --device D` reaches D's work and no other terminal's.
+    @TaskLocal static var unit: String?
+
     /// Every process that holds a terminal listens on its device's control socket, so that `ucube cancel` reaches it,
     /// whatever the command (`Connection.open` calls this). A `cancel` request is answered by the route the command
-    /// set (`pay`: its cancel rule, only before the card is read; `cancel` itself: no payment runs); without one, by
-    /// interrupting this process as Ctrl-C would (mdm-update stops after the current block, the shell stops its
-    /// running command, others end).
+    /// set in the socket's unit (`pay`: its cancel rule, only before the card is read; `cancel` itself: no payment
+    /// runs); without one, by the unit's own stop (`unitRoute`: a fleet run's terminal stops its work), and for the
+    /// process's one command by interrupting this process as Ctrl-C would (mdm-update stops after the current block,
+    /// the shell stops its running command, others end).
     static func listen(forDevice device: String) async {
         let path = path(forDevice: device)
         guard holder.claim(path) else { return }
+        let unit = unit
         do {
-            holder.store(try serve(at: path, handle: { line in await answer(line) }), for: path)
+            holder.store(try serve(at: path, handle: { line in await answer(line, unit: unit) }), for: path)
         } catch {
             holder.release(path)
             Logger(layer: .connection).notice("\(device): not listening on the control socket \(path): \(error)")
@@ -64,16 +71,33 @@ enum ControlSocket {
         await holder.take(path(forDevice: device))?.close()
     }
 
-    /// Sets (or with nil, clears) what answers a `cancel` in this process.
-    static func route(_ handler: (@Sendable () async -> CancelAnswer)?) { holder.setRoute(handler) }
+    /// Sets (or with nil, clears) what answers a `cancel` in the current unit of work (`unit`).
+    static func route(_ handler: (@Sendable () async -> CancelAnswer)?) { holder.setRoute(handler, unit: unit) }
+
+    /// Runs `body` as the unit of work `name` (a fleet run's terminal): a `cancel` that reaches one of its control
+    /// sockets and finds no route the work set is answered by `stop`, which stops this unit only.
+    static func inUnit<T: Sendable>(
+        _ name: String, stop: @escaping @Sendable () -> CancelAnswer, _ body: () async throws -> T
+    ) async rethrows -> T {
+        holder.setUnitRoute(stop, unit: name)
+        defer {
+            holder.setUnitRoute(nil, unit: name)
+            holder.setRoute(nil, unit: name)
+        }
+        return try await $unit.withValue(name) { try await body() }
+    }
 
     private static let holder = Holder()
 
-    private static func answer(_ line: String) async -> String {
+    private static func answer(_ line: String, unit: String?) async -> String {
         guard ControlRequest(line: line) == .cancel else {
             return CancelAnswer(.error, "unknown request '\(line)'").line
         }
-        if let route = holder.route() { return await route().line }
+        switch holder.route(unit: unit) {
+        case .route(let route): return await route().line
+        case .unit(let stop): return stop().line
+        case .process: break
+        }
         Task {
             // After the answer has gone out.
             try? await Task.sleep(for: .milliseconds(100))
@@ -83,11 +107,23 @@ enum ControlSocket {
         return CancelAnswer(.accepted, "interrupting `ucube \(command)` (pid \(getpid())), as Ctrl-C would").line
     }
 
-    /// The servers this process runs and its cancel route, behind one lock (used from any thread).
+    /// What answers a `cancel` in one unit of work (`Holder.route(unit:)`).
+    private enum Answerer {
+        /// The route the unit's work set (a payment's cancel rule).
+        case route(@Sendable () async -> CancelAnswer)
+        /// The unit's own stop (a fleet run's terminal).
+        case unit(@Sendable () -> CancelAnswer)
+        /// Neither, in the process's one command: interrupt the process as Ctrl-C would.
+        case process
+    }
+
+    /// The servers this process runs and the cancel routes of its units, behind one lock (used from any thread).
     private final class Holder: @unchecked Sendable {
         private let lock = NSLock()
         private var servers: [String: ControlServer?] = [:]
-        private var cancelRoute: (@Sendable () async -> CancelAnswer)?
+        /// By unit (`ControlSocket.unit`; the key nil: the process's one command).
+        private var cancelRoutes: [String?: @Sendable () async -> CancelAnswer] = [:]
+        private var unitRoutes: [String: @Sendable () -> CancelAnswer] = [:]
 
         func claim(_ path: String) -> Bool {
             lock.withLock {
@@ -99,8 +135,22 @@ enum ControlSocket {
         func store(_ server: ControlServer, for path: String) { lock.withLock { servers[path] = server } }
         func release(_ path: String) { lock.withLock { _ = servers.removeValue(forKey: path) } }
         func take(_ path: String) -> ControlServer? { lock.withLock { servers.removeValue(forKey: path) ?? nil } }
-        func setRoute(_ route: (@Sendable () async -> CancelAnswer)?) { lock.withLock { cancelRoute = route } }
-        func route() -> (@Sendable () async -> CancelAnswer)? { lock.withLock { cancelRoute } }
+        func setRoute(_ route: (@Sendable () async -> CancelAnswer)?, unit: String?) {
+            lock.withLock { cancelRoutes[unit] = route }
+        }
+        func setUnitRoute(_ stop: (@Sendable () -> CancelAnswer)?, unit: String) {
+            lock.withLock { unitRoutes[unit] = stop }
+        }
+        func route(unit: String?) -> Answerer {
+            lock.withLock {
+                if let route = cancelRoutes[unit] { return .route(route) }
+                if let unit {
+                    // A unit that has ended (its run is finishing): nothing of it runs, and nothing else is stopped.
+                    return .unit(unitRoutes[unit] ?? { CancelAnswer(.none, "\(unit) has finished its work") })
+                }
+                return .process
+            }
+        }
     }
 
     // MARK: The asker's side

@@ -49,7 +49,8 @@ final class HostAuthorization: AuthorizationTask, Sendable {
         // Before the request leaves: from here until the host's decision is journalled, a death of this process leaves
         // a reversal owed (the host may have approved).
         try journal.recordAuthorization(
-            requestID: requestID, decision: "pending", responseCode: nil, hostReference: nil, problem: nil,
+            requestID: requestID, payment: context.payment, decision: "pending", responseCode: nil, hostReference: nil,
+            problem: nil,
             hook: hook.spec, hookFiles: hook.files, time: UTCTimestamp.string(Date()))
         let result: HostExchange
         let response: AuthorizationResponse
@@ -68,7 +69,8 @@ final class HostAuthorization: AuthorizationTask, Sendable {
             StandardError.write("ucube: unable to go online: \(error)")
         }
         try journal.recordAuthorization(
-            requestID: requestID, decision: result.decision, responseCode: result.responseCode,
+            requestID: requestID, payment: context.payment, decision: result.decision,
+            responseCode: result.responseCode,
             hostReference: result.hostReference, problem: result.problem, hook: hook.spec,
             hookFiles: hook.files, time: UTCTimestamp.string(Date()))
         exchanged.withLock { $0 = result }
@@ -84,7 +86,7 @@ final class HostAuthorization: AuthorizationTask, Sendable {
         }
         let status = context.status?.rawValue ?? JournalEntry.unknownStatus
         let owed = OwedReversal(
-            requestID: context.request.requestID, hostReference: result.hostReference,
+            requestID: context.request.requestID, payment: context.payment, hostReference: result.hostReference,
             reason: "the payment ended \(status)\(context.statusReason.map { ": " + $0 } ?? "")",
             amount: context.amount, currency: context.request.currency.alpha, hook: hook.spec,
             hookFiles: hook.files)

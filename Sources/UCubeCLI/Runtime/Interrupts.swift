@@ -2,9 +2,13 @@ import Foundation
 import Synchronization
 
 /// SIGINT, SIGTERM and SIGHUP as an event while a command that can stop cleanly runs: each ends it the way Ctrl-C
-/// does (the default action would kill the process mid-payment or mid-update). A command registers what an interrupt
-/// means for it; while one is registered, each of these signals calls the latest registration, on a thread of its
-/// own. With none registered, the signal has its default action.
+/// does (the default action would kill the process mid-payment or mid-update). Each unit of work that can stop
+/// registers what an interrupt means for it (a fleet run, each terminal's suite, each terminal's payment); while any is
+/// registered, each of these signals calls every registration, newest first, on a thread of its own: a signal is
+/// addressed to the process, so it reaches every terminal of a fleet run, not only the payment that registered last.
+/// Newest first, so that the innermost work hears it before the work around it reacts (a suite's case is marked
+/// interrupted before the fleet run cancels the task it runs in).
+/// With none registered, the signal has its default action.
 ///
 /// The signals are caught by a `sigaction` handler that only writes the signal's number into a pipe
 /// (async-signal-safe), and a thread of its own reads the pipe. Once `onInterrupt` has returned, no signal is lost or
@@ -43,11 +47,12 @@ final class Interrupts: Sendable {
 
     func cancel() { Self.registry.withLock { $0.remove(id) } }
 
-    /// Called on the pipe's thread for each signal; false when no command is registered.
+    /// Called on the pipe's thread for each signal: every registration, outside the lock (a handler may register or
+    /// cancel one); false when none is registered.
     fileprivate static func deliver() -> Bool {
-        guard let handler = registry.withLock({ $0.handlers.last?.call }) else { return false }
-        handler()
-        return true
+        let handlers = registry.withLock { $0.handlers.map(\.call) }
+        for handler in handlers.reversed() { handler() }
+        return !handlers.isEmpty
     }
 
     private static let registry = Mutex(Registry())

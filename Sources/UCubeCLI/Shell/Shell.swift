@@ -37,7 +37,9 @@ extension UCube {
         func run(in context: CommandContext) async throws {
             // The shell's own line loop refuses `shell` (`ShellRunner.parseAndRun`); this is for any other caller.
             if context.shell != nil { throw CLIFailure(ExitCodes.usage, Self.nested) }
-            if let run = try FleetRun(command: "shell", context: context, options: fleet.values) {
+            if let run = try FleetRun(
+                command: "shell", context: context, options: fleet.values, inputs: script.map { [$0] } ?? [])
+            {
                 guard let script else {
                     throw CLIFailure(
                         ExitCodes.usage, "a shell over several terminals runs a script: give it --script FILE")
