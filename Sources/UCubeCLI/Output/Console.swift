@@ -35,20 +35,26 @@ enum Console {
     /// Writes `text` to stdout as is (the caller ends lines), card data masked. Inside one terminal's part of a fleet
     /// run, the text goes to that terminal's `DeviceOutput` instead, which tags it with the device (and comes back
     /// here to leave the process).
-    static func out(_ text: String) { writeStdout(text, masked: LogScrubber.scrub) }
-
-    /// Writes `text`, JSON or a piece of a JSON document written a part at a time (an array's elements), to stdout
-    /// as `out` does, its card data masked string by string (`LogScrubber.scrubJSON`): a number stays a number.
-    static func outJSON(_ text: String) { writeStdout(text, masked: LogScrubber.scrubJSON) }
-
-    /// `out` and `outJSON`: to the fleet terminal's output, else to fd 1 through `masked`, until a write fails.
-    private static func writeStdout(_ text: String, masked: (String) -> String) {
+    static func out(_ text: String) {
         if let device = DeviceOutput.current {
             device.stdout(text)
             return
         }
         guard state.withLock({ $0.stdoutError == nil }) else { return }
-        if let error = StandardStream.write(Array(masked(text).utf8), to: STDOUT_FILENO) {
+        if let error = StandardStream.write(Array(LogScrubber.scrub(text).utf8), to: STDOUT_FILENO) {
+            state.withLock { $0.stdoutError = $0.stdoutError ?? error }
+        }
+    }
+
+    /// Writes `text`, JSON or a piece of a JSON document written a part at a time (an array's elements), to stdout
+    /// as `out` does, its card data masked string by string (`LogScrubber.scrubJSON`): a number stays a number.
+    static func outJSON(_ text: String) {
+        if let device = DeviceOutput.current {
+            device.stdout(text)
+            return
+        }
+        guard state.withLock({ $0.stdoutError == nil }) else { return }
+        if let error = StandardStream.write(Array(LogScrubber.scrubJSON(text).utf8), to: STDOUT_FILENO) {
             state.withLock { $0.stdoutError = $0.stdoutError ?? error }
         }
     }
