@@ -165,7 +165,8 @@ struct HTTPSHook: Sendable, Hashable {
             tls.certificateChain = try Self.certificates(certificate, what: "--authorize-cert").map { .certificate($0) }
             let keyFile = files.key ?? certificate
             do {
-                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: try Self.read(keyFile), format: .pem))
+                tls.privateKey = .privateKey(
+                    try NIOSSLPrivateKey(bytes: try Self.read(keyFile, what: "--authorize-key"), format: .pem))
             } catch let error as HostHookError {
                 throw error
             } catch {
@@ -178,20 +179,21 @@ struct HTTPSHook: Sendable, Hashable {
     }
 
     private static func certificates(_ path: String, what: String) throws(HostHookError) -> [NIOSSLCertificate] {
-        let bytes = try read(path)
+        let bytes = try read(path, what: what)
         guard let certificates = try? NIOSSLCertificate.fromPEMBytes(bytes), !certificates.isEmpty else {
             throw HostHookError("\(what): \(path) holds no PEM certificate")
         }
         return certificates
     }
 
-    private static func read(_ path: String) throws(HostHookError) -> [UInt8] {
+    /// `path`, bounded; a failure names `what` (the option or variable that named the file).
+    private static func read(_ path: String, what: String) throws(HostHookError) -> [UInt8] {
         do {
             return try BoundedFile.readBytes(path, limit: maximumFileSize)
         } catch {
             switch error {
-            case .unreadable(let why): throw HostHookError("cannot read \(path): \(why)")
-            case .tooLarge: throw HostHookError("\(path) is over \(BoundedFile.limitText(maximumFileSize))")
+            case .unreadable(let why): throw HostHookError("\(what): cannot read \(path): \(why)")
+            case .tooLarge: throw HostHookError("\(what): \(path) is over \(BoundedFile.limitText(maximumFileSize))")
             }
         }
     }
@@ -202,7 +204,9 @@ struct HTTPSHook: Sendable, Hashable {
         let text: String
         if let file = files.tokenFile {
             text =
-                String(decoding: try Self.read(file), as: UTF8.self).split(whereSeparator: \.isNewline).first
+                String(decoding: try Self.read(file, what: "--authorize-token-file"), as: UTF8.self).split(
+                    whereSeparator: \.isNewline
+                ).first
                 .map(String.init) ?? ""
         } else if let given = Environment.value(HostChoices.tokenVariable) {
             text = given
