@@ -1,7 +1,8 @@
 # Builds, installs and packages ucube the way Swift command-line tools such as SwiftLint do.
 #   make                  release build: Swift runtime linked statically, stripped, stamped with its git commit
-#   sudo make install     the binary, man page and bash, zsh and fish completions, under PREFIX (default /usr/local)
-#   sudo make uninstall   removes exactly the files `make install` put there (directories are left)
+#   sudo make install     the binary, man page, bash, zsh and fish completions, and the docs with the example suite
+#                         (DOCDIR, the help texts cite them), under PREFIX (default /usr/local)
+#   sudo make uninstall   removes exactly the files `make install` put there (shared directories are left)
 #   make deb              a Debian package: .build/deb/ucube_VERSION_ARCH.deb
 # DESTDIR is honoured (for packagers). Scripts/setup.sh installs the Debian packages the build needs.
 
@@ -12,6 +13,7 @@ MANDIR ?= $(DATADIR)/man
 BASH_COMPLETION_DIR ?= $(DATADIR)/bash-completion/completions
 ZSH_COMPLETION_DIR ?= $(DATADIR)/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(DATADIR)/fish/vendor_completions.d
+DOCDIR ?= $(DATADIR)/doc/ucube
 
 SWIFT ?= swift
 # What makes the installed binary self-contained and quick to start (Benchmarks/startup.sh measures it):
@@ -42,8 +44,10 @@ STAGED := $(STAGE)/ucube
 SOURCES := Package.swift $(shell find Sources -type f)
 DEBDIR := .build/deb
 
+# The documents, as the repository lays them out (README.md, docs/, Suites/), so that their links hold.
+DOCS := README.md $(sort $(wildcard docs/*.md docs/*.json docs/examples/*)) $(sort $(wildcard Suites/*.json))
 INSTALLED := $(BINDIR)/ucube $(MANDIR)/man1/ucube.1 $(BASH_COMPLETION_DIR)/ucube $(ZSH_COMPLETION_DIR)/_ucube \
-	$(FISH_COMPLETION_DIR)/ucube.fish
+	$(FISH_COMPLETION_DIR)/ucube.fish $(addprefix $(DOCDIR)/,$(DOCS))
 
 .PHONY: all build install uninstall deb clean FORCE
 
@@ -75,10 +79,14 @@ install: $(STAGED)
 	install -m 0644 completions/ucube.bash "$(DESTDIR)$(BASH_COMPLETION_DIR)/ucube"
 	install -m 0644 completions/_ucube "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_ucube"
 	install -m 0644 completions/ucube.fish "$(DESTDIR)$(FISH_COMPLETION_DIR)/ucube.fish"
+	$(foreach doc,$(DOCS),install -D -m 0644 $(doc) "$(DESTDIR)$(DOCDIR)/$(doc)" &&) true
 
-# Directories are left in place: they are shared with other programs (bin, man1, the completion directories).
+# Directories are left in place: they are shared with other programs (bin, man1, the completion directories). The
+# documents' own directories go once empty (a file someone else put there keeps them).
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
+	-rmdir "$(DESTDIR)$(DOCDIR)/docs/examples" "$(DESTDIR)$(DOCDIR)/docs" "$(DESTDIR)$(DOCDIR)/Suites" \
+		"$(DESTDIR)$(DOCDIR)" 2>/dev/null
 
 # The package's tree is `make install` into a staging root with PREFIX=/usr (zsh: Debian's directory for packaged
 # completions, vendor-completions); Scripts/build-deb.sh adds the Debian parts (compressed man page, copyright,

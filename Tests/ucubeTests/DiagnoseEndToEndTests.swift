@@ -398,25 +398,26 @@ struct DiagnoseBluetoothTests {
     }
 }
 
-/// The codes the README and `diagnose --help` document are every code the command gives.
+/// The codes the guide (docs/guide.md, "Diagnosing") and `diagnose --help` document are every code the command gives,
+/// and docs/exit-codes.md has its exit code.
 @Suite struct DiagnoseDocumentationTests {
-    static var readme: String {
+    static func document(_ path: String) -> String {
         var url = URL(fileURLWithPath: #filePath)
         while url.pathComponents.count > 1 {
             url.deleteLastPathComponent()
             if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { break }
         }
-        return (try? String(contentsOf: url.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        return (try? String(contentsOf: url.appendingPathComponent(path), encoding: .utf8)) ?? ""
     }
 
     @Test func everyCodeIsDocumented() {
-        let readme = Self.readme
+        let guide = Self.document("docs/guide.md")
         let help = UCube.Diagnose.discussion
         for code in DiagnoseCode.allCases.map(\.name) + DiagnoseCode.bluetooth where code != "ok" {
-            #expect(readme.contains("`\(code)`"), "README lacks \(code)")
+            #expect(guide.contains("`\(code)`"), "docs/guide.md lacks \(code)")
             #expect(help.contains(code), "diagnose --help lacks \(code)")
         }
-        #expect(readme.contains("| 16 |"))
+        #expect(Self.document("docs/exit-codes.md").contains("| 16 |"))
         #expect(ExitCodes.all.contains { $0.code == 16 && $0.name == "blocking" })
     }
 
