@@ -8,7 +8,7 @@
 # with tshark, and exits 0 only when every case passed.
 # Environment: UCUBE_BIN (the ucube to test; default: .build/debug/ucube, what `swift build` makes; a static
 # `make` build works too), UCUBE_BLE_CACHE (default ~/.cache/ucube-ble: images, packages and the last run's share,
-# whose out/ keeps every command's output), UCUBE_BLE_TIMEOUT (seconds the VM may run, default 2400: a safety net; on a machine busy with stress-ng --cpu 4 and a test suite the VM took 900 s, where it takes 3 to 6 minutes alone),
+# whose out/ keeps every command's output), UCUBE_BLE_TIMEOUT (seconds the VM may run, default 7200: a safety net; on a machine busy with stress-ng --cpu 4 and a test suite the VM took 900 s, and beside five builds (load 20 to 25) it ran 5 of its 15 cases in 2400 s, where it takes 3 to 6 minutes alone),
 # UCUBE_BLE_BLUETOOTHD_DEBUG=1 (bluetoothd -d, its log in out/bluetoothd-mtu*.log).
 # Needs (Scripts/debian-packages.txt, `ble`; Scripts/setup.sh --test installs them): qemu-system-x86, debootstrap,
 # busybox-static, cpio, e2fsprogs, tshark, a C compiler (cc, or the Swift toolchain's clang); root or sudo for the
@@ -81,14 +81,14 @@ rm -rf "$tms_home"
 say "booting the VM (kernel $(cat "$image/kernel-version"); TCG, one CPU, the guest's clock counting its instructions)"
 booted=$SECONDS
 status=0
-timeout "${UCUBE_BLE_TIMEOUT:-2400}" qemu-system-x86_64 -accel tcg -icount shift=0 -smp 1 -m 1024 -nographic -no-reboot \
+timeout "${UCUBE_BLE_TIMEOUT:-7200}" qemu-system-x86_64 -accel tcg -icount shift=0 -smp 1 -m 1024 -nographic -no-reboot \
     -kernel "$image/vmlinuz" -initrd "$image/initrd.gz" \
     -append "console=ttyS0 root=/dev/vda panic=-1 quiet loglevel=3" \
     -drive "file=$image/rootfs.ext4,format=raw,if=virtio,snapshot=on" \
     -fsdev "local,id=share,path=$share,security_model=none" -device virtio-9p-pci,fsdev=share,mount_tag=share \
     -nic none </dev/null >"$share/out/console.log" 2>&1 || status=$?
 ran=$SECONDS
-if [ "$status" -eq 124 ]; then say "the VM did not finish within ${UCUBE_BLE_TIMEOUT:-2400} s"; fi
+if [ "$status" -eq 124 ]; then say "the VM did not finish within ${UCUBE_BLE_TIMEOUT:-7200} s"; fi
 
 results="$share/out/results.tsv"
 if [ ! -s "$results" ]; then
