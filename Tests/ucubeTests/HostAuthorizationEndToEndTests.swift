@@ -278,7 +278,10 @@ import Testing
     /// A request id pays once: again, it prints the recorded outcome and takes no payment; at the same time, one pays
     /// and the other exits 7.
     @Test func aRequestIDPaysOnceEvenConcurrently() async throws {
-        let (sandbox, hook, log) = try Self.sandbox(hook: #"sleep 1; echo '{"decision": "approve"}'"#)
+        // The hook holds its answer while $UCUBE_TEST_HOLD names a file that does not exist yet.
+        let (sandbox, hook, log) = try Self.sandbox(
+            hook: #"while [ -n "$UCUBE_TEST_HOLD" ] && [ ! -e "$UCUBE_TEST_HOLD" ]; do sleep 0.05; done; "#
+                + #"echo '{"decision": "approve"}'"#)
         let arguments = [
             "--device", "sim", "--json", "pay", "9.99", "--currency", "EUR", "--card", "visa-contact", "--authorize",
             hook, "--request-id", "once-1",
@@ -290,13 +293,20 @@ import Testing
         #expect(try Self.json(again)["status"] as? String == "APPROVED")
         #expect(try Self.documents(log).count == 1, "the second run asked the host again")
 
-        // Two at once, on two simulated terminals (each its own state), with a new id.
-        // The id is claimed before the link opens: the one that loses is refused for its request id, not for the
-        // terminal (the JSON error's code says which).
-        let concurrent = Array(arguments.dropLast()) + ["once-2"]
-        async let a = sandbox.run(concurrent)
-        async let b = sandbox.run(concurrent)
-        let runs = [try await a, try await b].sorted { $0.status < $1.status }
+        // Two at once, with a new id. The id is claimed before the link opens: the one that loses is refused for its
+        // request id, not for the terminal (the JSON error's code says which). The winner waits at the host until the
+        // loser has ended, so the two overlap however slow the machine is; then the host answers.
+        let hold = sandbox.directory.appendingPathComponent("release")
+        sandbox.environment["UCUBE_TEST_HOLD"] = hold.path
+        let concurrent = Array(arguments.dropLast()) + ["once-2", "--authorize-timeout", "900"]
+        let runs = try await withThrowingTaskGroup(of: UCubeRun.self) { group in
+            group.addTask { try await sandbox.run(concurrent) }
+            group.addTask { try await sandbox.run(concurrent) }
+            let loser = try #require(try await group.next())
+            FileManager.default.createFile(atPath: hold.path, contents: nil)
+            let winner = try #require(try await group.next())
+            return [winner, loser]
+        }
         #expect(runs.map(\.status) == [0, 7], "\(runs.map(\.stderr))")
         #expect(runs[1].stdout.contains(#""code":"request-id-running""#), "\(runs[1].stdout)")
         let journal = try String(
