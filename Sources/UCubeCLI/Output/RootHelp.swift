@@ -226,6 +226,9 @@ enum RootHelp {
                     abstract:
                         "Check everything a payment depends on: the link, the terminal, the TMS, the journal, the disk."
                 ),
+                Element(
+                    label: "serve",
+                    abstract: "Serve a local payment API (HTTP, JSON, server-sent events) and a demo POS page."),
             ]),
     ]
     /// After the sections, never wrapped.
