@@ -80,8 +80,14 @@ extension UCube {
                 try listen.map { try Simulate.parse($0, option: "--listen") }
                 ?? (ServeChoices.defaultHost, ServeChoices.defaultPort)
             let devices = try devices(context)
-            for device in devices { _ = try Connection.resolve(try? DeviceAddress(parsing: device), context) }
             try Environment.requireStateDirectory()
+            // The server owns its terminals from now until it exits, as any ucube process that opened one does
+            // (`DeviceLock`): another process is refused them at once, not in the middle of a payment.
+            for device in devices {
+                let address = try Connection.resolve(
+                    try? DeviceAddress(parsing: device), context.single(device, json: false))
+                try DeviceLock.acquire(key: Connection.fileKey(address), device: device)
+            }
             // Reversals a host is owed (an earlier payment's process died) go first, as `pay` sends them.
             await Reversals.sendOwed(journalPath: Environment.journalPath)
             var generator = SystemRandomNumberGenerator()
@@ -98,7 +104,16 @@ extension UCube {
             let stop = StopRequest()
             let interrupts = Interrupts.onInterrupt {
                 stop.request()
-                _ = desk.stop()
+                let running = desk.stop()
+                // A payment still opening its link (no handler of its own yet) is cancelled through its unit, as
+                // `ucube cancel` would; a waiting application choice is cancelled as Ctrl-C at a prompt cancels it.
+                Task {
+                    for id in running {
+                        guard let payment = desk.payment(id) else { continue }
+                        if payment.prompt != nil, desk.answer(id, nil) { continue }
+                        _ = await ControlSocket.cancelInProcess(unit: payment.device)
+                    }
+                }
             }
             defer { interrupts.cancel() }
             let api = ServeAPI(desk: desk, payments: payments, access: access, tokens: tokens)

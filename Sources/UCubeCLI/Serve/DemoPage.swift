@@ -5,7 +5,7 @@
 /// `GET /v1/payments/{id}`, then the event stream).
 enum DemoPage {
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
     static let html = #"""
         <!doctype html>
@@ -14,6 +14,7 @@ enum DemoPage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>ucube POS</title>
+        <link rel="icon" href="data:,">
         <style>
         body { font: 16px system-ui, sans-serif; max-width: 40em; margin: 2em auto; padding: 0 1em; color: #222; }
         fieldset { border: 1px solid #ccc; border-radius: 6px; margin-bottom: 1em; }

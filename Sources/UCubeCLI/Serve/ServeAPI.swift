@@ -23,7 +23,7 @@ struct ServeRequest: Sendable {
 /// What the API answers: a whole document, or an event stream.
 enum ServeResponse: Sendable {
     case document(status: Int, type: String, body: String, headers: [(String, String)])
-    case events(replay: [ServedEvent], stream: AsyncStream<ServedEvent>, subscriber: Int)
+    case events(replay: [ServedEvent], stream: AsyncStream<ServedEvent>, subscriber: Int, headers: [(String, String)])
 
     static func json<T: Encodable>(_ status: Int, _ value: T, headers: [(String, String)] = []) -> ServeResponse {
         .document(status: status, type: "application/json", body: ServeJSON.encode(value), headers: headers)
@@ -52,6 +52,34 @@ struct ServeAPI: Sendable {
     let tokens: ServeTokens
 
     func handle(_ request: ServeRequest) async -> ServeResponse {
+        // A page of an origin --allow-origin names reads the answers (CORS); its browser asks first (OPTIONS).
+        let cors: [(String, String)] =
+            request.origin.map { access.allowedOrigins.contains($0) } == true
+            ? [("Access-Control-Allow-Origin", request.origin ?? ""), ("Vary", "Origin")] : []
+        if request.method == "OPTIONS" {
+            guard !cors.isEmpty else {
+                return .error(
+                    ServeError(
+                        403, "origin-refused", "only an origin --allow-origin names may ask (OPTIONS)",
+                        hint: "serve the page from ucube serve itself, or name its origin with --allow-origin"))
+            }
+            return .document(
+                status: 204, type: "text/plain", body: "",
+                headers: cors + [
+                    ("Access-Control-Allow-Methods", "GET, POST"),
+                    ("Access-Control-Allow-Headers", "Content-Type, Authorization, Last-Event-ID"),
+                    ("Access-Control-Max-Age", "600"),
+                ])
+        }
+        switch await answer(request) {
+        case .document(let status, let type, let body, let headers):
+            return .document(status: status, type: type, body: body, headers: headers + cors)
+        case .events(let replay, let stream, let subscriber, let headers):
+            return .events(replay: replay, stream: stream, subscriber: subscriber, headers: headers + cors)
+        }
+    }
+
+    private func answer(_ request: ServeRequest) async -> ServeResponse {
         let route: ServeRoute
         switch ServeRoute.match(method: request.method, path: request.path) {
         case .success(let matched): route = matched
@@ -100,7 +128,7 @@ struct ServeAPI: Sendable {
                         503, "too-many-streams",
                         "\(ServeChoices.maxSubscribers) event streams are open (or the server is stopping)"))
             }
-            return .events(replay: replay, stream: stream, subscriber: key)
+            return .events(replay: replay, stream: stream, subscriber: key, headers: [])
         case .history, .totals:
             return await history(request.query, totals: route == .totals)
         case .pair:

@@ -129,9 +129,9 @@ struct ServeHTTP: Sendable {
                 }
                 let ms = (ContinuousClock.now - started).wholeMilliseconds
                 StandardError.write("serve: \(peerText) \(head.method.rawValue) \(path) \(response.status) \(ms) ms")
-                if case .events(let replay, let stream, let key) = response {
+                if case .events(let replay, let stream, let key, let extra) = response {
                     defer { api.desk.unsubscribe(key) }
-                    try await streamEvents(replay, stream, version: head.version, outbound)
+                    try await streamEvents(replay, stream, headers: extra, version: head.version, outbound)
                     return
                 }
                 try await write(
@@ -145,13 +145,15 @@ struct ServeHTTP: Sendable {
     /// `text/event-stream`: the replay, then each event as it comes, until the desk ends the stream (the server
     /// stops, or the client was too slow) or the client goes.
     private static func streamEvents(
-        _ replay: [ServedEvent], _ stream: AsyncStream<ServedEvent>, version: HTTPVersion,
+        _ replay: [ServedEvent], _ stream: AsyncStream<ServedEvent>, headers extra: [(String, String)],
+        version: HTTPVersion,
         _ outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/event-stream")
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Connection", value: "close")
+        for (name, value) in extra { headers.add(name: name, value: value) }
         try await outbound.write(.head(HTTPResponseHead(version: version, status: .ok, headers: headers)))
         // The reconnection delay a browser waits before it comes back with Last-Event-ID.
         let served = Console.served("retry: 1000\n\n", json: false)
