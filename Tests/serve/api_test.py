@@ -6,7 +6,8 @@ docs/openapi.yaml. Run by Tests/ucubeTests/ServeEndToEndTests.swift, which start
 
 Scenarios: main (payments, idempotency, cancel, choice, events, errors, history), cross-process (a `ucube pay` and
 the server share the journal's claims and the terminal's lock), sigterm PID (SIGTERM during the card wait),
-token (a listener outside the loopback: pairing, 401 without the token). Prints one line per check and exits 1 at
+token (a listener outside the loopback: pairing, 401 without the token), dump (one payment, and every answer that
+carries it printed, for a search for card data). Prints one line per check and exits 1 at
 the first failure. No verdict depends on speed: every wait is for an event or a state, bounded only by a safety net.
 """
 
@@ -378,6 +379,24 @@ def scenario_sigterm(client, args):
     stream.check_against(client.openapi)
 
 
+def scenario_dump(client, args):
+    """One payment (visa-contact, 10.00), then every answer that carries it printed whole, for the caller to search:
+    its state, the history, the totals, the event stream replayed from the start."""
+    status, _, _ = client.request("POST", "/v1/payments", {"amount": "10", "card": "visa-contact", "requestId": "dump"})
+    expect(status == 202, "the payment starts", status)
+    payment = client.final("dump")
+    expect(payment["phase"] == "finished", "the payment ends", payment["status"])
+    for path in ["/v1/payments/dump", "/v1/history", "/v1/history/totals", "/v1/terminals"]:
+        _, body, _ = client.request("GET", path)
+        print(json.dumps(body), flush=True)
+    stream = EventStream(client, last_id="replay-everything-0")
+    stream.start()
+    stream.wait_for(lambda e: e["type"] == "finished", "the replayed end")
+    stream.check_against(client.openapi)
+    with stream.lock:
+        print("\n".join(stream.raw), flush=True)
+
+
 def scenario_token(client, args):
     status, error, _ = client.request("GET", "/v1/terminals")
     expect(status == 401 and error["error"]["code"] == "token-required", "outside the loopback, no token: 401", error)
@@ -410,12 +429,12 @@ def main():
     parser.add_argument("--pid", type=int)
     parser.add_argument("--code")
     parser.add_argument("--token-file")
-    parser.add_argument("scenario", choices=["main", "cross-process", "sigterm", "token"])
+    parser.add_argument("scenario", choices=["main", "cross-process", "sigterm", "token", "dump"])
     args = parser.parse_args()
     openapi = OpenAPI(args.openapi)
     client = Client(args.base, openapi)
     {"main": scenario_main, "cross-process": scenario_cross_process, "sigterm": scenario_sigterm,
-     "token": scenario_token}[args.scenario](client, args)
+     "token": scenario_token, "dump": scenario_dump}[args.scenario](client, args)
     print(f"# {client.answers} answers, {openapi.checked} documents checked against {args.openapi}", flush=True)
 
 

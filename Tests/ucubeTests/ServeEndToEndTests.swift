@@ -54,6 +54,34 @@ import Testing
         #expect(unresolved.stdout.contains("no unresolved payments"), "\(unresolved.stdout)")
     }
 
+    /// The one door, for the network: a payment replayed from a recording whose every answer also carries a PAN,
+    /// track 2 and track 1 in clear (`CardDataNeverLeavesTests`), served: its state, the history, the totals, the
+    /// event stream and the access log hold none of them, and show the PAN masked.
+    @Test func noCardDataLeavesThroughTheAPI() async throws {
+        let sandbox = try UCubeSandbox()
+        sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
+        let recorded = sandbox.directory.appendingPathComponent("live.rec")
+        let live = try await sandbox.run([
+            "--device", "sim", "--record", recorded.path, "pay", "10", "--card", "visa-contact", "--request-id", "live",
+        ])
+        #expect(live.status == 0, "\(live.stderr)")
+        let forged = sandbox.directory.appendingPathComponent("forged.rec")
+        let forgedText = try CardDataNeverLeavesTests.rewritingAnswers(
+            try String(contentsOf: recorded, encoding: .utf8))
+        try forgedText.write(to: forged, atomically: true, encoding: .utf8)
+        #expect(!CardDataNeverLeavesTests.leaks(in: forgedText).isEmpty, "the forged recording has the secrets")
+        // Its own journal: the live payment's is another.
+        sandbox.environment["XDG_STATE_HOME"] = sandbox.directory.appendingPathComponent("served-state").path
+        let serve = try await ServeRun.start(
+            sandbox, ["--device", "replay:" + forged.path, "--fast", "serve", "--listen", "127.0.0.1:0"])
+        let run = try await ServeRun.python(sandbox, "api_test.py", ["--base", serve.base, "dump"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(await serve.stop().status == 0, "\(serve.log)")
+        #expect(CardDataNeverLeavesTests.leaks(in: run.output).isEmpty, "\(run.output.suffix(3000))")
+        #expect(CardDataNeverLeavesTests.leaks(in: serve.log).isEmpty, "\(serve.log.suffix(3000))")
+        #expect(run.output.contains("476173******0010"), "the PAN was never shown masked: the test proved nothing")
+    }
+
     /// A listener outside the loopback: no request without a paired token; the code `--pair` shows gives one, once.
     @Test(.enabled(if: ServeRun.nonLoopbackAddress != nil, "this machine has no IPv4 address outside the loopback"))
     func outsideTheLoopbackATokenIsRequired() async throws {
