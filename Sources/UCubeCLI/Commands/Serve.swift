@@ -69,13 +69,24 @@ extension UCube {
             if !context.givenDevices.isEmpty {
                 return Array(NSOrderedSet(array: context.givenDevices)) as? [String] ?? []
             }
-            if context.namedDevice == nil, let remembered = try? RememberedDevices.load(), !remembered.isEmpty {
+            // No --device and no $UCUBE_DEVICE (the named device, if any, is devices.json's default): every terminal
+            // `ucube connect` remembered.
+            let remembered = (try? RememberedDevices.load()) ?? []
+            if !remembered.isEmpty,
+                context.namedDevice == nil || context.namedDevice == RememberedDevices.defaultAddress
+            {
                 return remembered.map(\.name)
             }
             return [context.deviceAddress]
         }
 
         func run(in context: CommandContext) async throws {
+            if context.shell != nil {
+                throw CLIFailure(
+                    ExitCodes.usage,
+                    "ucube serve runs on its own, not inside `ucube shell`: the server owns its terminals",
+                    hint: "run `ucube serve` from a terminal, or as the ucube.service systemd unit")
+            }
             let (hostName, port) =
                 try listen.map { try Simulate.parse($0, option: "--listen") }
                 ?? (ServeChoices.defaultHost, ServeChoices.defaultPort)
