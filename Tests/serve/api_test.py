@@ -17,6 +17,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -73,10 +74,11 @@ class Client:
 class EventStream(threading.Thread):
     """Reads GET /v1/events in the background, keeping every event (and the raw text, checked at the end)."""
 
-    def __init__(self, client, last_id=None):
+    def __init__(self, client, last_id=None, query_id=None):
         super().__init__(daemon=True)
         self.client = client
         self.last_id = last_id
+        self.query_id = query_id
         self.events = []
         self.raw = []
         self.lock = threading.Condition()
@@ -90,7 +92,8 @@ class EventStream(threading.Thread):
             headers["Last-Event-ID"] = self.last_id
         if self.client.token:
             headers["Authorization"] = "Bearer " + self.client.token
-        connection.request("GET", "/v1/events", headers=headers)
+        path = "/v1/events" + ("?lastEventId=" + urllib.parse.quote(self.query_id) if self.query_id else "")
+        connection.request("GET", path, headers=headers)
         response = connection.getresponse()
         self.status = response.status
         self.content_type = response.getheader("Content-Type", "")
@@ -127,6 +130,20 @@ class EventStream(threading.Thread):
             text = "\n".join(self.raw)
         leak(text, "the event stream")
         openapi.check("GET", "/v1/events", self.status, self.content_type, text)
+
+
+def raw_request(client, data):
+    """Sends `data` as it is; the answer's status line (the server closes the connection after it)."""
+    with socket.create_connection((client.host, client.port), timeout=SAFETY_NET) as connection:
+        connection.sendall(data)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    client.answers += 1
+    return answer.split(b"\r\n", 1)[0]
 
 
 def leak(text, where):
@@ -251,16 +268,24 @@ def scenario_main(client, args):
     replay.wait_for(lambda e: e.get("_id") == wanted[-1]["_id"], "the replay's last event")
     expect([e["_id"] for e in replay.events[:len(wanted)]] == [e["_id"] for e in wanted],
            "Last-Event-ID replays exactly the events after it", len(wanted))
+    by_query = EventStream(client, query_id=middle["_id"])
+    by_query.start()
+    by_query.wait_for(lambda e: e.get("_id") == wanted[-1]["_id"], "the replay's last event (query)")
+    expect([e["_id"] for e in by_query.events[:len(wanted)]] == [e["_id"] for e in wanted],
+           "?lastEventId= replays the same", len(wanted))
     gone = EventStream(client, last_id="someotherserver-3")
     gone.start()
     first = gone.wait_for(lambda e: True, "a first event")
     expect(first["type"] == "reset", "an id of another server run starts with a reset event", first)
-    for s in (stream, replay, gone):
+    for s in (stream, replay, by_query, gone):
         s.check_against(client.openapi)
 
     # Refusals, each a JSON error with a code.
     status, error, _ = client.request("POST", "/v1/payments", raw=b"x" * (20 * 1024))
     expect(status == 413 and error["error"]["code"] == "body-too-large", "a 20 KiB body: 413", error)
+    status_line = raw_request(client, b"GET /v1/terminals HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Big: %s\r\n\r\n"
+                              % (client.port, b"a" * (20 * 1024)))
+    expect(status_line.startswith(b"HTTP/1.1 400"), "20 KiB of headers: 400, closed", status_line)
     status, error, _ = client.request("POST", "/v1/payments", raw=b"{not json")
     expect(status == 400 and error["error"]["code"] == "invalid-json", "a body that is not JSON: 400", error)
     status, error, _ = client.request("POST", "/v1/payments", {"amount": "12.505", "currency": "EUR"})

@@ -151,7 +151,7 @@ extension UCube {
             await server.stop()
             if !desk.isIdle {
                 throw CLIFailure(
-                    ExitCodes.failure,
+                    ExitCodes.timeout,
                     "stopped with a payment still running after \(ServeChoices.stopBudget.components.seconds) s: see `ucube history --unresolved`"
                 )
             }

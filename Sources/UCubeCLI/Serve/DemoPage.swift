@@ -60,8 +60,9 @@ enum DemoPage {
         "use strict";
         const $ = (id) => document.getElementById(id);
         const key = "ucube-demo-payment";
+        const eventKey = "ucube-demo-last-event";
         let current = localStorage.getItem(key);
-        let ended = null;
+        let shown = { id: null, version: -1 };
 
         function say(text) { $("message").textContent = text || ""; }
 
@@ -76,10 +77,10 @@ enum DemoPage {
 
         function render(payment) {
           if (!payment || payment.requestId !== current) return;
+          // An answer read before an event may arrive after it (a POST's, a GET's): the newer state stays.
+          if (shown.id === current && payment.version < shown.version) return;
+          shown = { id: current, version: payment.version };
           const final = payment.phase === "finished" || payment.phase === "failed";
-          // An answer read before the end may arrive after it: the end stays.
-          if (ended === current && !final) return;
-          if (final) ended = current;
           $("request-id").textContent = payment.requestId;
           $("phase").textContent = payment.phase || "-";
           if (payment.state) $("state").textContent = payment.state;
@@ -165,8 +166,11 @@ enum DemoPage {
           };
           $("device").onchange = pick;
           pick();
-          const events = new EventSource("/v1/events");
+          // After a reload, the stream starts after the last event this page saw: what it missed is replayed.
+          const seen = localStorage.getItem(eventKey);
+          const events = new EventSource("/v1/events" + (seen ? "?lastEventId=" + encodeURIComponent(seen) : ""));
           events.onmessage = (message) => {
+            if (message.lastEventId) localStorage.setItem(eventKey, message.lastEventId);
             const event = JSON.parse(message.data);
             if (event.type === "reset") { refresh(); return; }
             if (event.requestId === current) render(event.payment);

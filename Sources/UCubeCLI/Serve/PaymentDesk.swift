@@ -188,6 +188,7 @@ final class PaymentDesk: Sendable {
     private func update(_ id: String, _ change: (inout ServedPayment) -> ServedEventDocument) {
         state.withLock { state in
             guard var payment = state.payments[id] else { return }
+            payment.version += 1
             let document = change(&payment)
             state.payments[id] = payment
             publish(document.json, &state)

@@ -122,7 +122,10 @@ struct ServeAPI: Sendable {
             guard desk.devices.contains(device) else { return .error(payments.unknownTerminal(device)) }
             return await terminalInfo(device)
         case .events:
-            guard let (replay, stream, key) = desk.subscribe(lastID: request.lastEventID) else {
+            // The header (a browser's reconnection), else `?lastEventId=` (a page that kept the id across a reload:
+            // EventSource cannot set the header itself).
+            let lastID = request.lastEventID ?? request.query.last { $0.0 == "lastEventId" }?.1
+            guard let (replay, stream, key) = desk.subscribe(lastID: lastID) else {
                 return .error(
                     ServeError(
                         503, "too-many-streams",

@@ -49,11 +49,11 @@ struct ServeHTTP: Sendable {
             let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
             switch (error as? IOError)?.errnoCode {
             case EADDRINUSE?:
-                throw CLIFailure(ExitCodes.busy, "\(shown) is already in use", hint: "give another --listen")
+                throw CLIFailure(ExitCodes.unavailable, "\(shown) is already in use", hint: "give another --listen")
             case let code?:
-                throw CLIFailure(ExitCodes.ioError, "cannot listen on \(shown): \(ErrorNumber.text(code))")
+                throw CLIFailure(ExitCodes.unavailable, "cannot listen on \(shown): \(ErrorNumber.text(code))")
             case nil:
-                throw CLIFailure(ExitCodes.ioError, "cannot listen on \(shown): \(error)")
+                throw CLIFailure(ExitCodes.unavailable, "cannot listen on \(shown): \(error)")
             }
         }
         guard let boundPort = server.channel.localAddress?.port else {

@@ -24,6 +24,9 @@ struct ServedPayment: Sendable {
     let currency: String
     let type: String
     var phase: Phase = .starting
+    /// Counts the payment's changes: an answer read before a later event (a POST's, under load) is older and a client
+    /// keeps the newer (the demo page does).
+    var version = 0
     /// The last state the engine entered (spec §8.1).
     var state: String? = nil
     var prompt: ServedPrompt? = nil
@@ -82,8 +85,8 @@ struct ServedOutcome: Sendable, Encodable {
 
 extension ServedPayment: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case requestId, device, amount, currency, type, phase, state, prompt, status, cancel, error, outcome, receipt
-        case journal, links
+        case requestId, device, amount, currency, type, phase, version, state, prompt, status, cancel, error, outcome
+        case receipt, journal, links
     }
 
     func encode(to encoder: any Encoder) throws { try encode(to: encoder, full: true) }
@@ -97,6 +100,7 @@ extension ServedPayment: Encodable {
         try c.encode(currency, forKey: .currency)
         try c.encode(type, forKey: .type)
         try c.encode(phase, forKey: .phase)
+        try c.encode(version, forKey: .version)
         try c.encode(state, forKey: .state)
         try c.encode(prompt, forKey: .prompt)
         try c.encode(status, forKey: .status)
