@@ -42,8 +42,8 @@ final class PaymentDesk: Sendable {
 
     // MARK: Payments
 
-    /// Reserves `order`'s request id and terminal, or says why not; `known` is the payment the journal holds for the
-    /// id when this process has none in memory (asked before, outside the lock).
+    /// Reserves `order`'s request id and terminal, or says why not (the journal's claim, across processes, comes next:
+    /// `ServePayments.start`).
     func reserve(_ order: ServedPayment) -> Reservation {
         state.withLock { state in
             if let existing = state.payments[order.requestID], existing.phase != .failed {

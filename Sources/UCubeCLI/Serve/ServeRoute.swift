@@ -75,14 +75,6 @@ enum ServeRoute: Equatable, Sendable {
         }
     }
 
-    /// Whether the route changes anything (a page of another origin may never reach one).
-    var changesState: Bool {
-        switch self {
-        case .startPayment, .cancel, .choice, .pair: return true
-        default: return false
-        }
-    }
-
     /// The query's parameters, percent-decoded (`+` is a space); a name given twice keeps every value, in order.
     static func query(_ text: Substring?) -> [(String, String)] {
         guard let text, !text.isEmpty else { return [] }
