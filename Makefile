@@ -1,7 +1,8 @@
 # Builds, installs and packages ucube the way Swift command-line tools such as SwiftLint do.
 #   make                  release build: Swift runtime linked statically, stripped, stamped with its git commit
-#   sudo make install     the binary, man page, bash, zsh and fish completions, and the docs with the example suite
-#                         (DOCDIR, the help texts cite them), under PREFIX (default /usr/local)
+#   sudo make install     the binary, man page, bash, zsh and fish completions, the systemd user unit of
+#                         `ucube serve`, and the docs with the example suite (DOCDIR: the help texts cite
+#                         them), under PREFIX (default /usr/local)
 #   sudo make uninstall   removes exactly the files `make install` put there (shared directories are left)
 #   make deb              a Debian package: .build/deb/ucube_VERSION_ARCH.deb
 # DESTDIR is honoured (for packagers). Scripts/setup.sh installs the Debian packages the build needs.
@@ -14,6 +15,7 @@ BASH_COMPLETION_DIR ?= $(DATADIR)/bash-completion/completions
 ZSH_COMPLETION_DIR ?= $(DATADIR)/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(DATADIR)/fish/vendor_completions.d
 DOCDIR ?= $(DATADIR)/doc/ucube
+SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
 
 SWIFT ?= swift
 # What makes the installed binary self-contained and quick to start (Benchmarks/startup.sh measures it):
@@ -45,9 +47,9 @@ SOURCES := Package.swift $(shell find Sources -type f)
 DEBDIR := .build/deb
 
 # The documents, as the repository lays them out (README.md, docs/, Suites/), so that their links hold.
-DOCS := README.md $(sort $(wildcard docs/*.md docs/*.json docs/examples/*)) $(sort $(wildcard Suites/*.json))
+DOCS := README.md $(sort $(wildcard docs/*.md docs/*.json docs/*.yaml docs/examples/*)) $(sort $(wildcard Suites/*.json))
 INSTALLED := $(BINDIR)/ucube $(MANDIR)/man1/ucube.1 $(BASH_COMPLETION_DIR)/ucube $(ZSH_COMPLETION_DIR)/_ucube \
-	$(FISH_COMPLETION_DIR)/ucube.fish $(addprefix $(DOCDIR)/,$(DOCS))
+	$(FISH_COMPLETION_DIR)/ucube.fish $(SYSTEMD_USER_UNIT_DIR)/ucube.service $(addprefix $(DOCDIR)/,$(DOCS))
 
 .PHONY: all build install uninstall deb clean FORCE
 
@@ -73,12 +75,15 @@ $(STAGED): $(SOURCES) $(STAGE)/commit
 
 install: $(STAGED)
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASH_COMPLETION_DIR)" \
-		"$(DESTDIR)$(ZSH_COMPLETION_DIR)" "$(DESTDIR)$(FISH_COMPLETION_DIR)"
+		"$(DESTDIR)$(ZSH_COMPLETION_DIR)" "$(DESTDIR)$(FISH_COMPLETION_DIR)" "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)"
 	install -m 0755 $(STAGED) "$(DESTDIR)$(BINDIR)/ucube"
 	install -m 0644 man/ucube.1 "$(DESTDIR)$(MANDIR)/man1/ucube.1"
 	install -m 0644 completions/ucube.bash "$(DESTDIR)$(BASH_COMPLETION_DIR)/ucube"
 	install -m 0644 completions/_ucube "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_ucube"
 	install -m 0644 completions/ucube.fish "$(DESTDIR)$(FISH_COMPLETION_DIR)/ucube.fish"
+	@# `ucube serve` as a systemd user service (docs/serve.md), pointing at the binary just installed.
+	sed 's|@BINDIR@|$(BINDIR)|' Scripts/ucube.service >"$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/ucube.service"
+	chmod 0644 "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/ucube.service"
 	$(foreach doc,$(DOCS),install -D -m 0644 $(doc) "$(DESTDIR)$(DOCDIR)/$(doc)" &&) true
 
 # Directories are left in place: they are shared with other programs (bin, man1, the completion directories). The

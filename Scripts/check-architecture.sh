@@ -10,6 +10,8 @@
 #   4. Files: nothing in Sources opens or writes a file but the writers listed below. A masked writer passes what it
 #      writes through the masker (Masking.redactCardData, LogScrubber.scrub, Masking.maskingCardData for frames); the
 #      others are named with why they need none (no text that can hold card data, or bytes a masked writer gave).
+#   5. The network door: every body `ucube serve` writes to a connection (UCubeCLI) is bytes from Console.served
+#      (ServedBytes, which only Console.swift can make), which passes LogScrubber.scrub(JSON).
 # Prints what is wrong and exits 1; prints a summary and exits 0.
 #   Scripts/check-architecture.sh
 set -euo pipefail
@@ -91,6 +93,7 @@ unmasked_writers=(
     Sources/UCubeCLI/Runtime/JournalLock.swift        # a lock file
     Sources/UCubeCLI/Runtime/SessionFile.swift        # a session record: device, session, sequence numbers
     Sources/UCubeCLI/Runtime/RememberedDevices.swift  # devices remembered by connect: names and addresses
+    Sources/UCubeCLI/Serve/ServeTokens.swift          # serve-tokens: SHA-256 hashes of paired tokens, names, times
     Sources/UCubeCLI/Commands/Simulate.swift          # the simulator's --devices-file: addresses
     Sources/UCubeSimulator/DeviceState.swift          # the simulated terminal's state
     Sources/UCubeSimulator/SimulatedFirmware.swift    # firmware images and signatures (binary)
@@ -119,6 +122,18 @@ for file in "${masked_writers[@]}"; do
         status=1
     }
 done
+
+# 5. The network door.
+if found=$(grep -rnE '\.body\(' Sources/UCubeCLI --include='*.swift' | grep -vE '^[^:]+:[0-9]+:\s*//' \
+    | grep -vE 'Console\.served\(|served\.bytes'); then
+    echo "A connection's body is written from bytes that did not come from Console.served:"
+    echo "$found"
+    status=1
+fi
+if ! grep -A2 'static func served(' "$door" | grep -qE 'LogScrubber\.scrubJSON\(.*LogScrubber\.scrub\('; then
+    echo "$door: Console.served does not pass LogScrubber.scrubJSON / LogScrubber.scrub"
+    status=1
+fi
 
 if [ $status -eq 0 ]; then
     echo "check-architecture: one door ($door), masked at the exit; $checked names in $doc found in Sources;" \

@@ -19,7 +19,7 @@ export UCUBE_BLE_CACHE=$dir-cache
 {
 echo "== cold run $n of $commit, $(date -u +%FT%TZ)"
 packages="libssl-dev libdbus-1-dev libreadline-dev zlib1g-dev python3-dbusmock tmux tshark qemu-system-x86 debootstrap
-    busybox-static python3-jsonschema python3-cryptography hyperfine"
+    busybox-static python3-jsonschema python3-cryptography hyperfine python3-yaml chromium chromium-driver python3-selenium"
 apt-get remove -y $packages >/dev/null 2>&1
 echo "removed packages; still installed: $(dpkg -l $packages 2>/dev/null | grep -c '^ii')"
 git clone -q "$repo" "$dir" && git -C "$dir" checkout -q "$commit"

@@ -189,13 +189,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|fleet-merge|send-logs|diagnose|help)
+    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|fleet-merge|send-logs|diagnose|serve|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update fleet-merge send-logs diagnose help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update fleet-merge send-logs diagnose serve help' -- "${cur}"))
         ;;
     esac
 }
@@ -2556,6 +2556,54 @@ _ucube_diagnose() {
         return
         ;;
     '--shard-host')
+        return
+        ;;
+    esac
+}
+
+_ucube_serve() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --pair --version -h --help)
+    repeating_options=(--device --allow-origin)
+    non_repeating_options=(--record --rpc-timeout --log-level --listen --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout)
+    __ucube_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    '--listen')
+        return
+        ;;
+    '--allow-origin')
+        return
+        ;;
+    '--authorize')
+        return
+        ;;
+    '--authorize-ca')
+        return
+        ;;
+    '--authorize-cert')
+        return
+        ;;
+    '--authorize-key')
+        return
+        ;;
+    '--authorize-token-file')
+        return
+        ;;
+    '--authorize-timeout')
         return
         ;;
     esac

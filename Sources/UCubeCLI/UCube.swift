@@ -27,7 +27,7 @@ struct UCube: AsyncParsableCommand {
                 RPC.self,
                 Decode.self, Simulate.self, Test.self, Shell.self,
                 Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, FleetMergeCommand.self, SendLogs.self,
-                Diagnose.self,
+                Diagnose.self, Serve.self,
             ]
         )
         if parsingWithoutCompletionCheck { configuration._superCommandName = "" }

@@ -98,8 +98,9 @@ extension UCube {
     }
 }
 
-/// `ucube cancel`'s answer: `{"message":"…","result":"cancelled"}`, or the message.
-struct CancelReport: Report {
+/// `ucube cancel`'s answer: `{"message":"…","result":"cancelled"}`, or the message; `ucube serve`'s
+/// `POST /v1/payments/{id}/cancel` answers the same.
+struct CancelReport: Report, Sendable {
     let result: String
     let message: String
 

@@ -18,7 +18,7 @@ enum ExitCodes {
     static let timeout = Entry(
         code: 4, name: "timeout",
         meaning:
-            "the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout"
+            "the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout; serve: stopped with a payment still running after 5 minutes"
     )
     static let link = Entry(
         code: 5, name: "link", meaning: "the link could not be opened or dropped (connect failed, disconnected)")
@@ -54,7 +54,7 @@ enum ExitCodes {
     )
     static let unavailable = Entry(
         code: 69, name: "unavailable",
-        meaning: "simulate: the address to listen on is already in use or cannot be bound")
+        meaning: "simulate, serve: the address to listen on is already in use or cannot be bound")
     static let cannotCreate = Entry(
         code: 73, name: "cannot-create",
         meaning:

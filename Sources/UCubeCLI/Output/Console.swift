@@ -70,6 +70,13 @@ enum Console {
         StandardStream.write(LogScrubber.scrub(bytes), to: STDERR_FILENO)
     }
 
+    /// The door's network side: every byte `ucube serve` answers (a JSON document, an event, its page) is made here,
+    /// card data masked as on stdout (`json`: one JSON document, masked value by value; otherwise text, line by line,
+    /// a line that is a JSON document by itself as one).
+    static func served(_ text: String, json: Bool) -> ServedBytes {
+        ServedBytes(bytes: Array((json ? LogScrubber.scrubJSON(text) : LogScrubber.scrub(text)).utf8))
+    }
+
     /// Writes one line to stdout.
     static func line(_ text: String) { out(text + "\n") }
 
@@ -141,6 +148,12 @@ struct DeviceOutput: Sendable {
     static let logMetadata = Logger.MetadataProvider {
         current.map { ["device": .string($0.device)] } ?? [:]
     }
+}
+
+/// Bytes `ucube serve` may write to a connection: only `Console.served` makes them (its initialiser is this file's).
+struct ServedBytes: Sendable {
+    let bytes: [UInt8]
+    fileprivate init(bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// `--json`'s error object, one line on stdout:

@@ -14,7 +14,7 @@ enum RootHelp {
           0  success
           1  an unexpected internal error
           3  the terminal answered with a non-success status (printed with its meaning)
-          4  the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout
+          4  the terminal did not answer in time (--rpc-timeout); read-card: no card within --card-timeout; display --wait-key, choose: no key or choice within --timeout; serve: stopped with a payment still running after 5 minutes
           5  the link could not be opened or dropped (connect failed, disconnected)
           6  the terminal sent bytes that are not a valid answer (wrong CRC, bad ETX, LEN over 2068, wrong command id, malformed data)
           7  the terminal is busy: another ucube process holds it (its pid is named), or another command is in flight on this link; pay: a payment with the same --request-id is running, or its outcome is unknown (resolve it with `history resolve`)
@@ -34,7 +34,7 @@ enum RootHelp {
           21  cancel: the process holding the device did not take the request within 5 s (its queue full, or it was starting or ending); nothing was cancelled, try again
           64  bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured
           65  input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)
-          69  simulate: the address to listen on is already in use or cannot be bound
+          69  simulate, serve: the address to listen on is already in use or cannot be bound
           73  a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write
           74  a write failed: stdout is full or closed before the command's outcome reached it, a file could not be read or written
 
@@ -226,6 +226,9 @@ enum RootHelp {
                     abstract:
                         "Check everything a payment depends on: the link, the terminal, the TMS, the journal, the disk."
                 ),
+                Element(
+                    label: "serve",
+                    abstract: "Serve a local payment API (HTTP, JSON, server-sent events) and a demo POS page."),
             ]),
     ]
     /// After the sections, never wrapped.

@@ -89,6 +89,12 @@ enum ControlSocket {
 
     private static let holder = Holder()
 
+    /// Answers a `cancel` for the unit of work `unit` in this process, as its control socket would answer
+    /// `ucube cancel` (`ucube serve`'s `POST /v1/payments/{id}/cancel`). A unit's answer never interrupts the process.
+    static func cancelInProcess(unit: String) async -> CancelAnswer {
+        CancelAnswer(line: await answer("cancel", unit: unit))
+    }
+
     private static func answer(_ line: String, unit: String?) async -> String {
         guard ControlRequest(line: line) == .cancel else {
             return CancelAnswer(.error, "unknown request '\(line)'").line

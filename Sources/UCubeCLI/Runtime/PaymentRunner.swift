@@ -8,14 +8,15 @@ import UCubeProtocol
 /// Runs one payment on an open connection as `pay` does, for `pay` and `test`: the engine, `ucube cancel` through the
 /// control socket, Ctrl-C (the shell's handler inside `ucube shell`, SIGINT otherwise) through the cancel rule, the
 /// progress line, `--events`, stepping. `shell`: the shell the command runs in (its context's), whose handler gets
-/// Ctrl-C.
+/// Ctrl-C. `observe`: each of the engine's events, in order (`ucube serve`'s event stream).
 enum PaymentRunner {
     static func run(
         on connection: Connection, shell session: ShellSession?, request: PaymentRequest,
         selection: any ApplicationSelectionTask,
         authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
         stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil,
-        onStop: (@Sendable () -> Void)? = nil, early: StopRequest? = nil
+        onStop: (@Sendable () -> Void)? = nil, early: StopRequest? = nil,
+        observe: (@Sendable (PaymentEvent) -> Void)? = nil
     ) async -> PaymentContext {
         let engine = PaymentEngine(
             client: connection.client, selection: selection, authorization: authorization,
@@ -55,6 +56,7 @@ enum PaymentRunner {
                     )
                 }
                 if events { StandardError.writeEvent(event) }
+                observe?(event)
             }
             progress?.finish()
             return context

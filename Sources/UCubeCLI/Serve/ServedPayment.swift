@@ -1,0 +1,196 @@
+import Foundation
+import UCubePayment
+import UCubeProtocol
+
+/// One payment as `ucube serve` answers it (`GET /v1/payments/{requestId}`, and in its events).
+struct ServedPayment: Sendable {
+    enum Phase: String, Sendable, Encodable {
+        /// Claimed in the journal; the link is opening.
+        case starting
+        /// The terminal runs it.
+        case running
+        /// It ended: `status` and `outcome` say how.
+        case finished
+        /// It could not start (the link, the journal): no command reached the terminal for it; the same request id
+        /// may be posted again.
+        case failed
+
+        var isFinal: Bool { self == .finished || self == .failed }
+    }
+
+    let requestID: String
+    let device: String
+    let amount: UInt64
+    let currency: String
+    let type: String
+    var phase: Phase = .starting
+    /// Counts the payment's changes: an answer read before a later event (a POST's, under load) is older and a client
+    /// keeps the newer (the demo page does).
+    var version = 0
+    /// The last state the engine entered (spec §8.1).
+    var state: String? = nil
+    var prompt: ServedPrompt? = nil
+    var status: String? = nil
+    var outcome: ServedOutcome? = nil
+    var error: ServeError? = nil
+    /// "accepted" once a cancel was accepted.
+    var cancel: String? = nil
+    /// Answered from the journal: an earlier payment with this request id (another process, an earlier server).
+    var journalled: JournalEntry? = nil
+    /// The receipt of a journalled payment (`history show ID --receipt`).
+    var receiptFromJournal: [String]? = nil
+
+    var location: String {
+        "/v1/payments/"
+            + (requestID.addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed.subtracting(
+                    CharacterSet(charactersIn: "/?#"))) ?? requestID)
+    }
+}
+
+/// A question the payment waits on: the application to use, with the card's candidates (numbered from 1).
+struct ServedPrompt: Sendable, Encodable {
+    let kind: String
+    let candidates: [CandidateApplication]
+
+    private enum CodingKeys: String, CodingKey { case kind, candidates }
+    private struct Candidate: Encodable {
+        let number: Int
+        let aid: String
+        let label: String
+        let priority: Int
+        let blocked: Bool
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(
+            candidates.enumerated().map { i, candidate in
+                Candidate(
+                    number: i + 1, aid: Hex.encode(candidate.aid), label: candidate.label,
+                    priority: Int(candidate.priority), blocked: candidate.blocked)
+            }, forKey: .candidates)
+    }
+}
+
+/// A finished payment: what `pay --json` prints (with its receipt), and the receipt's lines.
+struct ServedOutcome: Sendable, Encodable {
+    let status: String?
+    let result: PaymentContextJSON
+    let receiptLines: [String]
+
+    func encode(to encoder: any Encoder) throws { try result.encode(to: encoder) }
+}
+
+extension ServedPayment: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case requestId, device, amount, currency, type, phase, version, state, prompt, status, cancel, error, outcome
+        case receipt, journal, links
+    }
+
+    func encode(to encoder: any Encoder) throws { try encode(to: encoder, full: true) }
+
+    /// `full`: with the outcome, the receipt and the journal entry (a state event leaves them out).
+    func encode(to encoder: any Encoder, full: Bool) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(requestID, forKey: .requestId)
+        try c.encode(device, forKey: .device)
+        try c.encode(amount, forKey: .amount)
+        try c.encode(currency, forKey: .currency)
+        try c.encode(type, forKey: .type)
+        try c.encode(phase, forKey: .phase)
+        try c.encode(version, forKey: .version)
+        try c.encode(state, forKey: .state)
+        try c.encode(prompt, forKey: .prompt)
+        try c.encode(status, forKey: .status)
+        try c.encode(cancel, forKey: .cancel)
+        try c.encode(error.map(ServedErrorBody.init), forKey: .error)
+        if full {
+            try c.encode(outcome, forKey: .outcome)
+            try c.encode(outcome?.receiptLines ?? receiptFromJournal, forKey: .receipt)
+            try c.encodeIfPresent(journalled, forKey: .journal)
+        }
+        try c.encode(["self": location], forKey: .links)
+    }
+}
+
+/// The `error` member of an answer: `{"code":…,"message":…,"hint":…}`.
+struct ServedErrorBody: Encodable {
+    let code: String
+    let message: String
+    let hint: String?
+
+    init(_ error: ServeError) {
+        code = error.code
+        message = error.message
+        hint = error.hint
+    }
+
+    private enum CodingKeys: String, CodingKey { case code, message, hint }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(code, forKey: .code)
+        try c.encode(message, forKey: .message)
+        try c.encode(hint, forKey: .hint)
+    }
+}
+
+/// An error answer: `{"error":{…}}`.
+struct ServedErrorDocument: Encodable {
+    let error: ServedErrorBody
+    init(_ error: ServeError) { self.error = ServedErrorBody(error) }
+}
+
+/// One event's document: `{"type":"state","requestId":…,"device":…,"state":…,"payment":{…}}`.
+struct ServedEventDocument: Encodable {
+    let type: String
+    let payment: ServedPayment
+    var state: String? = nil
+    var task: String? = nil
+    var reason: String? = nil
+    var choice: Int? = nil
+    /// With the payment's outcome and receipt (`finished`, `failed`, `prompt`); a state's event leaves them out.
+    var full = false
+
+    private enum CodingKeys: String, CodingKey { case type, requestId, device, state, task, reason, choice, payment }
+
+    private struct PaymentView: Encodable {
+        let payment: ServedPayment
+        let full: Bool
+        func encode(to encoder: any Encoder) throws { try payment.encode(to: encoder, full: full) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(type, forKey: .type)
+        try c.encode(payment.requestID, forKey: .requestId)
+        try c.encode(payment.device, forKey: .device)
+        try c.encodeIfPresent(state, forKey: .state)
+        try c.encodeIfPresent(task, forKey: .task)
+        try c.encodeIfPresent(reason, forKey: .reason)
+        try c.encodeIfPresent(choice, forKey: .choice)
+        try c.encode(PaymentView(payment: payment, full: full), forKey: .payment)
+    }
+
+    var json: String { ServeJSON.encode(self) }
+
+    /// The first event of a stream that missed some: read the payments' states again.
+    static func reset(lastID: String?) -> String {
+        struct Reset: Encodable {
+            let type = "reset"
+            let lastEventId: String?
+            let message = "some events since this id are no longer kept: read the payments' states again"
+        }
+        return ServeJSON.encode(Reset(lastEventId: lastID))
+    }
+}
+
+/// Served JSON: one line, encoded as `--json` encodes (masking is the door's, `Console.served`).
+enum ServeJSON {
+    static func encode<T: Encodable>(_ value: T) -> String {
+        (try? JSONOutput.encode(value, pretty: false))
+            ?? #"{"error":{"code":"encoding","message":"cannot encode the answer","hint":null}}"#
+    }
+}
