@@ -73,7 +73,7 @@ struct UCube: AsyncParsableCommand {
 
         Files:
         \(Environment.files.map { "  \($0.path)  \($0.meaning)" }.joined(separator: "\n"))
-        """
+        """ + HelpExamples.section("")
     }
 
     @OptionGroup var globals: GlobalOptions
