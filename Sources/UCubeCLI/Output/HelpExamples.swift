@@ -334,14 +334,18 @@ enum HelpExamples {
         Entry(
             path: "rpc get-secured-tag",
             examples: [
-                Example("ucube --device sim rpc get-secured-tag 5A 57", "The PAN and track 2, as the SRED blob only"),
+                Example(
+                    "ucube --device sim rpc get-secured-tag 5A 57",
+                    "After rpc enter-secure-session: PAN and track 2, as an SRED blob"),
                 Example("ucube rpc get-secured-tag applicationPAN", "A tag by its dictionary name"),
             ],
             seeAlso: ["rpc get-plain-tag", "decode"]),
         Entry(
             path: "rpc get-plain-tag",
             examples: [
-                Example("ucube --device sim rpc get-plain-tag 9F27 95", "The cryptogram information data and the TVR"),
+                Example(
+                    "ucube --device sim rpc get-plain-tag 9F27 95",
+                    "After a card read in a secure session: the CID and the TVR"),
                 Example("ucube rpc get-plain-tag cryptogramInformationData", "A tag by its dictionary name"),
             ],
             seeAlso: ["rpc get-secured-tag", "decode"]),
@@ -472,7 +476,7 @@ enum HelpExamples {
             examples: [
                 Example(
                     "ucube --device sim rpc simplified-online-pin --amount 12.50 --currency EUR",
-                    "Ask for a PIN for €12.50: the PIN KSN and the encrypted PIN block"),
+                    "In a secure session: a PIN for €12.50, its KSN and encrypted block"),
                 Example(
                     "ucube rpc simplified-online-pin --amount 20 --currency 978 --max-digits 6",
                     "At most six digits, the currency by its number"),
@@ -496,7 +500,9 @@ enum HelpExamples {
         Entry(
             path: "rpc build-candidate-list",
             examples: [
-                Example("ucube --device sim rpc build-candidate-list", "The inserted card's applications"),
+                Example(
+                    "ucube --device sim rpc build-candidate-list",
+                    "In a transaction, a chip card inserted: the card's applications"),
                 Example("ucube rpc build-candidate-list --max-applications 4", "At most four of them"),
             ],
             seeAlso: ["rpc transaction-init", "pay"]),
@@ -536,7 +542,7 @@ enum HelpExamples {
             examples: [
                 Example(
                     "ucube --device sim rpc nfc-start --amount 12.50 --currency EUR",
-                    "Wait for a card for €12.50, and read it if contactless"),
+                    "After rpc enter-secure-session: wait for a card for €12.50"),
                 Example(
                     "ucube rpc nfc-start --amount 5 --currency EUR --readers nfc --timeout 60",
                     "Contactless only, a minute to present the card"),
