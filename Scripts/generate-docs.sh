@@ -42,13 +42,17 @@ def fail(message):
     sys.exit(f"generate-docs.sh: RootHelp: {message}")
 
 
-if not text.startswith("OVERVIEW: ") or not text.endswith("\n"):
-    fail("`ucube help` does not start with OVERVIEW:")
-overview, _, rest = text[:-1].partition("\n\nUSAGE: ")
-usage, _, rest = rest.partition("\n\n")
-usage = "USAGE: " + usage
+# `ucube help` puts the root's usage first (RootHelp.usageFirst), then the overview (which has paragraphs of its own),
+# then the sections, of which OPTIONS: is the first.
+if not text.startswith("USAGE: ") or not text.endswith("\n"):
+    fail("`ucube help` does not start with USAGE:")
+usage, _, rest = text[:-1].partition("\n\n")
 if "\n" in usage:
     fail("the usage takes more than one line")
+overview, options, rest = rest.partition("\n\nOPTIONS:\n")
+if not overview.startswith("OVERVIEW: ") or not options:
+    fail("no OVERVIEW: after the usage, or no OPTIONS: after it")
+rest = "OPTIONS:\n" + rest
 
 sections, footer = [], None
 lines = rest.split("\n")
@@ -93,7 +97,7 @@ def element(label, abstract):
     return padded + tail + "\n"
 
 
-again = (overview + "\n\n" + usage + "\n\n"
+again = (usage + "\n\n" + overview + "\n\n"
          + "\n".join(title + ":\n" + "".join(element(*e) for e in elements) for title, elements in sections)
          + footer + "\n")
 if again != text:

@@ -7,7 +7,9 @@ swift-argument-parser's generate-manual drops every non-ASCII character (`1…25
 vanished) and has no ENVIRONMENT, FILES or EXIT STATUS sections. This generator keeps the text as UTF-8 and takes
 those three sections from the root command's discussion, where `ucube --help` prints them from the code's own tables
 (`ExitCodes.all`, `Environment.variables`, `Environment.files`): a paragraph headed `Exit codes:`, `Environment:` or
-`Files:` followed by `  NAME  meaning` rows. Nothing here lists a code, a variable or a path by hand.
+`Files:` followed by `  NAME  meaning` rows. Every command's discussion ends with its EXAMPLES: and SEE ALSO:
+paragraphs (`HelpExamples`), which become the command's Examples and See also, and for the root the page's EXAMPLES
+and SEE ALSO sections. Nothing here lists a code, a variable, a path or an example by hand.
 """
 
 import argparse
@@ -20,6 +22,9 @@ import sys
 SECTIONS = {"Environment:": "ENVIRONMENT", "Files:": "FILES", "Exit codes:": "EXIT STATUS"}
 SECTION_ORDER = ["ENVIRONMENT", "FILES", "EXIT STATUS"]
 ROW = re.compile(r"^\s+(\S+)\s{2,}(.*)$")
+# The paragraphs every command's discussion ends with (Sources/UCubeCLI/Output/HelpExamples.swift): examples, each a
+# `  # what it does` line and a `  ucube …` line, separated by blank lines; then the related commands and documents.
+EXAMPLES_HEAD, SEE_ALSO_HEAD = "EXAMPLES:", "SEE ALSO:"
 
 
 def text(s):
@@ -52,6 +57,54 @@ def lines_of(prose):
             out.append(".Ed")
         else:
             out.extend(text(r.strip()) for r in rows if r.strip())
+    return out
+
+
+def literal(s):
+    """A command line as one quoted mdoc argument, every character as typed (`\\-` keeps `--device` copyable)."""
+    s = s.replace("\\", "\\e").replace("-", "\\-").replace("`", "\\(ga").replace("'", "\\(aq").replace('"', '""')
+    return '"' + s + '"'
+
+
+def split_examples(discussion, where):
+    """The discussion without its EXAMPLES: and SEE ALSO: paragraphs, the examples as (what it does, command line)
+    pairs, and the see-also entries (`ucube NAME …` or `docs/NAME.md`)."""
+    discussion = discussion or ""
+    head = EXAMPLES_HEAD + "\n"
+    if discussion.startswith(head):
+        kept, block = "", discussion[len(head):]
+    elif "\n\n" + head in discussion:
+        kept, _, block = discussion.partition("\n\n" + head)
+    else:
+        sys.exit(f"generate-manual: {where} has no {EXAMPLES_HEAD} paragraph (HelpExamples.swift)")
+    block, separator, see_also = block.partition("\n\n" + SEE_ALSO_HEAD + "\n")
+    if not separator:
+        sys.exit(f"generate-manual: {where} has no {SEE_ALSO_HEAD} paragraph after its examples")
+    examples = []
+    for example in block.split("\n\n"):
+        rows = example.split("\n")
+        if len(rows) != 2 or not rows[0].startswith("  # ") or not rows[1].startswith("  ucube "):
+            sys.exit(f"generate-manual: cannot read the example {example!r} of {where}")
+        examples.append((rows[0][4:], rows[1][2:]))
+    rows = see_also.split("\n")
+    if not all(row.startswith("  ") and row[2:].strip() == row[2:] and row[2:] for row in rows):
+        sys.exit(f"generate-manual: cannot read the {SEE_ALSO_HEAD} lines {see_also!r} of {where}")
+    return kept, examples, " ".join(row[2:] for row in rows).split(", ")
+
+
+def examples_and_see_also(examples, see_also, sections):
+    """A command's examples and see-also as roff lines: paragraphs titled in bold within its subsection, or (the
+    root's, `sections` True) the EXAMPLES and SEE ALSO sections of the page."""
+    out = [".Sh EXAMPLES"] if sections else [".Pp", ".Sy Examples :"]
+    for does, line in examples:
+        out.extend([".Pp", text(does) + ":", ".Dl " + literal(line)])
+    out.extend([".Sh SEE ALSO"] if sections else [".Pp", ".Sy See also :"])
+    for i, entry in enumerate(see_also):
+        punctuation = " ," if i < len(see_also) - 1 else " ."
+        if entry.startswith("ucube "):
+            out.append(".Sx " + arg(entry[len("ucube "):]) + punctuation)
+        else:
+            out.append(".Pa " + arg(entry) + punctuation)
     return out
 
 
@@ -153,13 +206,15 @@ def command_section(command, path, globals_):
     aliases = command.get("aliases")
     if aliases:
         out.extend([".Pp", text("Also: " + ", ".join(aliases) + ".")])
-    if command.get("discussion"):
+    discussion, examples, see_also = split_examples(command.get("discussion"), " ".join(path))
+    if discussion:
         out.append(".Pp")
-        out.extend(lines_of(command["discussion"]))
+        out.extend(lines_of(discussion))
     subcommands = [c for c in command.get("subcommands") or [] if c.get("shouldDisplay", True)]
     if subcommands:
         out.extend([".Pp", text("Subcommands: " + ", ".join(c["commandName"] for c in subcommands) + ".")])
     out.extend(option_list(own))
+    out.extend(examples_and_see_also(examples, see_also, sections=False))
     for sub in subcommands:
         out.extend(command_section(sub, path + [sub["commandName"]], globals_))
     return out
@@ -168,7 +223,8 @@ def command_section(command, path, globals_):
 def manual(dump, date):
     root = dump["command"]
     name = root["commandName"]
-    description, sections = split_root_discussion(root.get("discussion"))
+    root_discussion, root_examples, root_see_also = split_examples(root.get("discussion"), name)
+    description, sections = split_root_discussion(root_discussion)
     root_arguments = visible(root.get("arguments"))
     # The global options (GlobalOptions, --help, --version) appear in every command: listed once, under DESCRIPTION.
     globals_ = {key(a) for a in root_arguments}
@@ -191,7 +247,8 @@ def manual(dump, date):
     out.extend(option_list(root_arguments))
     out.append(".Sh COMMANDS")
     for command in root.get("subcommands") or []:
-        if command.get("shouldDisplay", True):
+        # ArgumentParser's own `help` has no discussion to hold examples: `ucube help COMMAND` needs none.
+        if command.get("shouldDisplay", True) and command["commandName"] != "help":
             out.extend(command_section(command, [name, command["commandName"]], globals_))
     for section in SECTION_ORDER:
         out.append(".Sh " + section)
@@ -201,6 +258,7 @@ def manual(dump, date):
             out.append(".It " + macro + " " + arg(row_name))
             out.extend(lines_of(meaning))
         out.append(".El")
+    out.extend(examples_and_see_also(root_examples, root_see_also, sections=True))
     return "\n".join(out) + "\n"
 
 

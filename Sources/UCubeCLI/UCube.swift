@@ -73,7 +73,7 @@ struct UCube: AsyncParsableCommand {
 
         Files:
         \(Environment.files.map { "  \($0.path)  \($0.meaning)" }.joined(separator: "\n"))
-        """
+        """ + HelpExamples.section("")
     }
 
     @OptionGroup var globals: GlobalOptions
@@ -200,8 +200,8 @@ struct UCube: AsyncParsableCommand {
         default:
             switch exitCode(for: error) {
             case .success:
-                // Help, version, completion scripts: not failures.
-                print(fullMessage(for: error))
+                // Help, version, completion scripts: not failures. The root's help puts its usage first.
+                print(RootHelp.usageFirst(fullMessage(for: error)))
                 return 0
             case .validationFailure:
                 // ArgumentParser's usage errors are 64 (EX_USAGE), the same as ours.

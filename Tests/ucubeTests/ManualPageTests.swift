@@ -81,7 +81,11 @@ import Testing
     @Test func sectionsComeFromTheCodesTables() throws {
         let page = try Self.page()
         let sections = page.split(separator: "\n").filter { $0.hasPrefix(".Sh ") }.map { String($0.dropFirst(4)) }
-        #expect(sections == ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "ENVIRONMENT", "FILES", "EXIT STATUS"])
+        #expect(
+            sections == [
+                "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES",
+                "SEE ALSO",
+            ])
         let exitStatus = try #require(page.components(separatedBy: ".Sh EXIT STATUS").last)
         for entry in ExitCodes.all {
             #expect(exitStatus.contains(".It Li \"\(entry.code)\""), "exit code \(entry.code)")

@@ -21,7 +21,7 @@ extension UCube {
                 exits \(ExitCodes.notYours.code) and leaves the terminal alone; a holder that cannot take the request within \
                 \(ControlSocket.reachBudget.components.seconds) s (a full queue, a process starting or ending) exits \
                 \(ExitCodes.tryAgain.code): try again.
-                """)
+                """ + HelpExamples.section("cancel"))
 
         @OptionGroup var globals: GlobalOptions
 

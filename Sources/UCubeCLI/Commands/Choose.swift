@@ -15,7 +15,7 @@ extension UCube {
                 cancel` (CancelAll) exit 11; no choice within --timeout (default 60) exits 4. With --json: \
                 {"index":2,"item":"Tea","title":null}. With the simulator, `--choices` / $UCUBE_SIM_CHOICES script \
                 the answers (an item number, abort or none); without one the simulator chooses item 1.
-                """)
+                """ + HelpExamples.section("choose"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -17,7 +17,7 @@ extension UCube {
                 is scanned for first; the power state and connection password handshake (spec §3.1) runs on every \
                 BLE connection. The terminal is remembered in $XDG_CONFIG_HOME/ucube/devices.json under its \
                 advertised name, so `--device NAME` finds it, and becomes the default device.
-                """)
+                """ + HelpExamples.section("connect"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -47,7 +47,7 @@ extension UCube {
                 are un-stuffed (spec §3.1) and each frame is decoded as in a --trace dump. TxRx is the handle given \
                 by --handle, else the one the capture's GATT discovery announces, else every handle whose traffic \
                 decodes as uCube frames.
-                """)
+                """ + HelpExamples.section("decode"))
 
         enum Kind: String, ExpressibleByArgument, CaseIterable {
             case auto, frame, tlv, status, nfcOutcome = "nfc-outcome"

@@ -18,7 +18,7 @@ extension UCube {
                 cancel` from another shell, ends the display with CancelAll (exit 11). With --json: \
                 {"key":"01","text":"TEXT","timeout":30} (key null when no key ended the display). With the \
                 simulator, `--keys` / $UCUBE_SIM_KEYS script the keys pressed.
-                """)
+                """ + HelpExamples.section("display"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -15,7 +15,7 @@ extension UCube {
                 with the same outcomes: 0 when every terminal succeeded, 18 otherwise. A shard with no complete \
                 report (its job failed before the end, its file is missing) counts as a failed terminal named \
                 `shard I/N`. See docs/fleet.md.
-                """)
+                """ + HelpExamples.section("fleet-merge"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -19,7 +19,7 @@ extension UCube {
                 known to have reached the terminal (its answer was journalled), and `history resolve ID --status \
                 STATUS` records what the operator found out (from the acquirer, say), keeping the original records. \
                 `history totals` counts and sums the payments of a period, per currency and transaction type.
-                """,
+                """ + HelpExamples.section("history"),
             subcommands: [List.self, Show.self, Resolve.self, Totals.self],
             defaultSubcommand: List.self)
 
@@ -115,9 +115,7 @@ extension UCube.History {
                 address as the journal records it, as `history show ID` gives it, or a name remembered by \
                 `ucube connect`; without it, every device). A payment counts by the operator's resolution when it \
                 has one, and as REVERSED when a reversal record names it, as `history totals` counts it.
-
-                Example: ucube history --since today --status approved,declined --device sim
-                """)
+                """ + HelpExamples.section("history list"))
 
         @OptionGroup var globals: GlobalOptions
 
@@ -191,7 +189,8 @@ extension UCube.History {
     /// `ucube history show ID [--receipt] [--receipt-file FILE]`.
     struct Show: UCubeCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Show one journalled payment, or its receipt.")
+            commandName: "show", abstract: "Show one journalled payment, or its receipt.",
+            discussion: HelpExamples.discussion("history show"))
 
         @OptionGroup var globals: GlobalOptions
 
@@ -254,6 +253,7 @@ extension UCube.History {
             abstract: "Record the outcome an operator found out for a payment whose outcome is unknown.",
             discussion:
                 "The payment's own records stay; a resolution record is appended. Only an unknown, unresolved payment can be resolved."
+                + HelpExamples.section("history resolve")
         )
 
         @OptionGroup var globals: GlobalOptions
@@ -330,9 +330,7 @@ extension UCube.History {
                 operator counts by the resolved status; one that a reversal record names counts as reversed, \
                 whatever the card said. Simulated payments are totalled apart. Amounts are formatted with the \
                 currency's exponent; with --json they are minor units (an integer) in an object with a `version`.
-
-                Example: ucube history totals --since yesterday --until today --json
-                """)
+                """ + HelpExamples.section("history totals"))
 
         @OptionGroup var globals: GlobalOptions
 

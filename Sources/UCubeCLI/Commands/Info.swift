@@ -10,6 +10,7 @@ extension UCube {
             abstract: "Show the terminal's serial and part number, versions, state and battery.",
             discussion:
                 "With several terminals (--device repeated, --devices FILE), a fleet run: see `ucube help mdm-update` and docs/fleet.md."
+                + HelpExamples.section("info")
         )
 
         @OptionGroup var globals: GlobalOptions

@@ -9,6 +9,7 @@ extension UCube {
         static let configuration = CommandConfiguration(
             commandName: "locale",
             abstract: "Read, set or list the terminal's merchant-interface locale.",
+            discussion: HelpExamples.discussion("locale"),
             subcommands: [Get.self, Set.self, List.self])
     }
 }
@@ -22,7 +23,8 @@ extension UCube.Locale {
 
     struct Get: UCubeCommand {
         static let configuration = CommandConfiguration(
-            commandName: "get", abstract: "Show the current locale (GetInfo F7).")
+            commandName: "get", abstract: "Show the current locale (GetInfo F7).",
+            discussion: HelpExamples.discussion("locale get"))
         @OptionGroup var globals: GlobalOptions
 
         func run(in context: CommandContext) async throws {
@@ -38,7 +40,8 @@ extension UCube.Locale {
 
     struct List: UCubeCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List the locales the terminal supports (GetInfo F6).")
+            commandName: "list", abstract: "List the locales the terminal supports (GetInfo F6).",
+            discussion: HelpExamples.discussion("locale list"))
         @OptionGroup var globals: GlobalOptions
 
         func run(in context: CommandContext) async throws {
@@ -51,7 +54,8 @@ extension UCube.Locale {
 
     struct Set: UCubeCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Set the locale (SetInfoField F7); it must be one the terminal lists.")
+            commandName: "set", abstract: "Set the locale (SetInfoField F7); it must be one the terminal lists.",
+            discussion: HelpExamples.discussion("locale set"))
         @OptionGroup var globals: GlobalOptions
 
         @Argument(help: ArgumentHelp("A locale from `ucube locale list`, e.g. fr.", valueName: "locale"))

@@ -160,7 +160,7 @@ extension UCube {
                 (…/register/SERIAL/PN), and then the terminal's state, sent with the new identity, as the 2020 SDK \
                 did. Registering again replaces the identity. With several terminals (--device repeated, \
                 --devices FILE), a fleet run: see `ucube help mdm-update`.
-                """)
+                """ + HelpExamples.section("mdm-register"))
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions

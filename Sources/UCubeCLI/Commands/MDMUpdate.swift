@@ -35,7 +35,7 @@ extension UCube {
                 to a run file as it comes: the same command run again retries only the terminals not yet done \
                 (--restart runs them all); the file is deleted once every terminal is done. Exit 0 only when every \
                 terminal succeeded, 18 otherwise, 11 after Ctrl-C. See docs/fleet.md.
-                """)
+                """ + HelpExamples.section("mdm-update"))
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions

@@ -22,7 +22,7 @@ extension UCube {
                 (see `ucube history`). The exit code tells the outcome: 0 APPROVED, 10 DECLINED, 11 CANCELLED, \
                 12 card problem, 13 payment error, 5 link lost. With the simulator, --card picks a card \
                 (`ucube simulate --list-cards`).
-                """)
+                """ + HelpExamples.section("pay"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -10,7 +10,8 @@ extension UCube {
             CommandConfiguration(
                 commandName: "rpc",
                 abstract: "Send one terminal command and show its decoded answer.",
-                discussion: "Every command of the protocol has a subcommand named as in `ucube rpc list`.",
+                discussion: "Every command of the protocol has a subcommand named as in `ucube rpc list`."
+                    + HelpExamples.section("rpc"),
                 subcommands: [List.self, Raw.self] + (UCube.includeRPCCommands ? RPCSubcommands.all : []))
         }
 
@@ -22,7 +23,8 @@ extension UCube.RPC {
     /// `ucube rpc list`: the command catalogue.
     struct List: UCubeCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List every terminal command with its id and security modes.")
+            commandName: "list", abstract: "List every terminal command with its id and security modes.",
+            discussion: HelpExamples.discussion("rpc list"))
 
         @OptionGroup var globals: GlobalOptions
 
@@ -63,7 +65,7 @@ extension UCube.RPC {
                 --in-mode signed-not-checked wraps the payload with crypto header 7F and a zero MAC; signed or \
                 signed-ciphered sends an HSM-built body (crypto header, data, MAC) as it is; none sends it plain. \
                 --out-mode says how to read the answer. The sequence number used is printed (an HSM signs it).
-                """)
+                """ + HelpExamples.section("rpc raw"))
 
         @OptionGroup var globals: GlobalOptions
 

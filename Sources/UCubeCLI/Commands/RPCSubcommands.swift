@@ -71,6 +71,7 @@ enum RPCSubcommands {
             discussion += " Long-running: the terminal answers on an event or when its own timeout expires."
         }
         if !details.isEmpty { discussion += "\n\n" + details }
+        discussion += HelpExamples.section("rpc " + d.cliName)
         return CommandConfiguration(commandName: d.cliName, abstract: d.summary, discussion: discussion)
     }
 }

@@ -34,7 +34,7 @@ extension UCube {
                 "label":"VISA CREDIT","priority":1}],"entryMode":"icc","expiry":null,"maskedPAN":"476173******0010",\
                 "scheme":"Visa"} (every key always there; applications is empty off the chip reader). With the \
                 simulator, --card picks the card (`ucube simulate --list-cards`).
-                """)
+                """ + HelpExamples.section("read-card"))
 
         @OptionGroup var globals: GlobalOptions
 

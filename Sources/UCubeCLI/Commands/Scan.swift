@@ -15,7 +15,7 @@ extension UCube {
                 with "YT-" (spec §3.3), strongest signal first. An RSSI the controller does not know (none, or 127: \
                 "not available") shows as unknown, null in --json. The adapter is the first one BlueZ lists, or \
                 $UCUBE_BT_ADAPTER (e.g. hci1).
-                """)
+                """ + HelpExamples.section("scan"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -17,7 +17,7 @@ extension UCube {
                 answers HTTP 200 or 201 the local logs are deleted; with --output they are kept. With several \
                 terminals (--device repeated, --devices FILE), a fleet run: the bundle goes to the TMS for each \
                 terminal, and the local logs are deleted once every terminal of the run has it (docs/fleet.md).
-                """)
+                """ + HelpExamples.section("send-logs"))
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions

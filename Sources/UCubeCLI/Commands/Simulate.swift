@@ -40,7 +40,7 @@ extension UCube {
                 servers asked for run.
 
                 --vendor-app serves an app built on the vendor's Android or iOS SDK, through its SOCKET connection                 type (docs/vendor-apps.md): it listens on 127.0.0.1:21350, the SDK's default port (an Android                 emulator reaches it as 10.0.2.2:21350), and answers no sooner than --min-answer-delay (default 50 ms                 in this mode) after a command, since the SDK loses an answer that comes before it has queued the                 command. The connection stays open until the app closes it; only a simulated reboot (or a drop@N                 fault) closes it. A --listen address other than a loopback one is reachable by anyone on that                 network: ucube warns about it.
-                """)
+                """ + HelpExamples.section("simulate"))
 
         enum LinkModelName: String, ExpressibleByArgument, CaseIterable {
             case none, ble, classic

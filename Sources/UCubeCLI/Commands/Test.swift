@@ -27,7 +27,7 @@ extension UCube {
                 valid (the message names the case and field), 64 for an unknown --case. With several terminals \
                 (--device repeated, --devices FILE), a fleet run, unattended: --junit FILE has a testsuite per \
                 terminal, and the run exits 18 when a case failed on one (docs/fleet.md).
-                """)
+                """ + HelpExamples.section("test"))
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
             case tap, junit

@@ -14,7 +14,7 @@ extension UCube {
                 commandName: "diagnose",
                 abstract:
                     "Check everything a payment depends on: the link, the terminal, the TMS, the journal, the disk.",
-                discussion: discussion)
+                discussion: discussion + HelpExamples.section("diagnose"))
         }
 
         static var discussion: String {

@@ -105,6 +105,19 @@ enum RootHelp {
           $XDG_RUNTIME_DIR/ucube/session-DEVICE  each link's session: secured or not, the next SEQ, the terminal the last payment met
           $XDG_RUNTIME_DIR/ucube/control-DEVICE.sock  the socket through which `ucube cancel` reaches a running `ucube pay`
           $XDG_RUNTIME_DIR/ucube/lock-DEVICE  the lock one process holds while it uses the terminal (flock; released by the kernel when it ends)
+
+        EXAMPLES:
+          # The built-in simulator's serial number, versions, state, battery
+          ucube --device sim info
+
+          # Take €12.50 from the simulator's Visa chip card
+          ucube --device sim pay 12.50 --currency EUR
+
+          # Find a uCube Touch over Bluetooth and make it the default
+          ucube connect "YT-Touch 0001"
+
+        SEE ALSO:
+          docs/README.md, docs/protocol.md, docs/fleet.md, docs/authorization.md
         """#
     /// Never wrapped.
     static let usage = #"""

@@ -2,7 +2,7 @@ import Foundation
 import UCubeSupport
 
 /// `ucube --help` at any width without the parser: RootHelp.swift holds the help split where ArgumentParser wraps it,
-/// and this lays it out the way ArgumentParser 1.8 does (`HelpGenerator.rendered(screenWidth:)` and
+/// and this lays it out the way ArgumentParser 1.8 does, its usage first (`usageFirst`) (`HelpGenerator.rendered(screenWidth:)` and
 /// `String.wrapped(to:wrappingIndent:)`, both internal to it). A test compares the two at many widths.
 extension RootHelp {
     /// An option or a subcommand: its label and its one-line description.
@@ -25,13 +25,25 @@ extension RootHelp {
     /// build): the parser then renders it.
     static func rendered(columns: Int) -> String? {
         guard columns > labelColumn else { return nil }
-        var text = wrapped(overview, columns: columns, indent: 0) + "\n\n" + usage + "\n\n"
+        var text = usage + "\n\n" + wrapped(overview, columns: columns, indent: 0) + "\n\n"
         // `joinedWithoutLookup`: the standard library's `joined` would cost `--help` its one conformance scan.
         text += sections.map { section in
             section.title + ":\n"
                 + section.elements.map { rendered($0, columns: columns) }.joinedWithoutLookup(separator: "")
         }.joinedWithoutLookup(separator: "\n")
         return text + footer + "\n"
+    }
+
+    /// `help` (ArgumentParser's text: the overview, then the usage) with its usage first when it is the root's: the
+    /// root's overview is long (devices, exit codes, error codes, variables, files, examples), and the usage is what
+    /// a reader looks for first. The root's usage names no command (`USAGE: ucube [--device <device> ...] …`); any
+    /// other text (a command's help, a version) is returned as it is.
+    static func usageFirst(_ help: String) -> String {
+        guard help.hasPrefix("OVERVIEW: "), let start = help.range(of: "\n\nUSAGE: ucube ") else { return help }
+        guard let next = help[start.upperBound...].first, "[<-".contains(next) else { return help }
+        let usageAndRest = help[help.index(start.lowerBound, offsetBy: 2)...]
+        let end = usageAndRest.range(of: "\n\n")?.lowerBound ?? usageAndRest.endIndex
+        return String(usageAndRest[..<end]) + "\n\n" + String(help[..<start.lowerBound]) + String(usageAndRest[end...])
     }
 
     private static func rendered(_ element: Element, columns: Int) -> String {

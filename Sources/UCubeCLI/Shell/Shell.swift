@@ -23,7 +23,7 @@ extension UCube {
                 With --script FILE, or commands on standard input when it is not a terminal, lines run in order \
                 (`#` starts a comment) and the first failing command stops the script with its exit code unless \
                 --keep-going. Plain `ucube` on a terminal starts the shell.
-                """)
+                """ + HelpExamples.section("shell"))
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var fleet: FleetOptions
