@@ -54,6 +54,8 @@ package enum TaskCancellation: Sendable, Hashable {
 package actor RPCClient {
     private let transport: any Transport
     private var decoder = FrameDecoder()
+    /// `decoder.discardedBytes` when the last valid frame was decoded: what follows it is noise (`dropIfNoise`).
+    private var noiseBeforeFrame = 0
     package private(set) var rules: LinkRules
     private var defaultTimeout: Duration
     private var trace: (@Sendable (TraceEvent) -> Void)?
@@ -375,13 +377,15 @@ package actor RPCClient {
     // MARK: Receiving
 
     private func received(_ chunk: [UInt8]) {
+        guard closedReason == nil else { return }
         decoder.append(chunk)
         defer { watchPartialFrame() }
         while true {
             let raw: RawFrame
             do {
-                guard let next = try decoder.next() else { return }
+                guard let next = try decoder.next() else { break }
                 raw = next
+                noiseBeforeFrame = decoder.discardedBytes
             } catch {
                 trace?(.rejected(error))
                 logger?.warning("rejected bytes from the terminal: \(error.reason)")
@@ -424,6 +428,21 @@ package actor RPCClient {
                 )
             }
         }
+        dropIfNoise()
+    }
+
+    /// A peer that sends more than `LinkRules.maxNoiseBytes` without one valid frame is not a terminal (or no longer
+    /// talks the protocol): the link is dropped, and the command waiting fails with the reason.
+    private func dropIfNoise() {
+        let noise = decoder.discardedBytes - noiseBeforeFrame
+        guard noise > LinkRules.maxNoiseBytes else { return }
+        decoder.reset()
+        logger?.warning("\(noise) bytes from the terminal without one valid frame: dropping the link")
+        linkDropped(
+            "the terminal sent \(noise) bytes without one valid frame (more than \(LinkRules.maxNoiseBytes), the bound on noise): the link was dropped"
+        )
+        let transport = transport
+        Task { await transport.close() }
     }
 
     /// Whether `raw`, an answer with the SEQ of the pending command but another command's id, is the −32 of a

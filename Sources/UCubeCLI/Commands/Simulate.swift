@@ -395,7 +395,8 @@ extension UCube {
             let json = context.json
             do {
                 try await SimulatorServer.listen(
-                    host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
+                    host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw,
+                    dropped: { StandardError.write("simulator: \($0)") }
                 ) { bound in
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let device = "tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)"
@@ -500,7 +501,8 @@ extension UCube {
                         group.addTask {
                             try await SimulatorServer.listen(
                                 host: host, port: port == 0 ? 0 : port + offset, simulator: simulator,
-                                codec: codec == .ble ? .ble : .raw
+                                codec: codec == .ble ? .ble : .raw,
+                                dropped: { StandardError.write("simulator \(offset + 1): \($0)") }
                             ) { bound in
                                 guard let all = addresses.bound(offset, "tcp://\(shown):\(bound)") else { return }
                                 let text = all.joined(separator: "\n") + "\n"
