@@ -22,14 +22,20 @@ final class FleetReporter: Sendable {
     let total: Int
     /// `--shard`: named in the JSON summary, so that `ucube fleet-merge` knows which part it has and which are missing.
     let shard: FleetShard?
+    /// With `shard`: what the shard read its terminals from, in the JSON summary (`input`, `pins`).
+    let shardInput: FleetShardInput?
     private let showsStatus: Bool
     private let counts = Mutex(Counts())
 
-    init(command: String, json: Bool, total: Int, shard: FleetShard? = nil, stderrIsTTY: Bool = isatty(2) == 1) {
+    init(
+        command: String, json: Bool, total: Int, shard: FleetShard? = nil, shardInput: FleetShardInput? = nil,
+        stderrIsTTY: Bool = isatty(2) == 1
+    ) {
         self.command = command
         self.json = json
         self.total = total
         self.shard = shard
+        self.shardInput = shardInput
         showsStatus = stderrIsTTY
     }
 
@@ -124,6 +130,13 @@ final class FleetReporter: Sendable {
                 ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
             ]
             if let shard { fields.append(("shard", .string(shard.description))) }
+            if let shardInput {
+                fields.append(("input", .string(shardInput.fingerprint)))
+                let pins = shardInput.pins.sorted { $0.key < $1.key }.map {
+                    ($0.key, JSONOutput.Value.number("\($0.value)"))
+                }
+                fields.append(("pins", .object(pins)))
+            }
             emit(object: fields, device: nil)
             return
         }
