@@ -150,11 +150,13 @@ final class FleetReporter: Sendable {
 
     /// DEVICE, RESULT, TIME, DETAIL: a row per terminal.
     static func table(_ verdicts: [FleetVerdict]) -> String {
+        // Names from a devices file or a report, and messages that may quote a terminal: escaped, so that no control
+        // character reaches the screen and every row stays one line.
         let rows = verdicts.map { verdict in
             [
-                verdict.device, resultWord(verdict),
+                VisibleText.escaped(verdict.device), resultWord(verdict),
                 verdict.result == .notStarted || verdict.earlier ? "—" : String(format: "%.1f s", verdict.seconds),
-                explanation(verdict) ?? "",
+                VisibleText.escaped(explanation(verdict) ?? ""),
             ]
         }
         let header = ["DEVICE", "RESULT", "TIME", "DETAIL"]
@@ -223,7 +225,10 @@ final class FleetReporter: Sendable {
 
     /// Writes to the process's own stream, whatever terminal's task calls (outside its `DeviceOutput`), keeping the
     /// status line below the text.
+    /// Every line is escaped (`VisibleText`): device names come from a devices file, a terminal's lines from the
+    /// terminal, and neither may drive the screen. (A JSON line has no control character left to escape.)
     private func write(_ text: String, to stream: Console.Stream) {
+        let text = VisibleText.escaped(text, keepingNewlines: true)
         DeviceOutput.$current.withValue(nil) {
             if showsStatus { StatusLine.clear() }
             switch stream {
