@@ -134,8 +134,8 @@ enum FuzzFixtures {
         let signatureLength = Int(package[0]) << 8 | Int(package[1])
         let entries: [(String, [UInt8])] = [
             ("key", []), ("manifest.json", Array(#"{"binary_list":["icc"]}"#.utf8)),
-            ("icc-1.0.0.9.sig", Array(package[2..<(2 + signatureLength)])),
-            ("icc-1.0.0.9.bin", Array(package[(2 + signatureLength)...])),
+            ("icc.sig", Array(package[2..<(2 + signatureLength)])),
+            ("icc.bin", Array(package[(2 + signatureLength)...])),
         ]
         guard let archive = try? Archive(data: Data(), accessMode: .create, pathEncoding: nil) else { return [] }
         for (name, bytes) in entries {

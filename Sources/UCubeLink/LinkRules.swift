@@ -3,6 +3,15 @@ import UCubeProtocol
 /// The link's protocol state, as a value: sequence numbers (spec §2.4), the secure session flag (spec §2.3) and the
 /// per-command wrapping rule. Tested without a transport.
 package struct LinkRules: Sendable, Hashable {
+    /// PROJECT CHOICE: the bytes a link's receive queue (`ByteQueue`) holds before the transport stops reading its
+    /// socket or device file (backpressure): 256 KiB, a hundred of the largest frames (spec §2.2), so a terminal's
+    /// answers never wait on it, and a peer streaming at full speed costs this process no more than that.
+    package static let receiveHighWater = 256 * 1024
+    /// PROJECT CHOICE: the bytes of noise (bytes before an STX, rejected frames) the client takes from a terminal
+    /// without one valid frame before it drops the link: 1 MiB, five hundred times the largest frame (spec §2.2), far
+    /// beyond line noise, and reached in a fraction of a second by a peer that streams garbage.
+    package static let maxNoiseBytes = 1024 * 1024
+
     /// The SEQ the next command carries.
     package private(set) var nextSequence: UInt8 = 0
     /// The SEQ of the last command sent (`getCurrentSequenceNumber()` of the newer SDK); nil before the first.

@@ -10,15 +10,44 @@ import Darwin
 #endif
 
 /// Forwards a channel's bytes into a `ByteQueue`; the queue finishes when the channel closes.
-private final class StreamingHandler: ChannelInboundHandler, Sendable {
+///
+/// Backpressure reaches the socket: while the queue holds `LinkRules.receiveHighWater` bytes or more, the handler
+/// holds back the channel's `read` (NIO's way of asking the kernel for more), so a peer that streams faster than the
+/// client reads fills its own socket buffers, not this process's memory; the queue's reader lets it go on once it has
+/// taken the queue down to half of that.
+private final class StreamingHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
     let queue: ByteQueue
+    /// A `read` held back while the queue is full.
+    private var readHeld = false
 
     init(queue: ByteQueue) { self.queue = queue }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
         if let bytes = buffer.readBytes(length: buffer.readableBytes) { queue.send(bytes) }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        let loop = context.eventLoop
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        let bound = NIOLoopBound(context, eventLoop: loop)
+        let paused = queue.pauseIfFull {
+            loop.execute { handler.value.resumeReading(bound.value) }
+        }
+        if paused {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    private func resumeReading(_ context: ChannelHandlerContext) {
+        guard readHeld else { return }
+        readHeld = false
+        context.read()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -43,14 +72,15 @@ package struct ChannelTransport: Transport {
     package static func connectTCP(host: String, port: Int, timeout: Duration = .seconds(5)) async throws
         -> ChannelTransport
     {
-        let stream = ByteQueue()
-        let handler = StreamingHandler(queue: stream)
+        let stream = ByteQueue(highWater: LinkRules.receiveHighWater)
         do {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(Int64(timeout.components.seconds * 1000)))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(StreamingHandler(queue: stream))
+                    }
                 }
                 .connect(host: host, port: port)
                 .get()
@@ -80,12 +110,13 @@ package struct ChannelTransport: Transport {
 
     /// Takes ownership of a connected stream descriptor (a device file, an RFCOMM socket); closes it on failure.
     package static func adoptDescriptor(_ fd: Int32, name: String) async throws -> ChannelTransport {
-        let stream = ByteQueue()
-        let handler = StreamingHandler(queue: stream)
+        let stream = ByteQueue(highWater: LinkRules.receiveHighWater)
         do {
             let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(StreamingHandler(queue: stream))
+                    }
                 }
                 .takingOwnershipOfDescriptor(inputOutput: fd)
                 .get()

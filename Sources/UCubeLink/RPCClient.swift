@@ -54,6 +54,8 @@ package enum TaskCancellation: Sendable, Hashable {
 package actor RPCClient {
     private let transport: any Transport
     private var decoder = FrameDecoder()
+    /// `decoder.discardedBytes` when the last valid frame was decoded: what follows it is noise (`dropIfNoise`).
+    private var noiseBeforeFrame = 0
     package private(set) var rules: LinkRules
     private var defaultTimeout: Duration
     private var trace: (@Sendable (TraceEvent) -> Void)?
@@ -83,6 +85,8 @@ package actor RPCClient {
         let continuation: CheckedContinuation<ResponseFrame, any Error>
         let timeout: Duration
         let deadline: ContinuousClock.Instant
+        /// `staleAnswersDropped` when it was sent: the answers dropped while it waited are the difference.
+        let staleBefore: Int
     }
 
     /// `rules` lets a caller resume a session kept across processes (SEQ and secured flag).
@@ -116,6 +120,8 @@ package actor RPCClient {
     /// Answers dropped as stale: no pending command had their SEQ (duplicates, replays, unknown SEQ; spec §2.4), or
     /// the late −32 of a long-running command a CancelAll ended (spec §2.8).
     package private(set) var staleAnswersDropped = 0
+    /// The SEQ of the last answer dropped as stale.
+    private var lastStaleSequence: UInt8?
     /// The last answer taken was CancelAll's: the −32 of a long-running command it ended may follow (spec §2.8).
     private var lateCancelledAnswerPossible = false
     /// Commands this client has handed to the transport (CancelAll included): a caller that remembers the count can
@@ -268,7 +274,8 @@ package actor RPCClient {
                     pending.append(
                         Pending(
                             token: token, command: id, sequence: seq, securedResponse: securedResponse,
-                            continuation: continuation, timeout: timeout, deadline: .now + timeout))
+                            continuation: continuation, timeout: timeout, deadline: .now + timeout,
+                            staleBefore: staleAnswersDropped))
                     armWatchdog()
                     trace?(.sent(bytes: bytes, frame: frame))
                     logger?.debug(
@@ -340,8 +347,15 @@ package actor RPCClient {
         lostTrack = true
         // Whatever is buffered may be a stray STX waiting for bytes that never come: start clean.
         decoder.reset()
-        logger?.warning("no answer to \(Self.name(p.command)) seq \(p.sequence) within \(timeout)")
-        fail(token: token, LinkError(.timeout, "no answer to \(p.command) within \(timeout)"))
+        // A terminal that did answer, each time with a SEQ no command waiting had (spec §2.4), is not a silent one: say
+        // how many answers were dropped, and why.
+        let dropped = staleAnswersDropped - p.staleBefore
+        let why =
+            dropped == 0
+            ? ""
+            : ": \(dropped) answer\(dropped == 1 ? "" : "s") came in that time with a SEQ no waiting command had (\(lastStaleSequence.map { "the last seq \($0), " } ?? "")\(p.command) went with seq \(p.sequence)) and \(dropped == 1 ? "was" : "were") dropped (spec §2.4: an answer carries its command's SEQ)"
+        logger?.warning("no answer to \(Self.name(p.command)) seq \(p.sequence) within \(timeout)\(why)")
+        fail(token: token, LinkError(.timeout, "no answer to \(p.command) within \(timeout)\(why)"))
     }
 
     private func fail(token: Int, _ error: LinkError) {
@@ -375,13 +389,15 @@ package actor RPCClient {
     // MARK: Receiving
 
     private func received(_ chunk: [UInt8]) {
+        guard closedReason == nil else { return }
         decoder.append(chunk)
         defer { watchPartialFrame() }
         while true {
             let raw: RawFrame
             do {
-                guard let next = try decoder.next() else { return }
+                guard let next = try decoder.next() else { break }
                 raw = next
+                noiseBeforeFrame = decoder.discardedBytes
             } catch {
                 trace?(.rejected(error))
                 logger?.warning("rejected bytes from the terminal: \(error.reason)")
@@ -419,11 +435,27 @@ package actor RPCClient {
                 // or a SEQ never sent. Dropped, logged and counted; the pending command waits for its own answer
                 // (a late answer after a timeout is one of these too).
                 staleAnswersDropped += 1
+                lastStaleSequence = raw.sequence
                 logger?.warning(
                     "dropped an answer that belongs to no pending command: \(Self.name(raw.command)) seq \(raw.sequence)\(pending.isEmpty ? "" : " (waiting for \(pending.map { "\(Self.name($0.command)) seq \($0.sequence)" }.joined(separator: ", ")))")"
                 )
             }
         }
+        dropIfNoise()
+    }
+
+    /// A peer that sends more than `LinkRules.maxNoiseBytes` without one valid frame is not a terminal (or no longer
+    /// talks the protocol): the link is dropped, and the command waiting fails with the reason.
+    private func dropIfNoise() {
+        let noise = decoder.discardedBytes - noiseBeforeFrame
+        guard noise > LinkRules.maxNoiseBytes else { return }
+        decoder.reset()
+        logger?.warning("\(noise) bytes from the terminal without one valid frame: dropping the link")
+        linkDropped(
+            "the terminal sent \(noise) bytes without one valid frame (more than \(LinkRules.maxNoiseBytes), the bound on noise): the link was dropped"
+        )
+        let transport = transport
+        Task { await transport.close() }
     }
 
     /// Whether `raw`, an answer with the SEQ of the pending command but another command's id, is the −32 of a

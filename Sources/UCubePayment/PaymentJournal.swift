@@ -1,6 +1,7 @@
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -49,6 +50,9 @@ package struct PaymentJournal: Sendable {
         package var simulated: Bool?
         /// A start: the process that runs the payment, so that a reader can tell "running" from "the process died".
         package var pid: Int32?
+        /// A start or a claim: when `pid` started (`ProcessStart`), so that another process given the same pid later
+        /// is not taken for it.
+        package var pidStart: UInt64?
         package var status: String?
         package var reason: String?
         package var maskedPAN: String?
@@ -119,6 +123,7 @@ package struct PaymentJournal: Sendable {
         record.device = deviceName
         record.simulated = simulated ? true : nil
         record.pid = ProcessInfo.processInfo.processIdentifier
+        record.pidStart = ProcessStart.current
         return record
     }
 
@@ -178,6 +183,7 @@ package struct PaymentJournal: Sendable {
     package func recordClaim(requestID: String, time: String) throws(JournalError) {
         var record = Record(kind: "claim", requestID: requestID, time: time)
         record.pid = ProcessInfo.processInfo.processIdentifier
+        record.pidStart = ProcessStart.current
         try append(record)
     }
 
@@ -238,45 +244,93 @@ package struct PaymentJournal: Sendable {
     /// The payments in the journal at `path`, oldest first: each start paired with its outcome by request id; a
     /// start without an outcome reads as status "unknown" (the process died); a reversal record marks its payment
     /// reversed. Lines that do not decode (a torn last line), and records of a kind this reader does not know, are
-    /// skipped. A missing file is an empty history.
+    /// skipped. A missing file is an empty history. Read a chunk at a time (issue 39): what is held is the payments,
+    /// never the journal's bytes, so a 120 MB journal is not 120 MB more.
     package static func history(_ path: String) throws(JournalError) -> [JournalEntry] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw JournalError(.io, "cannot read \(path): \(error.localizedDescription)")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT { return [] }
+        guard fd >= 0 else { throw JournalError(.io, "cannot read \(path): \(ErrorNumber.text(errno))") }
+        defer { close(fd) }
+        var builder = HistoryBuilder()
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var line: [UInt8] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw JournalError(.io, "cannot read \(path): \(ErrorNumber.text(errno))") }
+            if count == 0 { break }
+            var start = 0
+            // memchr: a debug build runs the standard library's generic search a byte at a time.
+            func nextNewline(from: Int) -> Int? {
+                buffer.withUnsafeBytes { bytes -> Int? in
+                    guard from < count, let found = memchr(bytes.baseAddress! + from, 0x0A, count - from) else {
+                        return nil
+                    }
+                    return UnsafeRawPointer(found) - bytes.baseAddress!
+                }
+            }
+            while let newline = nextNewline(from: start) {
+                if line.isEmpty {
+                    builder.add(Data(buffer[start..<newline]))
+                } else {
+                    line += buffer[start..<newline]
+                    builder.add(Data(line))
+                    line.removeAll(keepingCapacity: true)
+                }
+                start = newline + 1
+            }
+            line += buffer[start..<count]
         }
-        return history(parsing: data)
+        if !line.isEmpty { builder.add(Data(line)) }
+        return builder.entries
     }
 
-    /// The payments in a journal's bytes (`history(_:)` without the file): never throws, whatever the bytes. A record
-    /// with a payment key pairs only with the payment whose start gave that key. A record without one (a journal
-    /// written before the key existed, or a writer that does not know it) pairs by request id, as it did then: with
-    /// the latest payment of that id read so far (a step or an outcome: the latest still open).
+    /// The payments in a journal's bytes (`history(_:)` without the file): never throws, whatever the bytes.
     package static func history(parsing data: Data) -> [JournalEntry] {
-        let decoder = JSONDecoder()
-        var entries: [JournalEntry] = []
+        var builder = HistoryBuilder()
+        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) { builder.add(line) }
+        return builder.entries
+    }
+
+    /// Pairs a journal's records into payments, a line at a time. A record with a payment key pairs only with the
+    /// payment whose start gave that key. A record without one (a journal written before the key existed, or a writer
+    /// that does not know it) pairs by request id, as it did then: with the latest payment of that id read so far (a
+    /// step or an outcome: the latest still open).
+    struct HistoryBuilder {
+        private(set) var entries: [JournalEntry] = []
+        private let decoder = JSONDecoder()
         // The payments waiting for their outcome: by key, and the open ones of each request id, oldest first.
-        var open: [String: Int] = [:]
-        var openByRequestID: [String: [Int]] = [:]
+        private var open: [String: Int] = [:]
+        private var openByRequestID: [String: [Int]] = [:]
+        // The latest payment of each key and of each request id: found without a scan of every payment.
+        private var latestByKey: [String: Int] = [:]
+        private var latestByRequestID: [String: Int] = [:]
+
         /// The payment `record` names: by its key, else the latest of its request id.
-        func latest(_ record: Record) -> Int? {
-            if let key = record.payment { return entries.lastIndex { $0.payment == key } }
-            return entries.lastIndex { $0.requestID == record.requestID }
+        private func latest(_ record: Record) -> Int? {
+            if let key = record.payment { return latestByKey[key] }
+            return latestByRequestID[record.requestID]
         }
+
         /// The open payment `record` (a step or an outcome) belongs to.
-        func openPayment(_ record: Record) -> Int? {
+        private func openPayment(_ record: Record) -> Int? {
             if let key = record.payment { return open[key] }
             return openByRequestID[record.requestID]?.last
         }
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            guard let record = try? decoder.decode(Record.self, from: Data(line)) else { continue }
+
+        private mutating func append(_ entry: JournalEntry) {
+            if let key = entry.payment { latestByKey[key] = entries.count }
+            latestByRequestID[entry.requestID] = entries.count
+            entries.append(entry)
+        }
+
+        mutating func add(_ line: Data) {
+            guard !line.isEmpty, let record = try? decoder.decode(Record.self, from: line) else { return }
             switch record.kind {
             case "start":
                 if let key = record.payment { open[key] = entries.count }
                 openByRequestID[record.requestID, default: []].append(entries.count)
-                entries.append(JournalEntry(start: record))
+                append(JournalEntry(start: record))
             case "step":
                 if let index = openPayment(record) { entries[index].apply(step: record) }
             case "outcome":
@@ -286,12 +340,12 @@ package struct PaymentJournal: Sendable {
                     openByRequestID[entries[index].requestID]?.removeAll { $0 == index }
                 } else if latest(record) != nil {
                     // A second outcome for one payment is never written; one read back changes nothing.
-                    continue
+                    return
                 } else {
                     var entry = JournalEntry(start: nil, requestID: record.requestID, time: record.time)
                     entry.payment = record.payment
                     entry.apply(outcome: record)
-                    entries.append(entry)
+                    append(entry)
                 }
             case "authorization":
                 if let index = latest(record) { entries[index].apply(authorization: record) }
@@ -309,10 +363,9 @@ package struct PaymentJournal: Sendable {
                         acknowledged: acknowledged)
                 }
             default:
-                continue
+                return
             }
         }
-        return entries
     }
 }
 
@@ -331,6 +384,8 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
     package var simulated = false
     /// The process that ran (or runs) the payment, from its start record.
     package var pid: Int32?
+    /// When that process started (`ProcessStart`), from the start record; nil in a journal from before it.
+    package var pidStart: UInt64?
     /// Set by a reader that found the payment's process alive and holding its terminal: the payment is running, not
     /// unknown (`ucube history`, `diagnose`).
     package var runningPID: Int32?
@@ -424,6 +479,7 @@ package struct JournalEntry: Hashable, Sendable, Encodable {
         device = start?.device
         simulated = start?.simulated ?? false
         pid = start?.pid
+        pidStart = start?.pidStart
         status = Self.unknownStatus
     }
 
@@ -514,18 +570,19 @@ package struct JournalError: CodedError {
 }
 
 extension PaymentJournal {
-    /// The pids of the processes that claimed `requestID` (`claim` records), oldest first, in a journal's bytes.
-    package static func claimPIDs(of requestID: String, parsing data: Data) -> [Int32] {
+    /// The processes that claimed `requestID` (`claim` records: the pid, and when it started), oldest first, in a
+    /// journal's bytes.
+    package static func claimPIDs(of requestID: String, parsing data: Data) -> [(pid: Int32, start: UInt64?)] {
         let decoder = JSONDecoder()
         let needle = Array(requestID.utf8)
-        var pids: [Int32] = []
+        var pids: [(pid: Int32, start: UInt64?)] = []
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
             // Most lines are other payments': skip them before decoding.
             guard line.count >= needle.count, line.firstRange(of: needle) != nil,
                 let record = try? decoder.decode(Record.self, from: Data(line)),
                 record.kind == "claim", record.requestID == requestID, let pid = record.pid
             else { continue }
-            pids.append(pid)
+            pids.append((pid, record.pidStart))
         }
         return pids
     }

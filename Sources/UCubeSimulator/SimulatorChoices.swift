@@ -16,6 +16,11 @@ import UCubeProtocol
 ///   A secured answer's crypto header is a seeded byte; its MAC is present only when DATA is non-empty.
 /// - §3.4: `SimulatorServer` serves one TCP connection at a time. A second client is accepted by the kernel and
 ///   waits, unread, until the first disconnects (nothing is refused). The device state survives connections.
+/// - §3.4: what a host queues is bounded, and the bound reaches its socket: the server stops reading a connection
+///   while `receiveHighWater` bytes wait for the terminal, and the terminal stops reading while `maxQueuedAnswers`
+///   answers wait to be written. A host that sends more than `maxNoiseBytes` without one valid frame
+///   (`ConnectionEnd.refused`), or leaves its answers unread until the socket's buffers and NIO's write buffer are full
+///   (`SimulatorServer`), is dropped, and the reason is reported (`simulate` prints it on stderr).
 /// - §9: long-running commands (catalogue `isLongRunning`) do not block reading. While one is pending only CancelAll,
 ///   GetStatus and RepeatLastMessage are served (`servedWhilePending`); anything else is answered `busyStatus` at once
 ///   and the pending command keeps waiting. CancelAll ends it: CancelAll's 0 is written first, then the pending
@@ -121,6 +126,18 @@ package enum SimulatorChoices {
     /// §2.2: command frames up to the current SDK's 2560-byte `MAX_RPC_PACKET_SIZE` are read (the answers the
     /// simulator writes stay within 2068 bytes, the 2020 SDK's limit).
     static let maxCommandFrameSize = FrameLimits.currentSDKMaxFrameSize
+
+    /// §3.4: the bytes of a connection read and waiting for the terminal before the server stops reading it: a
+    /// hundred of the largest command frames.
+    package static let receiveHighWater = 256 * 1024
+
+    /// §3.4: answers waiting to be written before the terminal stops reading commands (a host sends one command at a
+    /// time and reads its answer; the SDK pipelines none).
+    package static let maxQueuedAnswers = 64
+
+    /// §2.2: the bytes that are not a valid frame (before an STX, or rejected) the terminal takes after the last valid
+    /// frame before it drops the host: 1 MiB, four hundred of the largest frames.
+    package static let maxNoiseBytes = 1024 * 1024
 
     /// §2.8, §2.9: what is served while a long-running command is pending; anything else answers `busyStatus`.
     static let servedWhilePending: [CommandID] = [.cancelAll, .getStatus, .repeatLastMessage]

@@ -29,6 +29,10 @@ package struct SimulatorConfiguration: Sendable {
     /// A simulated fleet gives each of its terminals its own.
     package var serialNumber: UInt64? = nil
 
+    /// The largest `timeScale`: the longest wait a terminal makes (a 65,535-second timeout) stays a `Duration` a
+    /// sleep can take. A scale beyond it is refused where it is read (`UCUBE_SIM_TIME_SCALE`), never multiplied.
+    package static let maximumTimeScale: Double = 1000
+
     package init(
         seed: UInt64 = SimulatorChoices.defaultSeed,
         stateDirectory: String? = nil,
@@ -38,7 +42,8 @@ package struct SimulatorConfiguration: Sendable {
         timeScale: Double = 1,
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        precondition(timeScale >= 0 && timeScale.isFinite, "timeScale is a finite, non-negative factor")
+        precondition(
+            timeScale >= 0 && timeScale <= Self.maximumTimeScale, "timeScale is a factor from 0 to maximumTimeScale")
         self.seed = seed
         self.stateDirectory = stateDirectory
         self.linkModel = linkModel

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Synchronization
 import UCubeProtocol
 import UCubeSupport
 
@@ -26,13 +27,15 @@ package enum SimulatorServer {
     /// `port` 0 binds an ephemeral port; `ready` receives the bound port once the socket listens. Connections are
     /// served one after the other: a second client is accepted by the kernel and waits, unread, until the first one
     /// disconnects (SimulatorChoices). The device state lives in `simulator`, so it
-    /// survives between connections. Throws `SimulatorError(.addressInUse)` when another socket holds the address, `.bindFailed` when it cannot be
+    /// survives between connections. What a connection queues is bounded (SimulatorChoices §3.4): a host that sends
+    /// noise or never reads its answers is dropped, and `dropped` receives the reason in a sentence. Throws `SimulatorError(.addressInUse)` when another socket holds the address, `.bindFailed` when it cannot be
     /// bound otherwise.
     package static func listen(
         host: String,
         port: Int = SimulatorChoices.defaultTCPPort,
         simulator: TerminalSimulator,
         codec: SimulatorStreamCodec = .raw,
+        dropped: @escaping @Sendable (String) -> Void = { _ in },
         ready: @Sendable (Int) -> Void
     ) async throws {
         let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
@@ -52,7 +55,7 @@ package enum SimulatorServer {
         ready(server.channel.localAddress?.port ?? port)
         try await server.executeThenClose { connections in
             for try await connection in connections {
-                await serve(connection, simulator, codec)
+                await serve(connection, simulator, codec, dropped)
             }
         }
     }
@@ -63,11 +66,17 @@ package enum SimulatorServer {
     private static func serve(
         _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
         _ simulator: TerminalSimulator,
-        _ codec: SimulatorStreamCodec
+        _ codec: SimulatorStreamCodec,
+        _ dropped: @escaping @Sendable (String) -> Void
     ) async {
         let channel = connection.channel
-        try? await connection.executeThenClose { inbound, outbound in
-            let input = ByteQueue()
+        let peer =
+            channel.remoteAddress.map { address in
+                guard let ip = address.ipAddress else { return "\(address)" }
+                return (ip.contains(":") ? "[\(ip)]" : ip) + ":\(address.port ?? 0)"
+            } ?? "a client"
+        try? await connection.executeThenClose { inbound, _ in
+            let input = ByteQueue(highWater: SimulatorChoices.receiveHighWater)
             async let reading: Void = {
                 var reassembler = BLEReassembler()
                 do {
@@ -80,25 +89,58 @@ package enum SimulatorServer {
                             let frames = (try? reassembler.append(bytes)) ?? []
                             for frame in frames { input.send(frame) }
                         }
+                        // Backpressure: nothing more is taken from the socket until the terminal has read the queue
+                        // down; NIOAsyncChannel's own bound then stops reading it.
+                        await input.waitForRoom()
                     }
                 } catch {
                     // A reset connection ends like a closed one.
                 }
                 input.finish()
             }()
+            let unread = UnreadAnswers()
             let end = await simulator.serve(input: input) { bytes in
                 let wire = codec == .ble ? BLECodec.stuff(bytes) : bytes
-                try? await outbound.write(ByteBuffer(bytes: wire))
+                // A host that leaves its answers unread fills the kernel's buffers, then NIO's write buffer (the
+                // channel is no longer writable): it is dropped rather than let answers pile up here. The check and
+                // the write are one step on the channel's event loop, and only that step is awaited (never the write
+                // itself, which waits on the host), so nothing more than NIO's write buffer and one answer is held.
+                let written = try? await channel.eventLoop.submit {
+                    guard channel.isWritable else { return false }
+                    channel.writeAndFlush(ByteBuffer(bytes: wire), promise: nil)
+                    return true
+                }.get()
+                if written == false && unread.firstTime() {
+                    dropped("dropped \(peer): it leaves its answers unread (the socket's buffers are full)")
+                    channel.close(promise: nil)
+                }
             }
             switch end {
             case .disconnected, .rebooted:
                 // The terminal dropped the link (a fault, or its reboot after a firmware install): close the socket so
                 // the client sees it, and the reader ends. The next connection is served once the reboot is over.
                 try? await channel.close()
+            case .refused(let reason):
+                dropped("dropped \(peer): \(reason)")
+                try? await channel.close()
             case .inputFinished:
                 break
             }
+            // The reader may wait for room the terminal will no longer make.
+            input.finish()
             await reading
+        }
+    }
+}
+
+/// Whether a connection's drop for unread answers has been reported: once, whatever answers follow.
+private final class UnreadAnswers: Sendable {
+    private let reported = Mutex(false)
+
+    func firstTime() -> Bool {
+        reported.withLock { reported in
+            defer { reported = true }
+            return !reported
         }
     }
 }

@@ -103,6 +103,9 @@ package actor TerminalSimulator {
         /// The terminal rebooted after installing an SVPP firmware (spec §9): the last Load was answered 0, then the
         /// link dropped; the terminal is unavailable for `SimulatorChoices.rebootDuration` × `timeScale`.
         case rebooted
+        /// The terminal dropped a host that is not talking the protocol: `reason` says how (more than
+        /// `SimulatorChoices.maxNoiseBytes` without a frame).
+        case refused(String)
     }
 
     // MARK: - Serving a connection
@@ -162,6 +165,8 @@ package actor TerminalSimulator {
         var decoder = FrameDecoder(maxFrameSize: SimulatorChoices.maxCommandFrameSize)
         var end = ConnectionEnd.inputFinished
         var silent = false
+        /// `decoder.discardedBytes` at the last valid frame: what follows it is noise.
+        var noiseBefore = 0
         reading: for await chunk in input {
             decoder.append(chunk)
             while true {
@@ -172,6 +177,7 @@ package actor TerminalSimulator {
                     continue  // a bad frame: the terminal stays silent (spec §2.2; SimulatorChoices)
                 }
                 guard let frame else { break }
+                noiseBefore = decoder.discardedBytes
                 if let link {
                     let due = timeline.arrival(seenAt: elapsed(), transfer: link.transferTime(for: frame))
                     try? await Self.sleep(on: clock, until: due, elapsed: elapsed)
@@ -197,6 +203,16 @@ package actor TerminalSimulator {
                     end = .rebooted
                     break reading
                 }
+                // A host that sends commands faster than their answers leave waits for the writer: what is not read
+                // stays in the socket, not here (SimulatorChoices.maxQueuedAnswers).
+                if (connection?.answers.count ?? 0) >= SimulatorChoices.maxQueuedAnswers { await answersTaken() }
+            }
+            let noise = decoder.discardedBytes - noiseBefore
+            if noise > SimulatorChoices.maxNoiseBytes {
+                end = .refused(
+                    "\(noise) bytes without one valid frame (more than \(SimulatorChoices.maxNoiseBytes), the bound on noise)"
+                )
+                break reading
             }
         }
 
@@ -231,9 +247,24 @@ package actor TerminalSimulator {
     /// The connection's next answer to write; nil once it is closed and every queued answer is taken.
     private func nextAnswer() async -> Outgoing? {
         // Rarely more than one answer waits: taking from the front costs nothing worth an index.
-        if connection?.answers.isEmpty == false { return connection?.answers.removeFirst() }
+        if connection?.answers.isEmpty == false {
+            let next = connection?.answers.removeFirst()
+            if let reader = connection?.reader,
+                (connection?.answers.count ?? 0) <= SimulatorChoices.maxQueuedAnswers / 2
+            {
+                connection?.reader = nil
+                reader.resume()
+            }
+            return next
+        }
         guard let connection, !connection.closed else { return nil }
         return await withCheckedContinuation { self.connection?.writer = $0 }
+    }
+
+    /// Waits until the writer has taken the queued answers down to half of `SimulatorChoices.maxQueuedAnswers`.
+    private func answersTaken() async {
+        guard connection?.writer == nil else { return }  // the writer waits: it takes the next answer at once
+        await withCheckedContinuation { self.connection?.reader = $0 }
     }
 
     /// No answer follows on this connection: the writer ends once the queued answers are written.
@@ -614,6 +645,8 @@ private struct Connection {
     var writer: CheckedContinuation<Outgoing?, Never>?
     /// No answer follows (the link is gone): the writer ends once the queued ones are written.
     var closed = false
+    /// The reading loop, waiting for the writer to take queued answers (`SimulatorChoices.maxQueuedAnswers`).
+    var reader: CheckedContinuation<Void, Never>?
 }
 
 /// An answer on its way out: written no sooner than `notBefore` (on the `elapsed()` scale).

@@ -44,6 +44,8 @@ package actor TMSSimulator {
     private var registered: Set<String> = []
     private var infos: [String: [UInt8]] = [:]
     private var nextLogIndex = 1
+    /// Bytes of the received log archives kept (`TMSSimulatorChoices.maximumReceivedLogs`).
+    private var storedLogBytes = 0
 
     package init() {}
 
@@ -84,6 +86,7 @@ package actor TMSSimulator {
             listener: listener, stateDirectory: stateDirectory, catalogue: catalogue, authority: authority,
             dialects: dialects)
         nextLogIndex = logIndex
+        storedLogBytes = prepared.logBytes
         return listener.port
     }
 
@@ -92,6 +95,7 @@ package actor TMSSimulator {
         let authority: TMSCertificateAuthority
         let serverIdentity: TMSCertificateAuthority.Identity
         let logIndex: Int
+        let logBytes: Int
     }
 
     /// Blocking file work of `start`: catalogue, CA, server certificate, received-logs numbering.
@@ -113,7 +117,7 @@ package actor TMSSimulator {
         }
         return Prepared(
             catalogue: catalogue, authority: authority, serverIdentity: serverIdentity,
-            logIndex: nextLogIndex(in: stateDirectory))
+            logIndex: nextLogIndex(in: stateDirectory), logBytes: receivedLogBytes(in: stateDirectory))
     }
 
     /// Closes the listening socket and every connection, and waits for them to end.
@@ -268,6 +272,12 @@ package actor TMSSimulator {
                 signature: item.signature, imagePath: item.imagePath, dropAfterBlocks: nil,
                 zipName: route.dialect == .current && item.answersZip ? item.zipName : nil)
         case .logs:
+            guard storedLogBytes + body.count <= TMSSimulatorChoices.maximumReceivedLogs else {
+                return .error(
+                    .insufficientStorage,
+                    "the simulator keeps at most \(TMSSimulatorChoices.maximumReceivedLogs >> 20) MiB of received logs, and holds \(storedLogBytes >> 20) MiB: delete its received-logs directory to take more"
+                )
+            }
             let index = nextLogIndex
             nextLogIndex += 1
             let directory = running.stateDirectory.appendingPathComponent(
@@ -281,6 +291,7 @@ package actor TMSSimulator {
             } catch {
                 return .error(.internalServerError, "cannot store the logs: \(error)")
             }
+            storedLogBytes += body.count
             return .full(.ok, "application/json", Array(#"{"status":"ok"}"#.utf8))
         }
     }
@@ -300,6 +311,18 @@ package actor TMSSimulator {
         guard let number = UInt64(serial), chain.kekCertificate == SimulatorChoices.demoKEKCertificate(serial: number)
         else { return .error(.forbidden, "the KEK certificate does not belong to terminal \(serial)") }
         return nil
+    }
+
+    /// The bytes of the log archives already received. Blocking.
+    private static func receivedLogBytes(in stateDirectory: URL) -> Int {
+        let directory = stateDirectory.appendingPathComponent(TMSSimulatorChoices.receivedLogsDirectoryName)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.reduce(0) { total, name in
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path))?[
+                    .size] as? Int
+            return total + (size ?? 0)
+        }
     }
 
     /// 1 + the highest n of the `<serial>-<n>.zip` files already received. Blocking.

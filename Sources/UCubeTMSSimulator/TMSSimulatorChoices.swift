@@ -94,6 +94,10 @@ package enum TMSSimulatorChoices {
     package static let maximumSmallBody = 64 * 1024
     /// Log archives.
     package static let maximumLogsBody = 64 * 1024 * 1024
+    /// The received log archives kept in all (the files of `received-logs`, counted at start and as they come). The
+    /// logs route is public, as in the spec (§10.1: no client certificate), so anyone who reaches the listener can
+    /// upload: past this bound an upload is answered 507 and nothing is written (issue 39).
+    package static let maximumReceivedLogs = 256 * 1024 * 1024
     /// The `x-id-type` values under which a current logs request's `x-device-id` is the terminal serial.
     static let serialIDTypes: Set<String> = ["C3", "TERM_SN"]
     /// The largest image answered as a zip (built in memory); a larger one is answered 500.

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import UCubeSupport
 
@@ -88,5 +89,39 @@ import UCubeSupport
         }
         let n = senders * each
         #expect(await reader.value == n * (n - 1) / 2)
+    }
+
+    /// Backpressure: a producer that asks is paused once `highWater` bytes wait, and let go on only when the reader has
+    /// taken the queue down to half of that, or the queue ended. Counted in bytes, whatever the speed of either side.
+    @Test func aProducerPausesAtTheHighWaterAndResumesAtHalf() async {
+        let queue = ByteQueue(highWater: 100)
+        let resumed = Mutex(0)
+        #expect(!queue.pauseIfFull { resumed.withLock { $0 += 1 } }, "an empty queue has room")
+        for _ in 0..<10 { queue.send([UInt8](repeating: 1, count: 10)) }
+        #expect(queue.bufferedBytes == 100)
+        #expect(queue.pauseIfFull { resumed.withLock { $0 += 1 } }, "100 bytes of 100: the producer pauses")
+        for _ in 0..<4 { _ = await queue.next() }
+        #expect(queue.bufferedBytes == 60)
+        #expect(resumed.withLock { $0 } == 0, "60 bytes still wait: above half of the high water")
+        _ = await queue.next()
+        #expect(resumed.withLock { $0 } == 1, "50 bytes: the producer goes on, once")
+        _ = await queue.next()
+        #expect(resumed.withLock { $0 } == 1)
+
+        for _ in 0..<6 { queue.send([UInt8](repeating: 1, count: 10)) }
+        #expect(queue.pauseIfFull { resumed.withLock { $0 += 1 } })
+        queue.finish()
+        #expect(resumed.withLock { $0 } == 2, "a queue that ends lets its producer go, whoever reads")
+        #expect(!queue.pauseIfFull { resumed.withLock { $0 += 1 } }, "an ended queue never pauses anyone")
+    }
+
+    @Test func waitForRoomReturnsOnceTheReaderHasTakenHalf() async {
+        let queue = ByteQueue(highWater: 4)
+        await queue.waitForRoom()  // empty: at once
+        queue.send([1, 2, 3, 4])
+        let producer = Task { await queue.waitForRoom() }
+        #expect(await queue.next() == [1, 2, 3, 4])
+        await producer.value  // ends only because the chunk was taken
+        #expect(queue.bufferedBytes == 0)
     }
 }

@@ -161,6 +161,31 @@ import UCubeSupport
         task.cancel()
     }
 
+    /// Issue 39: a terminal whose every answer carries the wrong SEQ ended in "no answer to 0x0202 CancelAll within
+    /// 3.0 seconds", which hid that it did answer. The timeout now says how many answers were dropped, and why. (The
+    /// deadline only ends the wait: the three answers are written at once, in process, long before it.)
+    @Test func aTimeoutSaysHowManyAnswersCameWithTheWrongSequence() async throws {
+        let (client, task) = Self.client(timeout: .seconds(3)) { frame in
+            (1...3).map { shift in
+                try! ResponseFrame(sequence: frame.sequence &+ UInt8(shift), command: frame.command, status: .success)
+                    .encoded()
+            }
+        }
+        do {
+            _ = try await client.cancelAll()
+            Issue.record("an answer with the wrong SEQ was taken")
+        } catch {
+            #expect(error.code == .timeout)
+            #expect(
+                error.reason.contains("3 answers came in that time with a SEQ no waiting command had"),
+                "\(error.reason)")
+            #expect(
+                error.reason.contains("the last seq 3") && error.reason.contains("went with seq 0"), "\(error.reason)")
+        }
+        await client.close()
+        task.cancel()
+    }
+
     /// spec §2.8: a card wait left pending by an earlier process (the terminal kept it through a dropped link) ends
     /// with −32 after the resynchronisation's CancelAll, and that answer may carry the SEQ of the command sent next.
     /// It is dropped as stale, and ExitSecureSession gets its own answer (the BLE test bed found it failing `info`

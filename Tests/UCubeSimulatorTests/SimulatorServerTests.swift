@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import UCubeProtocol
 
@@ -83,6 +84,58 @@ struct SimulatorServerTests {
         _ = await server.result
     }
 
+    /// Starts a server on an ephemeral port; returns its port, the task, and the reasons it dropped hosts for.
+    static func server(_ simulator: TerminalSimulator) async throws -> (Int, Task<Void, any Error>, Reasons) {
+        let reasons = Reasons()
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let server = Task {
+            try await SimulatorServer.listen(
+                host: "127.0.0.1", port: 0, simulator: simulator,
+                dropped: { reasons.add($0) }
+            ) { port in portContinuation.yield(port) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        return (try #require(await iterator.next()), server, reasons)
+    }
+
+    /// Issue 39: a host streaming noise at full speed took the simulator to 2.5 GB. The terminal now drops it once
+    /// the noise passes `maxNoiseBytes` without a frame; the host's writes then fail, long before its 64 MiB are out.
+    @Test("a host that streams noise is dropped, with the reason")
+    func noiseIsDropped() async throws {
+        let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(timeScale: 0.01))
+        let (port, server, reasons) = try await Self.server(simulator)
+        defer { server.cancel() }
+        let noise = [UInt8](repeating: 0x55, count: 65536)
+        let sent = try await BlockingClient.flood(port: port, upTo: 64 * 1024 * 1024) { noise }
+        #expect(sent < 64 * 1024 * 1024, "the simulator took 64 MiB of noise without dropping the host")
+        #expect(sent > SimulatorChoices.maxNoiseBytes)
+        let said = reasons.all
+        #expect(said.count == 1 && said[0].contains("without one valid frame"), "\(said)")
+        // The terminal serves the next host as before.
+        let info = try CommandFrame(sequence: 0, command: .getInfo, payload: [0xC4]).encoded()
+        #expect(try await !BlockingClient.exchange(port: port, [info]).isEmpty)
+    }
+
+    /// Issue 39: a host that sends GetInfo and never reads took the simulator to 3–4 GB. Its answers now wait in the
+    /// kernel's buffers, then in NIO's write buffer; once that is full the host is dropped. The host's commands are
+    /// counted, not timed: a million GetInfo would be 12 MB of commands and about 30 MB of answers.
+    @Test("a host that sends commands and never reads its answers is dropped, with the reason")
+    func unreadAnswersDropTheHost() async throws {
+        let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(timeScale: 0.01))
+        let (port, server, reasons) = try await Self.server(simulator)
+        defer { server.cancel() }
+        var batch: [UInt8] = []
+        for seq in 0..<256 {
+            batch += try CommandFrame(sequence: UInt8(seq), command: .getInfo, payload: [0xC4, 0xD1]).encoded()
+        }
+        let frames = batch
+        let limit = 1_000_000 / 256 * batch.count
+        let sent = try await BlockingClient.flood(port: port, upTo: limit, receiveBuffer: 4096) { frames }
+        #expect(sent < limit, "the simulator answered a million commands nobody read without dropping the host")
+        let said = reasons.all
+        #expect(said.count == 1 && said[0].contains("leaves its answers unread"), "\(said)")
+    }
+
     @Test("link model: BLE time counts stuffed bytes in 20-byte chunks per 30 ms interval")
     func linkModel() throws {
         // spec §3.1: the "Hello world" display frame stuffs to 32 bytes, two BLE writes (20 + 12), so two 20-byte
@@ -130,6 +183,13 @@ struct SimulatorServerTests {
     }
 }
 
+/// What a server said when it dropped hosts.
+final class Reasons: Sendable {
+    private let list = Mutex<[String]>([])
+    func add(_ reason: String) { list.withLock { $0.append(reason) } }
+    var all: [String] { list.withLock { $0 } }
+}
+
 /// A plain POSIX TCP client, run on its own thread so its blocking calls never hold a Swift concurrency thread.
 enum BlockingClient {
     /// Connects to 127.0.0.1:`port`, writes each request, reads until one response frame per request arrived (or
@@ -151,6 +211,57 @@ enum BlockingClient {
             }
             thread.start()
         }
+    }
+
+    /// Connects and writes `chunk()` over and over, never reading, until the server drops the connection (a write
+    /// fails) or `upTo` bytes are written; returns the bytes written. `receiveBuffer`: the socket's SO_RCVBUF.
+    static func flood(
+        port: Int, upTo limit: Int, receiveBuffer: Int32? = nil, chunk: @escaping @Sendable () -> [UInt8]
+    ) async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(
+                    with: Result {
+                        let fd = try connected(port: port, receiveBuffer: receiveBuffer)
+                        defer { close(fd) }
+                        let bytes = chunk()
+                        var sent = 0
+                        while sent < limit {
+                            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                            guard n > 0 else { break }
+                            sent += n
+                        }
+                        return sent
+                    })
+            }
+            thread.start()
+        }
+    }
+
+    private static func connected(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw HarnessError.socket("socket() failed") }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw HarnessError.socket("connect() failed")
+        }
+        return fd
     }
 
     private static func run(port: Int, _ requests: [[UInt8]], untilClosed: Bool) throws -> [UInt8] {

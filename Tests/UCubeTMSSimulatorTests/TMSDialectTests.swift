@@ -92,6 +92,36 @@ struct TMSDialectTests {
         }
     }
 
+    /// Issue 39: the logs route is public (as in the spec), and it took anonymous uploads without end. What is kept
+    /// is bounded: with the received logs one upload short of the bound (a sparse file, counted at start), the next
+    /// upload is answered 507 and nothing is written.
+    @Test("received logs are bounded in all: past the bound an upload is answered 507, nothing written")
+    func receivedLogsAreBounded() async throws {
+        try await F.with { fixture in
+            await fixture.tms.stop()
+            let received = fixture.state.appendingPathComponent("received-logs")
+            try await F.onPool {
+                try FileManager.default.createDirectory(at: received, withIntermediateDirectories: true)
+                let big = received.appendingPathComponent("\(F.serial)-1.zip")
+                _ = FileManager.default.createFile(atPath: big.path, contents: nil)
+                let handle = try FileHandle(forWritingTo: big)
+                try handle.truncate(atOffset: UInt64(TMSSimulatorChoices.maximumReceivedLogs - 10))
+                try handle.close()
+            }
+            let port = try await fixture.tms.start(port: 0, stateDirectory: fixture.state, catalogue: fixture.catalogue)
+            let zip = [UInt8]("PK\u{5}\u{6}".utf8) + [UInt8](repeating: 0, count: 18)
+            let logs = try await fixture.withClient { client in
+                try await exchange(
+                    client, .POST, "https://127.0.0.1:\(port)/MDM/jaxrs/public/v3/dongle/logs/?type=zip", body: zip,
+                    headers: identityHeaders)
+            }
+            #expect(logs.status == 507)
+            #expect(String(decoding: logs.body, as: UTF8.self).contains("at most 256 MiB of received logs"))
+            let names = try FileManager.default.contentsOfDirectory(atPath: received.path)
+            #expect(names == ["\(F.serial)-1.zip"], "\(names)")
+        }
+    }
+
     @Test(
         "a catalogue item with \"answer\":\"zip\" is answered application/zip to v3: key, manifest, NAME.sig, NAME.bin")
     func zipAnswer() async throws {

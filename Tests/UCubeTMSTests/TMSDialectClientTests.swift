@@ -355,7 +355,7 @@ struct TMSZipPackageTests {
 
     @Test func aPackagePerNameWithItsTerminator() throws {
         let made = try packages([
-            ("key", [9, 9]), ("manifest.json", manifest), ("fw-6.0.sig", [7, 7]), ("fw-6.0.bin", blocks),
+            ("key", [9, 9]), ("manifest.json", manifest), ("fw.sig", [7, 7]), ("fw.bin", blocks),
         ]).get()
         #expect(made == [TMSZipPackage.Binary(name: "fw", package: [0, 2, 7, 7] + blocks + [0, 0])])
         // Ciphered: the key follows the signature, as in the block stream.
@@ -366,6 +366,34 @@ struct TMSZipPackageTests {
         #expect(ciphered.first?.package == [0, 2, 7, 7, 0, 2, 9, 9] + blocks + [0, 0])
         let layout = try BinaryPackageLayout.scan(MemoryByteSource(ciphered[0].package), ciphered: true)
         #expect(layout.blockCount == 2 && layout.sessionKey == [9, 9])
+    }
+
+    /// Issue 39: the SDK takes the first entry that starts with the name, so `fw` took `fw2`'s image (or
+    /// `fw-6.0.bin`, whatever that is). Entries are the name and `.sig` or `.bin`, exactly.
+    @Test func namesMatchEntriesExactly() throws {
+        let two = Array(#"{"binary_list":["fw","fw2"]}"#.utf8)
+        let result = try TMSZipPackage.packages(
+            entries: [
+                ("key", []), ("manifest.json", two), ("fw2.sig", [2]), ("fw2.bin", [0, 1, 0xF2]), ("fw.sig", [1]),
+                ("fw.bin", [0, 1, 0xF1]),
+            ].map { (name: $0.0, bytes: $0.1) }, ciphered: false, url: url)
+        #expect(
+            result.binaries == [
+                TMSZipPackage.Binary(name: "fw", package: [0, 1, 1, 0, 1, 0xF1, 0, 0]),
+                TMSZipPackage.Binary(name: "fw2", package: [0, 1, 2, 0, 1, 0xF2, 0, 0]),
+            ])
+        // A longer entry name is not the binary's.
+        #expect(
+            packages([("key", []), ("manifest.json", manifest), ("fw-6.0.sig", [7]), ("fw-6.0.bin", blocks)])
+                .error?.code == .malformedReply)
+    }
+
+    /// Issue 39: a manifest that named its binary twice had it installed, then reported "not installed".
+    @Test func aManifestThatNamesABinaryTwiceIsRefused() {
+        let twice = Array(#"{"binary_list":["fw","fw"]}"#.utf8)
+        let error = packages([("key", []), ("manifest.json", twice), ("fw.sig", [7]), ("fw.bin", blocks)]).error
+        #expect(error?.code == .malformedReply)
+        #expect(error?.reason.contains("names the binary \"fw\" twice") == true, "\(String(describing: error))")
     }
 
     @Test func aNameWithoutBothEntriesIsSkipped() throws {
@@ -473,6 +501,41 @@ struct TMSZipPackageTests {
         }
         #expect(
             !TMSZipPackage.isSafe("/etc/passwd") && !TMSZipPackage.isSafe("a\\b") && !TMSZipPackage.isSafe("a/../b"))
+
+        // One name twice in the archive: which of the two is the binary is anybody's guess.
+        let doubled = try archive([
+            ("key", []), ("manifest.json", manifest), ("fw.sig", [7]), ("fw.bin", blocks), ("fw.bin", blocks),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: doubled) }
+        let error = Result { () throws(TMSError) in try TMSZipPackage.read(zipPath: doubled, ciphered: false, url: url)
+        }
+        .error
+        #expect(error?.reason.contains("holds the entry \"fw.bin\" twice") == true, "\(String(describing: error))")
         #expect(TMSZipPackage.isSafe("fw-6.0.1.0.bin") && TMSZipPackage.isSafe("dir/fw..bin"))
+    }
+
+    /// Issue 39: ZIPFoundation computes each entry's CRC-32 and the reader threw it away, so a corrupted download
+    /// went to the terminal in full and came back as a bad signature. One byte of the stored image is flipped in the
+    /// archive: the answer is refused, naming the CRC, before any package is made.
+    @Test func aCorruptedEntryFailsItsCRC() throws {
+        let image: [UInt8] = [0, 8] + Array("CRC-BAIT".utf8)
+        let zip = try Archive(accessMode: .create)
+        for (name, bytes) in [("key", []), ("manifest.json", manifest), ("fw.sig", [7]), ("fw.bin", image)] {
+            let data = Data(bytes)
+            try zip.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .none) {
+                position, size in data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        var bytes = try #require(zip.data.map(Array.init))
+        let good = try Result { () throws(TMSError) in try TMSZipPackage.read(bytes: bytes, ciphered: false, url: url) }
+            .get()
+        #expect(good.binaries.count == 1, "the archive is good before the flip")
+        let bait = Array("CRC-BAIT".utf8)
+        let at = try #require((0...(bytes.count - bait.count)).first { Array(bytes[$0..<($0 + bait.count)]) == bait })
+        bytes[at] ^= 0x01
+        let error = Result { () throws(TMSError) in try TMSZipPackage.read(bytes: bytes, ciphered: false, url: url) }
+            .error
+        #expect(error?.code == .malformedReply)
+        #expect(error?.reason.contains("fails its CRC-32 check") == true, "\(String(describing: error))")
     }
 }

@@ -83,9 +83,10 @@ struct FleetShardUnitTests {
 
     // MARK: fleet-merge
 
-    static func lines(_ verdicts: [FleetVerdict], command: String = "info", shard: String?, seconds: Double = 1)
-        -> [UInt8]
-    {
+    static func lines(
+        _ verdicts: [FleetVerdict], command: String = "info", shard: String?, seconds: Double = 1,
+        input: FleetShardInput? = nil
+    ) -> [UInt8] {
         var out = ""
         for verdict in verdicts {
             let fields =
@@ -95,11 +96,18 @@ struct FleetShardUnitTests {
                 ]
             out += JSONOutput.Value.object(fields).line + "\n"
         }
+        let counts = FleetMerge.Counts(verdicts)
         var summary: [(String, JSONOutput.Value)] = [
             ("event", .string("summary")), ("command", .string(command)), ("earlier", .number("0")),
-            ("seconds", .number("\(seconds)")),
+            ("seconds", .number("\(seconds)")), ("devices", .number("\(counts.devices)")),
+            ("succeeded", .number("\(counts.succeeded)")), ("failed", .number("\(counts.failed)")),
+            ("notStarted", .number("\(counts.notStarted)")),
         ]
         if let shard { summary.append(("shard", .string(shard))) }
+        if let input {
+            summary.append(("input", .string(input.fingerprint)))
+            summary.append(("pins", .object(input.pins.map { ($0.key, .number("\($0.value)")) })))
+        }
         out += JSONOutput.Value.object(summary).line + "\n"
         out += #"{"error":{"code":"fleet-failed","exit":18}}"# + "\n"
         return Array(out.utf8)
@@ -164,5 +172,90 @@ struct FleetShardUnitTests {
         #expect(throws: CLIFailure.self) {
             try FleetMerge.merge([FleetMerge.parse(Array("not json\n".utf8), name: "x")])
         }
+    }
+
+    /// Issue 39: a shard whose summary said a terminal failed, with that terminal's `end` line missing or cut, was
+    /// merged as a pass (exit 0). The summary's counts are now checked against the lines read.
+    @Test func aShardWhoseLinesDoNotAddUpToItsSummaryFails() throws {
+        let failed = FleetVerdict.failed("tcp://h:2", CLIFailure(ExitCodes.timeout, "no answer"), seconds: 1)
+        let first = FleetMerge.parse(Self.lines([FleetVerdict.ok("tcp://h:1", seconds: 1)], shard: "1/2"), name: "a")
+        let whole = Self.lines([FleetVerdict.ok("tcp://h:3", seconds: 1), failed], shard: "2/2")
+        var kept = whole.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        #expect(String(decoding: kept[1], as: UTF8.self).contains("tcp://h:2"))
+        for (what, line) in [("cut", Array(kept[1].prefix(kept[1].count / 2))), ("missing", nil)] {
+            if let line { kept[1] = line } else { kept.remove(at: 1) }
+            let second = FleetMerge.parse(Array(kept.joined(separator: [UInt8(ascii: "\n")])), name: "b")
+            #expect(!second.complete, "\(what)")
+            #expect(
+                second.problem?.contains("a line is missing or cut") == true,
+                "\(what): \(String(describing: second.problem))")
+            let merged = try FleetMerge.merge([first, second])
+            #expect(merged.verdicts.contains { $0.device == "shard 2/2" && $0.result == .failed }, "\(what)")
+            #expect(
+                merged.warnings.contains { $0.contains("its summary counts 2 terminals (1 ok, 1 failed") }, "\(what)")
+        }
+        // Lines that add up: complete.
+        #expect(FleetMerge.parse(whole, name: "b").complete)
+    }
+
+    @Test func shardsOfDifferentDevicesFilesAreRefused() throws {
+        let devices = Self.fleet(4)
+        let one = FleetShardInput(devices)
+        let reordered = FleetShardInput(devices.reversed())
+        #expect(one == reordered, "the order of the file's lines is not part of the input")
+        let other = FleetShardInput(Array(devices.dropLast()))
+        var pinned = devices
+        pinned[0].host = "bench-a"
+        #expect(FleetShardInput(pinned) != one, "a pin is part of the input")
+        let a = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok("tcp://h:1", seconds: 1)], shard: "1/2", input: one), name: "a")
+        let b = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], shard: "2/2", input: other), name: "b")
+        let same = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok("tcp://h:2", seconds: 1)], shard: "2/2", input: reordered), name: "c")
+        #expect(throws: CLIFailure.self) { try FleetMerge.merge([a, b]) }
+        #expect(try FleetMerge.merge([a, same]).verdicts.allSatisfy { $0.result == .ok })
+    }
+
+    /// Issue 39: a pin to a mistyped runner dropped its terminal silently.
+    @Test func aPinToARunnerNoShardRanAsFails() throws {
+        var devices = Self.fleet(3)
+        devices[0].host = "bench-a"
+        devices[1].host = "bench-c"  // a typo: the runners are bench-a and bench-b
+        let input = FleetShardInput(devices)
+        let a = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok(devices[0].name, seconds: 1)], shard: "1/2@bench-a", input: input), name: "a")
+        let b = FleetMerge.parse(
+            Self.lines([FleetVerdict.ok(devices[2].name, seconds: 1)], shard: "2/2@bench-b", input: input), name: "b")
+        let merged = try FleetMerge.merge([a, b])
+        let lost = try #require(merged.verdicts.first { $0.device == "pinned to @bench-c" })
+        #expect(lost.result == .failed)
+        #expect(
+            lost.message?.contains("1 terminal is pinned to the runner bench-c") == true,
+            "\(String(describing: lost.message))")
+        #expect(merged.verdicts.filter { $0.result == .failed }.count == 1)
+    }
+
+    /// The issue's "done when": `ucube fleet-merge` of two shards, one with a terminal's `end` line cut, fails (18),
+    /// and says which report and why; the same reports whole pass.
+    @Test func aMergedReportWithACutShardLineFails() async throws {
+        let sandbox = try UCubeSandbox()
+        let first = Self.lines([FleetVerdict.ok("tcp://h:1", seconds: 1)], shard: "1/2")
+        let second = Self.lines(
+            [FleetVerdict.ok("tcp://h:2", seconds: 1), FleetVerdict.ok("tcp://h:3", seconds: 1)], shard: "2/2")
+        var lines = second.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        lines[1] = Array(lines[1].prefix(25))
+        let a = sandbox.directory.appendingPathComponent("shard-1.jsonl")
+        let b = sandbox.directory.appendingPathComponent("shard-2.jsonl")
+        let whole = sandbox.directory.appendingPathComponent("shard-2-whole.jsonl")
+        try Data(first).write(to: a)
+        try Data(Array(lines.joined(separator: [UInt8(ascii: "\n")]))).write(to: b)
+        try Data(second).write(to: whole)
+        let cut = try await sandbox.run(["fleet-merge", a.path, b.path])
+        #expect(cut.status == 18, "\(cut.stdout)\(cut.stderr)")
+        #expect(cut.stderr.contains("shard-2.jsonl: its summary counts 2 terminals"), "\(cut.stderr)")
+        #expect(cut.stdout.contains("shard 2/2"), "\(cut.stdout)")
+        let merged = try await sandbox.run(["fleet-merge", a.path, whole.path])
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
     }
 }

@@ -38,10 +38,15 @@ extension UCube {
             if let junit { try Environment.checkOutputDirectory(of: junit, option: "--junit") }
             var parsed: [FleetMerge.Report] = []
             for path in reports {
+                // A line at a time: what is held is each report's verdicts, not its lines.
+                var parser = FleetMerge.Parser(name: path)
                 do {
-                    let bytes = try BoundedFile.read(
+                    let fd = try BoundedFile.open(
                         (path as NSString).expandingTildeInPath, limit: FleetChoices.maximumReportSize)
-                    parsed.append(FleetMerge.parse(Array(bytes), name: path))
+                    defer { close(fd) }
+                    var lines = BoundedFile.Lines(descriptor: fd, limit: FleetChoices.maximumReportSize)
+                    while let line = try lines.next() { parser.add(line) }
+                    parsed.append(parser.finish())
                 } catch {
                     switch error {
                     case .unreadable(let why):

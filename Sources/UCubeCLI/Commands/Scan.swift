@@ -62,7 +62,7 @@ extension UCube {
             var line: String {
                 let rssi = rssi.map { "\($0) dBm" } ?? "unknown"
                 return
-                    "\((name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)) \(address)  \(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(model)\(paired ? ", paired" : "")"
+                    "\(VisibleText.escaped(name ?? "(no name)").padding(toLength: 20, withPad: " ", startingAt: 0)) \(address)  \(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(model)\(paired ? ", paired" : "")"
             }
         }
 

@@ -367,11 +367,7 @@ extension UCube {
                 return
             }
             let (host, port) = try Self.parse(listen, option: "--listen")
-            if !Self.isLoopback(host) {
-                StandardError.write(
-                    "ucube: warning: the simulator listens on \(host), not a loopback address: anyone who can reach this machine on that network can drive it"
-                )
-            }
+            Self.warnIfExposed(host, what: "the simulator", reach: "drive it")
             let model: LinkModel? =
                 switch linkModel {
                 case .none: nil
@@ -395,7 +391,8 @@ extension UCube {
             let json = context.json
             do {
                 try await SimulatorServer.listen(
-                    host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
+                    host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw,
+                    dropped: { StandardError.write("simulator: \($0)") }
                 ) { bound in
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let device = "tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)"
@@ -500,7 +497,8 @@ extension UCube {
                         group.addTask {
                             try await SimulatorServer.listen(
                                 host: host, port: port == 0 ? 0 : port + offset, simulator: simulator,
-                                codec: codec == .ble ? .ble : .raw
+                                codec: codec == .ble ? .ble : .raw,
+                                dropped: { StandardError.write("simulator \(offset + 1): \($0)") }
                             ) { bound in
                                 guard let all = addresses.bound(offset, "tcp://\(shown):\(bound)") else { return }
                                 let text = all.joined(separator: "\n") + "\n"
@@ -528,10 +526,25 @@ extension UCube {
             }
         }
 
+        /// `--listen`, `--tms` and `--host` on an address other than a loopback one: a warning on stderr, saying who
+        /// can reach the server and what they can do with it.
+        static func warnIfExposed(_ host: String, what: String, reach: String) {
+            guard !isLoopback(host) else { return }
+            StandardError.write(
+                "ucube: warning: \(what) listens on \(host), not a loopback address: anyone who can reach this machine on that network can \(reach)"
+            )
+        }
+
         /// Starts the TMS simulator when --tms asks for it, writing the default catalogue on first use.
         private func startTMS(json: Bool) async throws -> TMSSimulator? {
             guard let tms else { return nil }
             let (host, port) = try Self.parse(tms, option: "--tms")
+            // The logs route is public (spec §10.1), as the real TMS's: anyone can upload, within a bound.
+            Self.warnIfExposed(
+                host, what: "the TMS simulator",
+                reach:
+                    "register a terminal and upload logs (anonymously, as to a real TMS; at most \(TMSSimulatorChoices.maximumLogsBody >> 20) MiB an upload and \(TMSSimulatorChoices.maximumReceivedLogs >> 20) MiB in all are kept)"
+            )
             let state = Environment.tmsSimulatorDirectory
             let catalogueDirectory = catalogue.map { ($0 as NSString).expandingTildeInPath } ?? state + "/catalogue"
             do {
@@ -598,6 +611,7 @@ extension UCube {
         private func startHost(json: Bool) async throws -> HostSimulator? {
             guard let host else { return nil }
             let (name, port) = try Self.parse(host, option: "--host")
+            Self.warnIfExposed(name, what: "the host simulator", reach: "ask it to authorise payments")
             // The CA's code creates the directory; a failure is TMSSimulatorError.stateDirectory, with its hint.
             let state = Environment.tmsSimulatorDirectory
             let server = HostSimulator()

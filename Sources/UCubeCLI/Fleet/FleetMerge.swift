@@ -18,11 +18,39 @@ enum FleetMerge {
         /// The earliest line's `time`.
         var started: Date? = nil
         var verdicts: [FleetVerdict] = []
+        /// The `summary`'s counts: what its `end` lines must add up to.
+        var counted: Counts? = nil
+        /// The `summary`'s `input` (`FleetShardInput.fingerprint`) and `pins`; nil in a report from before them.
+        var input: String? = nil
+        var pins: [String: Int] = [:]
 
         /// `shard`'s I and N.
         var part: (index: Int, count: Int)? {
             guard let shard else { return nil }
             return FleetShard.parse(String(shard.prefix { $0 != "@" }))
+        }
+    }
+
+    /// Terminals by result: a summary's, or its `end` lines'.
+    struct Counts: Equatable, CustomStringConvertible {
+        var devices = 0
+        var succeeded = 0
+        var failed = 0
+        var notStarted = 0
+
+        init(devices: Int = 0, succeeded: Int = 0, failed: Int = 0, notStarted: Int = 0) {
+            (self.devices, self.succeeded, self.failed, self.notStarted) = (devices, succeeded, failed, notStarted)
+        }
+
+        init(_ verdicts: [FleetVerdict]) {
+            devices = verdicts.count
+            succeeded = verdicts.filter { $0.result == .ok }.count
+            failed = verdicts.filter { $0.result == .failed }.count
+            notStarted = verdicts.filter { $0.result == .notStarted }.count
+        }
+
+        var description: String {
+            "\(devices) terminal\(devices == 1 ? "" : "s") (\(succeeded) ok, \(failed) failed, \(notStarted) not started)"
         }
     }
 
@@ -44,6 +72,12 @@ enum FleetMerge {
         let shard: String?
         let seconds: Double?
         let time: String?
+        let devices: Int?
+        let succeeded: Int?
+        let failed: Int?
+        let notStarted: Int?
+        let input: String?
+        let pins: [String: Int]?
     }
 
     /// An `end`'s `earlier` (a count in the `summary`).
@@ -51,22 +85,32 @@ enum FleetMerge {
         let earlier: Bool?
     }
 
-    /// One report's JSON lines; lines that are not JSON objects (or not a fleet run's) are skipped.
-    static func parse(_ bytes: [UInt8], name: String) -> Report {
-        var report = Report(name: name)
-        let decoder = JSONDecoder()
-        let times = ISO8601DateFormatter()
-        times.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        for raw in bytes.split(separator: UInt8(ascii: "\n")) {
-            let data = Data(raw)
-            guard let line = try? decoder.decode(Line.self, from: data) else { continue }
+    /// Reads one report a line at a time: what is kept is the report's verdicts, never its lines (a shard's progress
+    /// events may be hundreds of megabytes). Lines that are not JSON objects (or not a fleet run's) are skipped; the
+    /// summary's counts then tell whether one of its `end` lines was among them (`finish`).
+    struct Parser {
+        private(set) var report: Report
+        private let decoder = JSONDecoder()
+        private let times: ISO8601DateFormatter = {
+            let times = ISO8601DateFormatter()
+            times.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return times
+        }()
+
+        init(name: String) { report = Report(name: name) }
+
+        mutating func add(_ text: String) {
+            // Only a line that may be an event is decoded: a progress line costs a search, not a parse.
+            guard text.utf8.first == UInt8(ascii: "{") else { return }
+            let data = Data(text.utf8)
+            guard let line = try? decoder.decode(Line.self, from: data) else { return }
             if let time = line.time.flatMap(times.date(from:)), report.started.map({ time < $0 }) ?? true {
                 report.started = time
             }
             switch line.event {
             case "end"?:
                 guard line.device != nil, var verdict = try? decoder.decode(FleetVerdict.self, from: data) else {
-                    continue
+                    return
                 }
                 verdict.earlier = (try? decoder.decode(End.self, from: data))?.earlier ?? false
                 report.verdicts.append(verdict)
@@ -74,12 +118,40 @@ enum FleetMerge {
                 report.command = line.command
                 report.shard = line.shard
                 report.seconds = line.seconds ?? 0
+                report.input = line.input
+                report.pins = line.pins ?? [:]
+                report.counted = Counts(
+                    devices: line.devices ?? 0, succeeded: line.succeeded ?? 0, failed: line.failed ?? 0,
+                    notStarted: line.notStarted ?? 0)
                 report.complete = true
             default:
-                continue
+                return
             }
         }
-        return report
+
+        /// The report, its summary checked against the `end` lines read: a report whose lines do not add up to its
+        /// summary (a line missing or cut) is not complete, and says why.
+        func finish() -> Report {
+            var report = report
+            if report.complete, let counted = report.counted {
+                let read = Counts(report.verdicts)
+                if read != counted {
+                    report.complete = false
+                    report.problem =
+                        "its summary counts \(counted), its end lines \(read): a line is missing or cut"
+                }
+            }
+            return report
+        }
+    }
+
+    /// One report's JSON lines, all in memory (tests; `fleet-merge` streams each file through a `Parser`).
+    static func parse(_ bytes: [UInt8], name: String) -> Report {
+        var parser = Parser(name: name)
+        for raw in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            parser.add(String(decoding: raw, as: UTF8.self))
+        }
+        return parser.finish()
     }
 
     /// The reports as one run: usage errors (exit 64) for reports that cannot belong together (other commands, other
@@ -109,6 +181,13 @@ enum FleetMerge {
                 "the reports are of different runs: \(complete.map { "\($0.name) (\($0.shard.map { "shard \($0)" } ?? "unsharded"))" }.joined(separator: ", "))"
             )
         }
+        let inputs = Set(complete.map { $0.input ?? "none" })
+        guard inputs.count <= 1 else {
+            throw CLIFailure(
+                ExitCodes.usage,
+                "the shards read different lists of terminals: \(complete.map { "\($0.name) (\(String(($0.input ?? "no fingerprint").prefix(12))))" }.joined(separator: ", "))",
+                hint: "every shard of one run needs the same devices file and --device options")
+        }
         // No complete report at all: which parts exist is unknown, each report given is named.
         let count = counts.first ?? 0
         var seen: [Int: String] = [:]
@@ -135,6 +214,19 @@ enum FleetMerge {
                 origin[verdict.device] = report.name
                 verdicts.append(verdict)
             }
+        }
+        // A terminal pinned to a runner that no shard ran as (`--shard-host`, a name mistyped) was driven by nobody.
+        let runners = Set(
+            complete.compactMap { $0.shard?.split(separator: "@", maxSplits: 1).dropFirst().first.map(String.init) })
+        var pins: [String: Int] = [:]
+        for report in complete { pins.merge(report.pins) { max($0, $1) } }
+        for (runner, pinned) in pins.sorted(by: { $0.key < $1.key }) where !runners.contains(runner) {
+            verdicts.append(
+                missing(
+                    "pinned to @\(runner)",
+                    because:
+                        "\(pinned) terminal\(pinned == 1 ? " is" : "s are") pinned to the runner \(runner), and no shard ran as --shard-host \(runner)\(runners.isEmpty ? "" : " (the runners: \(runners.sorted().joined(separator: ", ")))"): not driven"
+                ))
         }
         let gaps = count == 0 ? [] : (1...count).filter { seen[$0] == nil }
         for index in gaps {

@@ -22,14 +22,20 @@ final class FleetReporter: Sendable {
     let total: Int
     /// `--shard`: named in the JSON summary, so that `ucube fleet-merge` knows which part it has and which are missing.
     let shard: FleetShard?
+    /// With `shard`: what the shard read its terminals from, in the JSON summary (`input`, `pins`).
+    let shardInput: FleetShardInput?
     private let showsStatus: Bool
     private let counts = Mutex(Counts())
 
-    init(command: String, json: Bool, total: Int, shard: FleetShard? = nil, stderrIsTTY: Bool = isatty(2) == 1) {
+    init(
+        command: String, json: Bool, total: Int, shard: FleetShard? = nil, shardInput: FleetShardInput? = nil,
+        stderrIsTTY: Bool = isatty(2) == 1
+    ) {
         self.command = command
         self.json = json
         self.total = total
         self.shard = shard
+        self.shardInput = shardInput
         showsStatus = stderrIsTTY
     }
 
@@ -124,6 +130,13 @@ final class FleetReporter: Sendable {
                 ("earlier", .number("\(earlier)")), ("seconds", .number(String(format: "%.3f", seconds))),
             ]
             if let shard { fields.append(("shard", .string(shard.description))) }
+            if let shardInput {
+                fields.append(("input", .string(shardInput.fingerprint)))
+                let pins = shardInput.pins.sorted { $0.key < $1.key }.map {
+                    ($0.key, JSONOutput.Value.number("\($0.value)"))
+                }
+                fields.append(("pins", .object(pins)))
+            }
             emit(object: fields, device: nil)
             return
         }
@@ -137,11 +150,13 @@ final class FleetReporter: Sendable {
 
     /// DEVICE, RESULT, TIME, DETAIL: a row per terminal.
     static func table(_ verdicts: [FleetVerdict]) -> String {
+        // Names from a devices file or a report, and messages that may quote a terminal: escaped, so that no control
+        // character reaches the screen and every row stays one line.
         let rows = verdicts.map { verdict in
             [
-                verdict.device, resultWord(verdict),
+                VisibleText.escaped(verdict.device), resultWord(verdict),
                 verdict.result == .notStarted || verdict.earlier ? "—" : String(format: "%.1f s", verdict.seconds),
-                explanation(verdict) ?? "",
+                VisibleText.escaped(explanation(verdict) ?? ""),
             ]
         }
         let header = ["DEVICE", "RESULT", "TIME", "DETAIL"]
@@ -210,7 +225,10 @@ final class FleetReporter: Sendable {
 
     /// Writes to the process's own stream, whatever terminal's task calls (outside its `DeviceOutput`), keeping the
     /// status line below the text.
+    /// Every line is escaped (`VisibleText`): device names come from a devices file, a terminal's lines from the
+    /// terminal, and neither may drive the screen. (A JSON line has no control character left to escape.)
     private func write(_ text: String, to stream: Console.Stream) {
+        let text = VisibleText.escaped(text, keepingNewlines: true)
         DeviceOutput.$current.withValue(nil) {
             if showsStatus { StatusLine.clear() }
             switch stream {

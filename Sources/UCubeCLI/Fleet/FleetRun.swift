@@ -26,6 +26,8 @@ struct FleetRun: Sendable {
     let resumes: Bool
     /// `--shard`: this process drives one part of the devices (`FleetShard`); its summary says which.
     let shard: FleetShard?
+    /// With `--shard`: the whole list's fingerprint and pins, in the summary for `fleet-merge`.
+    let shardInput: FleetShardInput?
 
     /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option. `inputs`: the
     /// files besides the devices file that the command reads its work from (a suite, an image, a script), part of
@@ -55,6 +57,7 @@ struct FleetRun: Sendable {
         if given.isEmpty && options.devices == nil { given = [context.deviceAddress] }
         let all = try FleetDevices.list(given: given, file: options.devices)
         shard = options.fleetShard
+        shardInput = shard == nil ? nil : FleetShardInput(all)
         devices = (shard?.select(all) ?? all).map(\.name)
         self.command = command
         json = context.json
@@ -86,7 +89,8 @@ struct FleetRun: Sendable {
         }
         let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
         let todo = devices.filter { earlier[$0]?.result != .ok }
-        let reporter = FleetReporter(command: command, json: json, total: devices.count, shard: shard)
+        let reporter = FleetReporter(
+            command: command, json: json, total: devices.count, shard: shard, shardInput: shardInput)
         if let note { reporter.note(note) }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()

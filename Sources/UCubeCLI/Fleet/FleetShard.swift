@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// `--shard I/N` and `--shard-host NAME` (docs/fleet.md "Shards"): which of a devices file's terminals this process
@@ -65,4 +66,31 @@ struct FleetDevice: Equatable, Sendable {
     let name: String
     let key: String
     var host: String? = nil
+}
+
+/// What a shard read its terminals from, as its JSON summary carries it for `ucube fleet-merge` (docs/fleet.md
+/// "Shards"): a fingerprint of the whole list (every terminal and its pin, in any line order), so that shards that read
+/// different devices files are refused, and the runners the list pins terminals to, so that a pin to a runner no
+/// shard ran as is found.
+struct FleetShardInput: Equatable, Sendable {
+    /// SHA-256 of the sorted `ADDRESS\tRUNNER` lines (RUNNER empty for an unpinned terminal), 64 hex digits.
+    let fingerprint: String
+    /// How many terminals are pinned to each runner.
+    let pins: [String: Int]
+
+    init(fingerprint: String, pins: [String: Int]) {
+        self.fingerprint = fingerprint
+        self.pins = pins
+    }
+
+    /// The input of a run over `devices` (the whole list, before the shard's selection).
+    init(_ devices: [FleetDevice]) {
+        let lines = devices.map { "\($0.key)\t\($0.host ?? "")" }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var hash = SHA256()
+        for line in lines { hash.update(data: Array(line.utf8) + [0x0A]) }
+        fingerprint = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        var pins: [String: Int] = [:]
+        for device in devices { if let host = device.host { pins[host, default: 0] += 1 } }
+        self.pins = pins
+    }
 }

@@ -121,9 +121,13 @@ enum Console {
     /// unless the command already printed its result there. Every string passes through the log's PAN scrubber.
     static func report(_ failure: CLIFailure, json: Bool, showDetail: Bool, textAlreadyShown: Bool = false) {
         if !textAlreadyShown {
-            var lines = ["ucube: error: \(failure.message)"]
-            if let hint = failure.hint { lines.append("hint: \(hint)") }
-            if showDetail, let detail = failure.detail { lines.append("detail: \(detail)") }
+            // A message may quote what came from outside (a devices file's line, a terminal's name): no control
+            // character of it reaches the screen (`VisibleText`).
+            var lines = ["ucube: error: \(VisibleText.escaped(failure.message, keepingNewlines: true))"]
+            if let hint = failure.hint { lines.append("hint: \(VisibleText.escaped(hint, keepingNewlines: true))") }
+            if showDetail, let detail = failure.detail {
+                lines.append("detail: \(VisibleText.escaped(detail, keepingNewlines: true))")
+            }
             StandardError.write(lines.joined(separator: "\n"))
         }
         if json && !state.withLock({ $0.wroteResult }) {

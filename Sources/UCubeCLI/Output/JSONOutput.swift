@@ -64,7 +64,8 @@ enum JSONOutput {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            // C0, DEL and C1: JSON allows the last two raw, but a reader that prints a value must not meet them.
+            case _ where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value):
                 out += String(format: "\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }

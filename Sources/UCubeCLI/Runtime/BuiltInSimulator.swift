@@ -40,8 +40,8 @@ enum BuiltInSimulator {
         }
         configuration.stateDirectory = usable ? directory : nil
         if let s = Environment.value("UCUBE_SIM_SEED"), let seed = UInt64(s) { configuration.seed = seed }
-        if let s = Environment.value("UCUBE_SIM_TIME_SCALE"), let scale = Double(s), scale >= 0, scale.isFinite {
-            configuration.timeScale = scale
+        if let s = Environment.value("UCUBE_SIM_TIME_SCALE") {
+            configuration.timeScale = try timeScale(s)
         }
         configuration.linkModel = linkModel
         return configuration
@@ -49,6 +49,19 @@ enum BuiltInSimulator {
 
     static func make(linkModel: LinkModel? = nil, scenario: CardScenario? = nil) throws -> TerminalSimulator {
         try TerminalSimulator(configuration: configuration(linkModel: linkModel, scenario: scenario))
+    }
+
+    /// `$UCUBE_SIM_TIME_SCALE` read: a number from 0 to `SimulatorConfiguration.maximumTimeScale`, or a usage error
+    /// (a scale of 1e300 once overflowed the first wait it multiplied, mid-payment).
+    static func timeScale(_ text: String) throws(CLIFailure) -> Double {
+        let maximum = SimulatorConfiguration.maximumTimeScale
+        guard let scale = Double(text.trimmingCharacters(in: .whitespaces)), scale >= 0, scale <= maximum else {
+            throw CLIFailure(
+                ExitCodes.usage,
+                "UCUBE_SIM_TIME_SCALE '\(VisibleText.escaped(text))' is not a time scale: expected a number from 0 to \(Int(maximum))",
+                hint: "0.01 makes the simulator's waits a hundred times shorter; 0 removes them")
+        }
+        return scale
     }
 
     /// `simulate --fault` / `$UCUBE_SIM_FAULT` parsed, or a usage error.

@@ -42,8 +42,10 @@ enum RequestClaim {
             return .unresolved(entry)
         }
         // Claimed, not started yet: the claimer is alive (it is opening its link), or died before any command.
-        if let pid = PaymentJournal.claimPIDs(of: requestID, parsing: data).last(where: { $0 != mine && isAlive($0) }) {
-            return .running(pid: pid)
+        if let claimer = PaymentJournal.claimPIDs(of: requestID, parsing: data).last(where: {
+            $0.pid != mine && ProcessStart.isSame(pid: $0.pid, start: $0.start)
+        }) {
+            return .running(pid: claimer.pid)
         }
         do {
             try journal.recordClaim(requestID: requestID, time: UTCTimestamp.string(Date()))
@@ -53,7 +55,4 @@ enum RequestClaim {
         }
         return .claimed
     }
-
-    /// The process exists (it may be another user's).
-    private static func isAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
 }

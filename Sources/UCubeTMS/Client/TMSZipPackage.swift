@@ -48,9 +48,15 @@ package struct TMSDownload: Sendable, Hashable {
 
 /// Reads the current SDK's zip answer (spec §10.5, L:mdm.DownloadBinaryTask.parseZipResponse, L:mdm.Utils.unzip):
 /// entries `key` (the enciphered session key, for every binary), `manifest.json` `{"binary_list":[NAME, …]}`, and
-/// for each NAME the first entry whose name starts with NAME and ends with `.sig` (the signature) and the first that
-/// starts with NAME and ends with `.bin` (`LLLL` + block …, up to `00 00` or the end). A NAME without both is
-/// skipped (`skipped`); a missing `key` or manifest, or no binary at all, fails. Bounded by `TMSChoices`' zip limits.
+/// for each NAME the entry `NAME.sig` (the signature) and the entry `NAME.bin` (`LLLL` + block …, up to `00 00` or
+/// the end). A NAME without both is skipped (`skipped`); a missing `key` or manifest, or no binary at all, fails.
+/// Bounded by `TMSChoices`' zip limits.
+///
+/// Stricter than the SDK, which takes the first entry that starts with NAME (PROJECT CHOICE, issue 39): names are
+/// matched exactly (with prefixes, `fw` took `fw2`'s image), a manifest that names a binary twice is refused (it was
+/// installed, then reported "not installed"), so is an archive that holds one name twice, and every entry's CRC-32
+/// is compared with the archive's while it is read, so a corrupted download is refused before a byte of it reaches
+/// the terminal.
 package enum TMSZipPackage {
     package struct Binary: Sendable, Hashable {
         package let name: String
@@ -111,14 +117,24 @@ package enum TMSZipPackage {
                     "entry \(printable(name)) announces \(entry.uncompressedSize) bytes, over the \(TMSChoices.maximumBinary)-byte limit"
                 )
             }
+            guard !out.contains(where: { $0.name == name }) else {
+                throw bad("holds the entry \(printable(name)) twice")
+            }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Int(entry.uncompressedSize))
             let limit = Int(entry.uncompressedSize)
             do {
-                _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                let computed = try archive.extract(entry, skipCRC32: false) { chunk in
                     guard bytes.count + chunk.count <= limit else { throw Overflow() }
                     bytes += chunk
                 }
+                guard computed == entry.checksum else {
+                    throw bad(
+                        "entry \(printable(name)) fails its CRC-32 check (the archive says \(hex32(entry.checksum)), its bytes give \(hex32(computed))): the download is corrupted"
+                    )
+                }
+            } catch let error as TMSError {
+                throw error
             } catch is Overflow {
                 throw bad("entry \(printable(name)) inflates past its announced \(limit) bytes")
             } catch {
@@ -154,6 +170,9 @@ package enum TMSZipPackage {
         guard names.count <= TMSChoices.maximumZipBinaries else {
             throw bad("lists \(names.count) binaries; at most \(TMSChoices.maximumZipBinaries) are taken")
         }
+        if let twice = names.enumerated().first(where: { names[..<$0.offset].contains($0.element) })?.element {
+            throw bad("names the binary \(printable(twice)) twice in manifest.json")
+        }
         if ciphered {
             guard !key.isEmpty, key.count <= min(TMSChoices.maximumZipKey, 0xFFFF) else {
                 throw bad("has a key of \(key.count) bytes for a ciphered item")
@@ -162,8 +181,8 @@ package enum TMSZipPackage {
         var binaries: [Binary] = []
         var skipped: [String] = []
         for name in names {
-            let signature = entries.first { $0.name.hasPrefix(name) && $0.name.hasSuffix(".sig") }?.bytes
-            let blocks = entries.first { $0.name.hasPrefix(name) && $0.name.hasSuffix(".bin") }?.bytes
+            let signature = entries.first { $0.name == name + ".sig" }?.bytes
+            let blocks = entries.first { $0.name == name + ".bin" }?.bytes
             guard let signature, let blocks else {
                 skipped.append(name)
                 continue
@@ -211,6 +230,11 @@ package enum TMSZipPackage {
         guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\\") else { return false }
         guard name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else { return false }
         return !name.split(separator: "/", omittingEmptySubsequences: false).contains("..")
+    }
+
+    private static func hex32(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     private static func printable(_ name: String) -> String {
