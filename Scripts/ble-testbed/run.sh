@@ -73,8 +73,32 @@ cp "$tms_home"/catalogue/svpp-*.bin "$share/tms/svpp.bin"
 cp "$tms_home"/catalogue/svpp-*.sig "$share/tms/svpp.sig"
 rm -rf "$tms_home"
 
+# While the VM runs: a line per case as it ends (the guest appends it to results.tsv over 9p), and one a minute while
+# none does, so that a CI log is never silent through the boot or a slow case (issue 41).
+follow_results() {
+    local seen=0 quiet=0 count name verdict seconds detail
+    while sleep 10; do
+        count=$(wc -l <"$share/out/results.tsv" 2>/dev/null || echo 0)
+        if [ "$count" -gt "$seen" ]; then
+            while IFS=$'\t' read -r name verdict seconds detail; do
+                say "case $name: $verdict in $seconds s${detail:+: $detail}"
+            done < <(sed -n "$((seen + 1)),${count}p" "$share/out/results.tsv")
+            seen=$count
+            quiet=0
+        else
+            quiet=$((quiet + 10))
+            if [ "$quiet" -ge 60 ]; then
+                say "the VM is running ($((SECONDS - booted)) s, $seen cases done)"
+                quiet=0
+            fi
+        fi
+    done
+}
+
 say "booting the VM (kernel $(cat "$image/kernel-version"); TCG, one CPU)"
 booted=$SECONDS
+follow_results &
+follower=$!
 status=0
 timeout "${UCUBE_BLE_TIMEOUT:-2400}" qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -nographic -no-reboot \
     -kernel "$image/vmlinuz" -initrd "$image/initrd.gz" \
@@ -83,6 +107,8 @@ timeout "${UCUBE_BLE_TIMEOUT:-2400}" qemu-system-x86_64 -accel tcg -smp 1 -m 102
     -fsdev "local,id=share,path=$share,security_model=none" -device virtio-9p-pci,fsdev=share,mount_tag=share \
     -nic none </dev/null >"$share/out/console.log" 2>&1 || status=$?
 ran=$SECONDS
+kill "$follower" 2>/dev/null || true
+wait "$follower" 2>/dev/null || true
 if [ "$status" -eq 124 ]; then say "the VM did not finish within ${UCUBE_BLE_TIMEOUT:-2400} s"; fi
 
 results="$share/out/results.tsv"
