@@ -99,8 +99,8 @@ extension UCube {
                 data = try BoundedFile.read(script, limit: PlainLineSource.maximumScriptSize)
             } catch {
                 switch error {
-                case .unreadable:
-                    throw CLIFailure(ExitCodes.usage, "cannot read the script \(script)")
+                case .unreadable(let why):
+                    throw CLIFailure(ExitCodes.usage, "cannot read the script \(script): \(why)")
                 case .tooLarge:
                     throw CLIFailure(
                         ExitCodes.usage,
