@@ -165,7 +165,7 @@ extension UCube {
                 let notRun = results.filter { $0.notRun != nil }.count
                 throw CLIFailure(
                     ExitCodes.cancelled,
-                    "the run was stopped: \(interrupted.isEmpty ? "" : "\(interrupted.joined(separator: ", ")) interrupted, ")\(notRun) of \(results.count) cases not run"
+                    "the run was stopped: \(interrupted.isEmpty ? "" : "\(Self.names(interrupted)) interrupted, ")\(notRun) of \(results.count) cases not run"
                 )
             }
             try Self.verdict(results)
@@ -238,13 +238,21 @@ extension UCube {
             return result
         }
 
+        /// Case names for a message (and a fleet table's row): the first few, then how many more, so that a suite
+        /// of 41 failing cases is one readable line.
+        static func names(_ names: [String], first: Int = 3) -> String {
+            names.count <= first + 1
+                ? names.joined(separator: ", ")
+                : names.prefix(first).joined(separator: ", ") + " and \(names.count - first) more"
+        }
+
         /// Exit 17 naming the failed cases, when any failed.
         private static func verdict(_ results: [SuiteResult]) throws {
             let failed = results.filter { !$0.passed }
             if !failed.isEmpty {
                 throw CLIFailure(
                     ExitCodes.testFailed,
-                    "\(failed.count) of \(results.count) cases failed: \(failed.map(\.suiteCase.name).joined(separator: ", "))"
+                    "\(failed.count) of \(results.count) cases failed: \(Self.names(failed.map(\.suiteCase.name)))"
                 )
             }
         }

@@ -194,6 +194,7 @@ final class FleetReporter: Sendable {
         ]
         fields.append(("code", verdict.code.map { .string($0) } ?? .null))
         fields.append(("message", verdict.message.map { .string(LogScrubber.scrub($0)) } ?? .null))
+        fields.append(("hint", verdict.hint.map { .string(LogScrubber.scrub($0)) } ?? .null))
         fields.append(("detail", verdict.detail.map { .string($0) } ?? .null))
         if !verdict.items.isEmpty {
             fields.append(
