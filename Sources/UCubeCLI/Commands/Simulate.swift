@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import UCubeHostSimulator
+import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
 import UCubeTMS
@@ -432,12 +433,13 @@ extension UCube {
             }
         }
 
-        /// `--json`: what the simulator serves, one JSON object a line on stdout, as soon as it listens:
+        /// `--json`: what the simulator serves, one JSON object a line on stdout with its `time`, as soon as it listens:
         /// `{"event":"listening","device":"tcp://127.0.0.1:5000"}`, `{"event":"listening","devices":[…]}` for a
         /// fleet, `{"event":"tms-listening","url":"https://…","ca":"/…/ca.pem"}`,
         /// `{"event":"host-listening","url":"https://…/authorize","ca":"/…/host-ca.pem"}`.
         static func announce(_ fields: [String: any Sendable]) {
-            var object: [(String, JSONOutput.Value)] = []
+            // Each line says when, as a fleet run's events do (UTC, ISO 8601 with milliseconds).
+            var object: [(String, JSONOutput.Value)] = [("time", .string(PaymentEngine.timestamp()))]
             for (key, value) in fields {
                 if let text = value as? String { object.append((key, .string(text))) }
                 if let list = value as? [String] { object.append((key, .array(list.map { .string($0) }))) }
