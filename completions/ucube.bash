@@ -171,6 +171,7 @@ _ucube() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -210,6 +211,7 @@ _ucube_info() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion info -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -258,6 +260,7 @@ _ucube_pay() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion pay -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -348,6 +351,7 @@ _ucube_read-card() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion read-card -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -382,6 +386,7 @@ _ucube_display() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion display -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -409,6 +414,7 @@ _ucube_choose() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion choose -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -439,6 +445,7 @@ _ucube_cancel() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion cancel -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -486,6 +493,7 @@ _ucube_history_list() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion history list -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -525,6 +533,7 @@ _ucube_history_show() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion history show -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -552,6 +561,7 @@ _ucube_history_resolve() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion history resolve -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -582,6 +592,7 @@ _ucube_history_totals() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion history totals -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -637,6 +648,7 @@ _ucube_locale_get() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion locale get -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -661,6 +673,7 @@ _ucube_locale_set() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion locale set -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -685,6 +698,7 @@ _ucube_locale_list() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion locale list -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -709,6 +723,7 @@ _ucube_rpc() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -748,6 +763,7 @@ _ucube_rpc_list() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc list -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -772,6 +788,7 @@ _ucube_rpc_raw() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc raw -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -804,6 +821,7 @@ _ucube_rpc_cancel-all() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc cancel-all -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -828,6 +846,7 @@ _ucube_rpc_rtc-get() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc rtc-get -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -852,6 +871,7 @@ _ucube_rpc_rtc-set() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc rtc-set -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -876,6 +896,7 @@ _ucube_rpc_repeat-last-message() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc repeat-last-message -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -900,6 +921,7 @@ _ucube_rpc_get-status() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc get-status -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -924,6 +946,7 @@ _ucube_rpc_get-info() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc get-info -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -948,6 +971,7 @@ _ucube_rpc_set-info-prod() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc set-info-prod -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -972,6 +996,7 @@ _ucube_rpc_set-info-field() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc set-info-field -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1009,6 +1034,7 @@ _ucube_rpc_wait-card() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc wait-card -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1040,6 +1066,7 @@ _ucube_rpc_wait-card-removal() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc wait-card-removal -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1067,6 +1094,7 @@ _ucube_rpc_card-send-apdu() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc card-send-apdu -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1091,6 +1119,7 @@ _ucube_rpc_card-power-off() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc card-power-off -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1115,6 +1144,7 @@ _ucube_rpc_magstripe-read() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc magstripe-read -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1139,6 +1169,7 @@ _ucube_rpc_get-secured-tag() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc get-secured-tag -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1163,6 +1194,7 @@ _ucube_rpc_get-plain-tag() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc get-plain-tag -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1187,6 +1219,7 @@ _ucube_rpc_display-message() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc display-message -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1229,6 +1262,7 @@ _ucube_rpc_display-list-box() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc display-list-box -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1259,6 +1293,7 @@ _ucube_rpc_display-message-ki() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc display-message-ki -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1283,6 +1318,7 @@ _ucube_rpc_display-message-ki-custom() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc display-message-ki-custom -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1307,6 +1343,7 @@ _ucube_rpc_power-off() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc power-off -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1331,6 +1368,7 @@ _ucube_rpc_enter-secure-session() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc enter-secure-session -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1355,6 +1393,7 @@ _ucube_rpc_exit-secure-session() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc exit-secure-session -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1379,6 +1418,7 @@ _ucube_rpc_get-key-info() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc get-key-info -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1403,6 +1443,7 @@ _ucube_rpc_export-public-key() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc export-public-key -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1427,6 +1468,7 @@ _ucube_rpc_import-public-key-cert() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc import-public-key-cert -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1451,6 +1493,7 @@ _ucube_rpc_import-public-key-perso-cert() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc import-public-key-perso-cert -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1475,6 +1518,7 @@ _ucube_rpc_install-for-load-key() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc install-for-load-key -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1499,6 +1543,7 @@ _ucube_rpc_load-key() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc load-key -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1523,6 +1568,7 @@ _ucube_rpc_install-for-load() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc install-for-load -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1557,6 +1603,7 @@ _ucube_rpc_load() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc load -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1584,6 +1631,7 @@ _ucube_rpc_online-pin() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc online-pin -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1608,6 +1656,7 @@ _ucube_rpc_simplified-online-pin() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc simplified-online-pin -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1658,6 +1707,7 @@ _ucube_rpc_bank-parameters-download() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc bank-parameters-download -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1682,6 +1732,7 @@ _ucube_rpc_bank-parameters-get() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc bank-parameters-get -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1706,6 +1757,7 @@ _ucube_rpc_build-candidate-list() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc build-candidate-list -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1733,6 +1785,7 @@ _ucube_rpc_transaction-init() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc transaction-init -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1782,6 +1835,7 @@ _ucube_rpc_transaction-process() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc transaction-process -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1836,6 +1890,7 @@ _ucube_rpc_transaction-finalisation() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc transaction-finalisation -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1883,6 +1938,7 @@ _ucube_rpc_nfc-start() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc nfc-start -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1933,6 +1989,7 @@ _ucube_rpc_nfc-complete() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion rpc nfc-complete -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1963,6 +2020,7 @@ _ucube_decode() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion decode -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -1998,6 +2056,7 @@ _ucube_simulate() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion simulate -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2102,6 +2161,7 @@ _ucube_test() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion test -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2171,6 +2231,7 @@ _ucube_shell() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion shell -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2222,6 +2283,7 @@ _ucube_scan() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion scan -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2252,6 +2314,7 @@ _ucube_connect() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion connect -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2291,6 +2354,7 @@ _ucube_mdm-register() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion mdm-register -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2349,6 +2413,7 @@ _ucube_mdm-update() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion mdm-update -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2415,6 +2480,7 @@ _ucube_fleet-merge() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion fleet-merge -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2451,6 +2517,7 @@ _ucube_send-logs() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion send-logs -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')
@@ -2513,6 +2580,7 @@ _ucube_diagnose() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion diagnose -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')

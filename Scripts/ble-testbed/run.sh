@@ -73,6 +73,28 @@ cp "$tms_home"/catalogue/svpp-*.bin "$share/tms/svpp.bin"
 cp "$tms_home"/catalogue/svpp-*.sig "$share/tms/svpp.sig"
 rm -rf "$tms_home"
 
+# While the VM runs: a line per case as it ends (the guest appends it to results.tsv over 9p), and one a minute while
+# none does, so that a CI log is never silent through the boot or a slow case (issue 41).
+follow_results() {
+    local seen=0 quiet=0 count name verdict seconds detail
+    while sleep 10; do
+        count=$(wc -l <"$share/out/results.tsv" 2>/dev/null || echo 0)
+        if [ "$count" -gt "$seen" ]; then
+            while IFS=$'\t' read -r name verdict seconds detail; do
+                say "case $name: $verdict in $seconds s${detail:+: $detail}"
+            done < <(sed -n "$((seen + 1)),${count}p" "$share/out/results.tsv")
+            seen=$count
+            quiet=0
+        else
+            quiet=$((quiet + 10))
+            if [ "$quiet" -ge 60 ]; then
+                say "the VM is running ($((SECONDS - booted)) s, $seen cases done)"
+                quiet=0
+            fi
+        fi
+    done
+}
+
 # The guest's clock counts the instructions it runs (-icount, 1 ns each), not the host's seconds: on a host whose cores
 # are busy the VM is starved of CPU, and with a real-time clock the guest kernel's own 2 s HCI command timeout fired
 # while btvirt, in the same VM, had had no CPU to answer, so bluetoothd never powered hci0 and hci1 (three cold runs
@@ -80,6 +102,8 @@ rm -rf "$tms_home"
 # alone, it does the same way however busy the host is. Waits on the host side stay safety nets in real seconds.
 say "booting the VM (kernel $(cat "$image/kernel-version"); TCG, one CPU, the guest's clock counting its instructions)"
 booted=$SECONDS
+follow_results &
+follower=$!
 status=0
 timeout "${UCUBE_BLE_TIMEOUT:-7200}" qemu-system-x86_64 -accel tcg -icount shift=0 -smp 1 -m 1024 -nographic -no-reboot \
     -kernel "$image/vmlinuz" -initrd "$image/initrd.gz" \
@@ -88,6 +112,8 @@ timeout "${UCUBE_BLE_TIMEOUT:-7200}" qemu-system-x86_64 -accel tcg -icount shift
     -fsdev "local,id=share,path=$share,security_model=none" -device virtio-9p-pci,fsdev=share,mount_tag=share \
     -nic none </dev/null >"$share/out/console.log" 2>&1 || status=$?
 ran=$SECONDS
+kill "$follower" 2>/dev/null || true
+wait "$follower" 2>/dev/null || true
 if [ "$status" -eq 124 ]; then say "the VM did not finish within ${UCUBE_BLE_TIMEOUT:-7200} s"; fi
 
 results="$share/out/results.tsv"

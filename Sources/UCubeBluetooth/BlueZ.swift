@@ -23,9 +23,8 @@ package struct BlueZ: Sendable {
             return BlueZ(bus: bus)
         } catch {
             throw LinkError(
-                .connectFailed,
-                "cannot reach the D-Bus system bus (\(error.message)); is dbus running, and is DBUS_SYSTEM_BUS_ADDRESS right?"
-            )
+                .connectFailed, "cannot reach the D-Bus system bus (\(error.message))",
+                hint: "check that dbus runs (systemctl status dbus) and that DBUS_SYSTEM_BUS_ADDRESS, if set, is right")
         }
     }
 

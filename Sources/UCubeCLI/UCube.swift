@@ -93,8 +93,17 @@ struct UCube: AsyncParsableCommand {
         var arguments = Array(CommandLine.arguments.dropFirst())
         // ArgumentParser accepts --version only alone, and prints just the version. Answering it here skips building
         // the command tree (most of the parse's cost): scripts call `ucube --version` to check what is installed.
-        if arguments == ["--version"] {
-            RawOutput.stdout(BuildInfo.versionLine + "\n")
+        // `-V` is its short form, and with --json it is a JSON object (`{"commit":"…","version":"…"}`).
+        let versionWords: Set<String> = ["--version", "-V", "--json"]
+        if !arguments.isEmpty, arguments.count <= 2, Set(arguments).isSubset(of: versionWords),
+            arguments.contains(where: { $0 != "--json" })
+        {
+            RawOutput.stdout(
+                arguments.contains("--json")
+                    ? JSONOutput.Value.object([
+                        ("commit", .string(BuildInfo.commit)), ("version", .string(BuildInfo.version)),
+                    ]).line + "\n"
+                    : BuildInfo.versionLine + "\n")
             return
         }
         // `--help` alone prints the root help without building the command tree: RootHelp holds it as generated

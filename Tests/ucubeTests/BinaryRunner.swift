@@ -167,6 +167,26 @@ final class UCubeSandbox: @unchecked Sendable {
         return (try launch(arguments, stdout: out, stderr: err, stdin: stdin ?? FileHandle.nullDevice), out, err)
     }
 
+    /// Starts `ucube ARGS…` with stdin a pseudo-terminal (a person at a terminal, as `isatty(0)` sees it) and stdout
+    /// and stderr captured. The caller keeps `master` open while the child runs (a closed master ends the child's
+    /// input) and closes both ends after.
+    func startOnATerminal(_ arguments: [String]) throws -> (
+        process: Process, stdout: Pipe, stderr: Pipe, master: Int32, slave: Int32
+    ) {
+        var master: Int32 = -1, slave: Int32 = -1
+        // Under the launch lock, so no other child inherits the pair before it is marked close-on-exec.
+        try Self.launching.withLock {
+            guard openpty(&master, &slave, nil, nil, nil) == 0 else {
+                throw SandboxError(message: "openpty: \(String(cString: strerror(errno)))")
+            }
+            for fd in [master, slave] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+        let out = Pipe.cloexec(), err = Pipe.cloexec()
+        let process = try launch(
+            arguments, stdout: out, stderr: err, stdin: FileHandle(fileDescriptor: slave, closeOnDealloc: false))
+        return (process, out, err, master, slave)
+    }
+
     /// Reads `pipe` until what was read contains `text`, the pipe closes, or `within` has passed; returns everything
     /// read. The deadline is a safety net against a hang, never a way to synchronise: reaching it is a test failure.
     static func readUntil(_ pipe: Pipe, contains text: String, within: Duration = SafetyNet.process) async -> String {

@@ -42,7 +42,9 @@ import Testing
         #expect(
             run.stdout.components(separatedBy: "Shell commands:").count == 2,
             "the overview once: \(run.stdout.prefix(2000))")
-        #expect(run.stdout.contains("USAGE: ucube [--device <device> ...]"), "then the CLI's help")
+        // Then the commands, each with its abstract; not the command line's root help (issue 41).
+        #expect(run.stdout.contains("  pay "), "\(run.stdout.prefix(3000))")
+        #expect(!run.stdout.contains("USAGE: ucube [--device <device> ...]"), "\(run.stdout.prefix(3000))")
         for builtin in ShellBuiltin.allCases {
             #expect(run.stdout.contains(builtin.usage), "\(builtin)")
         }

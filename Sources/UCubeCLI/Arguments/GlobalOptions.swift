@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
@@ -11,7 +12,8 @@ struct GlobalOptions: ParsableArguments {
         name: .customLong("device"),
         help: ArgumentHelp(
             "The terminal: sim (built-in simulator), tcp://HOST:PORT, serial:///dev/NAME, ble://ADDRESS|NAME, rfcomm://ADDRESS[/CHANNEL], replay:FILE (a recording), or a name remembered by `ucube connect`. Default: $UCUBE_DEVICE, else the remembered default, else sim. info, diagnose, mdm-register, mdm-update, send-logs, test and shell --script take it more than once: a fleet run.",
-            valueName: "device"))
+            valueName: "device"),
+        completion: .custom { _, _, prefix in DeviceCompletion.words(prefix: prefix) })
     var devices: [String] = []
 
     @Flag(name: .customLong("json"), help: "Print results as JSON on stdout.")
@@ -74,5 +76,26 @@ struct GlobalOptionValues: Sendable, Equatable {
                 throw ValidationError(error.reason)
             }
         }
+    }
+}
+
+/// What a shell completes `--device` with: `sim`, the names `ucube connect` remembered, and `replay:` with the
+/// recordings (`*.rec`) of the directory being typed.
+enum DeviceCompletion {
+    static func words(prefix: String) -> [String] {
+        let replay = "replay:"
+        if prefix.hasPrefix(replay) {
+            let typed = String(prefix.dropFirst(replay.count))
+            let slash = typed.lastIndex(of: "/")
+            let directory = slash.map { String(typed[...$0]) } ?? ""
+            let entries =
+                (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+            return entries.filter { $0.hasSuffix(".rec") }.map { replay + directory + $0 }.filter {
+                $0.hasPrefix(prefix)
+            }
+            .sorted()
+        }
+        let remembered = (try? RememberedDevices.load())?.map(\.name) ?? []
+        return (["sim", replay] + remembered).filter { $0.hasPrefix(prefix) }
     }
 }

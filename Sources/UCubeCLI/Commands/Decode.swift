@@ -142,12 +142,19 @@ extension UCube {
                     return InputLines(file: try BoundedFile.open(path, limit: Self.maxTextSize), name: path)
                 } catch {
                     switch error {
-                    case .unreadable(let why): throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
+                    case .unreadable(let why): throw CLIFailure(ExitCodes.usage, "cannot read \(path): \(why)")
                     case .tooLarge:
                         throw CLIFailure(
                             ExitCodes.dataError, "\(path) is larger than \(BoundedFile.limitText(Self.maxTextSize))")
                     }
                 }
+            }
+            // One argument that is a path, not hex (a "/" or a "."), naming no file: say so, not "invalid hex".
+            if hex.count == 1, let path = hex.first, path.contains("/") || path.contains("."),
+                !Self.namesATextFile(path)
+            {
+                let why = FileManager.default.fileExists(atPath: path) ? "not a regular file" : "no such file"
+                throw CLIFailure(ExitCodes.usage, "cannot read \(path): \(why)")
             }
             if !stdin { return InputLines(arguments: hex) }
             guard hex == ["-"] || !settings.stdinIsTerminal, settings.shell == nil else {

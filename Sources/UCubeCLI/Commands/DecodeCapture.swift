@@ -46,7 +46,7 @@ extension UCube.Decode {
         } catch {
             switch error {
             case .unreadable(let why):
-                throw CLIFailure(ExitCodes.ioError, "cannot read \(path): \(why)")
+                throw CLIFailure(ExitCodes.usage, "cannot read \(path): \(why)")
             case .tooLarge:
                 throw CLIFailure(
                     ExitCodes.dataError,

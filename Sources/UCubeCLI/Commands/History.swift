@@ -19,6 +19,10 @@ extension UCube {
                 known to have reached the terminal (its answer was journalled), and `history resolve ID --status \
                 STATUS` records what the operator found out (from the acquirer, say), keeping the original records. \
                 `history totals` counts and sums the payments of a period, per currency and transaction type.
+
+                Without a subcommand, `history` lists (`history list`), with its options: --last N (only the last N \
+                payments), --unresolved (only those whose outcome is unknown and not resolved), --status STATUS, \
+                --since TIME, --until TIME, --device NAME (`ucube history list --help` says more).
                 """ + HelpExamples.section("history"),
             subcommands: [List.self, Show.self, Resolve.self, Totals.self],
             defaultSubcommand: List.self)
@@ -79,6 +83,11 @@ extension UCube {
         static func entry(
             _ id: String, in entries: [JournalEntry], preferring: (JournalEntry) -> Bool = { _ in false }
         ) throws -> JournalEntry {
+            // An empty id is a prefix of every id: it names no payment.
+            guard !id.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CLIFailure(
+                    ExitCodes.usage, "an empty id names no payment", hint: "`ucube history` lists the request ids")
+            }
             let exact = entries.filter { $0.requestID == id || $0.payment == id }
             if let last = exact.last {
                 let preferred = exact.filter(preferring)

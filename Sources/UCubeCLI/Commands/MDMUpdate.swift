@@ -19,7 +19,8 @@ extension UCube {
                 the terminal is below its min_version; an NFC configuration follows an NFC firmware. --plan prints \
                 the plan and changes nothing. Otherwise each chosen item is downloaded to \
                 $XDG_STATE_HOME/ucube/downloads, loaded (InstallForLoad, then Load blocks) with a progress bar on a \
-                terminal or JSON lines with --json, the terminal is waited for after a firmware reboot, and the \
+                terminal, JSON lines with --json, or else (a CI log, a pipe) a plain line at each tenth and at least \
+                every 10 s (blocks, bytes, rate, ETA; a stalled block or the reboot is said again while it lasts), the terminal is waited for after a firmware reboot, and the \
                 versions are read again: each item gets a verdict. An item cut short (link drop, Ctrl-C, kill) is \
                 never installed (the terminal verifies the signature after the last block), so a re-run completes \
                 the update. Exit 0 when every chosen item is installed, 9 when one is not, 11 after Ctrl-C, 8 when \
@@ -225,17 +226,18 @@ private struct UpdateJob: Sendable {
         let outcome = await UpdateSession(items: items, logger: Logger(layer: .mdm)).run(on: link) { event in
             switch event {
             case .downloading(let item):
-                if !json { StandardError.write("downloading \(item.label) \(item.to ?? "") from the TMS…") }
+                if !json { display.status("downloading \(item.label) \(item.to ?? "") from the TMS…") }
             case .progress(let item, let progress, let elapsed):
                 // JSON progress names the item as its verdict does; the bar adds the version.
                 display.update(label: json ? item.label : item.title, progress: progress, elapsed: elapsed)
             case .rebooting:
-                if !json { StandardError.write("waiting for the terminal to reboot…") }
+                if !json { display.status("waiting for the terminal to reboot…") }
             case .verdict(let verdict):
                 display.reset()
                 output.verdict(verdict)
             }
         }
+        display.stop()
         let verdicts = outcome.verdicts
         let stopped = outcome.stopped
         let failed = outcome.failed

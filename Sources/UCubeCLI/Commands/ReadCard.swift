@@ -141,7 +141,7 @@ struct CardReading: Report, Sendable {
         let start = try await client.send(startRequest(readers: readers, timeout: timeout))
         switch start.status {
         case .success: break
-        case .timeout: throw CLIFailure.noAnswer("no card was presented within \(timeout) s")
+        case .timeout: throw CLIFailure.noAnswer("no card was presented within \(timeout) s", option: "--card-timeout")
         default: try check(start.status, "NFCStartTransaction", cancelled: "read-card", cardProblem: true)
         }
         guard let response = start.response, let reader = response.activatedReader else {

@@ -75,6 +75,14 @@ extension UCube {
             let path = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let entries = try bundle(from: logDirectory, to: path)
+            // In a log, a line while the bundle goes, at least every 10 s: a slow TMS is not taken for a hang.
+            let progress = ProgressHeartbeat()
+            if progress.writes {
+                progress.status(
+                    "sending \(entries.count) log file\(entries.count == 1 ? "" : "s") (\(ProgressFormat.bytes(Int64(Self.size(of: path))))) for terminal \(terminal.serial) to \(settings.baseURL)…"
+                )
+            }
+            defer { progress.stop() }
             try await upload(path, terminal: terminal, settings: settings)
             do {
                 try LogBundle.deleteLogs(in: logDirectory)

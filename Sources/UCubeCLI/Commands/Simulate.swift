@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import UCubeHostSimulator
+import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
 import UCubeTMS
@@ -39,7 +40,13 @@ extension UCube {
                 it fail. It can run beside the terminal (--listen) and the TMS (--tms); without --listen only the \
                 servers asked for run.
 
-                --vendor-app serves an app built on the vendor's Android or iOS SDK, through its SOCKET connection                 type (docs/vendor-apps.md): it listens on 127.0.0.1:21350, the SDK's default port (an Android                 emulator reaches it as 10.0.2.2:21350), and answers no sooner than --min-answer-delay (default 50 ms                 in this mode) after a command, since the SDK loses an answer that comes before it has queued the                 command. The connection stays open until the app closes it; only a simulated reboot (or a drop@N                 fault) closes it. A --listen address other than a loopback one is reachable by anyone on that                 network: ucube warns about it.
+                --vendor-app serves an app built on the vendor's Android or iOS SDK, through its SOCKET connection \
+                type (docs/vendor-apps.md): it listens on 127.0.0.1:21350, the SDK's default port (an Android \
+                emulator reaches it as 10.0.2.2:21350), and answers no sooner than --min-answer-delay (default 50 ms \
+                in this mode) after a command, since the SDK loses an answer that comes before it has queued the \
+                command. The connection stays open until the app closes it; only a simulated reboot (or a drop@N \
+                fault) closes it. A --listen address other than a loopback one is reachable by anyone on that \
+                network: ucube warns about it.
                 """ + HelpExamples.section("simulate"))
 
         enum LinkModelName: String, ExpressibleByArgument, CaseIterable {
@@ -303,6 +310,14 @@ extension UCube {
             _ = try hostFaults()
             if let fleet {
                 guard (1...256).contains(fleet) else { throw ValidationError("--fleet must be 1 to 256") }
+                // Each terminal takes the next port: one past 65535 is refused, not moved.
+                if let listen, case let (_, port) = try Self.parse(listen, option: "--listen"), port != 0,
+                    port + fleet - 1 > 65535
+                {
+                    throw ValidationError(
+                        "--fleet \(fleet) from port \(port) needs ports up to \(port + fleet - 1), past 65535: start at \(65536 - fleet) or below, or at 0 (any free port each)"
+                    )
+                }
                 _ = try fleetFaults()
             } else if !fleetFault.isEmpty || devicesFile != nil {
                 throw ValidationError("--fleet-fault and --devices-file are for a fleet: add --fleet N")
@@ -367,6 +382,11 @@ extension UCube {
                 return
             }
             let (host, port) = try Self.parse(listen, option: "--listen")
+            if vendorApp && host.contains(":") {
+                StandardError.write(
+                    "ucube: warning: the vendor SDK's SOCKET connection takes an IPv4 address or a host name: an app cannot reach [\(host)]; listen on 127.0.0.1 or another IPv4 address"
+                )
+            }
             Self.warnIfExposed(host, what: "the simulator", reach: "drive it")
             let model: LinkModel? =
                 switch linkModel {
@@ -410,12 +430,13 @@ extension UCube {
             }
         }
 
-        /// `--json`: what the simulator serves, one JSON object a line on stdout, as soon as it listens:
+        /// `--json`: what the simulator serves, one JSON object a line on stdout with its `time`, as soon as it listens:
         /// `{"event":"listening","device":"tcp://127.0.0.1:5000"}`, `{"event":"listening","devices":[…]}` for a
         /// fleet, `{"event":"tms-listening","url":"https://…","ca":"/…/ca.pem"}`,
         /// `{"event":"host-listening","url":"https://…/authorize","ca":"/…/host-ca.pem"}`.
         static func announce(_ fields: [String: any Sendable]) {
-            var object: [(String, JSONOutput.Value)] = []
+            // Each line says when, as a fleet run's events do (UTC, ISO 8601 with milliseconds).
+            var object: [(String, JSONOutput.Value)] = [("time", .string(PaymentEngine.timestamp()))]
             for (key, value) in fields {
                 if let text = value as? String { object.append((key, .string(text))) }
                 if let list = value as? [String] { object.append((key, .array(list.map { .string($0) }))) }

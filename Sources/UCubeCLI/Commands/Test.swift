@@ -20,8 +20,8 @@ extension UCube {
                 the expected status, and optionally TVR (95), TSI (9B), CVM results (9F34) and cryptogram type \
                 (9F27). With --device sim each case runs against the built-in simulator holding its card. With \
                 another device, each case's instruction ("insert test card 3") is printed on stderr and, when \
-                stdin is a terminal, the run waits for Enter (at most --operator-timeout seconds) unless \
-                --unattended; a terminal served by `ucube simulate --suite FILE --suite-card NAME` needs \
+                stdin is a terminal, the run waits for Enter (at most --operator-timeout seconds; Ctrl-C, SIGTERM or \
+                `ucube cancel` stop the run there, the cases not started reported as SKIP) unless --unattended; a terminal served by `ucube simulate --suite FILE --suite-card NAME` needs \
                 --unattended and --case. Results go to stdout (or --output FILE) as TAP 13, or JUnit XML with \
                 --format junit. Exit 0 when every case passes, 17 when one fails, 65 for a suite that is not \
                 valid (the message names the case and field), 64 for an unknown --case. With several terminals \
@@ -114,6 +114,10 @@ extension UCube {
                     throw failure
                 }
             }
+            // Attended on a real terminal: `ucube cancel` finds this process while it waits for the operator too,
+            // not only while a case's link is open.
+            let waitsForOperator = !simulated && !inFleet && !unattended && context.prompts != nil
+            if waitsForOperator { await ControlSocket.listen(forDevice: address.description) }
             for (index, suiteCase) in selected.enumerated() {
                 let result: SuiteResult
                 if stop.isRequested {
@@ -142,6 +146,7 @@ extension UCube {
                     StandardError.write("\(result.passed ? "ok" : "not ok") \(index + 1) - \(suiteCase.name)")
                 }
             }
+            if waitsForOperator { await ControlSocket.stopListening(forDevice: address.description) }
             if streaming {
                 Console.out(SuiteReport.tapFooter(results))
             } else if !inFleet {
@@ -160,7 +165,7 @@ extension UCube {
                 let notRun = results.filter { $0.notRun != nil }.count
                 throw CLIFailure(
                     ExitCodes.cancelled,
-                    "the run was stopped: \(interrupted.isEmpty ? "" : "\(interrupted.joined(separator: ", ")) interrupted, ")\(notRun) of \(results.count) cases not run"
+                    "the run was stopped: \(interrupted.isEmpty ? "" : "\(Self.names(interrupted)) interrupted, ")\(notRun) of \(results.count) cases not run"
                 )
             }
             try Self.verdict(results)
@@ -176,9 +181,25 @@ extension UCube {
             if !simulated {
                 StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
                 if attended && !unattended, let prompts = context.prompts {
-                    guard await OperatorWait.enter(timeout: .seconds(operatorTimeout), from: prompts) else {
+                    // `ucube cancel` stops the run while it waits for the operator, as Ctrl-C does (a payment of an
+                    // earlier case left its own route behind).
+                    ControlSocket.route {
+                        if stop.isRequested { return CancelAnswer(.already, "the suite run is already stopping") }
+                        stop.request()
+                        return CancelAnswer(.accepted, "stopping the suite run")
+                    }
+                    let answer = await OperatorWait.enter(
+                        timeout: .seconds(operatorTimeout), from: prompts, stop: stop)
+                    switch answer {
+                    case .ready:
+                        break
+                    case .stopped:
+                        return .notRun(suiteCase, because: "not run: the run was stopped")
+                    case .ended, .timedOut:
                         let observation = SuiteObservation(
-                            failure: "the operator did not answer within \(operatorTimeout) s")
+                            failure: answer == .ended
+                                ? "the input ended before the operator pressed Enter"
+                                : "the operator did not answer within \(operatorTimeout) s")
                         return SuiteResult(
                             suiteCase: suiteCase, observation: observation,
                             mismatches: SuiteResult.compare(suiteCase.expect, observation), seconds: 0)
@@ -217,13 +238,21 @@ extension UCube {
             return result
         }
 
+        /// Case names for a message (and a fleet table's row): the first few, then how many more, so that a suite
+        /// of 41 failing cases is one readable line.
+        static func names(_ names: [String], first: Int = 3) -> String {
+            names.count <= first + 1
+                ? names.joined(separator: ", ")
+                : names.prefix(first).joined(separator: ", ") + " and \(names.count - first) more"
+        }
+
         /// Exit 17 naming the failed cases, when any failed.
         private static func verdict(_ results: [SuiteResult]) throws {
             let failed = results.filter { !$0.passed }
             if !failed.isEmpty {
                 throw CLIFailure(
                     ExitCodes.testFailed,
-                    "\(failed.count) of \(results.count) cases failed: \(failed.map(\.suiteCase.name).joined(separator: ", "))"
+                    "\(failed.count) of \(results.count) cases failed: \(Self.names(failed.map(\.suiteCase.name)))"
                 )
             }
         }
@@ -231,30 +260,39 @@ extension UCube {
     }
 }
 
-/// Waits for the operator to press Enter, at most `timeout`: `false` when the time ran out or the input ended.
+/// Waits for the operator to press Enter before a case (on a real terminal, attended): at most the timeout, and no
+/// longer than a stop (Ctrl-C, SIGTERM, SIGHUP, `ucube cancel`) takes to arrive.
 enum OperatorWait {
-    /// Resumes a continuation once, from whichever of its two racers comes first.
-    private final class Once: Sendable {
-        private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
-
-        init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Mutex(continuation) }
-
-        func finish(_ answered: Bool) {
-            continuation.withLock { pending in
-                pending?.resume(returning: answered)
-                pending = nil
-            }
-        }
+    /// How the wait ended.
+    enum Answer: Equatable, Sendable {
+        /// Enter.
+        case ready
+        /// The input ended (Ctrl-D, a closed terminal) or Ctrl-C at the shell's prompt.
+        case ended
+        /// The timeout passed first.
+        case timedOut
+        /// The run was stopped: the case did not start.
+        case stopped
     }
 
-    static func enter(timeout: Duration, from source: PromptSource) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let once = Once(continuation)
-            Task { once.finish(await Terminal.readLine(prompt: "press Enter when ready: ", from: source) != nil) }
-            Task {
-                try? await Task.sleep(for: timeout)
-                once.finish(false)
+    static func enter(timeout: Duration, from source: PromptSource, stop: StopRequest) async -> Answer {
+        await withTaskGroup(of: Answer.self) { group in
+            group.addTask {
+                await Terminal.readLine(prompt: "press Enter when ready: ", from: source) != nil ? .ready : .ended
             }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            group.addTask {
+                await stop.wait()
+                return .stopped
+            }
+            // The first to end decides; the others are cancelled (the read's thread is woken and ends).
+            let first = await group.next() ?? .ended
+            group.cancelAll()
+            // A stop that ended the read (Ctrl-C at the shell's prompt) is a stop, not the end of the input.
+            return first == .ended && stop.isRequested ? .stopped : first
         }
     }
 }

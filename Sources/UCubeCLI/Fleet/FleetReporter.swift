@@ -26,6 +26,10 @@ final class FleetReporter: Sendable {
     let shardInput: FleetShardInput?
     private let showsStatus: Bool
     private let counts = Mutex(Counts())
+    /// In a log (stderr not a terminal, no --json): a progress line at each tenth of the terminals, and at least every
+    /// 10 s while they run.
+    private let log: ProgressHeartbeat
+    private let started = ContinuousClock.now
 
     init(
         command: String, json: Bool, total: Int, shard: FleetShard? = nil, shardInput: FleetShardInput? = nil,
@@ -37,6 +41,19 @@ final class FleetReporter: Sendable {
         self.shard = shard
         self.shardInput = shardInput
         showsStatus = stderrIsTTY
+        log = ProgressHeartbeat(writes: !json && !stderrIsTTY)
+    }
+
+    /// The run's progress line in a log: terminals done of all, how many run and failed.
+    private func logProgress() {
+        guard log.writes else { return }
+        let counts = counts.withLock { $0 }
+        guard !counts.finished else { return }
+        let done = counts.succeeded + counts.failed + counts.notStarted
+        log.sample(
+            label: "fleet \(command)", sent: 0, total: 0, count: .terminals(done, of: total),
+            elapsed: ContinuousClock.now - started,
+            more: ", \(counts.running) running" + (counts.failed > 0 ? ", \(counts.failed) failed" : ""))
     }
 
     // MARK: Events
@@ -45,6 +62,7 @@ final class FleetReporter: Sendable {
         counts.withLock { $0.running += 1 }
         if json { emit(object: [("event", .string("start"))], device: device) }
         redrawStatus()
+        logProgress()
     }
 
     /// One event of `device`'s command (JSON mode: as is, with the device; text mode: the update items and any text).
@@ -95,6 +113,7 @@ final class FleetReporter: Sendable {
             )
         }
         redrawStatus()
+        logProgress()
     }
 
     /// The terminals an earlier run of the same command finished: reported as done, not run again.
@@ -121,6 +140,7 @@ final class FleetReporter: Sendable {
         let notStarted = verdicts.filter { $0.result == .notStarted }.count
         let earlier = verdicts.filter(\.earlier).count
         counts.withLock { $0.finished = true }
+        log.stop()
         if showsStatus { StatusLine.clear() }
         if json {
             var fields: [(String, JSONOutput.Value)] = [
@@ -189,6 +209,7 @@ final class FleetReporter: Sendable {
         ]
         fields.append(("code", verdict.code.map { .string($0) } ?? .null))
         fields.append(("message", verdict.message.map { .string(LogScrubber.scrub($0)) } ?? .null))
+        fields.append(("hint", verdict.hint.map { .string(LogScrubber.scrub($0)) } ?? .null))
         fields.append(("detail", verdict.detail.map { .string($0) } ?? .null))
         if !verdict.items.isEmpty {
             fields.append(

@@ -94,12 +94,8 @@ struct FleetRun: Sendable {
         if let note { reporter.note(note) }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
-        let ran = try await Interrupts.cancelling(
-            { [self] in await runAll(todo, work: work, reporter: reporter, stopping: stopping) },
-            first: {
-                stopping.set()
-                StandardError.write("ucube: interrupted: starting no more terminals, stopping the running ones")
-            })
+        let ledger = FleetLedger()
+        let ran = await runStoppable(todo, work: work, reporter: reporter, stopping: stopping, ledger: ledger)
         let byDevice = Dictionary((done + ran).map { ($0.device, $0) }, uniquingKeysWith: { _, last in last })
         let verdicts = FleetVerdict.reportOrder(devices.compactMap { byDevice[$0] })
         let seconds = (ContinuousClock.now - clock).seconds
@@ -157,11 +153,71 @@ struct FleetRun: Sendable {
             hint: hint)
     }
 
+    /// `runAll` under the run's signals: the first Ctrl-C, SIGTERM or SIGHUP starts no more terminals and stops the
+    /// running ones (each as its command stops); a second abandons those still running, so that the summary is
+    /// written at once: each gets a `failed` verdict that says it was abandoned, and the run's end does not wait for it.
+    private func runStoppable(
+        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter,
+        stopping: StopFlag, ledger: FleetLedger
+    ) async -> [FleetVerdict] {
+        let abandon = StopRequest()
+        let signals = FleetSignals()
+        let task = Task { [self] in
+            await runAll(todo, work: work, reporter: reporter, stopping: stopping, ledger: ledger)
+        }
+        let interrupts = Interrupts.onInterrupt {
+            switch signals.next() {
+            case .stop:
+                stopping.set()
+                StandardError.write(
+                    "ucube: interrupted: starting no more terminals, stopping the running ones (again to abandon them)")
+                task.cancel()
+            case .abandon:
+                StandardError.write("ucube: interrupted again: abandoning the running terminals; the summary follows")
+                abandon.request()
+            case .ignore:
+                break
+            }
+        }
+        defer { interrupts.cancel() }
+        // A race of unstructured tasks, not a task group: a group would wait for the run it abandons.
+        let first = FirstOf<[FleetVerdict]?>()
+        let finishing = Task { first.finish(await task.value) }
+        let abandoning = Task {
+            await abandon.wait()
+            first.finish(nil)
+        }
+        let finished = await first.value
+        finishing.cancel()
+        abandoning.cancel()
+        if let finished { return finished }
+        // Abandoned: what ended stands; the terminals still running, and those never started, are said so now.
+        let (ended, running) = ledger.close()
+        var verdicts = ended
+        for (device, since) in running {
+            let verdict = FleetVerdict.failed(
+                device,
+                CLIFailure(
+                    ExitCodes.cancelled,
+                    "abandoned by a second interrupt while it ran: its command may not have finished (a payment it left shows in `ucube history --unresolved`)"
+                ), seconds: (ContinuousClock.now - since).seconds)
+            reporter.ended(verdict)
+            verdicts.append(verdict)
+        }
+        let seen = Set(verdicts.map(\.device))
+        for device in todo where !seen.contains(device) {
+            let verdict = FleetVerdict.notStarted(device, because: "the run was interrupted")
+            reporter.ended(verdict)
+            verdicts.append(verdict)
+        }
+        return verdicts
+    }
+
     /// Starts terminals up to `parallel` at a time until all have run, `--max-failures` is reached or the run is
     /// interrupted; the terminals never started get a `not-started` verdict.
     private func runAll(
         _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter,
-        stopping: StopFlag
+        stopping: StopFlag, ledger: FleetLedger
     ) async -> [FleetVerdict] {
         var verdicts: [FleetVerdict] = []
         var next = todo.makeIterator()
@@ -170,6 +226,7 @@ struct FleetRun: Sendable {
         await withTaskGroup(of: FleetVerdict.self) { group in
             func startNext() -> Bool {
                 guard let device = next.next() else { return false }
+                guard ledger.started(device) else { return false }
                 reporter.started(device)
                 group.addTask { await Self.runOne(device, work: work, reporter: reporter) }
                 return true
@@ -177,6 +234,8 @@ struct FleetRun: Sendable {
             var slots = parallel
             while slots > 0, startNext() { slots -= 1 }
             for await verdict in group {
+                // An abandoned run has written its summary: a late verdict is not reported (nor the rest of the run).
+                guard ledger.ended(verdict) else { return }
                 verdicts.append(verdict)
                 // Durable first, then announced: whoever sees a terminal's `end` (a script, a test, an operator who
                 // then kills the run) can count on a re-run knowing it too.
@@ -201,6 +260,7 @@ struct FleetRun: Sendable {
         }
         while let device = next.next() {
             let verdict = FleetVerdict.notStarted(device, because: stopReason ?? "the run ended first")
+            guard ledger.ended(verdict) else { break }
             reporter.ended(verdict)
             verdicts.append(verdict)
         }
@@ -258,6 +318,90 @@ struct FleetRun: Sendable {
         return CLIFailure(reporting: error)
     }
 
+}
+
+/// What each signal to a fleet run means, in order: the first stops it, the second abandons the terminals still
+/// running, later ones change nothing.
+final class FleetSignals: Sendable {
+    enum Meaning: Equatable, Sendable { case stop, abandon, ignore }
+    private let count = Mutex(0)
+
+    func next() -> Meaning {
+        let n = count.withLock { count in
+            count += 1
+            return count
+        }
+        return Self.meaning(ofSignal: n)
+    }
+
+    /// The meaning of the `n`th signal (from 1).
+    static func meaning(ofSignal n: Int) -> Meaning { n == 1 ? .stop : n == 2 ? .abandon : .ignore }
+}
+
+/// The terminals of a fleet run as they start and end, until the run is abandoned (`close`): then the verdicts so far
+/// and the terminals still running, and nothing more is taken.
+final class FleetLedger: Sendable {
+    private struct State {
+        var ended: [FleetVerdict] = []
+        var running: [(device: String, since: ContinuousClock.Instant)] = []
+        var closed = false
+    }
+    private let state = Mutex(State())
+
+    /// A terminal starts; false once the run is abandoned.
+    func started(_ device: String) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.running.append((device, ContinuousClock.now))
+            return true
+        }
+    }
+
+    /// A terminal's verdict; false once the run is abandoned (the verdict is then not reported).
+    func ended(_ verdict: FleetVerdict) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.running.removeAll { $0.device == verdict.device }
+            state.ended.append(verdict)
+            return true
+        }
+    }
+
+    /// Abandons the run: the verdicts so far and the terminals still running, with when each started.
+    func close() -> (ended: [FleetVerdict], running: [(device: String, since: ContinuousClock.Instant)]) {
+        state.withLock { state in
+            state.closed = true
+            return (state.ended, state.running)
+        }
+    }
+}
+
+/// The first of several racers' values (`finish` from each; the later ones are dropped).
+final class FirstOf<Value: Sendable>: Sendable {
+    private let state = Mutex<(value: Value?, waiting: CheckedContinuation<Value, Never>?)>((nil, nil))
+
+    func finish(_ value: Value) {
+        let waiting = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            guard state.value == nil else { return nil }
+            state.value = value
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume(returning: value)
+    }
+
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Value? in
+                    if let value = state.value { return value }
+                    state.waiting = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
 }
 
 /// Set once, by Ctrl-C: the run starts no more terminals.

@@ -32,6 +32,8 @@ struct FleetVerdict: Codable, Sendable, Equatable {
     /// The failure's stable code (`connection-refused`, `update-failed`…), as in `--json` error objects.
     var code: String? = nil
     var message: String? = nil
+    /// What to do about the failure, as the one-terminal command's `hint:` line says it.
+    var hint: String? = nil
     /// One line on what the command found or did: `serial 202401001, firmware 6.0.2.0`, `2 installed`.
     var detail: String? = nil
     var seconds: Double = 0
@@ -42,12 +44,12 @@ struct FleetVerdict: Codable, Sendable, Equatable {
     var earlier = false
 
     private enum CodingKeys: String, CodingKey {
-        case device, result, exit, exitName, code, message, detail, seconds, items, at
+        case device, result, exit, exitName, code, message, hint, detail, seconds, items, at
     }
 
     init(
         device: String, result: Result, exit: Int32, exitName: String, code: String? = nil, message: String? = nil,
-        detail: String? = nil,
+        hint: String? = nil, detail: String? = nil,
         seconds: Double = 0, items: [Item] = [], at: String? = nil, earlier: Bool = false
     ) {
         self.device = device
@@ -56,6 +58,7 @@ struct FleetVerdict: Codable, Sendable, Equatable {
         self.exitName = exitName
         self.code = code
         self.message = message
+        self.hint = hint
         self.detail = detail
         self.seconds = seconds
         self.items = items
@@ -71,6 +74,7 @@ struct FleetVerdict: Codable, Sendable, Equatable {
             exit: try c.decode(Int32.self, forKey: .exit), exitName: try c.decode(String.self, forKey: .exitName),
             code: try c.decodeIfPresent(String.self, forKey: .code),
             message: try c.decodeIfPresent(String.self, forKey: .message),
+            hint: try c.decodeIfPresent(String.self, forKey: .hint),
             detail: try c.decodeIfPresent(String.self, forKey: .detail),
             seconds: try c.decodeIfPresent(Double.self, forKey: .seconds) ?? 0,
             items: try c.decodeIfPresent([Item].self, forKey: .items) ?? [],
@@ -90,7 +94,7 @@ struct FleetVerdict: Codable, Sendable, Equatable {
     static func failed(_ device: String, _ failure: CLIFailure, seconds: Double) -> FleetVerdict {
         FleetVerdict(
             device: device, result: .failed, exit: failure.exit.code, exitName: failure.exit.name, code: failure.code,
-            message: failure.message, seconds: seconds)
+            message: failure.message, hint: failure.hint, seconds: seconds)
     }
 
     static func notStarted(_ device: String, because reason: String) -> FleetVerdict {

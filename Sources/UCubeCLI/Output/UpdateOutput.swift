@@ -112,21 +112,30 @@ struct UpdatePlanReport: Report {
 /// The progress display shared with the loader's `@Sendable` progress callback.
 final class ProgressSink: Sendable {
     private let display: Mutex<UpdateProgressDisplay>
-
     private let json: Bool
+    /// The plain lines of a log, across the items (stderr not a terminal, no --json).
+    private let log: ProgressHeartbeat
 
     init(json: Bool) {
         self.json = json
-        display = Mutex(UpdateProgressDisplay(json: json))
+        log = ProgressHeartbeat(writes: !json && isatty(2) != 1)
+        display = Mutex(UpdateProgressDisplay(json: json, log: log))
     }
 
     /// A fresh display for the next item.
-    func reset() { display.withLock { $0 = UpdateProgressDisplay(json: json) } }
+    func reset() { display.withLock { [json, log] in $0 = UpdateProgressDisplay(json: json, log: log) } }
 
     func update(label: String, progress: LoadProgress, elapsed: Duration) {
         display.withLock {
             $0.update(
-                label: label, sent: Int64(progress.bytesSent), total: Int64(progress.totalBytes), elapsed: elapsed)
+                label: label, sent: Int64(progress.bytesSent), total: Int64(progress.totalBytes),
+                blocks: .blocks(progress.blocksSent, of: progress.blockCount), elapsed: elapsed)
         }
     }
+
+    /// A step of the update (downloading, waiting for the reboot), on stderr; in a log it is repeated while it lasts.
+    func status(_ text: String) { log.status(text) }
+
+    /// The update ended: no more lines.
+    func stop() { log.stop() }
 }

@@ -10,21 +10,26 @@ struct UpdateProgressDisplay {
 
     let mode: Mode
     private var lastDraw: ContinuousClock.Instant?
-    /// The plain lines' pace.
-    private var pace = ProgressPace()
     private let columns: Int
+    /// The plain lines (`.lines`): one log for the whole run, kept across items, that a heartbeat keeps from going
+    /// silent.
+    private let log: ProgressHeartbeat
 
-    init(json: Bool, stderrIsTTY: Bool = isatty(2) == 1, columns: Int = ProgressFormat.terminalColumns()) {
+    init(
+        json: Bool, stderrIsTTY: Bool = isatty(2) == 1, columns: Int = ProgressFormat.terminalColumns(),
+        log: ProgressHeartbeat
+    ) {
         mode = json ? .jsonLines : (stderrIsTTY ? .bar : .lines)
         self.columns = columns
+        self.log = log
     }
 
-    /// One progress sample for `label`: `sent` of `total` bytes, `elapsed` since the item started.
-    mutating func update(label: String, sent: Int64, total: Int64, elapsed: Duration) {
+    /// One progress sample for `label`: `sent` of `total` bytes, `blocks` sent of the item's, `elapsed` since the item
+    /// started.
+    mutating func update(label: String, sent: Int64, total: Int64, blocks: ProgressCount?, elapsed: Duration) {
         switch mode {
         case .lines:
-            guard pace.due(sent: sent, total: total, elapsed: elapsed) else { return }
-            StandardError.write(ProgressFormat.line(label: label, sent: sent, total: total, elapsed: elapsed))
+            log.sample(label: label, sent: sent, total: total, count: blocks, elapsed: elapsed)
         case .jsonLines:
             let line = ProgressFormat.jsonLine(label: label, sent: sent, total: total, elapsed: elapsed)
             RawOutput.stdout(line + "\n")
@@ -97,13 +102,25 @@ enum ProgressFormat {
         return line.count > room ? String(line.prefix(room)) : line
     }
 
-    /// A plain line for a log: `SVPP firmware 6.0.1.0: 37%, 409.6 kB of 1.1 MB, 5.2 kB/s, ETA 2:01`.
-    static func line(label: String, sent: Int64, total: Int64, elapsed: Duration) -> String {
-        let fraction = total > 0 ? min(1, Double(sent) / Double(total)) : 1
-        var line = "\(label): \(Int((fraction * 100).rounded(.down)))%, \(bytes(sent)) of \(bytes(total))"
-        if let rate = rate(sent: sent, elapsed: elapsed) {
-            line += ", \(bytes(Int64(rate)))/s"
-            if sent < total { line += ", ETA \(duration(seconds: Double(total - sent) / rate))" }
+    /// A plain line for a log: `SVPP firmware 6.0.1.0: 37%, block 12 of 32, 409.6 kB of 1.1 MB, 5.2 kB/s, ETA 2:01`;
+    /// for work without bytes (`total` 0), the count gives the share and the ETA: `fleet test: 30%, 3 of 10
+    /// terminals, ETA 4:40`.
+    static func line(
+        label: String, sent: Int64, total: Int64, count: ProgressCount? = nil, elapsed: Duration
+    ) -> String {
+        let counted = total <= 0 ? count.map { (done: Int64($0.done), total: Int64($0.total)) } : nil
+        let (done, of) = counted ?? (sent, total)
+        let fraction = of > 0 ? min(1, Double(done) / Double(of)) : 1
+        var line = "\(label): \(Int((fraction * 100).rounded(.down)))%"
+        if let count { line += ", " + count.text }
+        if counted == nil {
+            line += ", \(bytes(sent)) of \(bytes(total))"
+            if let rate = rate(sent: sent, elapsed: elapsed) {
+                line += ", \(bytes(Int64(rate)))/s"
+                if sent < total { line += ", ETA \(duration(seconds: Double(total - sent) / rate))" }
+            }
+        } else if done > 0, done < of, elapsed.seconds >= 0.05 {
+            line += ", ETA \(duration(seconds: elapsed.seconds * Double(of - done) / Double(done)))"
         }
         return line
     }

@@ -95,8 +95,11 @@ enum BuiltInSimulator {
     static func scenario(named name: String) throws -> CardScenario {
         guard let scenario = CardCatalogue.named(name) else {
             // A ValidationError: ArgumentParser reports it with the usage line and exit 64, in validate() and run().
+            let nearest = Suggestion.nearest(to: name, in: CardCatalogue.names)
+            let guess = nearest.isEmpty ? "" : " (did you mean \(nearest.map { "'\($0)'" }.joined(separator: " or "))?)"
             throw ValidationError(
-                "unknown card '\(name)'; the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))")
+                "unknown card '\(name)'\(guess); the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))"
+            )
         }
         return scenario
     }

@@ -76,7 +76,7 @@ struct Connection {
             // Never a simulator by surprise: a fresh user, `sudo` or another HOME has no terminal configured. Said by
             // every command that stands the simulator in, once (a suite's cases open a link each).
             StandardError.write(
-                "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated"
+                "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated (--device sim or UCUBE_DEVICE=sim chooses it and silences this)"
             )
         }
         try DeviceLock.acquire(key: fileKey(address), device: address.description)

@@ -74,6 +74,17 @@ enum ControlSocket {
     /// Sets (or with nil, clears) what answers a `cancel` in the current unit of work (`unit`).
     static func route(_ handler: (@Sendable () async -> CancelAnswer)?) { holder.setRoute(handler, unit: unit) }
 
+    /// Runs `body` with `handler` answering a `cancel` in the current unit of work, then puts back the route that was
+    /// there (an operator's prompt inside a payment: the payment's cancel rule answers again once it is answered).
+    static func routing<T: Sendable>(
+        _ handler: @escaping @Sendable () async -> CancelAnswer, _ body: () async throws -> T
+    ) async rethrows -> T {
+        let unit = unit
+        let earlier = holder.swapRoute(handler, unit: unit)
+        defer { _ = holder.swapRoute(earlier, unit: unit) }
+        return try await body()
+    }
+
     /// Runs `body` as the unit of work `name` (a fleet run's terminal): a `cancel` that reaches one of its control
     /// sockets and finds no route the work set is answered by `stop`, which stops this unit only.
     static func inUnit<T: Sendable>(
@@ -131,18 +142,45 @@ enum ControlSocket {
         private var cancelRoutes: [String?: @Sendable () async -> CancelAnswer] = [:]
         private var unitRoutes: [String: @Sendable () -> CancelAnswer] = [:]
 
+        /// How many `listen`s of this process hold each path: a suite run listens for its whole run, and each case's
+        /// link listens and stops inside it; the socket closes with the last.
+        private var holds: [String: Int] = [:]
+
         func claim(_ path: String) -> Bool {
             lock.withLock {
+                holds[path, default: 0] += 1
                 guard servers[path] == nil else { return false }
                 servers[path] = .some(nil)
                 return true
             }
         }
         func store(_ server: ControlServer, for path: String) { lock.withLock { servers[path] = server } }
-        func release(_ path: String) { lock.withLock { _ = servers.removeValue(forKey: path) } }
-        func take(_ path: String) -> ControlServer? { lock.withLock { servers.removeValue(forKey: path) ?? nil } }
+        func release(_ path: String) {
+            lock.withLock {
+                _ = servers.removeValue(forKey: path)
+                holds[path] = nil
+            }
+        }
+        func take(_ path: String) -> ControlServer? {
+            lock.withLock {
+                if let count = holds[path], count > 1 {
+                    holds[path] = count - 1
+                    return nil
+                }
+                holds[path] = nil
+                return servers.removeValue(forKey: path) ?? nil
+            }
+        }
         func setRoute(_ route: (@Sendable () async -> CancelAnswer)?, unit: String?) {
             lock.withLock { cancelRoutes[unit] = route }
+        }
+        func swapRoute(
+            _ route: (@Sendable () async -> CancelAnswer)?, unit: String?
+        ) -> (@Sendable () async -> CancelAnswer)? {
+            lock.withLock {
+                defer { cancelRoutes[unit] = route }
+                return cancelRoutes[unit]
+            }
         }
         func setUnitRoute(_ stop: (@Sendable () -> CancelAnswer)?, unit: String) {
             lock.withLock { unitRoutes[unit] = stop }

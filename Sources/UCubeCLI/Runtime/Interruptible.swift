@@ -49,7 +49,7 @@ extension CLIFailure {
     }
 
     /// A prompt's own timeout expired with no answer.
-    static func noAnswer(_ message: String) -> CLIFailure {
-        CLIFailure(ExitCodes.timeout, message, hint: "a longer --timeout gives the person at the terminal more time")
+    static func noAnswer(_ message: String, option: String = "--timeout") -> CLIFailure {
+        CLIFailure(ExitCodes.timeout, message, hint: "a longer \(option) gives the person at the terminal more time")
     }
 }

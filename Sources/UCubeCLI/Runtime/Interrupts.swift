@@ -23,9 +23,11 @@ final class Interrupts: Sendable {
 
     private init(_ id: Int) { self.id = id }
 
-    /// Calls `handler` on each SIGINT, SIGTERM or SIGHUP until `cancel()`.
-    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> Interrupts {
-        Interrupts(registry.withLock { $0.add(handler) })
+    /// Calls `handler` on each SIGINT, SIGTERM or SIGHUP until `cancel()`. `consuming`: while this registration is
+    /// the newest, the signal is its alone (an operator's prompt, which a signal answers with "cancel"): the older
+    /// registrations do not hear it.
+    static func onInterrupt(consuming: Bool = false, _ handler: @escaping @Sendable () -> Void) -> Interrupts {
+        Interrupts(registry.withLock { $0.add(handler, consuming: consuming) })
     }
 
     /// Runs `body` in a task that an interrupt cancels (after `first`, which runs on each interrupt before the
@@ -50,8 +52,11 @@ final class Interrupts: Sendable {
     /// Called on the pipe's thread for each signal: every registration, outside the lock (a handler may register or
     /// cancel one); false when none is registered.
     fileprivate static func deliver() -> Bool {
-        let handlers = registry.withLock { $0.handlers.map(\.call) }
-        for handler in handlers.reversed() { handler() }
+        let handlers = registry.withLock { $0.handlers }
+        for handler in handlers.reversed() {
+            handler.call()
+            if handler.consuming { break }
+        }
         return !handlers.isEmpty
     }
 
@@ -60,17 +65,17 @@ final class Interrupts: Sendable {
     /// The registrations, and the signals' disposition, which follows them under the same lock: caught while one is
     /// registered, the default otherwise.
     private struct Registry {
-        var handlers: [(id: Int, call: @Sendable () -> Void)] = []
+        var handlers: [(id: Int, call: @Sendable () -> Void, consuming: Bool)] = []
         var next = 0
         var pipeReady = false
 
-        mutating func add(_ call: @escaping @Sendable () -> Void) -> Int {
+        mutating func add(_ call: @escaping @Sendable () -> Void, consuming: Bool) -> Int {
             if handlers.isEmpty {
                 if !pipeReady { pipeReady = SignalPipe.open() }
                 if pipeReady { SignalPipe.catchSignals() }
             }
             next += 1
-            handlers.append((next, call))
+            handlers.append((next, call, consuming))
             return next
         }
 
@@ -152,7 +157,42 @@ private enum SignalPipe {
 /// A request to stop (a signal, `ucube cancel`) noted from any thread, for work that looks at it when it can: a suite
 /// run between its cases, a payment not started yet.
 final class StopRequest: Sendable {
-    private let requested = Mutex(false)
-    func request() { requested.withLock { $0 = true } }
-    var isRequested: Bool { requested.withLock { $0 } }
+    private struct State {
+        var requested = false
+        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        var next = 0
+    }
+    private let state = Mutex(State())
+
+    func request() {
+        let waiting = state.withLock { state in
+            state.requested = true
+            defer { state.waiting = [:] }
+            return state.waiting.values
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    var isRequested: Bool { state.withLock { $0.requested } }
+
+    /// Returns once a stop is requested (at once when it was), or when the task is cancelled: for a wait that a stop
+    /// ends (the operator's Enter in a suite run).
+    func wait() async {
+        let id = state.withLock { state in
+            state.next += 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.requested || Task.isCancelled { return true }
+                    state.waiting[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+        }
+    }
 }

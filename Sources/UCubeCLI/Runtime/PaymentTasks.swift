@@ -84,7 +84,7 @@ struct PromptAuthorization: AuthorizationTask {
         }
         while true {
             guard
-                let line = await Terminal.readLine(
+                let line = await Terminal.operatorAnswer(
                     prompt: "approve / decline / unable / 8A hex[:issuer data]? ", from: source)
             else {
                 throw TaskCancelled()
@@ -112,7 +112,8 @@ struct PromptSelection: ApplicationSelectionTask {
                 "  \(i + 1). \(Hex.encode(c.aid)) \(c.label) (priority \(c.priority))\(c.blocked ? " blocked" : "")")
         }
         while true {
-            guard let line = await Terminal.readLine(prompt: "application 1…\(candidates.count)? ", from: source) else {
+            guard let line = await Terminal.operatorAnswer(prompt: "application 1…\(candidates.count)? ", from: source)
+            else {
                 return nil
             }
             if let n = Int(line.trimmingCharacters(in: .whitespaces)), candidates.indices.contains(n - 1) {

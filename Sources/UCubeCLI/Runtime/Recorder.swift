@@ -161,9 +161,9 @@ enum ReplaySource {
             data = try BoundedFile.read(path, limit: Recording.maximumSize)
         } catch {
             switch error {
-            case .unreadable:
+            case .unreadable(let why):
                 throw CLIFailure(
-                    ExitCodes.usage, "cannot read the recording \(path)", hint: "record one with --record FILE")
+                    ExitCodes.usage, "cannot read the recording \(path): \(why)", hint: "record one with --record FILE")
             case .tooLarge:
                 throw CLIFailure(
                     ExitCodes.dataError,

@@ -99,8 +99,8 @@ extension UCube {
                 data = try BoundedFile.read(script, limit: PlainLineSource.maximumScriptSize)
             } catch {
                 switch error {
-                case .unreadable:
-                    throw CLIFailure(ExitCodes.usage, "cannot read the script \(script)")
+                case .unreadable(let why):
+                    throw CLIFailure(ExitCodes.usage, "cannot read the script \(script): \(why)")
                 case .tooLarge:
                     throw CLIFailure(
                         ExitCodes.usage,
@@ -299,7 +299,13 @@ final class ShellRunner: @unchecked Sendable {
                 print("")
             }
         }
-        if arguments.isEmpty { print(ShellBuiltin.overview + "\n") }
+        if arguments.isEmpty {
+            // The shell's own help: its words, then the commands by name (not the command line's root help, whose
+            // global options and `ucube` usage are for a shell prompt of another kind).
+            print(ShellBuiltin.overview + "\n")
+            print(ShellBuiltin.commandList)
+            return .status(0)
+        }
         // ArgumentParser's own `help` subcommand: `help pay`, `help rpc get-info`.
         return parseAndRun(["help"] + arguments)
     }
@@ -370,6 +376,19 @@ extension ShellBuiltin {
         While a `pay … --step` is paused: \(StepCommand.allCases.map(\.usage).joined(separator: ", ")).
         Ctrl-C cancels the running command; Tab completes. `help WORD` explains any of these words or commands.
         """
+    }
+
+    /// The commands, a line each with its abstract, for `help` alone.
+    static var commandList: String {
+        let commands = UCube.configuration.subcommands.compactMap { command -> (String, String)? in
+            let configuration = command.configuration
+            guard configuration.shouldDisplay, let name = configuration.commandName, name != "shell" else { return nil }
+            return (name, configuration.abstract)
+        }
+        let width = (commands.map(\.0.count).max() ?? 0) + 2
+        return "Commands (`help COMMAND` shows one; the same words as `ucube COMMAND` on the command line):\n"
+            + commands.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
+            .joined(separator: "\n")
     }
 
     var usage: String {

@@ -77,7 +77,8 @@ struct PaymentSuite: Decodable {
         } catch {
             switch error {
             case .unreadable(let why):
-                throw CLIFailure(ExitCodes.ioError, "cannot read the suite \(path): \(why)")
+                // As every file named on the command line (a devices file, a recording, a script): exit 64.
+                throw CLIFailure(ExitCodes.usage, "cannot read the suite \(path): \(why)")
             case .tooLarge:
                 throw CLIFailure(
                     ExitCodes.dataError, "the suite \(path) is larger than \(BoundedFile.limitText(maximumSize))",

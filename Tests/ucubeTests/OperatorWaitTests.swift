@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+@testable import UCubeCLI
+
+/// Issue 41, item 3: every wait can be stopped. The operator's prompt (`test`'s "press Enter when ready", `pay
+/// --authorize prompt`) on a real terminal (a pseudo-terminal here) ends within a second of SIGTERM, Ctrl-C or `ucube
+/// cancel`, and a case stopped before it started is `# SKIP`; a second signal to a fleet run abandons the terminals
+/// still running and the summary follows at once. Each test prints the time it measured; its verdict does not depend
+/// on it beyond a safety net 10 times the product's promise.
+@Suite struct OperatorWaitTests {
+    /// The product's promise: the prompt stops within a second.
+    static let promise: Duration = .seconds(1)
+    /// The test's own deadline for it: a safety net against a hang on a loaded machine, not the verdict's measure.
+    static let safetyNet: Duration = promise * 10
+
+    /// `ucube --device tcp://… test SUITE` attended on a terminal, waiting for the operator before its first case.
+    static func waitingRun(_ sandbox: UCubeSandbox) async throws -> (
+        run: (process: Process, stdout: Pipe, stderr: Pipe, master: Int32, slave: Int32), server: Process,
+        device: String
+    ) {
+        let suite = try TestRunStopTests.suite(sandbox)
+        let (server, port) = try await sandbox.startSimulator(["--card", "visa-contact"])
+        let device = "tcp://127.0.0.1:\(port)"
+        do {
+            let run = try sandbox.startOnATerminal(["--device", device, "test", suite])
+            let seen = await UCubeSandbox.readUntil(run.stderr, contains: "press Enter when ready")
+            #expect(seen.contains("case 1/3 first"), "\(seen)")
+            return (run, server, device)
+        } catch {
+            server.terminate()
+            throw error
+        }
+    }
+
+    /// Waits for the process to end; its status and the time from `since`.
+    static func ended(_ process: Process, since: ContinuousClock.Instant) async -> (Int32, Duration) {
+        let status = await process.exit()
+        return (status, ContinuousClock.now - since)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func theOperatorPromptStopsWithinASecondOfASignal(signal: Int32) async throws {
+        let sandbox = try UCubeSandbox()
+        let (run, server, _) = try await Self.waitingRun(sandbox)
+        defer {
+            server.terminate()
+            close(run.master)
+            close(run.slave)
+        }
+        let sent = ContinuousClock.now
+        kill(run.process.processIdentifier, signal)
+        let (status, took) = await Self.ended(run.process, since: sent)
+        print("OperatorWaitTests: signal \(signal) ended the operator prompt in \(took)")
+        #expect(status == 11)
+        #expect(took < Self.safetyNet, "stopped in \(took): the promise is \(Self.promise)")
+        let tap = await UCubeSandbox.readToEnd(run.stdout)
+        // Stopped before it started: the waiting case is skipped, as are the two after it.
+        #expect(tap.contains("ok 1 - first # SKIP not run: the run was stopped"), "\(tap)")
+        #expect(tap.contains("ok 3 - third # SKIP"), "\(tap)")
+        #expect(!tap.contains("not ok"), "\(tap)")
+    }
+
+    /// `ucube cancel` reaches a suite run waiting for the operator (no case has its link open then).
+    @Test func cancelStopsTheOperatorPrompt() async throws {
+        let sandbox = try UCubeSandbox()
+        let (run, server, device) = try await Self.waitingRun(sandbox)
+        defer {
+            server.terminate()
+            close(run.master)
+            close(run.slave)
+        }
+        let cancel = try await sandbox.run(["--device", device, "cancel"])
+        let answered = ContinuousClock.now
+        #expect(cancel.status == 0, "\(cancel.stdout)\(cancel.stderr)")
+        #expect(cancel.stdout.contains("stopping the suite run"), "\(cancel.stdout)")
+        let (status, took) = await Self.ended(run.process, since: answered)
+        print("OperatorWaitTests: the run ended \(took) after `ucube cancel` answered")
+        #expect(status == 11)
+        #expect(took < Self.safetyNet)
+        let tap = await UCubeSandbox.readToEnd(run.stdout)
+        #expect(tap.contains("ok 1 - first # SKIP"), "\(tap)")
+    }
+
+    /// `pay --authorize prompt` on a terminal: past the card read the payment's cancel rule refuses a cancel, but the
+    /// prompt is a wait on a person, and SIGTERM answers it as the operator's `cancel` would: CANCELLED, at once.
+    @Test func theAuthorizationPromptStopsOnSIGTERM() async throws {
+        let sandbox = try UCubeSandbox()
+        let (server, port) = try await sandbox.startSimulator(["--card", "visa-contact"])
+        let run = try sandbox.startOnATerminal([
+            "--device", "tcp://127.0.0.1:\(port)", "pay", "12.00", "--authorize", "prompt",
+        ])
+        defer {
+            server.terminate()
+            close(run.master)
+            close(run.slave)
+        }
+        let seen = await UCubeSandbox.readUntil(run.stderr, contains: "approve / decline / unable")
+        #expect(seen.contains("authorization:"), "\(seen)")
+        let sent = ContinuousClock.now
+        kill(run.process.processIdentifier, SIGTERM)
+        let (status, took) = await Self.ended(run.process, since: sent)
+        print("OperatorWaitTests: SIGTERM ended the authorization prompt in \(took)")
+        let stdout = await UCubeSandbox.readToEnd(run.stdout)
+        let stderr = await UCubeSandbox.readToEnd(run.stderr)
+        #expect(status == 11, "\(stdout)\(stderr)")
+        #expect(stdout.contains("status: CANCELLED"), "\(stdout)")
+        #expect(!stderr.contains("too late"), "the signal is the prompt's: \(stderr)")
+        #expect(took < Self.safetyNet)
+    }
+
+    /// A fleet `test` run whose payments wait on a host that never answers (past the card read, where a cancel is
+    /// refused): the first SIGTERM stops nothing at once; the second abandons both terminals and the summary follows.
+    @Test func aSecondSignalAbandonsAFleetRun() async throws {
+        let sandbox = try UCubeSandbox()
+        let marks = sandbox.directory.appendingPathComponent("hooks")
+        try FileManager.default.createDirectory(at: marks, withIntermediateDirectories: true)
+        let hook = sandbox.directory.appendingPathComponent("slow-host.sh")
+        try """
+        #!/bin/sh
+        echo $$ > '\(marks.path)/'$$
+        exec sleep 120
+
+        """.write(to: hook, atomically: true, encoding: .utf8)
+        chmod(hook.path, 0o755)
+        let suite = try TestSuiteEndToEndTests.write(
+            """
+            {"name": "slow", "cases": [
+              {"name": "online", "card": "visa-contact",
+               "request": {"amount": "12.00", "authorize": "exec:\(hook.path)"}, "expect": {"status": "APPROVED"}}
+            ]}
+            """, in: sandbox, name: "slow.json")
+        let fleet = try await FleetRunEndToEndTests.startFleet(sandbox, count: 2, ["--card", "visa-contact"])
+        defer {
+            fleet.process.terminate()
+            for pid in (try? FileManager.default.contentsOfDirectory(atPath: marks.path)) ?? [] {
+                if let pid = Int32(pid) { kill(pid, SIGKILL) }
+            }
+        }
+        let run = try sandbox.startCapturing(["--json", "test", suite, "--devices", fleet.file])
+        let deadline = ContinuousClock.now + SafetyNet.process
+        while ((try? FileManager.default.contentsOfDirectory(atPath: marks.path))?.count ?? 0) < 2 {
+            guard run.process.isRunning, ContinuousClock.now < deadline else {
+                Issue.record("the hooks never both started")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(run.process.processIdentifier, SIGTERM)
+        _ = await UCubeSandbox.readUntil(run.stderr, contains: "again to abandon them")
+        #expect(run.process.isRunning, "a payment past its card read runs on after the first signal")
+        let sent = ContinuousClock.now
+        kill(run.process.processIdentifier, SIGTERM)
+        let stdout = await UCubeSandbox.readToEnd(run.stdout)
+        let (status, took) = await Self.ended(run.process, since: sent)
+        print("OperatorWaitTests: the second SIGTERM ended the fleet run in \(took)")
+        #expect(status == 11, "\(stdout)")
+        let ends = FleetRunEndToEndTests.ends(stdout)
+        for device in fleet.devices {
+            let end = try #require(ends[device], "\(device) has no end event: \(stdout)")
+            #expect(end["result"] as? String == "failed", "\(end)")
+            #expect((end["message"] as? String ?? "").contains("abandoned by a second interrupt"), "\(end)")
+        }
+        #expect(took < Self.safetyNet)
+    }
+
+    @Test func eachSignalToAFleetRunMeansOneThing() {
+        #expect((1...4).map(FleetSignals.meaning(ofSignal:)) == [.stop, .abandon, .ignore, .ignore])
+    }
+
+    /// A stop ends its waits, those before it and after it; a cancelled task's wait ends without one.
+    @Test func aStopEndsEveryWaitOnIt() async {
+        let stop = StopRequest()
+        let early = Task { await stop.wait() }
+        let cancelled = Task { await stop.wait() }
+        cancelled.cancel()
+        await cancelled.value
+        #expect(!stop.isRequested)
+        stop.request()
+        await early.value
+        await stop.wait()
+        #expect(stop.isRequested)
+    }
+}
