@@ -390,15 +390,22 @@ extension UCube {
             if let seed { configuration.seed = seed }
             configuration.minimumAnswerDelay = answerDelay
             let simulator = try TerminalSimulator(configuration: configuration)
+            let initial = NamedScript(name: cardName, script: configuration.script)
+            await simulator.nameCard(cardName)
             await simulator.observeFaults { StandardError.write("simulator \($0)") }
             let vendorApp = vendorApp
             let json = context.json
+            let steering = SteeringServers()
             do {
                 try await SimulatorServer.listen(
                     host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw
                 ) { bound in
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let device = "tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)"
+                    // Steerable before the address is printed: whoever reads it may steer at once.
+                    let terminal = SteeredTerminal(simulator: simulator, device: device, initial: initial)
+                    steering.add(terminal)
+                    if json { steering.readStandardInput() }
                     if json {
                         Self.announce(["event": "listening", "device": device])
                     } else {
@@ -409,8 +416,13 @@ extension UCube {
                     }
                 }
             } catch let error as SimulatorError {
+                await steering.closeAll()
                 throw CLIFailure(simulator: error)
+            } catch {
+                await steering.closeAll()
+                throw error
             }
+            await steering.closeAll()
         }
 
         /// `--json`: what the simulator serves, one JSON object a line on stdout, as soon as it listens:
@@ -456,6 +468,9 @@ extension UCube {
                 hint: "the card images are: \(loaded.cards.keys.sorted().joined(separator: ", "))")
         }
 
+        /// The name `ucube sim status` shows for the card the simulator starts with.
+        var cardName: String { card ?? suiteCard ?? CardCatalogue.defaultName }
+
         /// `--fleet-fault I:FAULTS` by terminal index, each checked.
         func fleetFaults() throws -> [Int: String] {
             var byTerminal: [Int: String] = [:]
@@ -479,6 +494,7 @@ extension UCube {
             let faults = try fleetFaults()
             let base = (stateDir ?? Environment.simulatorDirectory) + "/fleet"
             var simulators: [TerminalSimulator] = []
+            var initials: [NamedScript] = []
             for index in 1...count {
                 var configuration = try BuiltInSimulator.configuration(
                     linkModel: model, scenario: try presentedCard(),
@@ -487,6 +503,8 @@ extension UCube {
                 configuration.minimumAnswerDelay = answerDelay
                 configuration.serialNumber = SimulatorChoices.DefaultDevice.serialNumber + UInt64(index - 1)
                 let simulator = try TerminalSimulator(configuration: configuration)
+                await simulator.nameCard(cardName)
+                initials.append(NamedScript(name: cardName, script: configuration.script))
                 let serial = configuration.serialNumber!
                 await simulator.observeFaults { StandardError.write("simulator \(index) (serial \(serial)) \($0)") }
                 simulators.append(simulator)
@@ -494,6 +512,8 @@ extension UCube {
             let addresses = FleetAddresses(count: count)
             let devicesFile = devicesFile
             let shown = host.contains(":") ? "[\(host)]" : host
+            let steering = SteeringServers()
+            let initialScripts = initials
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (offset, simulator) in simulators.enumerated() {
@@ -502,7 +522,13 @@ extension UCube {
                                 host: host, port: port == 0 ? 0 : port + offset, simulator: simulator,
                                 codec: codec == .ble ? .ble : .raw
                             ) { bound in
-                                guard let all = addresses.bound(offset, "tcp://\(shown):\(bound)") else { return }
+                                let device = "tcp://\(shown):\(bound)"
+                                steering.add(
+                                    SteeredTerminal(
+                                        simulator: simulator, device: device, initial: initialScripts[offset]),
+                                    index: offset + 1)
+                                guard let all = addresses.bound(offset, device) else { return }
+                                if json { steering.readStandardInput() }
                                 let text = all.joined(separator: "\n") + "\n"
                                 if let devicesFile {
                                     do {
@@ -524,8 +550,13 @@ extension UCube {
                     try await group.waitForAll()
                 }
             } catch let error as SimulatorError {
+                await steering.closeAll()
                 throw CLIFailure(simulator: error)
+            } catch {
+                await steering.closeAll()
+                throw error
             }
+            await steering.closeAll()
         }
 
         /// Starts the TMS simulator when --tms asks for it, writing the default catalogue on first use.

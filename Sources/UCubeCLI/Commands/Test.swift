@@ -114,16 +114,22 @@ extension UCube {
                     throw failure
                 }
             }
+            // A `ucube simulate` of this user at that address is steered to each case's card (`ucube sim suite`).
+            let steering = simulated ? nil : await SuiteSteering.probe(device: address.description)
             for (index, suiteCase) in selected.enumerated() {
                 let result: SuiteResult
                 if stop.isRequested {
                     result = .notRun(suiteCase, because: "not run: the run was stopped")
+                } else if let reason = await setUpUnattended(
+                    suiteCase, steering: steering, simulated: simulated, inFleet: inFleet)
+                {
+                    result = .notRun(suiteCase, because: reason)
                 } else {
                     result = await runCase(
                         suiteCase, context: context, index: index, of: selected.count, suite: loaded,
                         simulated: simulated,
                         journal: journal,
-                        stop: stop, attended: !inFleet)
+                        stop: stop, attended: !inFleet, steered: steering != nil)
                 }
                 results.append(result)
                 if inFleet {
@@ -166,14 +172,35 @@ extension UCube {
             try Self.verdict(results)
         }
 
+        /// Sets the case up without an operator: a steerable simulator is given the case's card, PIN and choices; in
+        /// a fleet run (unattended), a terminal nobody can steer cannot present the case's card (unless
+        /// --unattended says it is arranged). nil: the case can run; else why it is skipped.
+        private func setUpUnattended(
+            _ suiteCase: SuiteCase, steering: SuiteSteering?, simulated: Bool, inFleet: Bool
+        ) async -> String? {
+            guard !simulated else { return nil }
+            if let steering {
+                return await steering.present(suite: Self.absolute(suite), case: suiteCase.name)
+            }
+            guard inFleet && !unattended else { return nil }
+            return
+                "cannot be set up unattended: nobody presents the card '\(suiteCase.card)' (the terminal is not a `ucube simulate` of this user that `ucube sim` steers; --unattended runs it anyway)"
+        }
+
+        /// `path` from the current directory, for a simulator that runs in another.
+        static func absolute(_ path: String) -> String {
+            let expanded = (path as NSString).expandingTildeInPath
+            return expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
+        }
+
         /// Runs one case (after the operator, on a real terminal) and compares its outcome with the expected one.
         private func runCase(
             _ suiteCase: SuiteCase, context: CommandContext, index: Int, of count: Int, suite loaded: PaymentSuite,
             simulated: Bool,
-            journal: PaymentJournal, stop: StopRequest, attended: Bool
+            journal: PaymentJournal, stop: StopRequest, attended: Bool, steered: Bool
         ) async -> SuiteResult {
             let scenario = loaded.scenario(for: suiteCase)
-            if !simulated {
+            if !simulated && !steered {
                 StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
                 if attended && !unattended, let prompts = context.prompts {
                     guard await OperatorWait.enter(timeout: .seconds(operatorTimeout), from: prompts) else {
@@ -219,7 +246,8 @@ extension UCube {
 
         /// Exit 17 naming the failed cases, when any failed.
         private static func verdict(_ results: [SuiteResult]) throws {
-            let failed = results.filter { !$0.passed }
+            // A case skipped because it cannot be set up unattended is not a failure (TAP `# SKIP`).
+            let failed = results.filter { !$0.passed && $0.notRun == nil }
             if !failed.isEmpty {
                 throw CLIFailure(
                     ExitCodes.testFailed,
@@ -256,5 +284,35 @@ enum OperatorWait {
                 once.finish(false)
             }
         }
+    }
+}
+
+/// The steering of the simulator a suite runs on (`ucube sim`, docs/suites.md "Running a suite"): each case's card
+/// image or catalogue card, with its PIN and list-box choices, presented by the next card wait.
+struct SuiteSteering: Sendable {
+    let device: String
+    let path: String
+
+    /// The steering of `device`, when a `ucube simulate` of this user serves it; nil otherwise (a real terminal).
+    static func probe(device: String) async -> SuiteSteering? {
+        let path = SteeringSocket.path(forDevice: device)
+        guard FileManager.default.fileExists(atPath: path),
+            case .answered(let line) = await ControlSocket.request("status", at: path),
+            SteeringAnswer(line: line)?.ok == true
+        else { return nil }
+        return SuiteSteering(device: device, path: path)
+    }
+
+    /// Sets the simulator up for the case; nil when it took it, else why the case cannot run.
+    func present(suite: String, case name: String) async -> String? {
+        let line = ["suite", suite, name].map(ShellWords.quote).joined(separator: " ")
+        guard case .answered(let text) = await ControlSocket.request(line, at: path) else {
+            return "cannot be set up unattended: the simulator at \(device) no longer takes steering"
+        }
+        guard let answer = SteeringAnswer(line: text), answer.ok else {
+            return
+                "cannot be set up unattended: the simulator at \(device) refused the case: \(SteeringAnswer(line: text)?.error ?? text)"
+        }
+        return nil
     }
 }
