@@ -170,6 +170,12 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
+                "With --tms: add NAME and api.NAME (the host the current SDK asks for when told the server NAME) to the TMS certificate's names, beside localhost and api.localhost. Repeatable, up to 16; each a DNS host name.",
+                valueName: "name"))
+        var tmsName: [String] = []
+
+        @Option(
+            help: ArgumentHelp(
                 "With --tms: the API forms to serve (spec §10.2): both (default: the 2020 SDK's and the current SDK's), 2020 or current; the other forms answer 404.",
                 valueName: "dialect"),
             completion: .list(TMSRouteDialect.servedChoices))
@@ -284,6 +290,21 @@ extension UCube {
                 }
                 guard TMSRouteDialect.served(tmsDialect) != nil else {
                     throw ValidationError("--tms-dialect must be both, 2020 or current")
+                }
+            }
+            if !tmsName.isEmpty {
+                guard tms != nil else {
+                    throw ValidationError("--tms-name is the TMS simulator's: add --tms HOST:PORT")
+                }
+                guard tmsName.count <= TMSSimulatorChoices.maximumExtraNames else {
+                    throw ValidationError("--tms-name: at most \(TMSSimulatorChoices.maximumExtraNames) names")
+                }
+                for name in tmsName {
+                    do {
+                        _ = try TMSSimulatorChoices.serverNames(for: name)
+                    } catch {
+                        throw ValidationError(error.reason)
+                    }
                 }
             }
             if let tmsFault {
@@ -597,7 +618,8 @@ extension UCube {
                     host: host, port: port, stateDirectory: URL(fileURLWithPath: state),
                     catalogue: URL(fileURLWithPath: catalogueDirectory),
                     serverCertificate: tmsCertificate.flatMap(TMSServerCertificate.init(rawValue:)) ?? .valid,
-                    dialects: tmsDialect.flatMap(TMSRouteDialect.served) ?? Set(TMSRouteDialect.allCases))
+                    dialects: tmsDialect.flatMap(TMSRouteDialect.served) ?? Set(TMSRouteDialect.allCases),
+                    serverNames: tmsName)
             } catch {
                 throw CLIFailure(tmsSimulator: error)
             }
