@@ -202,6 +202,7 @@ import FoundationXML
         let passed = try await sandbox.run(["--device", "tcp://127.0.0.1:\(steeredPort)", "test", path])
         #expect(passed.status == 0, "\(passed.stdout) \(passed.stderr)")
         #expect(!passed.stderr.contains("insert test card 7"), "no operator is asked: \(passed.stderr)")
+        #expect(passed.stderr.contains("case 1/1 served: the simulator presents 'late-pin' (steered)"))
     }
 
     @Test func anUnknownCaseIsAUsageError() async throws {

@@ -114,8 +114,12 @@ extension UCube {
                     throw failure
                 }
             }
-            // A `ucube simulate` of this user at that address is steered to each case's card (`ucube sim suite`).
-            let steering = simulated ? nil : await SuiteSteering.probe(device: address.description)
+            // In an unattended run (a fleet, --unattended, or nobody to answer a prompt), a `ucube simulate` of this
+            // user at that address is steered to each case's card (`ucube sim suite`); an operator at a terminal is
+            // asked as for a real one.
+            let unattendedRun = inFleet || unattended || context.prompts == nil
+            let steering =
+                simulated || !unattendedRun ? nil : await SuiteSteering.probe(device: address.description)
             for (index, suiteCase) in selected.enumerated() {
                 let result: SuiteResult
                 if stop.isRequested {
@@ -200,6 +204,11 @@ extension UCube {
             journal: PaymentJournal, stop: StopRequest, attended: Bool, steered: Bool
         ) async -> SuiteResult {
             let scenario = loaded.scenario(for: suiteCase)
+            if steered {
+                StandardError.write(
+                    "case \(index + 1)/\(count) \(suiteCase.name): the simulator presents '\(suiteCase.card)' (steered)"
+                )
+            }
             if !simulated && !steered {
                 StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
                 if attended && !unattended, let prompts = context.prompts {
