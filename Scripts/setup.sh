@@ -4,6 +4,7 @@
 #   Scripts/setup.sh --test   what building it and running the test suite need, the BLE test bed's included
 #   Scripts/setup.sh --bench  what building it and running Benchmarks/startup.sh need
 #   Scripts/setup.sh --ble    what building it and running the BLE test bed (Scripts/ble-testbed/run.sh) need
+#   Scripts/setup.sh --vendor what building it and running the optional vendor-SDK harness need (a JDK, the SDK's jars)
 # Each package is checked with dpkg-query; only missing ones are installed (apt-get, through sudo when not root),
 # after saying what they are for. When everything is there it installs nothing and asks for no password.
 set -euo pipefail
@@ -16,12 +17,13 @@ for option in "$@"; do
         --test) kinds+="test ble " what+=" and running its tests (the BLE test bed's too)" ;;
         --bench) kinds+="bench " what+=" and running its start-up benchmark" ;;
         --ble) kinds+="test ble " what+=" and running its BLE test bed" ;;
+        --vendor) kinds+="vendor " what+=" and running the vendor-SDK harness" ;;
         -h | --help)
-            sed -n '2,8s/^# \{0,1\}//p' "$0"
+            sed -n '2,9s/^# \{0,1\}//p' "$0"
             exit 0
             ;;
         *)
-            echo "setup.sh: unknown option '$option' (Scripts/setup.sh [--test] [--bench] [--ble])" >&2
+            echo "setup.sh: unknown option '$option' (Scripts/setup.sh [--test] [--bench] [--ble] [--vendor])" >&2
             exit 64
             ;;
     esac
@@ -37,9 +39,9 @@ wanted=()
 while read -r name kind why; do
     case "$name" in "" | "#"*) continue ;; esac
     case "$kind" in
-        build | test | bench | ble) ;;
+        build | test | bench | ble | vendor) ;;
         *)
-            echo "setup.sh: $list: '$name' is needed for '$kind', not build, test, bench or ble" >&2
+            echo "setup.sh: $list: '$name' is needed for '$kind', not build, test, bench, ble or vendor" >&2
             exit 1
             ;;
     esac

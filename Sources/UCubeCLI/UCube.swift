@@ -25,7 +25,7 @@ struct UCube: AsyncParsableCommand {
             subcommands: [
                 Info.self, Pay.self, ReadCard.self, Display.self, Choose.self, Cancel.self, History.self, Locale.self,
                 RPC.self,
-                Decode.self, Simulate.self, Test.self, Shell.self,
+                Decode.self, Simulate.self, Sim.self, Test.self, Shell.self,
                 Scan.self, Connect.self, MDMRegister.self, MDMUpdate.self, FleetMergeCommand.self, SendLogs.self,
                 Diagnose.self, Serve.self,
             ]

@@ -144,8 +144,15 @@ package struct PaymentContext: Sendable, Hashable, Encodable {
             case 0x9F36:
                 atc = value
             case 0xDF3E:
-                // The terminal's PIN KSN (10 bytes); an online PIN's own DF3E (SimplifiedOnlinePIN) takes precedence.
-                if value.count == 10, pinKSN == nil { pinKSN = value }
+                // The terminal's PIN KSN, of any length it gives (10 bytes TDES DUKPT, 12 AES); an online PIN's own
+                // DF3E (SimplifiedOnlinePIN) takes precedence.
+                if SimplifiedOnlinePIN.Response.ksnLengths.contains(value.count), pinKSN == nil { pinKSN = value }
+            case 0xDF3F:
+                // The contact flow's online PIN block, in the current dialect's TransactionProcess answer (spec §5.2
+                // 0x5512): ciphertext, kept for the host as SimplifiedOnlinePIN's is.
+                if SimplifiedOnlinePIN.Response.pinBlockLengths.contains(value.count), onlinePINBlock == nil {
+                    onlinePINBlock = value
+                }
             default:
                 break
             }

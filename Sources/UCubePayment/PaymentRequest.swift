@@ -22,6 +22,9 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
     /// NFC: DF7F = 1; ICC: TVR byte 4 bit 4 (`tvr[3] |= 0x08`, spec §8.1).
     package var forceAuthorization: Bool
     package var pinBlockFormat: PINBlockFormatCode
+    /// The DUKPT key slot the terminal enciphers an online PIN under (DF44 of TransactionProcess and
+    /// SimplifiedOnlinePIN, spec §5.2 0x5512): 0x40…0x53, the SDK's default 0x40.
+    package var pinKeySlot: UInt8 = PaymentRequest.defaultPINKeySlot
     /// Tags read in plain before the authorization; `nil` = the default of the entry mode (`PaymentTagDefaults`).
     package var authorizationPlainTags: [Tag]?
     /// SRED tags read as a ciphered blob before the authorization; `nil` = the default of the entry mode.
@@ -91,6 +94,9 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
 
     /// spec §8.1: "card wait timeout (default 30 s, max 255)".
     package static let defaultCardWaitTimeout = 30
+    /// spec §5.2 0x5512: the vendor SDK's DUKPT key slots, 0x40 (its default) to 0x53 (`setDukptSlotKey` 1…20).
+    package static let defaultPINKeySlot: UInt8 = 0x40
+    package static let pinKeySlots: ClosedRange<UInt8> = 0x40...0x53
     package static let cardWaitTimeoutRange = 1...255
     /// spec §8.1: "preferred languages (1–6 ISO‑639)".
     package static let languageCountRange = 1...6
@@ -185,7 +191,7 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case amount, amountOnTerminal, currency, currencyNumeric, exponent, transactionType, cashback, readers
-        case cardWaitTimeout, preferredLanguages, forceOnlinePIN, forceAuthorization, pinBlockFormat
+        case cardWaitTimeout, preferredLanguages, forceOnlinePIN, forceAuthorization, pinBlockFormat, pinKeySlot
         case authorizationPlainTags, authorizationSecuredTags, finalizationPlainTags, finalizationSecuredTags
         case skipStartingSteps, skipCardRemoval, retrieveL2Logs, selectApplicationOnTerminal, requestID
     }
@@ -205,6 +211,7 @@ package struct PaymentRequest: Sendable, Hashable, Encodable {
         try c.encode(forceOnlinePIN, forKey: .forceOnlinePIN)
         try c.encode(forceAuthorization, forKey: .forceAuthorization)
         try c.encode(pinBlockFormat, forKey: .pinBlockFormat)
+        try c.encode(pinKeySlot, forKey: .pinKeySlot)
         try c.encodeIfPresent(authorizationPlainTags?.map(\.description), forKey: .authorizationPlainTags)
         try c.encodeIfPresent(authorizationSecuredTags?.map(\.description), forKey: .authorizationSecuredTags)
         try c.encodeIfPresent(finalizationPlainTags?.map(\.description), forKey: .finalizationPlainTags)

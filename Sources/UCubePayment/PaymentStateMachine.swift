@@ -343,7 +343,7 @@ package struct PaymentStateMachine: Sendable {
             let (tags, left) = Self.requestedTags(
                 PaymentTagDefaults.generateAC,
                 adding: [request.authorizationPlainTags(for: .icc), request.finalizationPlainTags(for: .icc)])
-            let command = TransactionProcess(tvr: finalTVR, requestedTags: tags)
+            let command = TransactionProcess(tvr: finalTVR, keySlot: request.pinKeySlot, requestedTags: tags)
             return go(
                 .processTransaction(card, left: PlainLeft(authorization: left[0], finalization: left[1])),
                 .transactionProcess(command))
@@ -1240,7 +1240,10 @@ package struct PaymentStateMachine: Sendable {
         let command = SimplifiedOnlinePIN(
             amountText: text,
             currencyLabel: request.currency.alpha,
-            pinBlockFormat: request.pinBlockFormat
+            pinBlockFormat: request.pinBlockFormat,
+            amount: SimplifiedOnlinePIN.Amount(
+                currencyCode: request.currency.numeric, exponent: UInt8(clamping: request.currency.exponent),
+                minorUnits: amount, keySlot: request.pinKeySlot)
         )
         return go(.onlinePIN(card), .simplifiedOnlinePIN(command))
     }

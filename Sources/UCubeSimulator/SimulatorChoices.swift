@@ -59,7 +59,10 @@ import UCubeProtocol
 ///   `rebootDuration` × `timeScale`; `serve` of the next connection waits for the reboot to finish.
 /// - §5.2 0x5171 (MP-README on 0x5170): the PIN DUKPT counter advances on the first PIN command of a secure session
 ///   only; later PIN commands of the session reuse that KSN. OnlinePIN (0x5170, layout not in sources) answers like
-///   SimplifiedOnlinePIN in ISO format 0. ISO format 4 (AES only) is a malformed request.
+///   SimplifiedOnlinePIN in ISO format 0. ISO format 4 (AES only) is a malformed request. A request that names a key
+///   slot (DF44, the current dialect) is answered `LL LL KSN LL LL block`, one without it the 2020 TLVs DF3E/DF3F;
+///   the key slot itself selects nothing (the simulator holds one PIN key). A current-dialect TransactionProcess
+///   after an online PIN answers DF3E and DF3F unasked (`onlinePINTags`).
 /// - §5.2 0x5025/0x5026: SRED tags (`sredTags`) are never answered in clear (GetPlainTag, TransactionProcess,
 ///   Finalisation, StartNFC, CompleteNFC); GetSecuredTag and the ciphered TransactionInit may carry them. A single
 ///   requested tag is answered as its bare value, several as TLVs; unknown tags are left out.
@@ -236,6 +239,10 @@ package enum SimulatorChoices {
     static let cvmResultsSignature: [UInt8] = [0x1E, 0x03, 0x00]
     static let cvmResultsOfflinePIN: [UInt8] = [0x01, 0x03, 0x02]
     static let cvmResultsOnlinePIN: [UInt8] = [0x42, 0x03, 0x00]
+
+    /// §5.2 0x5512: the tags a current-dialect TransactionProcess answer carries after an online PIN, requested or
+    /// not: DF3E the PIN KSN, DF3F the enciphered PIN block (the SDK's contact flow reads them there).
+    static let onlinePINTags: [UInt32] = [0xDF3E, 0xDF3F]
 
     /// TVR byte 3 bit 3 (EMV Book 3 C.5): "online PIN entered".
     static let tvrOnlinePINEnteredByte = 2

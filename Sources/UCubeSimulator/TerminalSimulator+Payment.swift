@@ -264,7 +264,13 @@ extension TerminalSimulator {
             runtime.transaction.data[0x9F26] = applicationCryptogram(card, runtime.transaction)
             runtime.transaction.data[0x9B] = SimulatorChoices.defaultTSI
             runtime.transaction.stage = .processed(cryptogram)
-            let answer = tlvs(tags(SimulatorChoices.generateACTags, then: command.requestedTags), includeSRED: false)
+            // spec §5.2 0x5512: the current SDK (its request names a key slot, DF44) takes the contact flow's online
+            // PIN from this answer's DF3E and DF3F, whatever tags it asked for.
+            let pinTags: [UInt32] =
+                command.keySlot != nil && card.cardholderVerification == .onlinePIN
+                ? SimulatorChoices.onlinePINTags : []
+            let answer = tlvs(
+                tags(SimulatorChoices.generateACTags + pinTags, then: command.requestedTags), includeSRED: false)
             return .now(.ok(TLVResponse(tlvs: answer).encodeData()))
         }
     }
@@ -427,16 +433,17 @@ extension TerminalSimulator {
             guard let format = PINBlockFormat(rawValue: command.pinBlockFormat.rawValue), format != .iso4 else {
                 return .now(Reply(SimulatorChoices.malformedRequestStatus))  // ISO 9564 format 4 is AES-only
             }
-            return .now(onlinePIN(format: format))
+            return .now(onlinePIN(format: format, layout: command.isCurrentDialect ? .lengthPrefixed : .tlv))
         }
     }
 
     /// The scripted PIN as an enciphered PIN block under the PIN variant of the PIN DUKPT key (spec §12.3), with the
-    /// PIN KSN: TLV `DF3E 0A <KSN> DF3F 08 <block>` (spec §5.2 PROJECT CHOICE).
-    func onlinePIN(format: PINBlockFormat) -> Reply {
+    /// PIN KSN, in `layout`: the current dialect's `LL LL <KSN> LL LL <block>`, or the 2020 dialect's TLVs
+    /// `DF3E 0A <KSN> DF3F 08 <block>` (spec §5.2 0x5171).
+    func onlinePIN(format: PINBlockFormat, layout: SimplifiedOnlinePIN.Response.Layout = .tlv) -> Reply {
         switch pinBlock(format: format) {
         case .entered(let pin):
-            .ok(SimplifiedOnlinePIN.Response(pinKSN: pin.ksn.bytes, pinBlock: pin.block).encodeData())
+            .ok(SimplifiedOnlinePIN.Response(pinKSN: pin.ksn.bytes, pinBlock: pin.block, layout: layout).encodeData())
         case .failed(let status): Reply(status)
         }
     }

@@ -37,6 +37,8 @@ package actor TerminalSimulator {
     let elapsed: @Sendable () -> Duration
 
     private var connection: Connection?
+    /// The name of the card the script presents, as `ucube sim status` shows it (`nameCard`, `steer`).
+    package internal(set) var cardLabel: String
     private var connectionWaiters: [CheckedContinuation<Void, Never>] = []
     private var pending: PendingCommand?
     /// The last answer written on this connection to anything but a recovery command (RepeatLastMessage, spec §2.9).
@@ -62,7 +64,16 @@ package actor TerminalSimulator {
         self.elapsed = Self.stopwatch(configuration.clock)
         self.runtime.clockSetAt = .zero
         self.runtime.atc = configuration.script.card?.initialATC ?? 0
+        self.cardLabel = configuration.script.card?.name ?? "no card"
     }
+
+    /// Names the card of the configured script (`simulate --card NAME`), for `ucube sim status`.
+    package func nameCard(_ name: String) { cardLabel = name }
+
+    /// A connection is being served now.
+    package var isServing: Bool { connection != nil }
+    /// Connections served since the simulator started (the one being served included).
+    package private(set) var connectionsServed = 0
 
     /// Back to a new terminal: default device state (written to `device.json` when persisting), an empty RAM state,
     /// the configured script and the seed's first value. A pending long-running command is dropped without an answer.
@@ -138,6 +149,7 @@ package actor TerminalSimulator {
             }
         }
         connection = Connection()
+        connectionsServed += 1
 
         let link = configuration.linkModel
         let clock = configuration.clock

@@ -124,11 +124,14 @@ package struct TMSCertificateAuthority: Sendable {
         }
     }
 
-    /// The HTTPS server certificate: IP SANs 127.0.0.1 and ::1, DNS SANs localhost and api.localhost, serverAuth.
+    /// The HTTPS server certificate: IP SANs 127.0.0.1 and ::1, DNS SANs localhost and api.localhost and
+    /// `extraNames` (already checked: `TMSSimulatorChoices.serverNames(for:)`), serverAuth.
     package func issueServerIdentity(
-        commonName: String = TMSSimulatorChoices.serverCommonName, now: Date = Date()
+        commonName: String = TMSSimulatorChoices.serverCommonName, extraNames: [String] = [], now: Date = Date()
     ) throws(TMSSimulatorError) -> Identity {
-        var names: [GeneralName] = TMSSimulatorChoices.serverDNSNames.map { .dnsName($0) }
+        var dnsNames = TMSSimulatorChoices.serverDNSNames
+        for name in extraNames where !dnsNames.contains(name) { dnsNames.append(name) }
+        var names: [GeneralName] = dnsNames.map { .dnsName($0) }
         names += TMSSimulatorChoices.serverIPAddresses.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) }
         return try issue(
             commonName: commonName, usage: .serverAuth, names: names,

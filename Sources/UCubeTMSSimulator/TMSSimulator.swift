@@ -58,8 +58,17 @@ package actor TMSSimulator {
     /// - Returns: the bound port (pass `port: 0` for an ephemeral one).
     package func start(
         host: String = "127.0.0.1", port: Int = 0, stateDirectory: URL, catalogue catalogueDirectory: URL,
-        serverCertificate: TMSServerCertificate = .valid, dialects: Set<TMSRouteDialect> = Set(TMSRouteDialect.allCases)
+        serverCertificate: TMSServerCertificate = .valid,
+        dialects: Set<TMSRouteDialect> = Set(TMSRouteDialect.allCases),
+        serverNames: [String] = []
     ) async throws(TMSSimulatorError) -> Int {
+        guard serverNames.count <= TMSSimulatorChoices.maximumExtraNames else {
+            throw TMSSimulatorError(
+                .invalidArgument, "at most \(TMSSimulatorChoices.maximumExtraNames) names for the TMS certificate")
+        }
+        var names: [String] = []
+        for name in serverNames { names += try TMSSimulatorChoices.serverNames(for: name) }
+        let extraNames = names
         guard running == nil else { throw TMSSimulatorError(.invalidArgument, "the TMS simulator is already running") }
         guard !dialects.isEmpty else {
             throw TMSSimulatorError(.invalidArgument, "the TMS simulator needs a dialect to serve")
@@ -68,7 +77,8 @@ package actor TMSSimulator {
         do {
             prepared = try await NIOThreadPool.singleton.runIfActive {
                 try Self.prepare(
-                    stateDirectory: stateDirectory, catalogue: catalogueDirectory, serverCertificate: serverCertificate)
+                    stateDirectory: stateDirectory, catalogue: catalogueDirectory, serverCertificate: serverCertificate,
+                    extraNames: extraNames)
             }
         } catch let error as TMSSimulatorError {
             throw error
@@ -100,20 +110,20 @@ package actor TMSSimulator {
 
     /// Blocking file work of `start`: catalogue, CA, server certificate, received-logs numbering.
     private static func prepare(
-        stateDirectory: URL, catalogue: URL, serverCertificate: TMSServerCertificate
+        stateDirectory: URL, catalogue: URL, serverCertificate: TMSServerCertificate, extraNames: [String]
     ) throws -> Prepared {
         let catalogue = try TMSCatalogue.load(directory: catalogue)
         let authority = try TMSCertificateAuthority.loadOrCreate(in: stateDirectory)
         let serverIdentity: TMSCertificateAuthority.Identity
         switch serverCertificate {
-        case .valid: serverIdentity = try authority.issueServerIdentity()
+        case .valid: serverIdentity = try authority.issueServerIdentity(extraNames: extraNames)
         case .expired:
             // Issued as if a validity period plus a day ago: it ended yesterday.
             serverIdentity = try authority.issueServerIdentity(
-                now: Date().addingTimeInterval(-(TMSSimulatorChoices.serverValidity + 86_400)))
+                extraNames: extraNames, now: Date().addingTimeInterval(-(TMSSimulatorChoices.serverValidity + 86_400)))
         case .foreign:
             // Signed by a CA made for this run and written nowhere: no client trusts it.
-            serverIdentity = try TMSCertificateAuthority.create().issueServerIdentity()
+            serverIdentity = try TMSCertificateAuthority.create().issueServerIdentity(extraNames: extraNames)
         }
         return Prepared(
             catalogue: catalogue, authority: authority, serverIdentity: serverIdentity,

@@ -77,6 +77,34 @@ package enum TMSSimulatorChoices {
     /// Server certificate names: IP SAN 127.0.0.1 and ::1, DNS SAN localhost and api.localhost (the host the current
     /// SDK asks for when told the server `localhost:PORT`, spec §10.1).
     static let serverDNSNames = ["localhost", "api.localhost"]
+    /// `simulate --tms-name`: at most this many names of the user's own.
+    package static let maximumExtraNames = 16
+
+    /// The DNS names the server certificate gets for a name the user gives (`simulate --tms-name NAME`): NAME and
+    /// `api.NAME`, the host the current SDK asks for when told the server NAME (spec §10.1); `api.NAME` alone when
+    /// NAME already starts with `api.`. Throws a sentence when NAME is not a DNS host name (RFC 1123 §2.1: labels
+    /// of 1 to 63 letters, digits and hyphens, neither first nor last a hyphen, 253 characters in all, the last
+    /// label not all digits, so that no IPv4 address passes for one), or `api.NAME` would be too long.
+    package static func serverNames(for name: String) throws(TMSSimulatorError) -> [String] {
+        let lower = name.lowercased()
+        let wanted = lower.hasPrefix("api.") ? [lower] : [lower, "api." + lower]
+        for candidate in wanted {
+            let labels = candidate.split(separator: ".", omittingEmptySubsequences: false)
+            let valid =
+                candidate.utf8.count <= 253
+                && labels.allSatisfy { label in
+                    (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                        && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+                } && labels.last.map { !$0.allSatisfy(\.isNumber) } == true
+            guard valid else {
+                throw TMSSimulatorError(
+                    .invalidArgument,
+                    "--tms-name '\(name)' is not a DNS host name (letters, digits and hyphens in dot-separated labels of 1 to 63, \(candidate == lower ? "" : "api.NAME ")at most 253 characters, not an IP address)"
+                )
+            }
+        }
+        return wanted
+    }
     static let serverIPAddresses: [[UInt8]] = [[127, 0, 0, 1], Array(repeating: 0, count: 15) + [1]]
 
     // MARK: Binary download (§10.5)

@@ -26,7 +26,8 @@ import UCubeProtocol
             m.taskFinished(.riskManagementDone(tvr: [0, 0, 0, 0, 0]))
                 == .send(
                     .transactionProcess(
-                        TransactionProcess(tvr: [0, 0, 0, 0, 0], requestedTags: Fixture.processTags)
+                        // DF44 40: the current SDK's default DUKPT key slot (spec §5.2 0x5512).
+                        TransactionProcess(tvr: [0, 0, 0, 0, 0], keySlot: 0x40, requestedTags: Fixture.processTags)
                     )
                 )
         )
@@ -428,6 +429,10 @@ import UCubeProtocol
             return
         }
         #expect(pin.amountText == "12.50" && pin.currencyLabel == "EUR" && pin.pinBlockFormat == .iso0)
+        // The current dialect's amount and key slot (spec §5.2 0x5171): 5F2A 0978, 5F36 02, 9F02 1250, DF44 40.
+        #expect(
+            pin.amount
+                == SimplifiedOnlinePIN.Amount(currencyCode: 978, exponent: 2, minorUnits: 1250, keySlot: 0x40))
         guard case .runTask(.authorize(let auth)) = m.responseReceived(Fixture.pinOK) else {
             Issue.record("expected the authorization task")
             return

@@ -227,8 +227,48 @@ private typealias Tag = UCubeProtocol.Tag
                     status: .success,
                     data: T.bytes("DF 3F 08 1B 9C 18 45 EB 99 3A 7A")
                 )
-            } == .malformed
+            } == .truncated,
+            "not the TLV layout (no DF3E first): read as the current one, a KSN length of DF 3F = 57,151 bytes"
         )
+    }
+
+    @Test("SimplifiedOnlinePIN: the current dialect's LL LL KSN LL LL block, a 12-byte KSN kept whole (spec §5.2)")
+    func simplifiedOnlinePINCurrentResponse() throws {
+        // spec §5.2 0x5171 current dialect: 2-byte big-endian lengths, no tags (L35/L138 parseResponse).
+        let data = T.bytes("00 0A FF FF 98 76 54 32 10 E0 00 01 00 08 1B 9C 18 45 EB 99 3A 7A")
+        let response = try SimplifiedOnlinePIN.Response(status: .success, data: data)
+        #expect(response.layout == .lengthPrefixed)
+        #expect(response.pinKSN == T.bytes("FFFF9876543210E00001"))
+        #expect(response.pinBlock == T.bytes("1B9C1845EB993A7A"))
+        #expect(response.encodeData() == data)
+        T.expectEveryPrefixFails(SimplifiedOnlinePIN.Response.self, data)
+        let aes = T.bytes("00 0C 01 02 03 04 05 06 07 08 09 0A 0B 0C 00 10") + [UInt8](repeating: 0xA5, count: 16)
+        let long = try SimplifiedOnlinePIN.Response(status: .success, data: aes)
+        #expect(long.pinKSN.count == 12 && long.pinBlock.count == 16)
+        #expect(T.errorCode { _ = try SimplifiedOnlinePIN.Response(status: .success, data: data + [0]) } == .malformed)
+        #expect(
+            T.errorCode {
+                _ = try SimplifiedOnlinePIN.Response(
+                    status: .success, data: T.bytes("00 00 00 08") + [1, 2, 3, 4, 5, 6, 7, 8])
+            }
+                == .malformed)
+    }
+
+    @Test("SimplifiedOnlinePIN: the current dialect's request carries 5F2A, 5F36, 9F02 and the key slot DF44")
+    func simplifiedOnlinePINCurrentRequest() throws {
+        let command = SimplifiedOnlinePIN(
+            amountText: "10.00", currencyLabel: "EUR",
+            amount: SimplifiedOnlinePIN.Amount(currencyCode: 978, exponent: 2, minorUnits: 1000, keySlot: 0x41))
+        let payload = try command.encodePayload()
+        // After DF36 01 06: 5F2A 02 09 78, 5F36 01 02, 9F02 06 00 00 00 00 10 00, DF44 01 41 (spec §5.2 0x5171).
+        #expect(
+            Hex.encode(payload).hasSuffix("DF360106" + "5F2A020978" + "5F360102" + "9F0206000000001000" + "DF440141"))
+        let read = try SimplifiedOnlinePIN(payload: payload)
+        #expect(read == command && read.isCurrentDialect)
+        #expect(
+            try !SimplifiedOnlinePIN(
+                payload: try SimplifiedOnlinePIN(amountText: "1.00", currencyLabel: "EUR").encodePayload()
+            ).isCurrentDialect)
     }
 
     // MARK: BuildCandidateList (64-byte legacy blocks)

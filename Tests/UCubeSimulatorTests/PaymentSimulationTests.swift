@@ -260,6 +260,25 @@ struct PaymentSimulationTests {
         )
     }
 
+    @Test("the current dialect's SimplifiedOnlinePIN (DF44 in the request) is answered LL LL KSN LL LL block")
+    func onlinePINCurrentDialect() async throws {
+        let link = try SimulatorHarness()
+        defer { Task { await link.close() } }
+        _ = try await link.exchange(.enterSecureSession, seq: 0)
+        let request = try SimplifiedOnlinePIN(
+            amountText: "12.34", currencyLabel: "EUR",
+            amount: SimplifiedOnlinePIN.Amount(currencyCode: 978, exponent: 2, minorUnits: 1234, keySlot: 0x40)
+        ).encodePayload()
+        try link.send(.simplifiedOnlinePIN, request, seq: 1, secured: true)
+        let answer = try await link.secured()
+        // spec §5.2 0x5171: 00 0A <KSN> 00 08 <block>, what the vendor's current libraries read.
+        #expect(Array(answer.data.prefix(12)) == [UInt8](hex: "000AFFFF9876543210E00001"))
+        #expect(Array(answer.data[12..<14]) == [0x00, 0x08] && answer.data.count == 22)
+        let pin = try SimplifiedOnlinePIN.Response(status: answer.status, data: answer.data)
+        let key = try HostKeys.key(.pin, ksn: "FFFF9876543210E00001")
+        #expect(try PINBlock.decrypt(block: pin.pinBlock, pan: "4761739001010010", format: .iso0, key: key) == "1234")
+    }
+
     /// One full session, returning every byte the simulator wrote.
     static func transcript(seed: UInt64) async throws -> [UInt8] {
         let link = try SimulatorHarness(SimulatorConfiguration(seed: seed, timeScale: 0.01))

@@ -24,6 +24,30 @@ struct TMSPKITests {
         #expect(try authority.certificate.extensions.basicConstraints == .isCertificateAuthority(maxPathLength: 0))
     }
 
+    @Test("--tms-name NAME adds NAME and api.NAME to the server certificate, beside localhost")
+    func extraServerNames() throws {
+        let authority = try TMSCertificateAuthority.create()
+        let extra =
+            try TMSSimulatorChoices.serverNames(for: "Shop-TMS.example.test")
+            + TMSSimulatorChoices.serverNames(for: "api.other.test")
+        #expect(extra == ["shop-tms.example.test", "api.shop-tms.example.test", "api.other.test"])
+        let identity = try authority.issueServerIdentity(extraNames: extra)
+        let names = try #require(try identity.certificate.extensions.subjectAlternativeNames)
+        for name in ["localhost", "api.localhost"] + extra { #expect(names.contains(.dnsName(name)), "\(name)") }
+    }
+
+    @Test(
+        "a --tms-name that is not a DNS host name is refused",
+        arguments: [
+            "", "a..b", "-shop.test", "shop-.test", "shop_tms.test", "10.0.0.1", "shop test", "tms.test.",
+            String(repeating: "a", count: 64) + ".test", String(repeating: "abcdefgh.", count: 28) + "test",
+            "ünïcode.test",
+        ])
+    func badServerNames(name: String) {
+        let error = #expect(throws: TMSSimulatorError.self) { try TMSSimulatorChoices.serverNames(for: name) }
+        #expect(error?.code == .invalidArgument)
+    }
+
     @Test("a PKCS#12 refuses a key that does not match the certificate, and PEM that does not parse")
     func pkcs12Refusals() throws {
         let authority = try TMSCertificateAuthority.create()

@@ -179,7 +179,14 @@ import FoundationXML
                "instruction": "insert test card 7"}]}
             """
         let path = try Self.write(suite, in: sandbox)
+        // Simulators this `test` cannot steer (their steering sockets are in another runtime directory): the card
+        // served is the one `--suite-card` gives, and the operator's instruction is printed.
+        let runtime = sandbox.environment["XDG_RUNTIME_DIR"]
+        sandbox.environment["XDG_RUNTIME_DIR"] = sandbox.directory.appendingPathComponent("elsewhere").path
         let (simulator, port) = try await sandbox.startSimulator(["--suite", path, "--suite-card", "late-pin"])
+        let (plain, plainPort) = try await sandbox.startSimulator([])
+        defer { plain.terminate() }
+        sandbox.environment["XDG_RUNTIME_DIR"] = runtime
         let run = try await sandbox.run(["--device", "tcp://127.0.0.1:\(port)", "test", path, "--unattended"])
         simulator.terminate()
         _ = await simulator.exit()
@@ -187,10 +194,15 @@ import FoundationXML
         #expect(run.stdout.contains("ok 1 - served\n"))
         #expect(run.stderr.contains("case 1/1 served: insert test card 7"))
         // The default card of a TCP simulator is not this one: the same case fails there, so the image was served.
-        let (plain, plainPort) = try await sandbox.startSimulator([])
-        defer { plain.terminate() }
         let other = try await sandbox.run(["--device", "tcp://127.0.0.1:\(plainPort)", "test", path, "--unattended"])
         #expect(other.status == 17)
+        // A simulator this user's `test` can steer is given the case's card: the same case passes, unattended.
+        let (steered, steeredPort) = try await sandbox.startSimulator([])
+        defer { steered.terminate() }
+        let passed = try await sandbox.run(["--device", "tcp://127.0.0.1:\(steeredPort)", "test", path])
+        #expect(passed.status == 0, "\(passed.stdout) \(passed.stderr)")
+        #expect(!passed.stderr.contains("insert test card 7"), "no operator is asked: \(passed.stderr)")
+        #expect(passed.stderr.contains("case 1/1 served: the simulator presents 'late-pin' (steered)"))
     }
 
     @Test func anUnknownCaseIsAUsageError() async throws {

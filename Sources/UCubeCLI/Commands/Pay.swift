@@ -58,6 +58,25 @@ extension UCube {
         var pinFormat: PINBlockFormatCode?
 
         @Option(
+            help: ArgumentHelp(
+                "The DUKPT key slot the terminal enciphers an online PIN under (DF44, spec §5.2): 0x40…0x53, or 1…20 as the vendor SDK counts them (1 = 0x40, the default).",
+                valueName: "slot"))
+        var pinKeySlot: String?
+
+        /// --pin-key-slot as the slot byte (`PaymentRequest.pinKeySlots`), or a usage error.
+        static func keySlot(_ text: String) throws -> UInt8 {
+            let lower = text.lowercased()
+            let slots = PaymentRequest.pinKeySlots
+            if lower.hasPrefix("0x"), let value = UInt8(lower.dropFirst(2), radix: 16), slots.contains(value) {
+                return value
+            }
+            if let count = Int(text), (1...slots.count).contains(count) { return slots.lowerBound + UInt8(count - 1) }
+            throw ValidationError(
+                "--pin-key-slot must be 0x40 to 0x53, or 1 to \(slots.count) (the vendor SDK's slot numbers), got '\(text)'"
+            )
+        }
+
+        @Option(
             help: ArgumentHelp("Plain tags fetched for the authorization, comma-separated.", valueName: "tags"),
             transform: Parse.tagList)
         var authorizationTags: [Tag]?
@@ -143,6 +162,7 @@ extension UCube {
                 readersFromTerminal: cardWait.readers == nil && scenarioReaders == nil,
                 requestID: requestID ?? UUID().uuidString)
             request.hostAuthorization = HostHook.names(authorizeWord.word)
+            if let pinKeySlot { request.pinKeySlot = try Self.keySlot(pinKeySlot) }
             do {
                 try request.validate()
             } catch {

@@ -177,6 +177,12 @@ extension UCube {
 
         @Option(
             help: ArgumentHelp(
+                "With --tms: add NAME and api.NAME (the host the current SDK asks for when told the server NAME) to the TMS certificate's names, beside localhost and api.localhost. Repeatable, up to 16; each a DNS host name.",
+                valueName: "name"))
+        var tmsName: [String] = []
+
+        @Option(
+            help: ArgumentHelp(
                 "With --tms: the API forms to serve (spec §10.2): both (default: the 2020 SDK's and the current SDK's), 2020 or current; the other forms answer 404.",
                 valueName: "dialect"),
             completion: .list(TMSRouteDialect.servedChoices))
@@ -293,6 +299,21 @@ extension UCube {
                     throw ValidationError("--tms-dialect must be both, 2020 or current")
                 }
             }
+            if !tmsName.isEmpty {
+                guard tms != nil else {
+                    throw ValidationError("--tms-name is the TMS simulator's: add --tms HOST:PORT")
+                }
+                guard tmsName.count <= TMSSimulatorChoices.maximumExtraNames else {
+                    throw ValidationError("--tms-name: at most \(TMSSimulatorChoices.maximumExtraNames) names")
+                }
+                for name in tmsName {
+                    do {
+                        _ = try TMSSimulatorChoices.serverNames(for: name)
+                    } catch {
+                        throw ValidationError(error.reason)
+                    }
+                }
+            }
             if let tmsFault {
                 guard tms != nil else {
                     throw ValidationError("--tms-fault is the TMS simulator's: add --tms HOST:PORT")
@@ -406,9 +427,12 @@ extension UCube {
             if let seed { configuration.seed = seed }
             configuration.minimumAnswerDelay = answerDelay
             let simulator = try TerminalSimulator(configuration: configuration)
+            let initial = NamedScript(name: cardName, script: configuration.script)
+            await simulator.nameCard(cardName)
             await simulator.observeFaults { StandardError.write("simulator \($0)") }
             let vendorApp = vendorApp
             let json = context.json
+            let steering = SteeringServers()
             do {
                 try await SimulatorServer.listen(
                     host: host, port: port, simulator: simulator, codec: codec == .ble ? .ble : .raw,
@@ -416,6 +440,10 @@ extension UCube {
                 ) { bound in
                     // Unbuffered, so a script or test reading a pipe sees the port at once.
                     let device = "tcp://\(host.contains(":") ? "[\(host)]" : host):\(bound)"
+                    // Steerable before the address is printed: whoever reads it may steer at once.
+                    let terminal = SteeredTerminal(simulator: simulator, device: device, initial: initial)
+                    steering.add(terminal)
+                    if json { steering.readStandardInput() }
                     if json {
                         Self.announce(["event": "listening", "device": device])
                     } else {
@@ -426,8 +454,13 @@ extension UCube {
                     }
                 }
             } catch let error as SimulatorError {
+                await steering.closeAll()
                 throw CLIFailure(simulator: error)
+            } catch {
+                await steering.closeAll()
+                throw error
             }
+            await steering.closeAll()
         }
 
         /// `--json`: what the simulator serves, one JSON object a line on stdout with its `time`, as soon as it listens:
@@ -474,6 +507,9 @@ extension UCube {
                 hint: "the card images are: \(loaded.cards.keys.sorted().joined(separator: ", "))")
         }
 
+        /// The name `ucube sim status` shows for the card the simulator starts with.
+        var cardName: String { card ?? suiteCard ?? CardCatalogue.defaultName }
+
         /// `--fleet-fault I:FAULTS` by terminal index, each checked.
         func fleetFaults() throws -> [Int: String] {
             var byTerminal: [Int: String] = [:]
@@ -497,6 +533,7 @@ extension UCube {
             let faults = try fleetFaults()
             let base = (stateDir ?? Environment.simulatorDirectory) + "/fleet"
             var simulators: [TerminalSimulator] = []
+            var initials: [NamedScript] = []
             for index in 1...count {
                 var configuration = try BuiltInSimulator.configuration(
                     linkModel: model, scenario: try presentedCard(),
@@ -505,6 +542,8 @@ extension UCube {
                 configuration.minimumAnswerDelay = answerDelay
                 configuration.serialNumber = SimulatorChoices.DefaultDevice.serialNumber + UInt64(index - 1)
                 let simulator = try TerminalSimulator(configuration: configuration)
+                await simulator.nameCard(cardName)
+                initials.append(NamedScript(name: cardName, script: configuration.script))
                 let serial = configuration.serialNumber!
                 await simulator.observeFaults { StandardError.write("simulator \(index) (serial \(serial)) \($0)") }
                 simulators.append(simulator)
@@ -512,6 +551,8 @@ extension UCube {
             let addresses = FleetAddresses(count: count)
             let devicesFile = devicesFile
             let shown = host.contains(":") ? "[\(host)]" : host
+            let steering = SteeringServers()
+            let initialScripts = initials
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (offset, simulator) in simulators.enumerated() {
@@ -521,7 +562,13 @@ extension UCube {
                                 codec: codec == .ble ? .ble : .raw,
                                 dropped: { StandardError.write("simulator \(offset + 1): \($0)") }
                             ) { bound in
-                                guard let all = addresses.bound(offset, "tcp://\(shown):\(bound)") else { return }
+                                let device = "tcp://\(shown):\(bound)"
+                                steering.add(
+                                    SteeredTerminal(
+                                        simulator: simulator, device: device, initial: initialScripts[offset]),
+                                    index: offset + 1)
+                                guard let all = addresses.bound(offset, device) else { return }
+                                if json { steering.readStandardInput() }
                                 let text = all.joined(separator: "\n") + "\n"
                                 if let devicesFile {
                                     do {
@@ -543,8 +590,13 @@ extension UCube {
                     try await group.waitForAll()
                 }
             } catch let error as SimulatorError {
+                await steering.closeAll()
                 throw CLIFailure(simulator: error)
+            } catch {
+                await steering.closeAll()
+                throw error
             }
+            await steering.closeAll()
         }
 
         /// `--listen`, `--tms` and `--host` on an address other than a loopback one: a warning on stderr, saying who
@@ -600,7 +652,8 @@ extension UCube {
                     host: host, port: port, stateDirectory: URL(fileURLWithPath: state),
                     catalogue: URL(fileURLWithPath: catalogueDirectory),
                     serverCertificate: tmsCertificate.flatMap(TMSServerCertificate.init(rawValue:)) ?? .valid,
-                    dialects: tmsDialect.flatMap(TMSRouteDialect.served) ?? Set(TMSRouteDialect.allCases))
+                    dialects: tmsDialect.flatMap(TMSRouteDialect.served) ?? Set(TMSRouteDialect.allCases),
+                    serverNames: tmsName)
             } catch {
                 throw CLIFailure(tmsSimulator: error)
             }

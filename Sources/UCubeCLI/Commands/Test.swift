@@ -114,6 +114,12 @@ extension UCube {
                     throw failure
                 }
             }
+            // In an unattended run (a fleet, --unattended, or nobody to answer a prompt), a `ucube simulate` of this
+            // user at that address is steered to each case's card (`ucube sim suite`); an operator at a terminal is
+            // asked as for a real one.
+            let unattendedRun = inFleet || unattended || context.prompts == nil
+            let steering =
+                simulated || !unattendedRun ? nil : await SuiteSteering.probe(device: address.description)
             // Attended on a real terminal: `ucube cancel` finds this process while it waits for the operator too,
             // not only while a case's link is open.
             let waitsForOperator = !simulated && !inFleet && !unattended && context.prompts != nil
@@ -122,12 +128,16 @@ extension UCube {
                 let result: SuiteResult
                 if stop.isRequested {
                     result = .notRun(suiteCase, because: "not run: the run was stopped")
+                } else if let reason = await setUpUnattended(
+                    suiteCase, steering: steering, simulated: simulated, inFleet: inFleet)
+                {
+                    result = .notRun(suiteCase, because: reason)
                 } else {
                     result = await runCase(
                         suiteCase, context: context, index: index, of: selected.count, suite: loaded,
                         simulated: simulated,
                         journal: journal,
-                        stop: stop, attended: !inFleet)
+                        stop: stop, attended: !inFleet, steered: steering != nil)
                 }
                 results.append(result)
                 if inFleet {
@@ -171,14 +181,40 @@ extension UCube {
             try Self.verdict(results)
         }
 
+        /// Sets the case up without an operator: a steerable simulator is given the case's card, PIN and choices; in
+        /// a fleet run (unattended), a terminal nobody can steer cannot present the case's card (unless
+        /// --unattended says it is arranged). nil: the case can run; else why it is skipped.
+        private func setUpUnattended(
+            _ suiteCase: SuiteCase, steering: SuiteSteering?, simulated: Bool, inFleet: Bool
+        ) async -> String? {
+            guard !simulated else { return nil }
+            if let steering {
+                return await steering.present(suite: Self.absolute(suite), case: suiteCase.name)
+            }
+            guard inFleet && !unattended else { return nil }
+            return
+                "cannot be set up unattended: nobody presents the card '\(suiteCase.card)' (the terminal is not a `ucube simulate` of this user that `ucube sim` steers; --unattended runs it anyway)"
+        }
+
+        /// `path` from the current directory, for a simulator that runs in another.
+        static func absolute(_ path: String) -> String {
+            let expanded = (path as NSString).expandingTildeInPath
+            return expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
+        }
+
         /// Runs one case (after the operator, on a real terminal) and compares its outcome with the expected one.
         private func runCase(
             _ suiteCase: SuiteCase, context: CommandContext, index: Int, of count: Int, suite loaded: PaymentSuite,
             simulated: Bool,
-            journal: PaymentJournal, stop: StopRequest, attended: Bool
+            journal: PaymentJournal, stop: StopRequest, attended: Bool, steered: Bool
         ) async -> SuiteResult {
             let scenario = loaded.scenario(for: suiteCase)
-            if !simulated {
+            if steered {
+                StandardError.write(
+                    "case \(index + 1)/\(count) \(suiteCase.name): the simulator presents '\(suiteCase.card)' (steered)"
+                )
+            }
+            if !simulated && !steered {
                 StandardError.write("case \(index + 1)/\(count) \(suiteCase.name): \(suiteCase.instruction)")
                 if attended && !unattended, let prompts = context.prompts {
                     // `ucube cancel` stops the run while it waits for the operator, as Ctrl-C does (a payment of an
@@ -248,7 +284,8 @@ extension UCube {
 
         /// Exit 17 naming the failed cases, when any failed.
         private static func verdict(_ results: [SuiteResult]) throws {
-            let failed = results.filter { !$0.passed }
+            // A case skipped because it cannot be set up unattended is not a failure (TAP `# SKIP`).
+            let failed = results.filter { !$0.passed && $0.notRun == nil }
             if !failed.isEmpty {
                 throw CLIFailure(
                     ExitCodes.testFailed,
@@ -294,5 +331,35 @@ enum OperatorWait {
             // A stop that ended the read (Ctrl-C at the shell's prompt) is a stop, not the end of the input.
             return first == .ended && stop.isRequested ? .stopped : first
         }
+    }
+}
+
+/// The steering of the simulator a suite runs on (`ucube sim`, docs/suites.md "Running a suite"): each case's card
+/// image or catalogue card, with its PIN and list-box choices, presented by the next card wait.
+struct SuiteSteering: Sendable {
+    let device: String
+    let path: String
+
+    /// The steering of `device`, when a `ucube simulate` of this user serves it; nil otherwise (a real terminal).
+    static func probe(device: String) async -> SuiteSteering? {
+        let path = SteeringSocket.path(forDevice: device)
+        guard FileManager.default.fileExists(atPath: path),
+            case .answered(let line) = await ControlSocket.request("status", at: path),
+            SteeringAnswer(line: line)?.ok == true
+        else { return nil }
+        return SuiteSteering(device: device, path: path)
+    }
+
+    /// Sets the simulator up for the case; nil when it took it, else why the case cannot run.
+    func present(suite: String, case name: String) async -> String? {
+        let line = ["suite", suite, name].map(ShellWords.quote).joined(separator: " ")
+        guard case .answered(let text) = await ControlSocket.request(line, at: path) else {
+            return "cannot be set up unattended: the simulator at \(device) no longer takes steering"
+        }
+        guard let answer = SteeringAnswer(line: text), answer.ok else {
+            return
+                "cannot be set up unattended: the simulator at \(device) refused the case: \(SteeringAnswer(line: text)?.error ?? text)"
+        }
+        return nil
     }
 }

@@ -36,15 +36,19 @@ enum CLIErrorCode: String, CaseIterable {
     /// `pay --request-id ID`: a payment with this id was started and its outcome is unknown: it must be resolved
     /// (`history resolve`), not paid again.
     case requestIdUnresolved
+    /// `sim`, `simulate --json`'s stdin: a steering request that is not valid (an unknown card, a bad fault).
+    case badSteering
+    /// `sim`: no running `ucube simulate` listens for steering at that address.
+    case noSimulator
 
     var name: String { kebabCaseCodeName(rawValue) }
 
     var exit: ExitCodes.Entry {
         switch self {
-        case .unknownCommand: ExitCodes.usage
+        case .unknownCommand, .badSteering: ExitCodes.usage
         case .stateDirectoryUnusable, .cannotCreateOutput, .unsafePath: ExitCodes.cannotCreate
         case .stdoutWriteFailed, .stdoutClosed: ExitCodes.ioError
-        case .addressInUse, .cannotListen: ExitCodes.unavailable
+        case .addressInUse, .cannotListen, .noSimulator: ExitCodes.unavailable
         case .badSuite: ExitCodes.dataError
         case .requestIdRunning, .requestIdUnresolved: ExitCodes.busy
         }

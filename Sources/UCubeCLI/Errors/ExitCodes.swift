@@ -54,7 +54,9 @@ enum ExitCodes {
     )
     static let unavailable = Entry(
         code: 69, name: "unavailable",
-        meaning: "simulate, serve: the address to listen on is already in use or cannot be bound")
+        meaning:
+            "simulate, serve: the address to listen on is already in use or cannot be bound; sim: no running `ucube simulate` to steer at that address"
+    )
     static let cannotCreate = Entry(
         code: 73, name: "cannot-create",
         meaning:

@@ -34,11 +34,13 @@ enum ControlSocket {
     /// A plain Unix socket watched by Dispatch sources, not NIO: every command that holds a terminal listens, and
     /// starting NIO's event loops and a server channel for it was a measurable part of a short command's start-up.
     static func serve(
-        at path: String, budget: Duration = requestBudget, handle: @escaping @Sendable (String) async -> String
+        at path: String, budget: Duration = requestBudget, maxRequest: Int = RequestLineBuffer.maxRequest,
+        handle: @escaping @Sendable (String) async -> String
     ) throws -> ControlServer {
         try Environment.ensureDirectory(PathText.directory(of: path))
         let (fd, identity) = try ListeningSocket.bind(path)
-        return ControlServer(listener: fd, path: path, identity: identity, budget: budget, handle: handle)
+        return ControlServer(
+            listener: fd, path: path, identity: identity, budget: budget, maxRequest: maxRequest, handle: handle)
     }
 
     // MARK: The holder's side
@@ -388,6 +390,8 @@ final class ControlServer: @unchecked Sendable {
     private let handle: @Sendable (String) async -> String
     /// The time each connection has for its whole request.
     private let budget: Duration
+    /// The longest request line taken.
+    private let maxRequest: Int
     private let queue = DispatchQueue(label: "ucube.control-socket")
     private let listener: Int32
     private var acceptSource: (any DispatchSourceRead)?
@@ -402,7 +406,7 @@ final class ControlServer: @unchecked Sendable {
     /// One accepted connection.
     private final class Peer {
         let fd: Int32
-        var request = RequestLineBuffer()
+        var request: RequestLineBuffer
         /// Watches the socket for the request's bytes; nil once cancelled (the request is complete or given up).
         var source: (any DispatchSourceRead)?
         /// The source's cancel handler has run: the descriptor may be closed.
@@ -415,15 +419,19 @@ final class ControlServer: @unchecked Sendable {
             case nothing
         }
 
-        init(fd: Int32) { self.fd = fd }
+        init(fd: Int32, maxRequest: Int) {
+            self.fd = fd
+            request = RequestLineBuffer(limit: maxRequest)
+        }
     }
 
     fileprivate init(
-        listener: Int32, path: String, identity: ListeningSocket.Identity, budget: Duration,
+        listener: Int32, path: String, identity: ListeningSocket.Identity, budget: Duration, maxRequest: Int,
         handle: @escaping @Sendable (String) async -> String
     ) {
         self.listener = listener
         self.budget = budget
+        self.maxRequest = maxRequest
         self.path = path
         self.identity = identity
         self.handle = handle
@@ -488,7 +496,7 @@ final class ControlServer: @unchecked Sendable {
             }
             let id = nextPeer
             nextPeer += 1
-            let peer = Peer(fd: fd)
+            let peer = Peer(fd: fd, maxRequest: maxRequest)
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [weak self] in self?.readable(id) }
             source.setCancelHandler { [weak self] in self?.sourceGone(id) }
@@ -621,7 +629,13 @@ enum ControlRequest: Equatable {
 
 /// One request line put back together from the reads it arrives in (pure: the server feeds it).
 struct RequestLineBuffer {
+    /// A control request's limit (`cancel`); the steering socket takes longer lines (`Steering.maximumLine`).
     static let maxRequest = 256
+
+    /// The longest line taken.
+    let limit: Int
+
+    init(limit: Int = maxRequest) { self.limit = limit }
 
     enum Outcome: Equatable {
         /// No newline yet.
@@ -637,7 +651,7 @@ struct RequestLineBuffer {
     mutating func append(_ bytes: [UInt8]) -> Outcome {
         pending += bytes
         guard let newline = pending.firstIndex(of: 0x0A) else {
-            return pending.count > Self.maxRequest ? .tooLong : .needMore
+            return pending.count > limit ? .tooLong : .needMore
         }
         return .line(
             String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))

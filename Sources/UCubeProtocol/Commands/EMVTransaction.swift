@@ -27,6 +27,8 @@ enum EMVTag {
     static let targetPercent: UInt32 = 0xDF0D
     static let threshold: UInt32 = 0xDF0E
     static let maxTargetPercent: UInt32 = 0xDF0F
+    /// The DUKPT key slot of the current dialect (TransactionProcess, SimplifiedOnlinePIN; spec §5.2 0x5512).
+    static let keySlot: UInt32 = 0xDF44
     static let forceFlag: UInt32 = 0xDF15
     static let authorisationStatus: UInt32 = 0xDF16
     static let authorisationResponseCode: UInt32 = 0x8A
@@ -226,6 +228,8 @@ package struct TransactionProcess: RPCCommand, Hashable {
     package var threshold: UInt32?
     /// 0…99, not below `targetPercent`.
     package var maxTargetPercent: UInt8?
+    /// DF44, the DUKPT key slot of an online PIN (current dialect, spec §5.2 0x5512); nil: the 2020 request.
+    package var keySlot: UInt8?
     package var requestedTags: [Tag]
 
     package init(
@@ -245,6 +249,7 @@ package struct TransactionProcess: RPCCommand, Hashable {
         targetPercent: UInt8? = nil,
         threshold: UInt32? = nil,
         maxTargetPercent: UInt8? = nil,
+        keySlot: UInt8? = nil,
         requestedTags: [Tag] = []
     ) {
         self.tvr = tvr
@@ -263,6 +268,7 @@ package struct TransactionProcess: RPCCommand, Hashable {
         self.targetPercent = targetPercent
         self.threshold = threshold
         self.maxTargetPercent = maxTargetPercent
+        self.keySlot = keySlot
         self.requestedTags = requestedTags
     }
 
@@ -320,6 +326,7 @@ package struct TransactionProcess: RPCCommand, Hashable {
             }
             try writer.append(EMVTag.maxTargetPercent, [maxTargetPercent])
         }
+        if let keySlot { try writer.append(EMVTag.keySlot, [keySlot]) }
         try writer.appendRequestedTags(requestedTags)
         return try writer.payload()
     }
@@ -347,13 +354,14 @@ package struct TransactionProcess: RPCCommand, Hashable {
         targetPercent = try fields.optionalByte(EMVTag.targetPercent, "target percentage")
         threshold = try fields.optionalUInt32(EMVTag.threshold, "threshold")
         maxTargetPercent = try fields.optionalByte(EMVTag.maxTargetPercent, "maximum target percentage")
+        keySlot = try fields.optionalByte(EMVTag.keySlot, "DUKPT key slot")
         requestedTags = try fields.requestedTags()
     }
 
     private enum CodingKeys: String, CodingKey {
         case tvr, date, time, transactionSequenceCounter, applicationVersion, ddol, tdol, tacDefault, tacDenial
         case tacOnline, pinFloorLimit, signatureFloorLimit, pinSignatureFloorLimit, targetPercent, threshold
-        case maxTargetPercent, requestedTags
+        case maxTargetPercent, keySlot, requestedTags
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -374,6 +382,7 @@ package struct TransactionProcess: RPCCommand, Hashable {
         try container.encodeIfPresent(targetPercent, forKey: .targetPercent)
         try container.encodeIfPresent(threshold, forKey: .threshold)
         try container.encodeIfPresent(maxTargetPercent, forKey: .maxTargetPercent)
+        try container.encodeIfPresent(keySlot, forKey: .keySlot)
         try container.encodeTags(requestedTags, forKey: .requestedTags)
     }
 }

@@ -122,18 +122,30 @@ package struct EnterSecureSession: EmptyPayloadCommand {
         if let dataEncryption { try container.encode(dataEncryption, forKey: .dataEncryption) }
     }
 
-    /// The 10-byte SRED KSN of the new session (iOS `ksnLength` = 10, MP `sredKsn[10]`).
+    /// The SRED KSN of the new session: 10 bytes for TDES DUKPT (iOS `ksnLength` = 10, MP `sredKsn[10]`), 12 for
+    /// AES DUKPT. The current SDK keeps the whole answer data as the KSN, whatever its length
+    /// (L35/L138:EnterSecureSessionCommand `parseResponse`); so does ucube, within `ksnLengths`.
     package struct Response: RPCResponse, Hashable {
         package static let ksnLength = 10
+        /// The lengths taken as a KSN, here and wherever a terminal gives one (the PIN KSN too): from TDES DUKPT's 10
+        /// bytes (X9.24-1 2009) to 16, past AES DUKPT's 12 (X9.24-3).
+        package static let ksnLengths = 10...16
 
         package var ksn: [UInt8]
 
         package init(ksn: [UInt8]) { self.ksn = ksn }
 
-        /// Trailing bytes after the KSN are ignored, as `EmptyResponse` ignores padding.
         package init(status: Status, data: [UInt8]) throws(CommandError) {
-            var reader = ByteReader(data, what: "EnterSecureSession response")
-            ksn = try reader.take(Self.ksnLength, "SRED KSN")
+            guard data.count >= Self.ksnLengths.lowerBound else {
+                throw CommandError(
+                    .truncated,
+                    "EnterSecureSession response: \(data.count) bytes, short of a \(Self.ksnLength)-byte KSN")
+            }
+            guard Self.ksnLengths.contains(data.count) else {
+                throw CommandError(
+                    .malformed, "EnterSecureSession response: a KSN of \(data.count) bytes (10 to 16 are taken)")
+            }
+            ksn = data
         }
 
         package func encodeData() -> [UInt8] { ksn }

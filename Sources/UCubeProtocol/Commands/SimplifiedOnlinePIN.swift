@@ -2,7 +2,8 @@
 /// PIN block (spec §5.2).
 ///
 /// Request, in order: amount text (counted, NUL-terminated); currency label (same); PIN block format (1); prompt text
-/// line; wait text line (`font ‖ length ‖ text ‖ 00 ‖ x ‖ y` each); TLVs DF30…DF36.
+/// line; wait text line (`font ‖ length ‖ text ‖ 00 ‖ x ‖ y` each); TLVs DF30…DF36; in the current dialect, then
+/// 5F2A, 5F36, 9F02 and the DUKPT key slot DF44 (spec §5.2 0x5171).
 package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
     package static let id = CommandID.simplifiedOnlinePIN
 
@@ -28,6 +29,30 @@ package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
         static let globalTimeout: UInt32 = 0xDF34
         static let correctionKeyMode: UInt32 = 0xDF35
         static let digitsPerLine: UInt32 = 0xDF36
+        static let currencyCode: UInt32 = 0x5F2A
+        static let currencyExponent: UInt32 = 0x5F36
+        static let amount: UInt32 = 0x9F02
+        static let keySlot: UInt32 = 0xDF44
+    }
+
+    /// The current dialect's fields after DF36 (spec §5.2 0x5171): the amount as the terminal shows it and the DUKPT
+    /// key slot that enciphers the PIN.
+    package struct Amount: Hashable, Sendable {
+        /// 5F2A, numeric ISO 4217.
+        package var currencyCode: UInt16
+        /// 5F36.
+        package var exponent: UInt8
+        /// 9F02, minor units.
+        package var minorUnits: UInt64
+        /// DF44.
+        package var keySlot: UInt8
+
+        package init(currencyCode: UInt16, exponent: UInt8, minorUnits: UInt64, keySlot: UInt8) {
+            self.currencyCode = currencyCode
+            self.exponent = exponent
+            self.minorUnits = minorUnits
+            self.keySlot = keySlot
+        }
     }
 
     /// The amount as shown, e.g. "1234.50" (see `amountText(minorUnits:exponent:)`).
@@ -51,6 +76,11 @@ package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
     package var correctionKeyMode: CorrectionKeyMode
     /// DF36.
     package var digitsPerLine: UInt8
+    /// 5F2A, 5F36, 9F02 and DF44: present in the current dialect's request, absent in the 2020 one.
+    package var amount: Amount?
+
+    /// The request is the current SDK's (it names a key slot): the answer takes the current layout.
+    package var isCurrentDialect: Bool { amount != nil }
 
     package init(
         amountText: String,
@@ -64,7 +94,8 @@ package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
         interDigitTimeout: UInt16 = SimplifiedOnlinePIN.defaultInterDigitTimeout,
         globalTimeout: UInt16 = SimplifiedOnlinePIN.defaultGlobalTimeout,
         correctionKeyMode: CorrectionKeyMode = SimplifiedOnlinePIN.defaultCorrectionKeyMode,
-        digitsPerLine: UInt8 = SimplifiedOnlinePIN.defaultDigitsPerLine
+        digitsPerLine: UInt8 = SimplifiedOnlinePIN.defaultDigitsPerLine,
+        amount: Amount? = nil
     ) {
         self.amountText = amountText
         self.currencyLabel = currencyLabel
@@ -78,6 +109,7 @@ package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
         self.globalTimeout = globalTimeout
         self.correctionKeyMode = correctionKeyMode
         self.digitsPerLine = digitsPerLine
+        self.amount = amount
     }
 
     /// The amount text for `minorUnits` of a currency with `exponent` decimals: always two decimals, '.' as the
@@ -134,6 +166,12 @@ package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
         try writer.append(TLVTag.globalTimeout, Self.twoBytes(globalTimeout))
         try writer.append(TLVTag.correctionKeyMode, [correctionKeyMode.rawValue])
         try writer.append(TLVTag.digitsPerLine, [digitsPerLine])
+        if let fields = self.amount {
+            try writer.append(TLVTag.currencyCode, try FieldCheck.currency(fields.currencyCode))
+            try writer.append(TLVTag.currencyExponent, [fields.exponent])
+            try writer.append(TLVTag.amount, try FieldCheck.amount(fields.minorUnits, "amount (9F02)"))
+            try writer.append(TLVTag.keySlot, [fields.keySlot])
+        }
         return try PayloadLimits.checked(out + writer.bytes, "SimplifiedOnlinePIN")
     }
 
@@ -172,11 +210,22 @@ package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
             correctionKeyMode = Self.defaultCorrectionKeyMode
         }
         digitsPerLine = try fields.optionalByte(TLVTag.digitsPerLine, "digits per line") ?? Self.defaultDigitsPerLine
+        if let keySlot = try fields.optionalByte(TLVTag.keySlot, "DUKPT key slot") {
+            let code = try fields.optional(TLVTag.currencyCode, "currency code", count: 2).flatMap(BCD.decode)
+            let minor = try fields.optional(TLVTag.amount, "amount", count: 6).flatMap(BCD.decode)
+            amount = Amount(
+                currencyCode: code.map { UInt16(clamping: $0) } ?? 0,
+                exponent: try fields.optionalByte(TLVTag.currencyExponent, "currency exponent") ?? 0,
+                minorUnits: minor ?? 0, keySlot: keySlot)
+        } else {
+            amount = nil
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
         case amountText, currencyLabel, pinBlockFormat, prompt, waitText, minDigits, maxDigits, firstDigitTimeout
-        case interDigitTimeout, globalTimeout, correctionKeyMode, digitsPerLine
+        case interDigitTimeout, globalTimeout, correctionKeyMode, digitsPerLine, currencyCode, currencyExponent, amount
+        case keySlot
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -193,34 +242,78 @@ package struct SimplifiedOnlinePIN: RPCCommand, Hashable {
         try container.encode(globalTimeout, forKey: .globalTimeout)
         try container.encode(correctionKeyMode, forKey: .correctionKeyMode)
         try container.encode(digitsPerLine, forKey: .digitsPerLine)
+        if let amount {
+            try container.encode(amount.currencyCode, forKey: .currencyCode)
+            try container.encode(amount.exponent, forKey: .currencyExponent)
+            try container.encode(amount.minorUnits, forKey: .amount)
+            try container.encode(amount.keySlot, forKey: .keySlot)
+        }
     }
 
-    /// PROJECT CHOICE (spec §5.2): TLV `DF3E 0A <PIN KSN> DF3F 08 <enciphered PIN block>` (tags from IS:Constants).
+    /// The PIN KSN and the enciphered PIN block (spec §5.2 0x5171), in one of two layouts: the current dialect's
+    /// `LL LL <PIN KSN> LL LL <PIN block>` (lengths 2 bytes big-endian, the vendor's libraries), or the 2020 PROJECT
+    /// CHOICE `DF3E LL <PIN KSN> DF3F LL <PIN block>`. Reading takes either (the TLV layout starts `DF 3E`); a KSN
+    /// may have any length the terminal gives, within `ksnLengths`.
     package struct Response: RPCResponse, Hashable {
         package static let pinKSNTag = Tag(0xDF3E)
         package static let pinBlockTag = Tag(0xDF3F)
-        package static let pinKSNLength = 10
-        package static let pinBlockLength = 8
+        /// A TDES DUKPT KSN is 10 bytes, an AES DUKPT one 12 (`EnterSecureSession.Response.ksnLengths`).
+        package static let ksnLengths = EnterSecureSession.Response.ksnLengths
+        /// An ISO 9564 block is 8 bytes (16 for format 4, AES).
+        package static let pinBlockLengths = 1...32
+
+        /// How the answer lays the two values out.
+        package enum Layout: String, Hashable, Sendable {
+            /// The current dialect: `LL LL` KSN `LL LL` block.
+            case lengthPrefixed
+            /// The 2020 dialect (PROJECT CHOICE): TLVs DF3E, DF3F.
+            case tlv
+        }
 
         package var pinKSN: [UInt8]
         package var pinBlock: [UInt8]
+        package var layout: Layout
 
-        package init(pinKSN: [UInt8], pinBlock: [UInt8]) {
+        package init(pinKSN: [UInt8], pinBlock: [UInt8], layout: Layout = .tlv) {
             self.pinKSN = pinKSN
             self.pinBlock = pinBlock
+            self.layout = layout
         }
 
         package init(status: Status, data: [UInt8]) throws(CommandError) {
-            let fields = TLVFields(
-                tlvs: try TLVParser.parseCommandData(data, "SimplifiedOnlinePIN response"),
-                "SimplifiedOnlinePIN response"
-            )
-            pinKSN = try fields.required(Self.pinKSNTag.rawValue, "PIN KSN", count: Self.pinKSNLength)
-            pinBlock = try fields.required(Self.pinBlockTag.rawValue, "PIN block", count: Self.pinBlockLength)
+            let what = "SimplifiedOnlinePIN response"
+            if data.starts(with: [0xDF, 0x3E]) {
+                let fields = TLVFields(tlvs: try TLVParser.parseCommandData(data, what), what)
+                pinKSN = try fields.requiredAny(Self.pinKSNTag.rawValue, "PIN KSN")
+                pinBlock = try fields.requiredAny(Self.pinBlockTag.rawValue, "PIN block")
+                layout = .tlv
+            } else {
+                var reader = ByteReader(data, what: what)
+                pinKSN = try reader.take(Int(try reader.u16("PIN KSN length")), "PIN KSN")
+                pinBlock = try reader.take(Int(try reader.u16("PIN block length")), "PIN block")
+                guard reader.isAtEnd else {
+                    throw CommandError(.malformed, "\(what): \(reader.remaining) bytes after the PIN block")
+                }
+                layout = .lengthPrefixed
+            }
+            guard Self.ksnLengths.contains(pinKSN.count), Self.pinBlockLengths.contains(pinBlock.count) else {
+                throw CommandError(
+                    .malformed,
+                    "\(what): a PIN KSN of \(pinKSN.count) bytes (10 to 16 taken) and a PIN block of \(pinBlock.count) (1 to 32)"
+                )
+            }
         }
 
         package func encodeData() -> [UInt8] {
-            [TLV(Self.pinKSNTag, pinKSN), TLV(Self.pinBlockTag, pinBlock)].encoded
+            switch layout {
+            case .tlv:
+                return [TLV(Self.pinKSNTag, pinKSN), TLV(Self.pinBlockTag, pinBlock)].encoded
+            case .lengthPrefixed:
+                func counted(_ bytes: [UInt8]) -> [UInt8] {
+                    [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
+                }
+                return counted(pinKSN) + counted(pinBlock)
+            }
         }
 
         private enum CodingKeys: String, CodingKey { case pinKSN, pinBlock }

@@ -115,11 +115,11 @@ public final class VendorSdkHarness {
             case "pay-contactless": return pay("APPROVED", null);
             case "pay-declined": return pay("DECLINED", null);
             case "pay-app-choice": return pay("APPROVED", null);
-            case "pay-online-pin": return pay("APPROVED", "PIN");
+            case "pay-online-pin": return payWithOnlinePin("PIN");
             case "pay-contactless-offline": return pay("APPROVED", null);
             case "pay-contactless-declined": return pay("DECLINED", null);
             case "pay-offline-pin": return pay("APPROVED", null);
-            case "pay-contact-online-pin": return pay("APPROVED", null);
+            case "pay-contact-online-pin": return payWithOnlinePin(null);
             case "pay-unsupported-card": return pay("UNSUPPORTED_CARD", null);
             case "pay-refused-card": return pay("REFUSED_CARD", null);
             case "pay-card-removed": return pay("ERROR", null);
@@ -308,6 +308,65 @@ public final class VendorSdkHarness {
             throw new FlowFailure(line + ", but no " + requiredStep + " step; states " + run.steps());
         }
         return line;
+    }
+
+    /** The SRED tags the online-PIN flows ask for: the PAN and track 2 (docs/protocol.md §5.2 0x5025). */
+    private static final int[] SECURED_TAGS = {0x5A, 0x57};
+
+    /**
+     * An online-PIN payment that must end APPROVED with what an app needs for its authorisation in the SDK's own
+     * payment context: the PIN KSN and the enciphered PIN block (the contact flow reads them from TransactionProcess,
+     * the contactless one from SimplifiedOnlinePIN: docs/protocol.md §5.2) and the SRED data it asked for. Only the
+     * lengths are printed: a PIN block is never shown.
+     */
+    private String payWithOnlinePin(String requiredStep) throws Exception {
+        PaymentRun run = new PaymentRun();
+        UCubeAPI.pay(request().setAuthorizationSecuredTags(SECURED_TAGS), run);
+        PaymentContext context = await(run.finished, "payment (states so far " + run.steps() + ")");
+        String line = describe(context) + run.notableSteps() + ", PIN KSN " + size(context.pinKsn)
+            + " bytes, PIN block " + size(context.onlinePinBlock) + " bytes, SRED data "
+            + size(securedData(context)) + " bytes";
+        if (context.paymentStatus == null || !context.paymentStatus.name().equals("APPROVED")) {
+            throw new FlowFailure(line + ", expected APPROVED; states " + run.steps());
+        }
+        if (requiredStep != null && !run.notableSteps().contains(requiredStep)) {
+            throw new FlowFailure(line + ", but no " + requiredStep + " step; states " + run.steps());
+        }
+        if (size(context.pinKsn) < 10 || size(context.onlinePinBlock) < 8) {
+            throw new FlowFailure(line + ": the payment context lacks the PIN KSN or the PIN block");
+        }
+        if (size(securedData(context)) == 0) {
+            throw new FlowFailure(line + ": the SRED data asked for did not arrive");
+        }
+        return line;
+    }
+
+    /**
+     * The SRED data of the authorisation as the SDK received it: 3.5.13 keeps the GetSecuredTag answer in
+     * `authorizationSecuredTagsValues`; 1.3.8.19 keeps it whole in `authorizationSecuredTagsResponse` (and its own TLV
+     * reading of it, by tag, in `authorizationSecuredTagsValues`). Read by name: the two versions' fields differ.
+     */
+    private static Object securedData(PaymentContext context) {
+        for (String name : new String[] {"authorizationSecuredTagsResponse", "authorizationSecuredTagsValues"}) {
+            try {
+                Object value = PaymentContext.class.getField(name).get(context);
+                if (value instanceof byte[]) return value;
+            } catch (ReflectiveOperationException absent) {
+                // not a field of this version
+            }
+        }
+        return null;
+    }
+
+    /** The length of a byte array, or the size of a map of them; 0 for null. */
+    private static int size(Object value) {
+        if (value instanceof byte[]) return ((byte[]) value).length;
+        if (value instanceof java.util.Map) {
+            int total = 0;
+            for (Object item : ((java.util.Map<?, ?>) value).values()) total += size(item);
+            return total;
+        }
+        return 0;
     }
 
     /**
