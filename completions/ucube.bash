@@ -190,13 +190,13 @@ _ucube() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|test|shell|scan|connect|mdm-register|mdm-update|fleet-merge|send-logs|diagnose|serve|help)
+    info|pay|read-card|display|choose|cancel|history|locale|rpc|decode|simulate|sim|test|shell|scan|connect|mdm-register|mdm-update|fleet-merge|send-logs|diagnose|serve|help)
         # Offer subcommand argument completions
         "_ucube_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate test shell scan connect mdm-register mdm-update fleet-merge send-logs diagnose serve help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'info pay read-card display choose cancel history locale rpc decode simulate sim test shell scan connect mdm-register mdm-update fleet-merge send-logs diagnose serve help' -- "${cur}"))
         ;;
     esac
 }
@@ -254,7 +254,7 @@ _ucube_pay() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout --select --card --request-id --receipt-file)
+    non_repeating_options=(--record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --pin-key-slot --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout --select --card --request-id --receipt-file)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -293,6 +293,9 @@ _ucube_pay() {
         ;;
     '--pin-format')
         __ucube_add_completions -W 'iso0'$'\n''iso1'$'\n''iso3'$'\n''iso4'
+        return
+        ;;
+    '--pin-key-slot')
         return
         ;;
     '--authorization-tags')
@@ -2049,7 +2052,7 @@ _ucube_decode() {
 _ucube_simulate() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
-    repeating_options=(--device --host-fault --fleet-fault)
+    repeating_options=(--device --host-fault --tms-name --fleet-fault)
     non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --host --host-log --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-firmware-size --tms-certificate --tms-dialect --fleet --devices-file)
     __ucube_offer_flags_options 0
 
@@ -2135,6 +2138,9 @@ _ucube_simulate() {
         __ucube_add_completions -W 'valid'$'\n''expired'$'\n''foreign'
         return
         ;;
+    '--tms-name')
+        return
+        ;;
     '--tms-dialect')
         __ucube_add_completions -W 'both'$'\n''2020'$'\n''current'
         return
@@ -2146,6 +2152,39 @@ _ucube_simulate() {
         return
         ;;
     '--devices-file')
+        return
+        ;;
+    esac
+}
+
+_ucube_sim() {
+    repeating_flags=()
+    non_repeating_flags=(--json --trace --fast --all --version -h --help)
+    repeating_options=(--device)
+    non_repeating_options=(--record --rpc-timeout --log-level)
+    __ucube_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion sim -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--record')
+        return
+        ;;
+    '--rpc-timeout')
+        return
+        ;;
+    '--log-level')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __ucube_add_completions -W 'status'$'\n''card'$'\n''keys'$'\n''choices'$'\n''pin'$'\n''fault'$'\n''battery'$'\n''suite'$'\n''reset'
         return
         ;;
     esac
@@ -2639,6 +2678,7 @@ _ucube_serve() {
     # Offer option value completions
     case "${prev}" in
     '--device')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion serve -- --device "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--record')

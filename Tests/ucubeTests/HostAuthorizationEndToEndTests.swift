@@ -303,7 +303,7 @@ import Testing
             group.addTask { try await sandbox.run(concurrent) }
             group.addTask { try await sandbox.run(concurrent) }
             let loser = try #require(try await group.next())
-            FileManager.default.createFile(atPath: hold.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: hold.path, contents: nil)
             let winner = try #require(try await group.next())
             return [winner, loser]
         }

@@ -26,7 +26,7 @@ extension UCube {
                 (stderr) are masked as the command line's output. SIGTERM, SIGINT or SIGHUP stop it as Ctrl-C stops \
                 `pay`: running payments are cancelled if their cancel rule allows, and waited for otherwise. See \
                 docs/serve.md and docs/openapi.yaml.
-                """)
+                """ + HelpExamples.section("serve"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -25,7 +25,7 @@ extension UCube {
                 --all steers every simulator this user runs (each terminal of a --fleet). Exit 0 when the \
                 simulator took it, 64 for a request it refuses (an unknown card gets "did you mean"), 69 when no \
                 simulator listens there. docs/vendor-apps.md lists the states an app developer reaches this way.
-                """)
+                """ + HelpExamples.section("sim"))
 
         @OptionGroup var globals: GlobalOptions
 

@@ -71,7 +71,10 @@ enum HelpExamples {
                     "ucube --device sim pay 12.50 --currency EUR", "Take €12.50 from the simulator's Visa chip card"),
                 Example("ucube connect \"YT-Touch 0001\"", "Find a uCube Touch over Bluetooth and make it the default"),
             ],
-            seeAlso: ["docs/README.md", "docs/protocol.md", "docs/fleet.md", "docs/authorization.md"]),
+            seeAlso: [
+                "docs/guide.md", "docs/exit-codes.md", "docs/README.md", "docs/protocol.md", "docs/fleet.md",
+                "docs/authorization.md", "docs/serve.md",
+            ]),
         Entry(
             path: "info",
             examples: [
@@ -574,6 +577,24 @@ enum HelpExamples {
                     "Serve a TMS and an authorisation host over HTTPS"),
             ],
             seeAlso: ["test", "docs/host-simulator.md", "docs/tms.md", "docs/vendor-apps.md", "docs/fleet.md"]),
+        Entry(
+            path: "serve",
+            examples: [
+                Example("ucube serve --device sim", "The payment API and the demo page on http://127.0.0.1:8686/"),
+                Example(
+                    "ucube serve --device sim --listen 0.0.0.0:8686 --pair",
+                    "Serve the LAN: show a pairing code on the terminal for the POS's token"),
+                Example("ucube serve --listen 127.0.0.1:0", "Every remembered terminal, on any free port"),
+            ],
+            seeAlso: ["pay", "cancel", "history", "docs/serve.md"]),
+        Entry(
+            path: "sim",
+            examples: [
+                Example("ucube sim card visa-contactless", "The next card wait of the running simulator is a tap"),
+                Example("ucube sim fault drop@1", "Drop the app's link at the next frame"),
+                Example("ucube sim --all battery 5", "Every simulator of a fleet reports a low battery"),
+            ],
+            seeAlso: ["simulate", "test", "docs/vendor-apps.md"]),
         Entry(
             path: "test",
             examples: [

@@ -34,7 +34,7 @@ enum RootHelp {
           21  cancel: the process holding the device did not take the request within 5 s (its queue full, or it was starting or ending); nothing was cancelled, try again
           64  bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured
           65  input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)
-          69  simulate, serve: the address to listen on is already in use or cannot be bound
+          69  simulate, serve: the address to listen on is already in use or cannot be bound; sim: no running `ucube simulate` to steer at that address
           73  a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write
           74  a write failed: stdout is full or closed before the command's outcome reached it, a file could not be read or written
 
@@ -61,9 +61,9 @@ enum RootHelp {
           19  journal
           20  not-yours
           21  try-again
-          64  invalid-request, tms-configuration, tms-insecure-url, tms-not-configured, unknown-command, usage
+          64  bad-steering, invalid-request, tms-configuration, tms-insecure-url, tms-not-configured, unknown-command, usage
           65  bad-suite, data
-          69  address-in-use, cannot-listen, unavailable
+          69  address-in-use, cannot-listen, no-simulator, unavailable
           73  cannot-create, cannot-create-output, state-directory-unusable, unsafe-path
           74  io-error, stdout-closed, stdout-write-failed, tms-file
 
@@ -117,7 +117,8 @@ enum RootHelp {
           ucube connect "YT-Touch 0001"
 
         SEE ALSO:
-          docs/README.md, docs/protocol.md, docs/fleet.md, docs/authorization.md
+          docs/guide.md, docs/exit-codes.md, docs/README.md, docs/protocol.md,
+          docs/fleet.md, docs/authorization.md, docs/serve.md
         """#
     /// Never wrapped.
     static let usage = #"""
@@ -205,6 +206,11 @@ enum RootHelp {
                     label: "simulate",
                     abstract:
                         "Serve the built-in uCube Touch simulator over TCP, and/or a TMS simulator or an authorisation host simulator over HTTPS."
+                ),
+                Element(
+                    label: "sim",
+                    abstract:
+                        "Steer a running `ucube simulate`: the card, the keys and choices pressed, the PIN, the faults."
                 ),
                 Element(
                     label: "test",
