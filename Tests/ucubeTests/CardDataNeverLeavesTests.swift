@@ -72,7 +72,9 @@ struct CardDataNeverLeavesTests {
     }
 
     /// The recording at `path` with `injected` in every answer of the terminal: in a plain answer after its data,
-    /// in a secured one before its MAC (a secured answer without data gets the tags and a MAC).
+    /// in a secured one before its MAC (a secured answer without data gets the tags and a MAC). EnterSecureSession's
+    /// answer is left as it is: its whole data is the KSN (spec §5.2), so bytes after it make it malformed, not a
+    /// carrier of card data, and the payment would end before any card data is read.
     static func rewritingAnswers(_ text: String) throws -> String {
         var lines: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -85,6 +87,10 @@ struct CardDataNeverLeavesTests {
             }
             let secured = words[2] == "secured"
             let command = CommandID(rawValue: UInt16(bytes[4]) << 8 | UInt16(bytes[5]))
+            if command == .enterSecureSession {
+                lines.append(String(line))
+                continue
+            }
             let body = Array(bytes[6..<(bytes.count - 3)])
             let rewritten: [UInt8]
             if secured {
