@@ -11,6 +11,8 @@ count=${2:-20}
 echo
 echo "==== the $count slowest tests (from $log) ===="
 # "✔ Test NAME passed after 12.345 seconds." (and "with N test cases" for a parameterised test); suites are left out.
+# The last stage reads all of its input: a `head` there would leave `sort` writing into a closed pipe, and with
+# pipefail its SIGPIPE (exit 141) turned a green run red once the log had more results than a pipe holds.
 sed -nE 's/^[✔✘] Test (.*) (passed|failed) after ([0-9.]+) seconds.*/\3\t\2\t\1/p' "$log" |
-    grep -v $'\trun with [0-9]* tests' | sort -t$'\t' -k1,1 -rn | head -n "$count" |
-    awk -F'\t' '{ printf "%9.3f s  %-6s  %s\n", $1, $2, substr($3, 1, 150) }'
+    grep -v $'\trun with [0-9]* tests' | sort -t$'\t' -k1,1 -rn |
+    awk -F'\t' -v count="$count" 'NR <= count { printf "%9.3f s  %-6s  %s\n", $1, $2, substr($3, 1, 150) }'
