@@ -250,10 +250,30 @@ def scenario_main(client, args):
     status, none, _ = client.request("POST", "/v1/payments/order-choice/choice", {"application": 1})
     expect(status == 409 and none["error"]["code"] == "no-prompt", "a choice with no prompt: 409", none)
 
+    # A card whose verification is the signature: a `signature` prompt just before the end (in USD: the EUR totals
+    # below count the other payments).
+    client.request("POST", "/v1/payments",
+                   {"amount": "7", "currency": "USD", "requestId": "order-signature",
+                    "card": "visa-contactless-signature"})
+    payment = client.final("order-signature")
+    expect(payment["status"] == "APPROVED" and payment["outcome"]["signatureRequired"] is True
+           and payment["prompt"] is None, "a signature card is approved, the outcome says signatureRequired",
+           payment["outcome"].get("signatureRequired"))
+    expect(any("signature" in line.lower() for line in payment["receipt"]), "its receipt has the signature line",
+           payment["receipt"])
+    stream.wait_for(lambda e: e["type"] == "finished" and e["requestId"] == "order-signature",
+                    "order-signature finished")
+    mine = [e for e in stream.events if e.get("requestId") == "order-signature"]
+    expect([e["type"] for e in mine[-2:]] == ["prompt", "finished"] and mine[-2]["payment"]["prompt"]["kind"]
+           == "signature", "the stream asks for the signature just before the end", [e["type"] for e in mine])
+    others = [e for e in stream.events if e["type"] == "prompt" and e["payment"]["prompt"]["kind"] == "signature"
+              and e["requestId"] != "order-signature"]
+    expect(not others, "no other payment asks for a signature", others)
+
     # Events: every payment's states and outcome, ids in order; Last-Event-ID replays what was missed.
     stream.wait_for(lambda e: e["type"] == "finished" and e["requestId"] == "order-choice", "order-choice finished")
     events = list(stream.events)
-    for request_id in ["order-same", "order-declined", "order-wait", "order-choice"]:
+    for request_id in ["order-same", "order-declined", "order-wait", "order-choice", "order-signature"]:
         mine = [e["type"] for e in events if e.get("requestId") == request_id]
         expect(mine[0] == "started" and mine[-1] == "finished" and "state" in mine,
                f"the stream has {request_id}'s start, states and end", mine)

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Drives the demo POS page of `ucube serve` (over the built-in simulator) in headless Chromium with selenium, as a
 cashier would: an approved payment, a declined one, a cancel during the card wait, an application choice answered
-on the page, and a reload in the middle of a payment that picks it up again. Run by
-Tests/ucubeTests/ServeBrowserTests.swift, which starts the server:
+on the page, a reload in the middle of a payment that picks it up again, and a card that asks for the signature.
+With --pair-code, the page is reached from outside the loopback: it asks for the pairing code, trades it for a token,
+then pays with it. Run by Tests/ucubeTests/ServeBrowserTests.swift, which starts the server:
 
     browser_test.py --base http://127.0.0.1:PORT
+    browser_test.py --base http://ADDRESS:PORT --pair-code CODE
 
 Every wait is for something on the page, bounded only by a safety net: no verdict depends on speed."""
 
@@ -45,10 +47,12 @@ class Page:
             fail(f"{what}: not within the {SAFETY_NET} s safety net; status {self.text('status')!r}, "
                  f"phase {self.text('phase')!r}, message {self.text('message')!r}")
 
-    def open(self):
+    def ready(self):
+        return self.driver.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+
+    def open(self, ready="true"):
         self.driver.get(self.base + "/")
-        self.wait(lambda: self.driver.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true",
-                  "the page is ready")
+        self.wait(lambda: self.ready() == ready, f"the page is ready ({ready})")
 
     def pay(self, card, amount="12.50", card_timeout="30"):
         self.wait(lambda: self.driver.find_element(By.ID, "pay").is_enabled(), "Pay is enabled")
@@ -80,6 +84,7 @@ def main():
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     parser.add_argument("--openapi")
     parser.add_argument("--ucube")
+    parser.add_argument("--pair-code")
     args = parser.parse_args()
 
     options = webdriver.ChromeOptions()
@@ -92,6 +97,9 @@ def main():
     driver = webdriver.Chrome(service=Service(args.chromedriver), options=options)
     try:
         page = Page(driver, args.base)
+        if args.pair_code:
+            paired(driver, page, args.pair_code)
+            return
         page.open()
         if "simulator" not in page.text("simulated"):
             fail("the page does not say the terminal is simulated")
@@ -149,12 +157,62 @@ def main():
             fail(f"reload: status {status!r}, receipt {page.text('receipt')!r}")
         ok("after the reload the payment's end arrives from the event stream")
 
-        severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
-        if severe:
-            fail(f"the browser's console has errors: {severe}")
-        ok("the browser's console has no error")
+        page.pay("visa-contactless-signature", amount="7.00")
+        status = page.final_status("the payment with a signature ends")
+        if status != "APPROVED" or not driver.find_element(By.ID, "signature").is_displayed():
+            fail(f"signature: status {status!r}, the signature notice is not shown")
+        if "Cardholder signature" not in page.text("receipt"):
+            fail(f"signature: the receipt has no signature line: {page.text('receipt')!r}")
+        page.pay("visa-contact", amount="8.00")
+        page.final_status("the payment after the signature ends")
+        if driver.find_element(By.ID, "signature").is_displayed():
+            fail("the signature notice stays for a payment that needs none")
+        ok("a card that asks for the signature shows the notice and a receipt with the signature line")
+
+        no_errors(driver)
     finally:
         driver.quit()
+
+
+def no_errors(driver):
+    # The answers the pairing test asks for (401 before pairing, 403 for the wrong code) are logged by Chromium as
+    # failed resources: not errors of the page.
+    expected = ("status of 401 (Unauthorized)", "/v1/pair - Failed to load resource: the server responded with a "
+                "status of 403 (Forbidden)")
+    severe = [entry for entry in driver.get_log("browser")
+              if entry["level"] == "SEVERE" and not any(text in entry["message"] for text in expected)]
+    if severe:
+        fail(f"the browser's console has errors: {severe}")
+    ok("the browser's console has no error")
+
+
+def paired(driver, page, code):
+    """Outside the loopback: the page asks for the pairing code, then pays with the token it was given."""
+    page.open(ready="pairing")
+    if not driver.find_element(By.ID, "pairing").is_displayed() or driver.find_element(By.ID, "payment").is_displayed():
+        fail("outside the loopback the page does not ask for the pairing code first")
+    ok("outside the loopback the page asks for the pairing code")
+    wrong = "000000" if code != "000000" else "111111"
+    driver.find_element(By.ID, "pair-code").send_keys(wrong)
+    driver.find_element(By.ID, "pair").click()
+    page.wait(lambda: "not the code the terminal shows" in page.text("message"), "a wrong code is refused")
+    if page.ready() != "pairing":
+        fail("a wrong code paired the page")
+    ok(f"a wrong code is refused: {page.text('message')!r}")
+    field = driver.find_element(By.ID, "pair-code")
+    field.clear()
+    field.send_keys(code)
+    driver.find_element(By.ID, "pair").click()
+    page.wait(lambda: page.ready() == "true", "the page is paired and ready")
+    ok("the code the terminal showed pairs the page")
+    page.pay("visa-contact")
+    status = page.final_status("the paired page's payment ends")
+    if status != "APPROVED":
+        fail(f"paired: status {status!r}")
+    ok("the paired page pays, and its states arrive on the event stream with the token")
+    page.open()
+    ok("after a reload the page is still paired")
+    no_errors(driver)
 
 
 if __name__ == "__main__":

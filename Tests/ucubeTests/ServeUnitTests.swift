@@ -68,10 +68,19 @@ import Testing
         #expect(access.refusal(bearer, tokenValid: { $0 == "good" })?.code == "token-invalid")
         bearer.authorization = "Basic good"
         #expect(access.refusal(bearer, tokenValid: { $0 == "good" })?.code == "token-invalid")
-        // Pairing itself needs the code, not a token; the loopback needs neither.
+        // Pairing itself needs the code, not a token, and the demo page (static, it asks for the code) none; every
+        // route with data does; the loopback needs neither.
         #expect(
             access.refusal(Self.request(.pair, loopback: false, host: "192.0.2.2:8686"), tokenValid: { _ in false })
                 == nil)
+        #expect(
+            access.refusal(Self.request(.page, loopback: false, host: "192.0.2.2:8686"), tokenValid: { _ in false })
+                == nil)
+        for route in [ServeRoute.events, .terminals, .history, .totals, .payment("a"), .cancel("a"), .choice("a")] {
+            #expect(
+                access.refusal(Self.request(route, loopback: false, host: "192.0.2.2:8686"), tokenValid: { _ in true })?
+                    .code == "token-required", "\(route)")
+        }
         #expect(access.refusal(Self.request(loopback: true, host: "192.0.2.2:8686"), tokenValid: { _ in false }) == nil)
     }
 

@@ -134,8 +134,15 @@ final class PaymentDesk: Sendable {
         }
     }
 
-    /// The payment ended: its outcome (what `pay --json` prints) and its receipt.
+    /// The payment ended: its outcome (what `pay --json` prints) and its receipt. An approval that needs the
+    /// cardholder's signature is told first, as a `signature` prompt, so that a POS asks for it.
     func finish(_ id: String, outcome: ServedOutcome) {
+        if outcome.needsSignature {
+            update(id) { payment in
+                payment.prompt = .signature
+                return ServedEventDocument(type: "prompt", payment: payment)
+            }
+        }
         update(id) { payment in
             payment.phase = .finished
             payment.status = outcome.status
@@ -224,7 +231,7 @@ final class PaymentDesk: Sendable {
             }
             stale?.resume(returning: nil)
             update(id) { payment in
-                payment.prompt = ServedPrompt(kind: "application", candidates: candidates)
+                payment.prompt = .application(candidates)
                 return ServedEventDocument(type: "prompt", payment: payment, full: true)
             }
         }

@@ -9,7 +9,8 @@ import Foundation
 ///   `--allow-origin` names: a page of another origin can neither start nor watch a payment. No `Origin` (curl, a
 ///   POS program, a same-origin GET) passes.
 /// - **Token**: a peer that is not the loopback must show a paired token (`Authorization: Bearer …`); only the pairing
-///   request itself (`POST /v1/pair`, which needs the code the terminal shows) goes without one.
+///   request itself (`POST /v1/pair`, which needs the code the terminal shows) and the demo page (`GET /`: static, no
+///   data; it asks for the code, then sends the token) go without one.
 struct ServeAccess: Sendable {
     /// The listener is on a loopback address.
     let loopbackListener: Bool
@@ -43,7 +44,7 @@ struct ServeAccess: Sendable {
                     hint: "serve the page from ucube serve itself, or name its origin with --allow-origin")
             }
         }
-        if !request.peerIsLoopback && request.route != .pair {
+        if !request.peerIsLoopback && request.route != .pair && request.route != .page {
             guard let header = request.authorization else {
                 return ServeError(
                     401, "token-required", "a request from outside this computer needs a paired token",

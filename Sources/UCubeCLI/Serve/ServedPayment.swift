@@ -48,12 +48,24 @@ struct ServedPayment: Sendable {
     }
 }
 
-/// A question the payment waits on: the application to use, with the card's candidates (numbered from 1).
+/// What the payment asks of the people at the till: the application to use, with the card's candidates (numbered from
+/// 1), answered with `POST …/choice`; or, as an approved payment ends, the cardholder's signature on the receipt (the
+/// card's CVM, EMV Book 3 Annex C3), which the cashier compares with the card's: nothing to post, the receipt carries
+/// the signature line.
 struct ServedPrompt: Sendable, Encodable {
     let kind: String
     let candidates: [CandidateApplication]
+    let message: String?
 
-    private enum CodingKeys: String, CodingKey { case kind, candidates }
+    static func application(_ candidates: [CandidateApplication]) -> ServedPrompt {
+        ServedPrompt(kind: "application", candidates: candidates, message: nil)
+    }
+
+    static let signature = ServedPrompt(
+        kind: "signature", candidates: [],
+        message: "have the cardholder sign the receipt, and compare the signature with the card's")
+
+    private enum CodingKeys: String, CodingKey { case kind, candidates, message }
     private struct Candidate: Encodable {
         let number: Int
         let aid: String
@@ -65,6 +77,8 @@ struct ServedPrompt: Sendable, Encodable {
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(message, forKey: .message)
+        guard kind == "application" else { return }
         try c.encode(
             candidates.enumerated().map { i, candidate in
                 Candidate(
@@ -79,6 +93,9 @@ struct ServedOutcome: Sendable, Encodable {
     let status: String?
     let result: PaymentContextJSON
     let receiptLines: [String]
+
+    /// Approved, with the signature as the cardholder's verification: the receipt is to be signed.
+    var needsSignature: Bool { status == "APPROVED" && result.context.signatureRequired }
 
     func encode(to encoder: any Encoder) throws { try result.encode(to: encoder) }
 }
