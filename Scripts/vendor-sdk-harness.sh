@@ -105,6 +105,7 @@ flow_options() {
         pay-refused-card) echo "--card card-refused" ;;
         pay-card-removed) echo "--card card-removed" ;;
         pay-try-other-interface) echo "--card contactless-try-other" ;;
+        steer-cards) echo "--card visa-contact" ;;
         *) echo "" ;;
     esac
 }
@@ -117,7 +118,7 @@ wanted_versions="${UCUBE_HARNESS_VERSIONS:-3.5.13 1.3.8.19}"
 
 # More cards of docs/vendor-apps.md, each with the status the SDK should report (not among the issue's flows).
 more_flows="pay-contactless-offline pay-contactless-declined pay-offline-pin pay-contact-online-pin pay-unsupported-card
-pay-refused-card pay-card-removed pay-try-other-interface"
+pay-refused-card pay-card-removed pay-try-other-interface steer-cards"
 
 flows="${UCUBE_HARNESS_FLOWS:-$all_flows $more_flows}"
 
@@ -201,7 +202,8 @@ while read -r label commit libapp secure; do
             continue
         fi
         address="${listening#listening on tcp://}"
-        result="$(java "${tms_args[@]}" -cp "$dir/classes:$classpath" ucube.harness.VendorSdkHarness \
+        # UCUBE_BINARY: the steering flow runs `ucube sim` against this simulator while the app stays connected.
+        result="$(UCUBE_BINARY="$ucube" java "${tms_args[@]}" -cp "$dir/classes:$classpath" ucube.harness.VendorSdkHarness \
             "$flow" "$address" "$tms_server" "$dir/app-$flow" 2> "$dir/$flow.jvm.err" | grep '^RESULT ' | tail -1)"
         kill "$sim_pid" 2> /dev/null; wait "$sim_pid" 2> /dev/null; sim_pid=""
         [ "${UCUBE_HARNESS_VERBOSE:-0}" = 1 ] && { cat "$dir/$flow.jvm.err" "$dir/$flow.sim.err" >&2; }

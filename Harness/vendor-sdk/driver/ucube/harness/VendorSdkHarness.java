@@ -127,6 +127,7 @@ public final class VendorSdkHarness {
             case "card-wait-recovery": return cardWaitWithRecovery();
             case "cancel": return cancelDuringCardWait();
             case "reconnect": return reconnect();
+            case "steer-cards": return steerCards();
             case "mdm-register": return mdmRegister();
             case "mdm-config": return mdmRegister() + "; " + mdmGetConfig();
             case "mdm-check-update": return mdmRegister() + "; " + mdmCheckUpdate().summary;
@@ -297,12 +298,20 @@ public final class VendorSdkHarness {
 
     /** A payment that must end `expected`, after a step whose name contains `requiredStep` when one is given. */
     private String pay(String expected, String requiredStep) throws Exception {
+        return pay(expected, requiredStep, null);
+    }
+
+    /** The same, read on `reader` when one is given. */
+    private String pay(String expected, String requiredStep, CardReaderType reader) throws Exception {
         PaymentRun run = new PaymentRun();
         UCubeAPI.pay(request(), run);
         PaymentContext context = await(run.finished, "payment (states so far " + run.steps() + ")");
         String line = describe(context) + run.notableSteps();
         if (context.paymentStatus == null || !context.paymentStatus.name().equals(expected)) {
             throw new FlowFailure(line + ", expected " + expected + "; states " + run.steps());
+        }
+        if (reader != null && context.activatedReader != reader.getCode()) {
+            throw new FlowFailure(line + String.format(", expected the %s reader (%02X)", reader, reader.getCode()));
         }
         if (requiredStep != null && !run.notableSteps().contains(requiredStep)) {
             throw new FlowFailure(line + ", but no " + requiredStep + " step; states " + run.steps());
@@ -401,6 +410,46 @@ public final class VendorSdkHarness {
             throw new FlowFailure(line + ", expected cancel true and CANCELLED; states " + run.steps());
         }
         return line + "; then " + getInfo(new int[] {0xC2, 0xC3, 0xD1});
+    }
+
+    // MARK: Steering the running simulator
+
+    /**
+     * The app stays connected while the simulated card changes (issue 40, "Done when"): `ucube sim card` between
+     * payments, a chip card, a contactless one, then a card pulled out during the payment; each next payment shows
+     * it, and the simulator counts one connection at the end.
+     */
+    private String steerCards() throws Exception {
+        steer("card", "visa-contact");
+        String chip = pay("APPROVED", null, CardReaderType.ICC);
+        steer("card", "visa-contactless");
+        String tap = pay("APPROVED", null, CardReaderType.NFC);
+        steer("card", "card-removed");
+        String pulled = pay("ERROR", null);
+        String status = steer("status");
+        java.util.regex.Matcher connections =
+            java.util.regex.Pattern.compile("\"connections\"\\s*:\\s*(\\d+)").matcher(status);
+        if (!connections.find() || !connections.group(1).equals("1")) {
+            throw new FlowFailure("the app's connection did not stay: the simulator says " + status.replace('\n', ' '));
+        }
+        return "chip: " + chip + "; tap: " + tap + "; pulled out: " + pulled + "; one connection throughout";
+    }
+
+    /** `ucube sim --device tcp://ADDRESS --json WORDS…`: its JSON answer; a refusal fails the flow. */
+    private String steer(String... words) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ucubeBinary(), "sim", "--device", "tcp://" + address, "--json"));
+        command.addAll(Arrays.asList(words));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new FlowFailure("ucube sim " + String.join(" ", words) + " failed: " + output.trim());
+        }
+        return output;
+    }
+
+    private static String ucubeBinary() {
+        String binary = System.getenv("UCUBE_BINARY");
+        return binary == null || binary.isEmpty() ? "ucube" : binary;
     }
 
     // MARK: Reconnect
