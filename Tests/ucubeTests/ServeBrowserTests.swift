@@ -38,11 +38,7 @@ import Testing
         .enabled(if: ServeRun.nonLoopbackAddress != nil, "this machine has no IPv4 address outside the loopback"))
     func theDemoPagePairsOutsideTheLoopback() async throws {
         let sandbox = try UCubeSandbox()
-        let address = try #require(ServeRun.nonLoopbackAddress)
-        let serve = try await ServeRun.start(
-            sandbox, ["--device", "sim", "serve", "--pair", "--listen", "\(address):0"])
-        let log = await serve.waitFor("pairing code")
-        let code = try #require(log.firstMatch(of: #/pairing code ([0-9]{6})/#).map { String($0.1) }, "\(log)")
+        let (serve, code) = try await ServeRun.startPaired(sandbox)
         let run = try await ServeRun.python(
             sandbox, "browser_test.py",
             [

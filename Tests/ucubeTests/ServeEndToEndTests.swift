@@ -86,11 +86,7 @@ import Testing
     @Test(.enabled(if: ServeRun.nonLoopbackAddress != nil, "this machine has no IPv4 address outside the loopback"))
     func outsideTheLoopbackATokenIsRequired() async throws {
         let sandbox = try UCubeSandbox()
-        let address = try #require(ServeRun.nonLoopbackAddress)
-        let serve = try await ServeRun.start(
-            sandbox, ["--device", "sim", "serve", "--pair", "--listen", "\(address):0"])
-        let log = await serve.waitFor("pairing code")
-        let code = try #require(log.firstMatch(of: #/pairing code ([0-9]{6})/#).map { String($0.1) }, "\(log)")
+        let (serve, code) = try await ServeRun.startPaired(sandbox)
         let tokens = sandbox.directory.appendingPathComponent("config/ucube/serve-tokens").path
         let run = try await ServeRun.python(
             sandbox, "api_test.py", ["--base", serve.base, "--code", code, "--token-file", tokens, "token"])
@@ -118,6 +114,15 @@ final class ServeRun: @unchecked Sendable {
         self.port = port
         self.text = text
         self.reader = reader
+    }
+
+    /// `serve --pair` over the simulator on this machine's address outside the loopback, and the code it shows.
+    static func startPaired(_ sandbox: UCubeSandbox) async throws -> (ServeRun, code: String) {
+        let address = try #require(nonLoopbackAddress)
+        let serve = try await start(sandbox, ["--device", "sim", "serve", "--pair", "--listen", "\(address):0"])
+        let log = await serve.waitFor("pairing code")
+        let code = try #require(log.firstMatch(of: #/pairing code ([0-9]{6})/#).map { String($0.1) }, "\(log)")
+        return (serve, code)
     }
 
     static func start(_ sandbox: UCubeSandbox, _ arguments: [String]) async throws -> ServeRun {
