@@ -91,8 +91,6 @@ let package = Package(
             name: "UCubeBluetooth",
             dependencies: [
                 "UCubeProtocol", "UCubeLink", "UCubeSupport", "CDBus",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -127,7 +125,7 @@ let package = Package(
         .target(
             name: "UCubeCLI",
             dependencies: [
-                "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
+                "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
                 "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "UCubeHostSimulator", "CBuildInfo",
                 "UCubeSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
