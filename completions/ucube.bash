@@ -2185,6 +2185,10 @@ _ucube_sim() {
         __ucube_add_completions -W 'status'$'\n''card'$'\n''keys'$'\n''choices'$'\n''pin'$'\n''fault'$'\n''battery'$'\n''suite'$'\n''reset'
         return
         ;;
+    *)
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion sim -- positional@1 "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
+        return
+        ;;
     esac
 }
 

@@ -192,6 +192,22 @@ import Testing
         #expect(Set(cases).isSubset(of: Set(words)), "\(words)")
     }
 
+    @Test func simCompletesCardsAndSuiteCases() async throws {
+        let run = try await UCubeSandbox().run([
+            "---completion", "sim", "--", "positional@1", "3", "0", "ucube", "sim", "card", "",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").contains("visa-contactless"), "\(run.stdout)")
+        let cases = try TestSuiteEndToEndTests.shippedCases().compactMap { $0["name"] as? String }
+        let words = SuiteCompletion.simValues(["ucube", "sim", "suite", Self.suite, ""], index: 4, prefix: "")
+        #expect(Set(cases).isSubset(of: Set(words)), "\(words)")
+        let directory = TestSuiteEndToEndTests.shippedSuite.deletingLastPathComponent().path + "/"
+        #expect(
+            SuiteCompletion.simValues(["ucube", "sim", "suite", directory], index: 3, prefix: directory).contains(
+                Self.suite), "\(Self.suite)")
+        #expect(SuiteCompletion.simValues(["ucube", "sim", "pin", ""], index: 3, prefix: "").isEmpty)
+    }
+
     @Test func resolveStatusCompletesWithTheOutcomes() {
         let status = CommandSpec.of(UCube.History.Resolve.self).option(named: "--status")
         #expect(status?.values.contains("approved") == true, "\(String(describing: status?.values))")
