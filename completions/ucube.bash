@@ -203,9 +203,9 @@ _ucube() {
 
 _ucube_info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -235,10 +235,6 @@ _ucube_info() {
         return
         ;;
     '--max-failures')
-        return
-        ;;
-    '--run-file')
-        __ucube_add_completions -f
         return
         ;;
     '--shard')
@@ -577,6 +573,7 @@ _ucube_history_resolve() {
         return
         ;;
     '--status')
+        __ucube_add_completions -W 'approved'$'\n''declined'$'\n''cancelled'$'\n''card_wait_failed'$'\n''unsupported_card'$'\n''refused_card'$'\n''nfc_outcome_try_other_interface'$'\n''nfc_outcome_end_application'$'\n''nfc_outcome_failed'$'\n''chip_required'$'\n''nfc_mpos_error'$'\n''error'$'\n''error_disconnect'$'\n''error_shutting_down'$'\n''error_wrong_activated_reader'$'\n''error_missing_required_cryptogram'$'\n''error_wrong_cryptogram_value'$'\n''error_wrong_nfc_outcome'
         return
         ;;
     '--note')
@@ -2117,6 +2114,7 @@ _ucube_simulate() {
         return
         ;;
     '--suite-card')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion simulate -- --suite-card "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--fault')
@@ -2187,6 +2185,10 @@ _ucube_sim() {
         __ucube_add_completions -W 'status'$'\n''card'$'\n''keys'$'\n''choices'$'\n''pin'$'\n''fault'$'\n''battery'$'\n''suite'$'\n''reset'
         return
         ;;
+    *)
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion sim -- positional@1 "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
+        return
+        ;;
     esac
 }
 
@@ -2194,7 +2196,7 @@ _ucube_test() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --unattended --version -h --help)
     repeating_options=(--device --case)
-    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --format --output --operator-timeout)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --shard --shard-host --run-file --format --output --operator-timeout)
     __ucube_offer_flags_options 1
 
     # Offer option value completions
@@ -2226,14 +2228,14 @@ _ucube_test() {
     '--max-failures')
         return
         ;;
-    '--run-file')
-        __ucube_add_completions -f
-        return
-        ;;
     '--shard')
         return
         ;;
     '--shard-host')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
         return
         ;;
     '--format')
@@ -2244,6 +2246,7 @@ _ucube_test() {
         return
         ;;
     '--case')
+        __ucube_add_completions -W "$(__ucube_custom_complete ---completion test -- --case "${COMP_CWORD}" "$(__ucube_cursor_index_in_current_word)")"
         return
         ;;
     '--operator-timeout')
@@ -2264,7 +2267,7 @@ _ucube_shell() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --keep-going --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --script)
+    non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --shard --shard-host --run-file --script)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2296,14 +2299,14 @@ _ucube_shell() {
     '--max-failures')
         return
         ;;
-    '--run-file')
-        __ucube_add_completions -f
-        return
-        ;;
     '--shard')
         return
         ;;
     '--shard-host')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
         return
         ;;
     '--script')
@@ -2387,7 +2390,7 @@ _ucube_mdm-register() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --status --unregister --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host --run-file)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2429,14 +2432,14 @@ _ucube_mdm-register() {
     '--max-failures')
         return
         ;;
-    '--run-file')
-        __ucube_add_completions -f
-        return
-        ;;
     '--shard')
         return
         ;;
     '--shard-host')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
         return
         ;;
     esac
@@ -2446,7 +2449,7 @@ _ucube_mdm-update() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --plan --all --force --firmware-only --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --file --signature)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host --run-file --file --signature)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2488,14 +2491,14 @@ _ucube_mdm-update() {
     '--max-failures')
         return
         ;;
-    '--run-file')
-        __ucube_add_completions -f
-        return
-        ;;
     '--shard')
         return
         ;;
     '--shard-host')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
         return
         ;;
     '--file')
@@ -2550,7 +2553,7 @@ _ucube_send-logs() {
     repeating_flags=()
     non_repeating_flags=(--json --trace --fast --restart --force --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --output)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host --run-file --output)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2592,14 +2595,14 @@ _ucube_send-logs() {
     '--max-failures')
         return
         ;;
-    '--run-file')
-        __ucube_add_completions -f
-        return
-        ;;
     '--shard')
         return
         ;;
     '--shard-host')
+        return
+        ;;
+    '--run-file')
+        __ucube_add_completions -f
         return
         ;;
     '--output')
@@ -2611,9 +2614,9 @@ _ucube_send-logs() {
 
 _ucube_diagnose() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --version -h --help)
+    non_repeating_flags=(--json --trace --fast --version -h --help)
     repeating_options=(--device)
-    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
+    non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host)
     __ucube_offer_flags_options 0
 
     # Offer option value completions
@@ -2653,10 +2656,6 @@ _ucube_diagnose() {
         return
         ;;
     '--max-failures')
-        return
-        ;;
-    '--run-file')
-        __ucube_add_completions -f
         return
         ;;
     '--shard')

@@ -173,11 +173,14 @@ struct UCube: AsyncParsableCommand {
     /// `info`'s 33.6 M instructions; most of them first checks of types that the real parse then makes itself, so
     /// skipping it saves 1.4 M). ArgumentParser skips it for a command that has a super-command name, which only its
     /// help and usage texts show: the root has one only while `arguments` are parsed, and texts are rendered after.
+    /// A command's options written before its name are moved after it (`LeadingOptions`).
     static func parse(_ arguments: [String]) throws -> any ParsableCommand {
         guard !arguments.contains(where: { $0.contains("generate-completion-script") }) else {
             return try parseAsRoot(arguments)
         }
-        return try $parsingWithoutCompletionCheck.withValue(true) { try parseAsRoot(arguments) }
+        return try LeadingOptions.parse(arguments) { arguments in
+            try $parsingWithoutCompletionCheck.withValue(true) { try parseAsRoot(arguments) }
+        }
     }
 
     /// True only inside `parse` (its task: the parse is synchronous), so that no other parse or rendered text sees it.
@@ -214,6 +217,8 @@ struct UCube: AsyncParsableCommand {
                 return 0
             case .validationFailure:
                 // ArgumentParser's usage errors are 64 (EX_USAGE), the same as ours.
+                // The line as it was parsed last: a command's options moved after it (`LeadingOptions`).
+                let arguments = LeadingOptions.reordered(arguments)
                 if let unknown = CommandLineScan.unknownCommand(arguments) {
                     failure = unknown
                 } else {

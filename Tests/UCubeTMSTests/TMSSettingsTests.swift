@@ -94,6 +94,51 @@ struct TMSSettingsTests {
                 == "https://cli.example")
     }
 
+    /// A syntax error says where, as FILE:LINE:COLUMN (issue 41), from Foundation's byte offset.
+    @Test func aBrokenConfigFileSaysWhere() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/config.json"
+        try Data("{\n  \"tms_url\": \"https://tms.example\",\n  \"tms_ca\": oops\n}\n".utf8).write(
+            to: URL(fileURLWithPath: path))
+        do {
+            _ = try TMSSettings.resolve(environment: [:], configDirectory: dir)
+            Issue.record("a broken config.json was read")
+        } catch {
+            #expect(error.code == .configuration)
+            #expect(error.reason.hasPrefix(path + ":3:13: not valid JSON"), "\(error.reason)")
+        }
+        // The end of the data, on a line with a character of two bytes before it.
+        try Data("{\"tms_url\": \"é".utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try TMSSettings.resolve(environment: [:], configDirectory: dir)
+            Issue.record("a truncated config.json was read")
+        } catch {
+            #expect(error.reason.hasPrefix(path + ":1:15: not valid JSON"), "\(error.reason)")
+        }
+        #expect(TMSSettings.position(of: 0, in: Data("x".utf8)) == (1, 1))
+        #expect(TMSSettings.position(of: 3, in: Data("a\nbc".utf8)) == (2, 2))
+    }
+
+    /// Keys ucube does not read come back for a warning; the known ones do not.
+    @Test func unknownConfigKeysAreNoted() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(#"{"tms_url":"https://file.example","tms-ca":"ca.pem","zone":1}"#.utf8).write(
+            to: URL(fileURLWithPath: dir + "/config.json"))
+        var noted: [String] = []
+        let settings = try TMSSettings.resolve(environment: [:], configDirectory: dir) { noted += $0 }
+        #expect(settings.baseURL == "https://file.example")
+        #expect(noted == ["tms-ca", "zone"])
+        // Noted even when the settings then fail (the misspelt key may be why).
+        try Data(#"{"tms-url":"https://file.example"}"#.utf8).write(to: URL(fileURLWithPath: dir + "/config.json"))
+        noted = []
+        #expect(throws: TMSError(.notConfigured, "")) {
+            try TMSSettings.resolve(environment: [:], configDirectory: dir) { noted += $0 }
+        }
+        #expect(noted == ["tms-url"])
+    }
+
     @Test func insecureURLFromEnvironmentIsRefused() {
         #expect(throws: TMSError(.insecureURL, "")) {
             try TMSSettings.resolve(environment: ["UCUBE_TMS_URL": "http://tms.example"], configDirectory: nil)

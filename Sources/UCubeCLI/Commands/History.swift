@@ -275,7 +275,8 @@ extension UCube.History {
         @Option(
             help: ArgumentHelp(
                 "The outcome: \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", ")) (any case).",
-                valueName: "status"))
+                valueName: "status"),
+            completion: .list(PaymentStatus.allCases.map { $0.rawValue.lowercased() }))
         var status: String
 
         @Option(help: ArgumentHelp("Why: what the operator checked.", valueName: "text"))

@@ -14,7 +14,7 @@ extension UCube {
         )
 
         @OptionGroup var globals: GlobalOptions
-        @OptionGroup var fleet: FleetOptions
+        @OptionGroup var fleet: FleetQueryOptions
 
         func run(in context: CommandContext) async throws { try await Self.run(in: context, fleet: fleet.values) }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
@@ -40,7 +41,7 @@ struct TMSOptions: ParsableArguments {
         do {
             settings = try TMSSettings.resolve(
                 url: url, ca: ca, environment: ProcessInfo.processInfo.environment,
-                configDirectory: Environment.configDirectory)
+                configDirectory: Environment.configDirectory, unknownKeys: Self.warnOnce(unknownKeys:))
         } catch {
             throw CLIFailure(error)
         }
@@ -49,6 +50,35 @@ struct TMSOptions: ParsableArguments {
             settings.connectTimeout = min(settings.connectTimeout, .seconds(timeout))
         }
         return settings
+    }
+}
+
+extension TMSOptions {
+    private static let warned = Mutex(false)
+
+    /// A key of config.json that ucube does not read is a typo until shown otherwise: said once a process (a fleet
+    /// run reads the settings for each terminal), with the nearest known key.
+    static func warnOnce(unknownKeys: [String]) {
+        guard !unknownKeys.isEmpty,
+            !warned.withLock({
+                let was = $0; $0 = true; return was
+            })
+        else { return }
+        for line in unknownKeyWarnings(unknownKeys, path: Environment.configDirectory + "/config.json") {
+            StandardError.write(line)
+        }
+    }
+
+    /// One warning line per unknown key: pure.
+    static func unknownKeyWarnings(_ keys: [String], path: String) -> [String] {
+        let known = TMSSettings.configKeys
+        return keys.map { key in
+            let nearest = Suggestion.nearest(to: key, in: known)
+            let guess =
+                nearest.isEmpty ? "" : " (did you mean \(nearest.map { "\"\($0)\"" }.joined(separator: " or "))?)"
+            return
+                "ucube: warning: \(path): unknown key \"\(VisibleText.escaped(key))\"\(guess), ignored; the keys are \(known.joined(separator: ", "))"
+        }
     }
 }
 

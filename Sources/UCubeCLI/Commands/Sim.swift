@@ -38,7 +38,11 @@ extension UCube {
             completion: .list(Steering.Verb.allCases.map(\.rawValue)))
         var what: String
 
-        @Argument(help: ArgumentHelp("Its value(s), e.g. visa-contactless, 01,02, drop@1.", valueName: "value"))
+        @Argument(
+            help: ArgumentHelp("Its value(s), e.g. visa-contactless, 01,02, drop@1.", valueName: "value"),
+            completion: .custom { words, index, prefix in
+                SuiteCompletion.simValues(words, index: index, prefix: prefix)
+            })
         var values: [String] = []
 
         func run(in context: CommandContext) async throws {

@@ -135,7 +135,8 @@ extension UCube {
         @Option(
             help: ArgumentHelp(
                 "With --suite: the card presented, a card image of the suite, or a case (its card, with the case's PIN and list-box choices).",
-                valueName: "name"))
+                valueName: "name"),
+            completion: .custom { words, _, prefix in SuiteCompletion.suiteCards(words, prefix: prefix) })
         var suiteCard: String?
 
         @Option(

@@ -22,8 +22,8 @@ extension UCube {
                 another device, each case's instruction ("insert test card 3") is printed on stderr and, when \
                 stdin is a terminal, the run waits for Enter (at most --operator-timeout seconds; Ctrl-C, SIGTERM or \
                 `ucube cancel` stop the run there, the cases not started reported as SKIP) unless --unattended; a terminal served by `ucube simulate --suite FILE --suite-card NAME` needs \
-                --unattended and --case. Results go to stdout (or --output FILE) as TAP 13, or JUnit XML with \
-                --format junit. Exit 0 when every case passes, 17 when one fails, 65 for a suite that is not \
+                --unattended and --case. Results go to stdout (or --output FILE) as TAP 13; --junit FILE writes \
+                JUnit XML besides (--format junit, which put JUnit XML in TAP's place, is deprecated). Exit 0 when every case passes, 17 when one fails, 65 for a suite that is not \
                 valid (the message names the case and field), 64 for an unknown --case. With several terminals \
                 (--device repeated, --devices FILE), a fleet run, unattended: --junit FILE has a testsuite per \
                 terminal, and the run exits 18 when a case failed on one (docs/fleet.md).
@@ -40,13 +40,20 @@ extension UCube {
             help: ArgumentHelp("The suite file (JSON).", valueName: "suite"), completion: .file(extensions: ["json"]))
         var suite: String
 
-        @Option(help: "Report format: tap (TAP 13) or junit (JUnit XML).")
+        @Option(
+            help:
+                "Deprecated: write JUnit XML with --junit FILE. The format of stdout or --output: tap (TAP 13) or junit (JUnit XML instead of TAP)."
+        )
         var format: Format = .tap
 
         @Option(help: ArgumentHelp("Write the report to FILE instead of stdout.", valueName: "file"))
         var output: String?
 
-        @Option(name: .customLong("case"), help: ArgumentHelp("Run only this case (repeatable).", valueName: "name"))
+        @Option(
+            name: .customLong("case"), help: ArgumentHelp("Run only this case (repeatable).", valueName: "name"),
+            completion: .custom { words, index, prefix in
+                SuiteCompletion.caseNames(words, index: index, prefix: prefix)
+            })
         var cases: [String] = []
 
         @Flag(help: "On a real terminal, do not wait for the operator before each case.")
@@ -62,9 +69,17 @@ extension UCube {
         }
 
         func run(in context: CommandContext) async throws {
+            // `--junit FILE` alone, on one terminal: the suite's JUnit report besides its TAP, as a run on one
+            // terminal writes it, not a fleet of one.
+            var fleetValues = fleet.values
+            var junit: String? = nil
+            if context.givenDevices.count <= 1, let file = fleetValues.junit {
+                fleetValues.junit = nil
+                if fleetValues.asked { fleetValues.junit = file } else { junit = file }
+            }
             // Several terminals (docs/fleet.md): the suite on each, unattended; each case is a `case` event of its
             // terminal, and --junit has a testsuite per terminal.
-            if let run = try FleetRun(command: "test", context: context, options: fleet.values, inputs: [suite]) {
+            if let run = try FleetRun(command: "test", context: context, options: fleetValues, inputs: [suite]) {
                 if output != nil || format != .tap {
                     throw CLIFailure(
                         ExitCodes.usage,
@@ -73,22 +88,35 @@ extension UCube {
                 }
                 _ = try PaymentSuite.load(path: suite).select(cases)
                 try await run.run { [self] device in
-                    try await runSuite(context.single(device, json: true), inFleet: true)
+                    try await runSuite(context.single(device, json: true), inFleet: true, junit: nil)
                 }
                 return
             }
-            try await runSuite(context, inFleet: false)
+            if format == .junit {
+                if junit != nil {
+                    throw CLIFailure(
+                        ExitCodes.usage, "--junit FILE writes the JUnit report: drop the deprecated --format junit")
+                }
+                // CI scripts still use the old spelling: it works as it did, and says once what replaces it.
+                StandardError.write(
+                    "ucube: warning: --format junit is deprecated: --junit FILE writes the JUnit report (and TAP stays on stdout, or goes to --output)"
+                )
+            }
+            try await runSuite(context, inFleet: false, junit: junit)
         }
 
         /// The suite on the one terminal of `context`. In a fleet run: unattended, and each case a JSON `case` event
-        /// (`case`, `result` passed/failed/not-run, `error`, `seconds`) instead of the TAP or JUnit report.
-        private func runSuite(_ context: CommandContext, inFleet: Bool) async throws {
+        /// (`case`, `result` passed/failed/not-run, `error`, `seconds`) instead of the TAP or JUnit report. `junit`:
+        /// where the JUnit report goes besides the TAP (one terminal).
+        private func runSuite(_ context: CommandContext, inFleet: Bool, junit: String?) async throws {
             let loaded = try PaymentSuite.load(path: suite)
             let selected = try loaded.select(cases)
             let address = try Connection.resolve(nil, context)
             let simulated = address == .simulator
             try Environment.requireStateDirectory()
             if let output { try Environment.checkOutputFile(output, option: "--output") }
+            let junit = junit.map { ($0 as NSString).expandingTildeInPath }
+            if let junit { try Environment.checkOutputFile(junit, option: "--junit") }
             let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
             let timestamp = Date()
             var results: [SuiteResult] = []
@@ -169,6 +197,11 @@ extension UCube {
                 } else {
                     Console.out(report)
                 }
+            }
+            if let junit {
+                try Environment.writeOutput(
+                    SuiteReport.junit(results, suite: loaded.name, timestamp: timestamp), to: junit,
+                    what: "the JUnit report")
             }
             if stop.isRequested {
                 let interrupted = results.filter(\.interrupted).map(\.suiteCase.name)

@@ -66,7 +66,7 @@ extension UCube {
 
         @OptionGroup var globals: GlobalOptions
         @OptionGroup var tms: TMSOptions
-        @OptionGroup var fleet: FleetOptions
+        @OptionGroup var fleet: FleetQueryOptions
 
         func run(in context: CommandContext) async throws {
             // Several terminals (docs/fleet.md): each one's report is its `result` event; one with a blocking

@@ -50,7 +50,7 @@ enum ExitCodes {
     static let usage = Entry(
         code: 64, name: "usage",
         meaning:
-            "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured"
+            "bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured, a config.json that is not a JSON object (FILE:LINE:COLUMN)"
     )
     static let unavailable = Entry(
         code: 69, name: "unavailable",

@@ -2,9 +2,34 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 
-/// How `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` run over several terminals: the list (with a repeated
-/// `--device`), how many at once, when to stop, the JUnit report, the run file and the shard (docs/fleet.md).
+/// How `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` run over several terminals: the
+/// options of every fleet run (`FleetQueryOptions`) and the run file these commands resume from (docs/fleet.md).
 struct FleetOptions: ParsableArguments {
+    @OptionGroup var query: FleetQueryOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Where a fleet run keeps each terminal's verdict, so that the same command run again retries only the terminals not yet done (deleted once all are). ucube creates it with a header line; a file that lacks it is refused (64) and left alone. Default: $XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl.",
+            valueName: "file"),
+        completion: .file())
+    var runFile: String?
+
+    @Flag(help: "In a fleet run, ignore the run file's verdicts and run every terminal again.")
+    var restart = false
+
+    /// The parsed values, as a plain value.
+    var values: FleetOptionValues {
+        var values = query.values
+        values.runFile = runFile
+        values.restart = restart
+        return values
+    }
+}
+
+/// How `info` and `diagnose`, which ask every terminal every time and keep no run file, run over several terminals:
+/// the list (with a repeated `--device`), how many at once, when to stop, the JUnit report and the shard
+/// (docs/fleet.md). Their help lists no `--run-file` or `--restart`, which they could only refuse.
+struct FleetQueryOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "A file of terminals, one device name or URL a line (blank lines and `#` comments skipped; `ucube simulate --fleet` writes one; `DEVICE @NAME` pins a terminal to the shard run with --shard-host NAME): a fleet run. Adds to --device.",
@@ -20,7 +45,7 @@ struct FleetOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Write a JUnit XML report to FILE: a test case per terminal (per item for mdm-update; for test, a testsuite per terminal and a test case per case), for GitLab, Jenkins and other CI. A fleet run.",
+            "Write a JUnit XML report to FILE, for GitLab, Jenkins and other CI: a test case per terminal (per item for mdm-update; for test, a testsuite per terminal and a test case per case). A fleet run, even of one terminal; but test on one terminal, with no other fleet option, writes its suite's report (TAP stays on stdout).",
             valueName: "file"),
         completion: .file())
     var junit: String?
@@ -29,16 +54,6 @@ struct FleetOptions: ParsableArguments {
         help: ArgumentHelp(
             "In a fleet run, start no more terminals once N have failed; the running ones finish.", valueName: "n"))
     var maxFailures: Int?
-
-    @Option(
-        help: ArgumentHelp(
-            "Where a fleet run keeps each terminal's verdict, so that the same command run again retries only the terminals not yet done (deleted once all are). ucube creates it with a header line; a file that lacks it is refused (64) and left alone. Default: $XDG_STATE_HOME/ucube/runs/COMMAND-HASH.jsonl.",
-            valueName: "file"),
-        completion: .file())
-    var runFile: String?
-
-    @Flag(help: "In a fleet run, ignore the run file's verdicts and run every terminal again.")
-    var restart = false
 
     @Option(
         help: ArgumentHelp(
@@ -54,11 +69,11 @@ struct FleetOptions: ParsableArguments {
 
     func validate() throws { try values.validate() }
 
-    /// The parsed values, as a plain value.
+    /// The parsed values, as a plain value (no run file: `FleetOptions` adds it).
     var values: FleetOptionValues {
         FleetOptionValues(
-            devices: devices, parallel: parallel, junit: junit, maxFailures: maxFailures, runFile: runFile,
-            restart: restart, shard: shard, shardHost: shardHost)
+            devices: devices, parallel: parallel, junit: junit, maxFailures: maxFailures, shard: shard,
+            shardHost: shardHost)
     }
 }
 

@@ -111,6 +111,10 @@ final class FleetReporter: Sendable {
                 line:
                     "\(verdict.device): \(Self.resultWord(verdict))\(Self.explanation(verdict).map { ": \($0)" } ?? "")"
             )
+            // What to do, as the one-terminal command's `hint:` line (an earlier run's verdict was shown then).
+            if let hint = verdict.hint, !verdict.earlier {
+                emit(line: "\(verdict.device): hint: \(LogScrubber.scrub(hint))")
+            }
         }
         redrawStatus()
         logProgress()
@@ -277,6 +281,7 @@ final class DeviceCapture: Sendable {
     private struct State {
         var items: [FleetVerdict.Item] = []
         var detail: String?
+        var hint: String?
     }
 
     let device: String
@@ -295,6 +300,8 @@ final class DeviceCapture: Sendable {
 
     var items: [FleetVerdict.Item] { state.withLock { $0.items } }
     var detail: String? { state.withLock { $0.detail } }
+    /// What the command's result says to do (diagnose's findings' hints), when its failure, if any, says nothing.
+    var hint: String? { state.withLock { $0.hint } }
 
     private func stdout(_ text: String) {
         if let value = JSONOutput.Value.parse(Substring(text)) {
@@ -351,10 +358,22 @@ final class DeviceCapture: Sendable {
                 event = .object([("event", .string("error")), ("error", error)])
             } else {
                 if let detail = Self.detail(of: value) { state.withLock { $0.detail = detail } }
+                if let hint = Self.hint(of: value) { state.withLock { $0.hint = hint } }
                 event = .object([("event", .string("result")), ("result", value)])
             }
         }
         reporter.event(device, event)
+    }
+
+    /// What a command's JSON result says to do: diagnose's hints, one per finding that is not ok (as its `hint:`
+    /// lines), in the report's order, each once.
+    static func hint(of result: JSONOutput.Value) -> String? {
+        guard case .array(let findings)? = result["findings"] else { return nil }
+        var hints: [String] = []
+        for finding in findings where finding["severity"]?.text != "ok" {
+            if let hint = finding["hint"]?.text, !hints.contains(hint) { hints.append(hint) }
+        }
+        return hints.isEmpty ? nil : hints.joined(separator: "; ")
     }
 
     /// The line a command's JSON result gives the summary: who the terminal is.

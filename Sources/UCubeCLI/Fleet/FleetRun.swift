@@ -303,6 +303,7 @@ struct FleetRun: Sendable {
         }
         verdict.items = capture.items
         verdict.detail = capture.detail
+        verdict.hint = verdict.hint ?? capture.hint
         verdict.at = ISO8601DateFormatter().string(from: Date())
         return verdict
     }

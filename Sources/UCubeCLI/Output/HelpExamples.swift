@@ -600,8 +600,8 @@ enum HelpExamples {
             examples: [
                 Example("ucube --device sim test Suites/payments.json", "Run the shipped suite: TAP 13 on stdout"),
                 Example(
-                    "ucube --device sim test Suites/payments.json --format junit --output r.xml",
-                    "The same as a JUnit report in r.xml"),
+                    "ucube --device sim test Suites/payments.json --junit r.xml",
+                    "The same, and a JUnit report in r.xml"),
                 Example(
                     "ucube --device sim test Suites/payments.json --case \"contact online PIN\"",
                     "One case of the suite"),

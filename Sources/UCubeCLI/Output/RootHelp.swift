@@ -32,7 +32,7 @@ enum RootHelp {
           19  pay: a journal record of the payment could not be written (a full disk): the payment was cancelled if it still could be, completed otherwise; stderr says its status, amount and request id, and APPROVED there means the card was charged
           20  cancel: the device's control socket belongs to another user (EACCES, EPERM): a payment may be running there, and the terminal was left alone
           21  cancel: the process holding the device did not take the request within 5 s (its queue full, or it was starting or ending); nothing was cancelled, try again
-          64  bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured
+          64  bad command line: unknown command or option, odd-length hex, a payload too long for a frame, a value out of range, no TMS configured, a config.json that is not a JSON object (FILE:LINE:COLUMN)
           65  input data could not be decoded (ucube decode: malformed frame, TLV or hex, not a btsnoop capture, or over its size limit; --device replay:FILE: not a usable recording, or over 64 MiB; test, simulate --suite: not a valid suite file)
           69  simulate, serve: the address to listen on is already in use or cannot be bound; sim: no running `ucube simulate` to steer at that address
           73  a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write

@@ -234,7 +234,7 @@ final class ShellRunner: @unchecked Sendable {
         Console.beginCommand()
         let json = CommandLineScan.wantsJSON(words) || session.settings.json
         let parsed: Result<any ParsableCommand, any Error> = Result {
-            let command = try UCube.parseAsRoot(words)
+            let command = try LeadingOptions.parse(words) { try UCube.parseAsRoot($0) }
             if command is UCube.Shell { throw ValidationError(UCube.Shell.nested) }
             return command
         }

@@ -105,12 +105,15 @@ package struct TMSSettings: Hashable, Sendable {
     /// Resolves the base URL and CA file, first match wins: explicit values (`--tms`, `--tms-ca`), then the environment
     /// (`UCUBE_TMS_URL`, `UCUBE_TMS_CA`), then `<configDirectory>/config.json` keys `tms_url`, `tms_ca` (a relative
     /// `tms_ca` is taken relative to the config directory). Throws `.configuration` when no URL is found or the config
-    /// file is not a JSON object, `.insecureURL` for plain http to a non-loopback host.
+    /// file is not a JSON object (a syntax error as FILE:LINE:COLUMN), `.insecureURL` for plain http to a non-loopback
+    /// host. `unknownKeys` is given the config file's keys that are not `configKeys` (a typo such as `tms-url` would
+    /// otherwise be ignored in silence), sorted, as soon as the file is read: for a warning.
     package static func resolve(
         url explicitURL: String? = nil,
         ca explicitCA: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        configDirectory: String? = nil
+        configDirectory: String? = nil,
+        unknownKeys: ([String]) -> Void = { _ in }
     ) throws(TMSError) -> TMSSettings {
         func nonEmpty(_ s: String?) -> String? {
             guard let s = s?.trimmingCharacters(in: .whitespaces), !s.isEmpty else { return nil }
@@ -123,7 +126,11 @@ package struct TMSSettings: Hashable, Sendable {
         let caGiven = nonEmpty(explicitCA) ?? nonEmpty(environment[TMSChoices.caEnvironmentVariable])
         if urlGiven == nil || caGiven == nil, let dir = configDirectory {
             do {
-                (fileURL, fileCA) = configValues(try readConfig(dir + "/" + TMSChoices.configFileName), directory: dir)
+                let object = try readConfig(dir + "/" + TMSChoices.configFileName)
+                (fileURL, fileCA) = configValues(object, directory: dir)
+                // Said before anything else can fail: a misspelt key may be why the settings are wrong.
+                let unknown = object.keys.filter { !configKeys.contains($0) }.sorted()
+                if !unknown.isEmpty { unknownKeys(unknown) }
             } catch {
                 fileError = error
             }
@@ -140,6 +147,9 @@ package struct TMSSettings: Hashable, Sendable {
         let ca = caGiven ?? fileCA
         return try TMSSettings(baseURL: url, trustedCAFile: ca)
     }
+
+    /// The keys config.json may hold.
+    package static let configKeys = [TMSChoices.urlConfigKey, TMSChoices.caConfigKey]
 
     /// `$XDG_CONFIG_HOME/ucube` (default `~/.config/ucube`).
     package static func defaultConfigDirectory(environment: [String: String] = ProcessInfo.processInfo.environment)
@@ -179,11 +189,46 @@ package struct TMSSettings: Hashable, Sendable {
     }
 
     private static func parseConfig(_ data: Data, path: String) throws(TMSError) -> [String: Any] {
-        guard data.count <= 1 << 20, let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        else {
-            throw TMSError(.configuration, "\(path) is not a JSON object")
+        let shape =
+            "config.json holds one JSON object: {\"\(TMSChoices.urlConfigKey)\": \"https://…\", \"\(TMSChoices.caConfigKey)\": \"FILE\"}"
+        guard data.count <= 1 << 20 else { throw TMSError(.configuration, "\(path) is over 1 MiB", hint: shape) }
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw TMSError(.configuration, syntaxError(error, in: data, path: path), hint: shape)
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw TMSError(.configuration, "\(path) is not a JSON object", hint: shape)
         }
         return object
+    }
+
+    /// `PATH:LINE:COLUMN: not valid JSON: WHAT` for Foundation's parse error, whose description gives a byte offset
+    /// ("Invalid value around character 48.") or the end of the data; just `PATH is not valid JSON: …` without one.
+    static func syntaxError(_ error: any Error, in data: Data, path: String) -> String {
+        let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+        var what = description
+        var offset: Int? = nil
+        if let range = description.range(of: " around character ") {
+            what = String(description[..<range.lowerBound])
+            offset = Int(description[range.upperBound...].prefix { $0.isNumber })
+        } else if description.lowercased().contains("end of file") {
+            offset = data.count
+        }
+        if what.hasSuffix(".") { what.removeLast() }
+        what = what.prefix(1).lowercased() + what.dropFirst()
+        guard let offset, offset >= 0, offset <= data.count else { return "\(path) is not valid JSON: \(what)" }
+        let (line, column) = position(of: offset, in: data)
+        return "\(path):\(line):\(column): not valid JSON: \(what)"
+    }
+
+    /// The 1-based line and column (in characters) of byte `offset` of `data`.
+    static func position(of offset: Int, in data: Data) -> (line: Int, column: Int) {
+        let before = data.prefix(offset)
+        let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? before.startIndex
+        return (line, String(decoding: before[lineStart...], as: UTF8.self).count + 1)
     }
 
     /// Checks and normalises a base URL: https anywhere; http only to 127.0.0.0/8, ::1 or localhost.
