@@ -163,7 +163,7 @@ _ucube() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--json --trace --fast --version -h --help)
+    local -a non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     local -a repeating_options=(--device)
     local -a non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -203,7 +203,7 @@ _ucube() {
 
 _ucube_info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
@@ -252,7 +252,7 @@ _ucube_info() {
 
 _ucube_pay() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --pin-key-slot --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout --select --card --request-id --receipt-file)
     __ucube_offer_flags_options 1
@@ -346,7 +346,7 @@ _ucube_pay() {
 
 _ucube_read-card() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --readers --card-timeout --card)
     __ucube_offer_flags_options 0
@@ -381,7 +381,7 @@ _ucube_read-card() {
 
 _ucube_display() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --wait-key --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --wait-key --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 1
@@ -409,7 +409,7 @@ _ucube_display() {
 
 _ucube_choose() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
@@ -440,7 +440,7 @@ _ucube_choose() {
 
 _ucube_cancel() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -488,7 +488,7 @@ _ucube_history() {
 
 _ucube_history_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --unresolved --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --unresolved --version -h --help)
     repeating_options=(--device --status)
     non_repeating_options=(--record --rpc-timeout --log-level --last --since --until)
     __ucube_offer_flags_options 0
@@ -528,7 +528,7 @@ _ucube_history_list() {
 
 _ucube_history_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --receipt --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --receipt --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --receipt-file)
     __ucube_offer_flags_options 1
@@ -556,7 +556,7 @@ _ucube_history_show() {
 
 _ucube_history_resolve() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --status --note)
     __ucube_offer_flags_options 1
@@ -587,7 +587,7 @@ _ucube_history_resolve() {
 
 _ucube_history_totals() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --since --until)
     __ucube_offer_flags_options 0
@@ -643,7 +643,7 @@ _ucube_locale() {
 
 _ucube_locale_get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -668,7 +668,7 @@ _ucube_locale_get() {
 
 _ucube_locale_set() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
@@ -693,7 +693,7 @@ _ucube_locale_set() {
 
 _ucube_locale_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -718,7 +718,7 @@ _ucube_locale_list() {
 
 _ucube_rpc() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -758,7 +758,7 @@ _ucube_rpc() {
 
 _ucube_rpc_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -783,7 +783,7 @@ _ucube_rpc_list() {
 
 _ucube_rpc_raw() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --in-mode --out-mode)
     __ucube_offer_flags_options 2
@@ -816,7 +816,7 @@ _ucube_rpc_raw() {
 
 _ucube_rpc_cancel-all() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -841,7 +841,7 @@ _ucube_rpc_cancel-all() {
 
 _ucube_rpc_rtc-get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -866,7 +866,7 @@ _ucube_rpc_rtc-get() {
 
 _ucube_rpc_rtc-set() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
@@ -891,7 +891,7 @@ _ucube_rpc_rtc-set() {
 
 _ucube_rpc_repeat-last-message() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -916,7 +916,7 @@ _ucube_rpc_repeat-last-message() {
 
 _ucube_rpc_get-status() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -941,7 +941,7 @@ _ucube_rpc_get-status() {
 
 _ucube_rpc_get-info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -966,7 +966,7 @@ _ucube_rpc_get-info() {
 
 _ucube_rpc_set-info-prod() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -991,7 +991,7 @@ _ucube_rpc_set-info-prod() {
 
 _ucube_rpc_set-info-field() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --power-off-timeout --speed-mode --locale --tlv)
     __ucube_offer_flags_options 0
@@ -1029,7 +1029,7 @@ _ucube_rpc_set-info-field() {
 
 _ucube_rpc_wait-card() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --readers --timeout)
     __ucube_offer_flags_options 0
@@ -1061,7 +1061,7 @@ _ucube_rpc_wait-card() {
 
 _ucube_rpc_wait-card-removal() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 0
@@ -1089,7 +1089,7 @@ _ucube_rpc_wait-card-removal() {
 
 _ucube_rpc_card-send-apdu() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1114,7 +1114,7 @@ _ucube_rpc_card-send-apdu() {
 
 _ucube_rpc_card-power-off() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1139,7 +1139,7 @@ _ucube_rpc_card-power-off() {
 
 _ucube_rpc_magstripe-read() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1164,7 +1164,7 @@ _ucube_rpc_magstripe-read() {
 
 _ucube_rpc_get-secured-tag() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1189,7 +1189,7 @@ _ucube_rpc_get-secured-tag() {
 
 _ucube_rpc_get-plain-tag() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1214,7 +1214,7 @@ _ucube_rpc_get-plain-tag() {
 
 _ucube_rpc_display-message() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout --font --x --y --abort-keys --clear)
     __ucube_offer_flags_options 1
@@ -1257,7 +1257,7 @@ _ucube_rpc_display-message() {
 
 _ucube_rpc_display-list-box() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
@@ -1288,7 +1288,7 @@ _ucube_rpc_display-list-box() {
 
 _ucube_rpc_display-message-ki() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1313,7 +1313,7 @@ _ucube_rpc_display-message-ki() {
 
 _ucube_rpc_display-message-ki-custom() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1338,7 +1338,7 @@ _ucube_rpc_display-message-ki-custom() {
 
 _ucube_rpc_power-off() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1363,7 +1363,7 @@ _ucube_rpc_power-off() {
 
 _ucube_rpc_enter-secure-session() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1388,7 +1388,7 @@ _ucube_rpc_enter-secure-session() {
 
 _ucube_rpc_exit-secure-session() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1413,7 +1413,7 @@ _ucube_rpc_exit-secure-session() {
 
 _ucube_rpc_get-key-info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1438,7 +1438,7 @@ _ucube_rpc_get-key-info() {
 
 _ucube_rpc_export-public-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1463,7 +1463,7 @@ _ucube_rpc_export-public-key() {
 
 _ucube_rpc_import-public-key-cert() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1488,7 +1488,7 @@ _ucube_rpc_import-public-key-cert() {
 
 _ucube_rpc_import-public-key-perso-cert() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1513,7 +1513,7 @@ _ucube_rpc_import-public-key-perso-cert() {
 
 _ucube_rpc_install-for-load-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1538,7 +1538,7 @@ _ucube_rpc_install-for-load-key() {
 
 _ucube_rpc_load-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1563,7 +1563,7 @@ _ucube_rpc_load-key() {
 
 _ucube_rpc_install-for-load() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --signature --method --session-key)
     __ucube_offer_flags_options 0
@@ -1598,7 +1598,7 @@ _ucube_rpc_install-for-load() {
 
 _ucube_rpc_load() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --last --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --last --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --block)
     __ucube_offer_flags_options 0
@@ -1626,7 +1626,7 @@ _ucube_rpc_load() {
 
 _ucube_rpc_online-pin() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1651,7 +1651,7 @@ _ucube_rpc_online-pin() {
 
 _ucube_rpc_simplified-online-pin() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
     __ucube_offer_flags_options 0
@@ -1702,7 +1702,7 @@ _ucube_rpc_simplified-online-pin() {
 
 _ucube_rpc_bank-parameters-download() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1727,7 +1727,7 @@ _ucube_rpc_bank-parameters-download() {
 
 _ucube_rpc_bank-parameters-get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1752,7 +1752,7 @@ _ucube_rpc_bank-parameters-get() {
 
 _ucube_rpc_build-candidate-list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --max-applications)
     __ucube_offer_flags_options 0
@@ -1780,7 +1780,7 @@ _ucube_rpc_build-candidate-list() {
 
 _ucube_rpc_transaction-init() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --tip --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --tip --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --aid --amount --currency --type --cashback --lang --date-time)
     __ucube_offer_flags_options 0
@@ -1830,7 +1830,7 @@ _ucube_rpc_transaction-init() {
 
 _ucube_rpc_transaction-process() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
     __ucube_offer_flags_options 0
@@ -1885,7 +1885,7 @@ _ucube_rpc_transaction-process() {
 
 _ucube_rpc_transaction-finalisation() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --arc --auth-status --force --issuer-auth --script1 --script2)
     __ucube_offer_flags_options 0
@@ -1933,7 +1933,7 @@ _ucube_rpc_transaction-finalisation() {
 
 _ucube_rpc_nfc-start() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --force-online --amount-on-terminal --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --force-online --amount-on-terminal --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --amount --currency --type --cashback --readers --timeout --date-time)
     __ucube_offer_flags_options 0
@@ -1984,7 +1984,7 @@ _ucube_rpc_nfc-start() {
 
 _ucube_rpc_nfc-complete() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --arc)
     __ucube_offer_flags_options 0
@@ -2015,7 +2015,7 @@ _ucube_rpc_nfc-complete() {
 
 _ucube_decode() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --secured --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --secured --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --as --context --handle)
     __ucube_offer_flags_options -1
@@ -2051,7 +2051,7 @@ _ucube_decode() {
 
 _ucube_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --vendor-app --list-cards --print-env --version -h --help)
     repeating_options=(--device --host-fault --tms-name --fleet-fault)
     non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --host --host-log --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-firmware-size --tms-certificate --tms-dialect --fleet --devices-file)
     __ucube_offer_flags_options 0
@@ -2159,7 +2159,7 @@ _ucube_simulate() {
 
 _ucube_sim() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --all --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --all --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -2192,7 +2192,7 @@ _ucube_sim() {
 
 _ucube_test() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --unattended --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --unattended --version -h --help)
     repeating_options=(--device --case)
     non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --format --output --operator-timeout)
     __ucube_offer_flags_options 1
@@ -2262,7 +2262,7 @@ _ucube_test() {
 
 _ucube_shell() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --keep-going --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --keep-going --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --run-file --shard --shard-host --script)
     __ucube_offer_flags_options 0
@@ -2314,7 +2314,7 @@ _ucube_shell() {
 
 _ucube_scan() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --all --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --all --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout --name)
     __ucube_offer_flags_options 0
@@ -2345,7 +2345,7 @@ _ucube_scan() {
 
 _ucube_connect() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --list --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --list --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout --tries --forget --authorize --authorize-ca)
     __ucube_offer_flags_options 1
@@ -2385,7 +2385,7 @@ _ucube_connect() {
 
 _ucube_mdm-register() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --status --unregister --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --status --unregister --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
@@ -2444,7 +2444,7 @@ _ucube_mdm-register() {
 
 _ucube_mdm-update() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --plan --all --force --firmware-only --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --plan --all --force --firmware-only --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --file --signature)
     __ucube_offer_flags_options 0
@@ -2511,7 +2511,7 @@ _ucube_mdm-update() {
 
 _ucube_fleet-merge() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --junit)
     __ucube_offer_flags_options -1
@@ -2548,7 +2548,7 @@ _ucube_fleet-merge() {
 
 _ucube_send-logs() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --force --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --force --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host --output)
     __ucube_offer_flags_options 0
@@ -2611,7 +2611,7 @@ _ucube_send-logs() {
 
 _ucube_diagnose() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --run-file --shard --shard-host)
     __ucube_offer_flags_options 0
@@ -2670,7 +2670,7 @@ _ucube_diagnose() {
 
 _ucube_serve() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --pair --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --pair --version -h --help)
     repeating_options=(--device --allow-origin)
     non_repeating_options=(--record --rpc-timeout --log-level --listen --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout)
     __ucube_offer_flags_options 0
