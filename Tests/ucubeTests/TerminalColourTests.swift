@@ -57,6 +57,9 @@ struct TerminalColourTests {
             TerminalColour.apply("  warning   battery  12 %") == "  \(Self.yellow)warning\(Self.reset)   battery  12 %")
         #expect(TerminalColour.apply("not ok 2 - declined") == "\(Self.red)not ok\(Self.reset) 2 - declined")
         #expect(TerminalColour.apply("ok 1 - approved") == "\(Self.green)ok\(Self.reset) 1 - approved")
+        #expect(
+            TerminalColour.apply("ok 3 - tapped # SKIP stopped")
+                == "\(Self.yellow)ok\(Self.reset) 3 - tapped # SKIP stopped")
         // A word that only starts like one is not it.
         #expect(TerminalColour.apply("okay then") == "okay then")
     }

@@ -79,7 +79,9 @@ enum TerminalColour {
             // A whole word: `ok` is not `okay`.
             guard after.first.map({ !isWordCharacter($0) }) ?? true else { continue }
             if style == .dim { return indent + painted(body, .dim) }
-            return indent + painted(prefix, style) + words(after)
+            // TAP's skipped case is an `ok` line with a `# SKIP` directive: neither a pass nor a failure.
+            let skipped = prefix == "ok" && after.contains(" # SKIP")
+            return indent + painted(prefix, skipped ? .warning : style) + words(after)
         }
         return indent + words(body)
     }
