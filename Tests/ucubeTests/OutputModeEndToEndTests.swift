@@ -130,6 +130,22 @@ import Testing
         #expect(!quietTerminal.shown.contains("Insert or tap"), "\(quietTerminal.shown)")
     }
 
+    /// `-q` in a CI log: an update's plain progress lines (and its "downloading …") are left out, its verdict is not.
+    @Test func aQuietUpdateWritesNoProgressLines() async throws {
+        let sandbox = try UCubeSandbox()
+        let tms = try await TMSEndToEndTests.startTMS(sandbox)
+        defer { tms.process.terminate() }
+        sandbox.environment["UCUBE_TMS_URL"] = tms.url
+        sandbox.environment["UCUBE_TMS_CA"] = tms.ca
+        let register = try await sandbox.run("--device sim mdm-register")
+        #expect(register.status == 0, "\(register.stderr)")
+        let update = try await sandbox.run("-q --device sim mdm-update")
+        #expect(update.status == 0 && update.stdout.contains(": installed"), "\(update)")
+        #expect(update.stderr.isEmpty, "\(update.stderr)")
+        let loud = try await sandbox.run("--device sim mdm-update --all")
+        #expect(loud.stderr.contains("downloading ") && loud.stderr.contains("100%, "), "\(loud.stderr)")
+    }
+
     /// `-v`: the log at debug level on stderr, results alone on stdout; `--log-level` wins; `-q -v` is refused.
     @Test func verboseCopiesTheDebugLogToStderr() async throws {
         let sandbox = try UCubeSandbox()
