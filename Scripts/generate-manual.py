@@ -132,6 +132,9 @@ def split_root_discussion(discussion):
 
 def flag_names(argument):
     names = argument.get("names") or []
+    # ArgumentParser's own --version has no short name; ucube answers -V as well (UCube.main, before the parser).
+    if names == [{"kind": "long", "name": "version"}]:
+        names = [{"kind": "short", "name": "V"}] + names
     parts = []
     for n in names:
         prefix = "" if n["kind"] == "short" else ("-" if n["kind"] == "long" else "")

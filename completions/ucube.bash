@@ -163,7 +163,7 @@ _ucube() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--json --trace --fast --version -h --help)
+    local -a non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     local -a repeating_options=(--device)
     local -a non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -203,7 +203,7 @@ _ucube() {
 
 _ucube_info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --shard --shard-host)
     __ucube_offer_flags_options 0
@@ -248,7 +248,7 @@ _ucube_info() {
 
 _ucube_pay() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --force-online-pin --force-authorization --debug-logs --events --step --receipt --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --currency --type --cashback --readers --card-timeout --lang --pin-format --pin-key-slot --authorization-tags --authorization-secured-tags --finalization-tags --finalization-secured-tags --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout --select --card --request-id --receipt-file)
     __ucube_offer_flags_options 1
@@ -342,7 +342,7 @@ _ucube_pay() {
 
 _ucube_read-card() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --readers --card-timeout --card)
     __ucube_offer_flags_options 0
@@ -377,7 +377,7 @@ _ucube_read-card() {
 
 _ucube_display() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --wait-key --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --wait-key --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 1
@@ -405,7 +405,7 @@ _ucube_display() {
 
 _ucube_choose() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
@@ -436,7 +436,7 @@ _ucube_choose() {
 
 _ucube_cancel() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -484,7 +484,7 @@ _ucube_history() {
 
 _ucube_history_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --unresolved --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --unresolved --version -h --help)
     repeating_options=(--device --status)
     non_repeating_options=(--record --rpc-timeout --log-level --last --since --until)
     __ucube_offer_flags_options 0
@@ -524,7 +524,7 @@ _ucube_history_list() {
 
 _ucube_history_show() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --receipt --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --receipt --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --receipt-file)
     __ucube_offer_flags_options 1
@@ -552,7 +552,7 @@ _ucube_history_show() {
 
 _ucube_history_resolve() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --status --note)
     __ucube_offer_flags_options 1
@@ -584,7 +584,7 @@ _ucube_history_resolve() {
 
 _ucube_history_totals() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --since --until)
     __ucube_offer_flags_options 0
@@ -640,7 +640,7 @@ _ucube_locale() {
 
 _ucube_locale_get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -665,7 +665,7 @@ _ucube_locale_get() {
 
 _ucube_locale_set() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
@@ -690,7 +690,7 @@ _ucube_locale_set() {
 
 _ucube_locale_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -715,7 +715,7 @@ _ucube_locale_list() {
 
 _ucube_rpc() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -755,7 +755,7 @@ _ucube_rpc() {
 
 _ucube_rpc_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -780,7 +780,7 @@ _ucube_rpc_list() {
 
 _ucube_rpc_raw() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --in-mode --out-mode)
     __ucube_offer_flags_options 2
@@ -813,7 +813,7 @@ _ucube_rpc_raw() {
 
 _ucube_rpc_cancel-all() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -838,7 +838,7 @@ _ucube_rpc_cancel-all() {
 
 _ucube_rpc_rtc-get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -863,7 +863,7 @@ _ucube_rpc_rtc-get() {
 
 _ucube_rpc_rtc-set() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 1
@@ -888,7 +888,7 @@ _ucube_rpc_rtc-set() {
 
 _ucube_rpc_repeat-last-message() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -913,7 +913,7 @@ _ucube_rpc_repeat-last-message() {
 
 _ucube_rpc_get-status() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -938,7 +938,7 @@ _ucube_rpc_get-status() {
 
 _ucube_rpc_get-info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -963,7 +963,7 @@ _ucube_rpc_get-info() {
 
 _ucube_rpc_set-info-prod() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -988,7 +988,7 @@ _ucube_rpc_set-info-prod() {
 
 _ucube_rpc_set-info-field() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --power-off-timeout --speed-mode --locale --tlv)
     __ucube_offer_flags_options 0
@@ -1026,7 +1026,7 @@ _ucube_rpc_set-info-field() {
 
 _ucube_rpc_wait-card() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --readers --timeout)
     __ucube_offer_flags_options 0
@@ -1058,7 +1058,7 @@ _ucube_rpc_wait-card() {
 
 _ucube_rpc_wait-card-removal() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout)
     __ucube_offer_flags_options 0
@@ -1086,7 +1086,7 @@ _ucube_rpc_wait-card-removal() {
 
 _ucube_rpc_card-send-apdu() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1111,7 +1111,7 @@ _ucube_rpc_card-send-apdu() {
 
 _ucube_rpc_card-power-off() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1136,7 +1136,7 @@ _ucube_rpc_card-power-off() {
 
 _ucube_rpc_magstripe-read() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1161,7 +1161,7 @@ _ucube_rpc_magstripe-read() {
 
 _ucube_rpc_get-secured-tag() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1186,7 +1186,7 @@ _ucube_rpc_get-secured-tag() {
 
 _ucube_rpc_get-plain-tag() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1211,7 +1211,7 @@ _ucube_rpc_get-plain-tag() {
 
 _ucube_rpc_display-message() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout --font --x --y --abort-keys --clear)
     __ucube_offer_flags_options 1
@@ -1254,7 +1254,7 @@ _ucube_rpc_display-message() {
 
 _ucube_rpc_display-list-box() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --title --timeout)
     __ucube_offer_flags_options -1
@@ -1285,7 +1285,7 @@ _ucube_rpc_display-list-box() {
 
 _ucube_rpc_display-message-ki() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1310,7 +1310,7 @@ _ucube_rpc_display-message-ki() {
 
 _ucube_rpc_display-message-ki-custom() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1335,7 +1335,7 @@ _ucube_rpc_display-message-ki-custom() {
 
 _ucube_rpc_power-off() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1360,7 +1360,7 @@ _ucube_rpc_power-off() {
 
 _ucube_rpc_enter-secure-session() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1385,7 +1385,7 @@ _ucube_rpc_enter-secure-session() {
 
 _ucube_rpc_exit-secure-session() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1410,7 +1410,7 @@ _ucube_rpc_exit-secure-session() {
 
 _ucube_rpc_get-key-info() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1435,7 +1435,7 @@ _ucube_rpc_get-key-info() {
 
 _ucube_rpc_export-public-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1460,7 +1460,7 @@ _ucube_rpc_export-public-key() {
 
 _ucube_rpc_import-public-key-cert() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1485,7 +1485,7 @@ _ucube_rpc_import-public-key-cert() {
 
 _ucube_rpc_import-public-key-perso-cert() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1510,7 +1510,7 @@ _ucube_rpc_import-public-key-perso-cert() {
 
 _ucube_rpc_install-for-load-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options 0
@@ -1535,7 +1535,7 @@ _ucube_rpc_install-for-load-key() {
 
 _ucube_rpc_load-key() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1560,7 +1560,7 @@ _ucube_rpc_load-key() {
 
 _ucube_rpc_install-for-load() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --signature --method --session-key)
     __ucube_offer_flags_options 0
@@ -1595,7 +1595,7 @@ _ucube_rpc_install-for-load() {
 
 _ucube_rpc_load() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --last --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --last --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --block)
     __ucube_offer_flags_options 0
@@ -1623,7 +1623,7 @@ _ucube_rpc_load() {
 
 _ucube_rpc_online-pin() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1648,7 +1648,7 @@ _ucube_rpc_online-pin() {
 
 _ucube_rpc_simplified-online-pin() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --amount --currency --pin-format --prompt --min-digits --max-digits --timeout --correction-key)
     __ucube_offer_flags_options 0
@@ -1699,7 +1699,7 @@ _ucube_rpc_simplified-online-pin() {
 
 _ucube_rpc_bank-parameters-download() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1724,7 +1724,7 @@ _ucube_rpc_bank-parameters-download() {
 
 _ucube_rpc_bank-parameters-get() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -1749,7 +1749,7 @@ _ucube_rpc_bank-parameters-get() {
 
 _ucube_rpc_build-candidate-list() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --max-applications)
     __ucube_offer_flags_options 0
@@ -1777,7 +1777,7 @@ _ucube_rpc_build-candidate-list() {
 
 _ucube_rpc_transaction-init() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --tip --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --tip --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --aid --amount --currency --type --cashback --lang --date-time)
     __ucube_offer_flags_options 0
@@ -1827,7 +1827,7 @@ _ucube_rpc_transaction-init() {
 
 _ucube_rpc_transaction-process() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --tvr --date-time --sequence-counter --app-version --tac-default --tac-denial --tac-online --pin-floor-limit --signature-floor-limit)
     __ucube_offer_flags_options 0
@@ -1882,7 +1882,7 @@ _ucube_rpc_transaction-process() {
 
 _ucube_rpc_transaction-finalisation() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --arc --auth-status --force --issuer-auth --script1 --script2)
     __ucube_offer_flags_options 0
@@ -1930,7 +1930,7 @@ _ucube_rpc_transaction-finalisation() {
 
 _ucube_rpc_nfc-start() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --force-online --amount-on-terminal --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --force-online --amount-on-terminal --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --amount --currency --type --cashback --readers --timeout --date-time)
     __ucube_offer_flags_options 0
@@ -1981,7 +1981,7 @@ _ucube_rpc_nfc-start() {
 
 _ucube_rpc_nfc-complete() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device --tags)
     non_repeating_options=(--record --rpc-timeout --log-level --arc)
     __ucube_offer_flags_options 0
@@ -2012,7 +2012,7 @@ _ucube_rpc_nfc-complete() {
 
 _ucube_decode() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --secured --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --secured --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --as --context --handle)
     __ucube_offer_flags_options -1
@@ -2048,7 +2048,7 @@ _ucube_decode() {
 
 _ucube_simulate() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --vendor-app --list-cards --print-env --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --vendor-app --list-cards --print-env --version -h --help)
     repeating_options=(--device --host-fault --tms-name --fleet-fault)
     non_repeating_options=(--record --rpc-timeout --log-level --listen --min-answer-delay --tms --host --host-log --catalogue --seed --state-dir --link-model --codec --card --suite --suite-card --fault --keys --choices --tms-fault --tms-firmware-size --tms-certificate --tms-dialect --fleet --devices-file)
     __ucube_offer_flags_options 0
@@ -2157,7 +2157,7 @@ _ucube_simulate() {
 
 _ucube_sim() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --all --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --all --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level)
     __ucube_offer_flags_options -1
@@ -2194,7 +2194,7 @@ _ucube_sim() {
 
 _ucube_test() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --unattended --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --unattended --version -h --help)
     repeating_options=(--device --case)
     non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --shard --shard-host --run-file --format --output --operator-timeout)
     __ucube_offer_flags_options 1
@@ -2265,7 +2265,7 @@ _ucube_test() {
 
 _ucube_shell() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --keep-going --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --keep-going --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --devices --parallel --junit --max-failures --shard --shard-host --run-file --script)
     __ucube_offer_flags_options 0
@@ -2317,7 +2317,7 @@ _ucube_shell() {
 
 _ucube_scan() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --all --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --all --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout --name)
     __ucube_offer_flags_options 0
@@ -2348,7 +2348,7 @@ _ucube_scan() {
 
 _ucube_connect() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --list --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --list --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --timeout --tries --forget --authorize --authorize-ca)
     __ucube_offer_flags_options 1
@@ -2388,7 +2388,7 @@ _ucube_connect() {
 
 _ucube_mdm-register() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --status --unregister --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --status --unregister --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host --run-file)
     __ucube_offer_flags_options 0
@@ -2447,7 +2447,7 @@ _ucube_mdm-register() {
 
 _ucube_mdm-update() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --plan --all --force --firmware-only --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --plan --all --force --firmware-only --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host --run-file --file --signature)
     __ucube_offer_flags_options 0
@@ -2514,7 +2514,7 @@ _ucube_mdm-update() {
 
 _ucube_fleet-merge() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --junit)
     __ucube_offer_flags_options -1
@@ -2551,7 +2551,7 @@ _ucube_fleet-merge() {
 
 _ucube_send-logs() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --restart --force --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --restart --force --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host --run-file --output)
     __ucube_offer_flags_options 0
@@ -2614,7 +2614,7 @@ _ucube_send-logs() {
 
 _ucube_diagnose() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --version -h --help)
     repeating_options=(--device)
     non_repeating_options=(--record --rpc-timeout --log-level --tms --tms-ca --tms-timeout --devices --parallel --junit --max-failures --shard --shard-host)
     __ucube_offer_flags_options 0
@@ -2669,7 +2669,7 @@ _ucube_diagnose() {
 
 _ucube_serve() {
     repeating_flags=()
-    non_repeating_flags=(--json --trace --fast --pair --version -h --help)
+    non_repeating_flags=(--json --trace --fast -q --quiet -v --verbose --pair --version -h --help)
     repeating_options=(--device --allow-origin)
     non_repeating_options=(--record --rpc-timeout --log-level --listen --authorize --authorize-ca --authorize-cert --authorize-key --authorize-token-file --authorize-timeout)
     __ucube_offer_flags_options 0

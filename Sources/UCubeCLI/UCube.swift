@@ -124,6 +124,7 @@ struct UCube: AsyncParsableCommand {
             if let info = CommonLines.info(arguments) {
                 // Its type and options known: no protocol check, and no option group built.
                 let context = CommandContext.atDispatch(info.globals, session: nil)
+                Console.setMode(json: context.json, quiet: context.quiet)
                 startLogging(context.logLevels, mirrorToStderr: context.mirrorsLogToStderr, arguments: arguments)
                 try await Info.run(in: context, fleet: info.fleet)
             } else {
@@ -154,6 +155,7 @@ struct UCube: AsyncParsableCommand {
         var command = try parse(arguments)
         if let command = command as? any UCubeCommand {
             let context = CommandContext.atDispatch(command.globals.values, session: nil)
+            Console.setMode(json: context.json, quiet: context.quiet)
             startLogging(context.logLevels, mirrorToStderr: context.mirrorsLogToStderr, arguments: arguments)
             if let path = context.record { try SessionRecorder.start(path: path, arguments: arguments) }
             try await command.run(in: context)

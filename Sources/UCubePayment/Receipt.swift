@@ -1,5 +1,6 @@
 import Foundation
 import UCubeProtocol
+import UCubeSupport
 
 /// A payment's receipt (`pay --receipt`, `history show ID --receipt`), from what the journal keeps of it. The fields
 /// are those the issue names after EMV Book 4's receipt requirements (Cardholder, Attendant, and Acquirer Interface
@@ -69,8 +70,9 @@ package struct Receipt: Encodable, Hashable, Sendable {
     }
 
     /// The receipt as text `width` columns wide (40: a receipt printer's roll), one field a line, its label on the
-    /// left and its value on the right (below it, when both do not fit).
-    package func lines(width: Int = 40) -> [String] {
+    /// left and its value on the right (below it, when both do not fit). Its date is local time, in the zone whose
+    /// offset at a UTC second `offset` gives (`LocalTime`: `TZ`, else the system's zone).
+    package func lines(width: Int = 40, offset: (Int64) -> Int = LocalTime.systemOffset) -> [String] {
         let width = max(width, 24)
         var out: [String] = []
         func centred(_ text: String) {
@@ -93,7 +95,7 @@ package struct Receipt: Encodable, Hashable, Sendable {
         centred((type ?? "payment").uppercased())
         if simulated { centred(Self.testBanner) }
         out.append(rule)
-        field("Date", time.map(Self.readableTime))
+        field("Date", time.map { LocalTime.text($0, offset: offset) })
         field("Amount", amountText ?? amount.map(String.init))
         field("Status", status)
         field("Resolved as", resolvedStatus)
@@ -120,12 +122,6 @@ package struct Receipt: Encodable, Hashable, Sendable {
             centred(Self.testBanner)
         }
         return out
-    }
-
-    /// "2026-11-24T21:30:05.123Z" → "2026-11-24 21:30:05 UTC".
-    static func readableTime(_ iso: String) -> String {
-        guard iso.count >= 19, iso.dropFirst(10).first == "T" else { return iso }
-        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(8)) + (iso.hasSuffix("Z") ? " UTC" : "")
     }
 }
 

@@ -224,9 +224,12 @@ struct JournalStepsAndResolutionsTests {
                 #"{"kind":"start","requestID":"5B0C8E2A-0F1B-4F3C-9A77-2C1D3E4F5A6B","time":"2026-11-24T09:00:00.000Z","amount":1250,"currency":"EUR","type":"purchase"}"#,
                 #"{"kind":"outcome","requestID":"5B0C8E2A-0F1B-4F3C-9A77-2C1D3E4F5A6B","time":"2026-11-24T09:00:02.500Z","status":"APPROVED","maskedPAN":"476173******0010","aid":"A0000000031010","applicationLabel":"VISA CREDIT","entryMode":"icc","cvmResults":"1F0302","signatureRequired":false,"authorizationResponseCode":"00","cryptogramType":"TC","cryptogram":"69214DEDAC480179","tvr":"0000000000","tsi":"E800"}"#,
             ]))[0]
-        let lines = Receipt(entry).lines()
+        let lines = Receipt(entry).lines(offset: { _ in 0 })
         #expect(lines.allSatisfy { $0.count <= 40 })
-        #expect(lines.contains("Date             2026-11-24 09:00:02 UTC"))
+        #expect(lines.contains("Date          2026-11-24 09:00:02 +00:00"))
+        // A receipt is for people: local time, here India's (+05:30).
+        let kolkata = Receipt(entry).lines(offset: { _ in 19_800 })
+        #expect(kolkata.contains("Date          2026-11-24 14:30:02 +05:30"))
         #expect(lines.contains("Amount                         12.50 EUR"))
         #expect(lines.contains("CVM                      No CVM required"))
         #expect(lines.contains("Cryptogram           TC 69214DEDAC480179"))

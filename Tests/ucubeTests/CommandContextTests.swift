@@ -93,6 +93,23 @@ import UCubeLog
         #expect(Self.resolve().logLevels == LogLevels())
     }
 
+    /// `-v` is `--log-level debug` copied to stderr, before the shell's level; a `--log-level` on the line wins. `-q`
+    /// is the line's, and a fleet run's terminals keep it.
+    @Test func verboseIsTheDebugLogOnStderrAndQuietIsTheLines() throws {
+        var settings = ShellSettings()
+        settings.logLevels = try LogLevels(parsing: "warning")
+        let verbose = Self.resolve(GlobalOptionValues(verbose: true), shell: settings)
+        #expect(verbose.logLevels == (try LogLevels(parsing: "debug")))
+        #expect(verbose.mirrorsLogToStderr && !verbose.quiet)
+        let both = Self.resolve(GlobalOptionValues(logLevel: "rpc=trace,info", verbose: true))
+        #expect(both.logLevels == (try LogLevels(parsing: "rpc=trace,info")))
+        let quiet = Self.resolve(GlobalOptionValues(quiet: true))
+        #expect(quiet.quiet && !quiet.mirrorsLogToStderr && quiet.logLevels == LogLevels())
+        #expect(quiet.single("sim", json: true).quiet)
+        #expect(!Self.resolve().quiet)
+        #expect(throws: (any Error).self) { try GlobalOptionValues(quiet: true, verbose: true).validate() }
+    }
+
     @Test func recordAndFastAreTheLines() {
         let context = Self.resolve(GlobalOptionValues(record: "/tmp/r.jsonl", fast: true))
         #expect(context.record == "/tmp/r.jsonl")

@@ -123,11 +123,12 @@ import UCubePayment
     }
 
     @Test func theTextGivesEachGroupInTheCurrencysUnits() {
-        let report = TotalsReport(
+        var report = TotalsReport(
             PaymentTotals(Self.entries()), filter: HistoryFilter(since: Self.nov28, devices: ["sim"]))
+        report.offset = { _ in 0 }
         #expect(
             report.lines == [
-                "period: from 2026-11-28T00:00:00.000Z (inclusive) to the last",
+                "period: from 2026-11-28 00:00:00 +00:00 (inclusive) to the last",
                 "devices: sim",
                 "EUR purchase: approved 1 12.50 EUR, declined 1 0.05 EUR, reversed 1 3.00 EUR (owed 1 3.00 EUR)",
                 "JPY purchase (simulated): approved 1 1250 JPY, declined 0 0 JPY, reversed 0 0 JPY",

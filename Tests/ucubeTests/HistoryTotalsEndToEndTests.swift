@@ -256,7 +256,8 @@ import Testing
         let totals = try await sandbox.run(["history", "totals", "--device", "sim"] + day)
         #expect(
             totals.stdout.split(separator: "\n").map(String.init) == [
-                "period: from 2026-11-27T18:30:00.000Z (inclusive) to 2026-11-28T18:30:00.000Z (exclusive)",
+                // Local time for people (TZ=Asia/Kolkata), UTC in the JSON below.
+                "period: from 2026-11-28 00:00:00 +05:30 (inclusive) to 2026-11-29 00:00:00 +05:30 (exclusive)",
                 "devices: sim",
                 "EUR purchase: approved 3 20.51 EUR, declined 1 0.05 EUR, reversed 0 0.00 EUR",
                 "other: 2 (CANCELLED 1, unknown 1)",

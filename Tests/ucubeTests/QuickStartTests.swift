@@ -47,7 +47,7 @@ import Testing
     static func normalised(_ line: String) -> String {
         let rules: [(String, String)] = [
             (#"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#, "<id>"),
-            (#"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?"#, "<time>"),
+            (#"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?( ?(Z|[+-]\d\d:?\d\d))?"#, "<time>"),
             (#"\b\d+(\.\d+)? s\b"#, "<s>"),
             (#"\b(TC|ARQC|AAC) [0-9A-F]{16}\b"#, "$1 <cryptogram>"),
             (#" {2,}|\t"#, "  "),
@@ -74,6 +74,8 @@ import Testing
         #expect(
             Self.normalised("2026-11-28T11:28:15.963Z  APPROVED  57D5B8C1-6E7D-4813-B09E-958EE2EDF6A5")
                 == "<time>  APPROVED  <id>")
+        // Local time, as people are shown it (`LocalTime`), whatever the zone.
+        #expect(Self.normalised("2026-11-28 16:58:15 +05:30  APPROVED") == "<time>  APPROVED")
     }
 
     /// Each command through `sh -c`, as typed, with the built ucube first on PATH, in a folder holding a copy of the

@@ -45,13 +45,23 @@ struct GlobalOptions: ParsableArguments {
             valueName: "levels"))
     var logLevel: String?
 
+    @Flag(
+        name: [.customShort("q"), .customLong("quiet")],
+        help: "Print only the result and errors (and warnings): no progress, no notices.")
+    var quiet = false
+
+    @Flag(
+        name: [.customShort("v"), .customLong("verbose")],
+        help: "Print more: the log at debug level copied to stderr (as --log-level debug), and each error's detail.")
+    var verbose = false
+
     func validate() throws { try values.validate() }
 
     /// The parsed values, as a plain value.
     var values: GlobalOptionValues {
         GlobalOptionValues(
             devices: devices, json: jsonFlag, trace: traceFlag, record: record, fast: fast, rpcTimeout: rpcTimeout,
-            logLevel: logLevel)
+            logLevel: logLevel, quiet: quiet, verbose: verbose)
     }
 }
 
@@ -64,8 +74,16 @@ struct GlobalOptionValues: Sendable, Equatable {
     var fast = false
     var rpcTimeout: Double? = nil
     var logLevel: String? = nil
+    /// `-q`/`--quiet`.
+    var quiet = false
+    /// `-v`/`--verbose`.
+    var verbose = false
+
+    /// The log levels `-v` stands for when `--log-level` does not say.
+    static let verboseLogLevel = "debug"
 
     func validate() throws {
+        if quiet && verbose { throw ValidationError("-q/--quiet and -v/--verbose ask for opposites: give one") }
         if let t = rpcTimeout, !(t > 0 && t <= 3600) {
             throw ValidationError("--rpc-timeout must be between 0 and 3600 seconds")
         }

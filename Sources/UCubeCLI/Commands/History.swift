@@ -3,6 +3,7 @@ import Foundation
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeSupport
 
 extension UCube {
     /// `ucube history`: the payment journal — list it, show one payment (and its receipt), resolve an unknown one.
@@ -159,8 +160,10 @@ extension UCube.History {
         }
 
         /// A line per payment, or one saying there is none; with the last command that reached the terminal when
-        /// only the unresolved are asked for.
-        static func lines(_ entries: [JournalEntry], filter: HistoryFilter) -> [String] {
+        /// only the unresolved are asked for. Times in local time (`LocalTime`, the zone `offset` gives).
+        static func lines(
+            _ entries: [JournalEntry], filter: HistoryFilter, offset: (Int64) -> Int = LocalTime.systemOffset
+        ) -> [String] {
             let unresolved = filter.statuses == [.unresolved]
             if entries.isEmpty {
                 if unresolved && filter.since == nil && filter.until == nil && filter.devices.isEmpty {
@@ -181,7 +184,8 @@ extension UCube.History {
                         ?? e.status) + (e.reversal.map { $0.acknowledged ? " (reversed)" : " (reversal owed)" } ?? "")
                     + (e.simulated ? " (simulated)" : "")
                 var fields = [
-                    e.startedAt ?? "-", status, amount, e.type ?? "", e.entryMode ?? "", e.maskedPAN ?? "", e.aid ?? "",
+                    e.startedAt.map { LocalTime.text($0, offset: offset) } ?? "-", status, amount, e.type ?? "",
+                    e.entryMode ?? "", e.maskedPAN ?? "", e.aid ?? "",
                     e.requestID,
                 ]
                 if e.reversalOwed { fields.append("reversal owed to the host") }
@@ -220,9 +224,12 @@ extension UCube.History {
                 let amount = entry.amount.flatMap { amount in
                     entry.currency.flatMap(Currency.lookup).map { $0.format(minorUnits: amount) }
                 }
+                // Times for people: local (`LocalTime`); the JSON form keeps the journal's UTC.
+                let local = { (iso: String) in LocalTime.text(iso, offset: LocalTime.systemOffset) }
                 let fields: [(String, String?)] = [
-                    ("request id", entry.requestID), ("payment", entry.payment), ("started", entry.startedAt),
-                    ("finished", entry.finishedAt),
+                    ("request id", entry.requestID), ("payment", entry.payment),
+                    ("started", entry.startedAt.map(local)),
+                    ("finished", entry.finishedAt.map(local)),
                     ("status", entry.status + (entry.reason.map { " (\($0))" } ?? "")), ("amount", amount),
                     ("type", entry.type),
                     ("device", entry.device.map { $0 + (entry.simulated ? " (simulated: not a real payment)" : "") }),
@@ -237,12 +244,12 @@ extension UCube.History {
                     ),
                     (
                         "resolved",
-                        entry.resolution.map { "\($0.status) at \($0.time)" + ($0.note.map { ": \($0)" } ?? "") }
+                        entry.resolution.map { "\($0.status) at \(local($0.time))" + ($0.note.map { ": \($0)" } ?? "") }
                     ),
                     (
                         "reversal",
                         entry.reversal.map {
-                            ($0.acknowledged ? "acknowledged" : "owed") + " at \($0.time)"
+                            ($0.acknowledged ? "acknowledged" : "owed") + " at \(local($0.time))"
                                 + ($0.hostReference.map { ", host reference \($0)" } ?? "")
                                 + ($0.reason.map { ": \($0)" } ?? "")
                         }

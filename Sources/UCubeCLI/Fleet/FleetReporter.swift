@@ -133,7 +133,10 @@ final class FleetReporter: Sendable {
 
     func warn(_ message: String) { write("ucube: warning: \(message)\n", to: .stderr) }
 
-    func note(_ message: String) { write("ucube: \(message)\n", to: .stderr) }
+    func note(_ message: String) {
+        guard !Console.isQuiet else { return }
+        write("ucube: \(message)\n", to: .stderr)
+    }
 
     // MARK: The summary
 

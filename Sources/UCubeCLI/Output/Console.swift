@@ -10,7 +10,8 @@ import UCubeLog
 ///
 /// Every `print` in this module, `JSONOutput.print` and `RawOutput.stdout` write through `out`; `StandardError`,
 /// `RawOutput`, `StatusLine`, `FleetReporter` and the log's stderr mirror through `err`. One `write(2)` per call, so
-/// lines from concurrent tasks never interleave and nothing waits in a stdio buffer.
+/// lines from concurrent tasks never interleave and nothing waits in a stdio buffer. On a colour terminal
+/// (`TerminalColour`), text (never JSON) gets its statuses and severities coloured here, after the mask.
 ///
 /// A write that fails (`> /dev/full`, a closed pipe: SIGPIPE is ignored, see `UCube.main`) is remembered, and the
 /// rest of the output is dropped while the work goes on — a firmware update is never aborted because its reader went
@@ -25,7 +26,21 @@ enum Console {
         var wroteResult = false
         /// The running command's outcome reached stdout whole, in one write (`outcome`).
         var outcomeWritten = false
+        /// The running command prints JSON on stdout (`--json`): no colour there.
+        var json = false
+        /// `-q`/`--quiet`: no progress and no notices, only the result, warnings and errors.
+        var quiet = false
     }
+
+    /// Whether stdout and stderr are colour terminals (`TerminalColour.enabled`), asked once.
+    private static let colours: (stdout: Bool, stderr: Bool) = {
+        var environment: [String: String] = [:]
+        for name in ["NO_COLOR", "TERM"] { environment[name] = getenv(name).map { String(cString: $0) } }
+        return (
+            TerminalColour.enabled(isTerminal: isatty(STDOUT_FILENO) == 1, environment: environment),
+            TerminalColour.enabled(isTerminal: isatty(STDERR_FILENO) == 1, environment: environment)
+        )
+    }()
 
     private static let state = Mutex(State())
 
@@ -40,8 +55,11 @@ enum Console {
             device.stdout(text)
             return
         }
-        guard state.withLock({ $0.stdoutError == nil }) else { return }
-        if let error = StandardStream.write(Array(LogScrubber.scrub(text).utf8), to: STDOUT_FILENO) {
+        let (open, json) = state.withLock { ($0.stdoutError == nil, $0.json) }
+        guard open else { return }
+        // Coloured after the mask, never before: no escape code may stand between a PAN and the masker.
+        let colour = colours.stdout && !json
+        if let error = StandardStream.write(coloured(LogScrubber.scrub(text), colour), to: STDOUT_FILENO) {
             state.withLock { $0.stdoutError = $0.stdoutError ?? error }
         }
     }
@@ -62,7 +80,12 @@ enum Console {
     /// Writes `text` to stderr as is (no newline added, no status-line or fleet handling: that is `StandardError`'s
     /// and `RawOutput`'s), card data masked. A failed write to stderr has nowhere to be reported and is dropped.
     static func err(_ text: String) {
-        StandardStream.write(Array(LogScrubber.scrub(text).utf8), to: STDERR_FILENO)
+        StandardStream.write(coloured(LogScrubber.scrub(text), colours.stderr), to: STDERR_FILENO)
+    }
+
+    /// The bytes of `masked` (text `LogScrubber.scrub` gave), coloured when `colour` (`TerminalColour`).
+    private static func coloured(_ masked: String, _ colour: Bool) -> [UInt8] {
+        Array(TerminalColour.apply(masked, when: colour).utf8)
     }
 
     /// `err` for bytes that are already UTF-8 lines (the log's stderr mirror).
@@ -105,6 +128,19 @@ enum Console {
         state.withLock { $0.wroteResult = true }
     }
 
+    /// How the command being dispatched wants its output (`CommandContext`): JSON on stdout (never coloured), and
+    /// `quiet` (`-q`: progress and notices are not written, `isQuiet`).
+    static func setMode(json: Bool, quiet: Bool) {
+        guard DeviceOutput.current == nil else { return }
+        state.withLock {
+            $0.json = json
+            $0.quiet = quiet
+        }
+    }
+
+    /// `-q`/`--quiet`: whoever writes progress (`StatusLine`, `ProgressHeartbeat`) or a notice asks here first.
+    static var isQuiet: Bool { state.withLock { $0.quiet } }
+
     /// Starts a command's output afresh (the shell runs many in one process; a fleet run's shells leave the run's
     /// own state alone).
     static func beginCommand() {
@@ -112,6 +148,8 @@ enum Console {
         state.withLock {
             $0.wroteResult = false
             $0.outcomeWritten = false
+            $0.json = false
+            $0.quiet = false
         }
         StandardError.setEventLines(false)
     }

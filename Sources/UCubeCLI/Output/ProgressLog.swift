@@ -80,11 +80,11 @@ final class ProgressHeartbeat: Sendable {
     private let log = Mutex(ProgressLog())
     private let start = ContinuousClock.now
     private let ticker = Mutex<Task<Void, Never>?>(nil)
-    /// Lines are written (stderr is not a terminal).
+    /// Lines are written (stderr is not a terminal, and no `-q`).
     let writes: Bool
 
     init(writes: Bool = isatty(2) != 1) {
-        self.writes = writes
+        self.writes = writes && !Console.isQuiet
     }
 
     private var now: Duration { ContinuousClock.now - start }
@@ -106,8 +106,9 @@ final class ProgressHeartbeat: Sendable {
         if let line { StandardError.write(line) }
     }
 
-    /// A new step, always written (on a terminal too: `status` is what the command would say anyway).
+    /// A new step, always written (on a terminal too: `status` is what the command would say anyway), unless `-q`.
     func status(_ text: String) {
+        guard !Console.isQuiet else { return }
         guard writes else { return StandardError.write(text) }
         startTicking()
         let now = now

@@ -90,6 +90,8 @@ enum RootHelp {
           XDG_STATE_HOME  state: logs, journal, history, simulators (default ~/.local/state)
           XDG_RUNTIME_DIR  link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)
           HOME  the base of the XDG defaults
+          NO_COLOR  any value but the empty string: no colour on a terminal (no-color.org); TERM=dumb does the same
+          TZ  the time zone of the times shown to people (history, receipts); JSON and files keep UTC (default: the system's zone)
 
         Files:
           $XDG_CONFIG_HOME/ucube/config.json  TMS settings: tms_url, tms_ca
@@ -122,7 +124,7 @@ enum RootHelp {
         """#
     /// Never wrapped.
     static let usage = #"""
-        USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fast] [--rpc-timeout <seconds>] [--log-level <levels>] <subcommand>
+        USAGE: ucube [--device <device> ...] [--json] [--trace] [--record <file>] [--fast] [--rpc-timeout <seconds>] [--log-level <levels>] [--quiet] [--verbose] <subcommand>
         """#
     static let sections: [Section] = [
         Section(
@@ -156,7 +158,15 @@ enum RootHelp {
                         "Log levels: LEVEL, or LAYER=LEVEL,…,LEVEL (layers connection, rpc, payment, mdm, api; levels trace, debug, info, notice, warning, error, critical). Also copies the log to stderr. Default: info, to $XDG_STATE_HOME/ucube/logs only."
                 ),
                 Element(
-                    label: "--version",
+                    label: "-q, --quiet",
+                    abstract: "Print only the result and errors (and warnings): no progress, no notices."),
+                Element(
+                    label: "-v, --verbose",
+                    abstract:
+                        "Print more: the log at debug level copied to stderr (as --log-level debug), and each error's detail."
+                ),
+                Element(
+                    label: "-V, --version",
                     abstract: "Show the version."),
                 Element(
                     label: "-h, --help",

@@ -37,13 +37,16 @@ extension RootHelp {
     /// `help` (ArgumentParser's text: the overview, then the usage) with its usage first when it is the root's: the
     /// root's overview is long (devices, exit codes, error codes, variables, files, examples), and the usage is what
     /// a reader looks for first. The root's usage names no command (`USAGE: ucube [--device <device> ...] …`); any
-    /// other text (a command's help, a version) is returned as it is.
+    /// other text (a command's help, a version) is returned as it is. ArgumentParser's own `--version` gets its short
+    /// name, `-V`, which `UCube.main` answers before the parser (its label keeps its width: the column stays).
     static func usageFirst(_ help: String) -> String {
         guard help.hasPrefix("OVERVIEW: "), let start = help.range(of: "\n\nUSAGE: ucube ") else { return help }
         guard let next = help[start.upperBound...].first, "[<-".contains(next) else { return help }
         let usageAndRest = help[help.index(start.lowerBound, offsetBy: 2)...]
         let end = usageAndRest.range(of: "\n\n")?.lowerBound ?? usageAndRest.endIndex
-        return String(usageAndRest[..<end]) + "\n\n" + String(help[..<start.lowerBound]) + String(usageAndRest[end...])
+        return
+            (String(usageAndRest[..<end]) + "\n\n" + String(help[..<start.lowerBound]) + String(usageAndRest[end...]))
+            .replacingOccurrences(of: "\n  --version    ", with: "\n  -V, --version")
     }
 
     private static func rendered(_ element: Element, columns: Int) -> String {

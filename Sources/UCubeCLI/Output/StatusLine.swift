@@ -12,6 +12,7 @@ enum StatusLine {
     /// Redraws the status line with `text` (no newline): the cursor stays at its end. Cut to the terminal's width:
     /// a line that wrapped would leave a copy of itself on every redraw.
     static func draw(_ text: String) {
+        guard !Console.isQuiet else { return }
         let fitted = fit(text, columns: columns())
         partial.withLock { shown in
             Console.err("\r\u{1B}[2K" + fitted)

@@ -10,6 +10,8 @@ struct TotalsReport: Report {
 
     let totals: PaymentTotals
     let filter: HistoryFilter
+    /// The local offset at a UTC second, for the text's period (`LocalTime`); the JSON keeps UTC.
+    var offset: (Int64) -> Int = LocalTime.systemOffset
 
     init(_ totals: PaymentTotals, filter: HistoryFilter) {
         self.totals = totals
@@ -33,8 +35,9 @@ struct TotalsReport: Report {
     var lines: [String] {
         var lines: [String] = []
         if filter.since != nil || filter.until != nil {
-            let since = filter.since.map { "from \(Self.text($0)) (inclusive)" } ?? "from the first payment"
-            let until = filter.until.map { "to \(Self.text($0)) (exclusive)" } ?? "to the last"
+            let local = { LocalTime.text(millisecondsSinceEpoch: $0, offset: offset) }
+            let since = filter.since.map { "from \(local($0)) (inclusive)" } ?? "from the first payment"
+            let until = filter.until.map { "to \(local($0)) (exclusive)" } ?? "to the last"
             lines.append("period: \(since) \(until)")
         }
         if !filter.devices.isEmpty { lines.append("devices: " + filter.devices.sorted().joined(separator: ", ")) }

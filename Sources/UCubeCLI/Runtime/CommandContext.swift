@@ -23,8 +23,10 @@ struct CommandContext: Sendable {
     let timeout: Duration
     /// `--log-level`, else the shell's `set log-level`, else the default levels.
     let logLevels: LogLevels
-    /// Whether the log is copied to stderr (`--log-level` was given).
+    /// Whether the log is copied to stderr (`--log-level` or `-v` was given).
     let mirrorsLogToStderr: Bool
+    /// `-q`/`--quiet`: the result and errors only, no progress or notices (`Console.isQuiet`).
+    var quiet = false
     /// The shell this command runs in (`ucube shell`), with its one link and its prompt; nil on the command line.
     let shell: ShellSession?
     /// Whether stdin is a terminal.
@@ -74,8 +76,11 @@ struct CommandContext: Sendable {
             givenDevices: options.devices, namedDevice: named, json: options.json || settings?.json == true,
             trace: options.trace || settings?.trace == true, record: options.record, fast: options.fast,
             timeout: seconds.map { .milliseconds(Int64($0 * 1000)) } ?? defaultTimeout,
-            logLevels: options.logLevel.flatMap { try? LogLevels(parsing: $0) } ?? settings?.logLevels ?? LogLevels(),
-            mirrorsLogToStderr: options.logLevel != nil, shell: session, stdinIsTerminal: stdinIsTerminal)
+            logLevels: (options.logLevel ?? (options.verbose ? GlobalOptionValues.verboseLogLevel : nil))
+                .flatMap { try? LogLevels(parsing: $0) } ?? settings?.logLevels ?? LogLevels(),
+            mirrorsLogToStderr: options.logLevel != nil || options.verbose, shell: session,
+            stdinIsTerminal: stdinIsTerminal)
+        context.quiet = options.quiet
         context.authorizeSetting = settings?.authorize ?? environment(HostChoices.environmentVariable)
         context.authorizeSettingIsShell = settings?.authorize != nil
         context.rememberedHook = rememberedHook
@@ -101,6 +106,7 @@ struct CommandContext: Sendable {
         context.authorizeSetting = authorizeSetting
         context.authorizeSettingIsShell = authorizeSettingIsShell
         context.rememberedHook = rememberedHook
+        context.quiet = quiet
         return context
     }
 }

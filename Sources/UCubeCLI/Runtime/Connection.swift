@@ -68,7 +68,7 @@ struct Connection {
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
         let address = try resolve(given, context)
-        if given == nil, context.namedDevice == nil,
+        if given == nil, context.namedDevice == nil, !context.quiet,
             simulatorNoticeDue.withLock({ (due: inout Bool) in
                 defer { due = false }; return due
             })

@@ -193,6 +193,14 @@ extension Environment {
         Variable(
             name: "XDG_RUNTIME_DIR", meaning: "link sessions and control sockets (default $XDG_STATE_HOME/ucube/run)"),
         Variable(name: "HOME", meaning: "the base of the XDG defaults"),
+        Variable(
+            name: "NO_COLOR",
+            meaning: "any value but the empty string: no colour on a terminal (no-color.org); TERM=dumb does the same"),
+        Variable(
+            name: "TZ",
+            meaning:
+                "the time zone of the times shown to people (history, receipts); JSON and files keep UTC (default: the system's zone)"
+        ),
     ]
 
     static let files: [File] = [

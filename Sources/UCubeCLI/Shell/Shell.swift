@@ -246,6 +246,7 @@ final class ShellRunner: @unchecked Sendable {
             if let command = command as? any UCubeCommand {
                 // The line's settings, resolved once: its options over the session's.
                 let context = CommandContext.atDispatch(command.globals.values, session: session)
+                Console.setMode(json: context.json, quiet: context.quiet)
                 nonisolated(unsafe) let command = command
                 return .status(runCommand(json: json) { try await command.run(in: context) })
             }
