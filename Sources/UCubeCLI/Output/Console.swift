@@ -25,6 +25,8 @@ enum Console {
         var wroteResult = false
         /// The running command's outcome reached stdout whole, in one write (`outcome`).
         var outcomeWritten = false
+        /// stdout carries many results (the shell): each JSON document on one line (`jsonLines`).
+        var jsonLines = false
     }
 
     private static let state = Mutex(State())
@@ -89,6 +91,13 @@ enum Console {
         if DeviceOutput.current == nil, before == nil, stdoutError == nil {
             state.withLock { $0.outcomeWritten = true }
         }
+    }
+
+    /// Whether stdout is JSON lines: a stream of results (the shell's commands, a script's lines) is one JSON document a
+    /// line, never indented documents one after the other (docs/json.md, "One style a stream").
+    static var jsonLines: Bool {
+        get { state.withLock { $0.jsonLines } }
+        set { state.withLock { $0.jsonLines = newValue } }
     }
 
     /// Whether this command's outcome reached stdout whole (`outcome`).
@@ -203,7 +212,7 @@ struct ErrorObject: Encodable {
 
     var line: String {
         // Only strings and numbers: encoding cannot fail.
-        (try? JSONOutput.encode(self, pretty: false)) ?? #"{"error":{"code":"failure"}}"#
+        (try? JSONOutput.encode(self, pretty: false, versioned: true)) ?? #"{"error":{"code":"failure"}}"#
     }
 }
 
