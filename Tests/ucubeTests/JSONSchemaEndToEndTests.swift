@@ -30,7 +30,7 @@ import Testing
     static let checked: Set<String> = [
         "version", "error", "pay", "pay-events", "read-card", "rpc", "rpc-list", "display", "choose", "cancel",
         "locale", "history", "history-totals", "receipt", "decode", "simulate-cards", "simulate", "sim", "diagnose",
-        "connect", "mdm-register", "mdm-update", "mdm-update-plan", "send-logs", "fleet",
+        "connect", "mdm-register", "mdm-update", "mdm-update-plan", "send-logs", "fleet", "run-file",
     ]
 
     /// Outputs of one command each, on the built-in simulator.
@@ -159,8 +159,9 @@ import Testing
         }
     }
 
-    /// A fleet run's lines (`info`, `diagnose`, `test` over two simulated terminals), a shard's and `fleet-merge`'s,
-    /// whose failed run ends with the error object; and the shell's results, one document a line.
+    /// A fleet run's lines (`info`, `diagnose`, `test` over two simulated terminals), a failed run's and the run file
+    /// it keeps, a shard's and `fleet-merge`'s, whose failed run ends with the error object; and the shell's results,
+    /// one document a line.
     @Test func fleetRunsAndTheShellAreJSONLines() async throws {
         let sandbox = try UCubeSandbox()
         sandbox.environment["UCUBE_SIM_TIME_SCALE"] = "0.01"
@@ -177,6 +178,20 @@ import Testing
             #expect(run.status == exit, "\(arguments): \(run.stderr)")
             try await Self.check(run.stdout, "fleet", .lines, in: sandbox)
         }
+        // A terminal that cannot be reached fails: the run file stays, its header and a verdict a line.
+        let devices = sandbox.directory.appendingPathComponent("devices-and-one-more")
+        let listed = try String(contentsOfFile: fleet.file, encoding: .utf8)
+        try Data((listed + (listed.hasSuffix("\n") ? "" : "\n") + "tcp://127.0.0.1:1\n").utf8).write(to: devices)
+        let runFile = sandbox.directory.appendingPathComponent("run.jsonl").path
+        let failed = try await sandbox.run([
+            "--json", "test", suite, "--devices", devices.path, "--case", "contact online PIN", "--run-file", runFile,
+        ])
+        #expect(failed.status == 18, "\(failed.stderr)")
+        try await Self.check(failed.stdout, "fleet", .lines, in: sandbox)
+        let kept = try String(contentsOfFile: runFile, encoding: .utf8)
+        #expect(kept.split(separator: "\n").count == 4, "a header and three verdicts: \(kept)")
+        try await Self.check(kept, "run-file", .lines, in: sandbox)
+
         let shard = try await sandbox.run(["--json", "info", "--devices", fleet.file, "--shard", "1/2"])
         #expect(shard.status == 0, "\(shard.stderr)")
         let report = sandbox.directory.appendingPathComponent("shard-1.jsonl")
