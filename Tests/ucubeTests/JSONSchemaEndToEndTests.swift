@@ -130,6 +130,7 @@ import Testing
         let tms = try #require(announced.first { $0["event"] as? String == "tms-listening" })
         sandbox.environment["UCUBE_TMS_URL"] = try #require(tms["url"] as? String)
         sandbox.environment["UCUBE_TMS_CA"] = try #require(tms["ca"] as? String)
+        let host = try #require(announced.first { $0["event"] as? String == "host-listening" })
         // A steering line, and one it refuses: each answered with a line of its own, with its time.
         for line in [#"{"sim":["card","visa-contactless"]}"#, #"{"sim":"nonsense"}"#] {
             stdin.fileHandleForWriting.write(Data((line + "\n").utf8))
@@ -151,12 +152,20 @@ import Testing
             (["--device", device, "--json", "mdm-update", "--all"], "mdm-update", .lines),
             (["--device", device, "--json", "send-logs", "--output", bundle], "send-logs", .document),
             (["--device", device, "--json", "send-logs"], "send-logs", .document),
+            (["--device", device, "--json", "mdm-register", "--unregister"], "mdm-register", .document),
         ]
         for output in outputs {
             let run = try await sandbox.run(output.arguments)
             #expect(run.status == 0, "\(output.arguments): \(run.stderr)")
             try await Self.check(run.stdout, output.schema, output.style, in: sandbox)
         }
+        // A payment the host simulator decides: `pay --json` adds the host's decision (`host`).
+        sandbox.environment["UCUBE_AUTHORIZE"] = try #require(host["url"] as? String)
+        sandbox.environment["UCUBE_AUTHORIZE_CA"] = try #require(host["ca"] as? String)
+        let pay = try await sandbox.run(["--device", "sim", "pay", "10", "--json"])
+        #expect(pay.status == 0, "\(pay.stderr)")
+        #expect(pay.stdout.contains(#""host""#), "\(pay.stdout)")
+        try await Self.check(pay.stdout, "pay", .document, in: sandbox)
     }
 
     /// A fleet run's lines (`info`, `diagnose`, `test` over two simulated terminals), a failed run's and the run file
