@@ -66,6 +66,12 @@ import Testing
         Output(schema: "locale", arguments: ["--device", "sim", "locale", "set", "fr", "--json"]),
         Output(schema: "decode", arguments: ["decode", "9F0206000000001000", "--json"]),
         Output(schema: "decode", arguments: ["decode", "0201", "--json"]),
+        Output(
+            schema: "decode",
+            arguments: [
+                "decode", "--json", root.appendingPathComponent("Tests/Fixtures/btsnoop/ucube-touch-h4.btsnoop").path,
+            ]
+        ),
         Output(schema: "simulate-cards", arguments: ["simulate", "--list-cards", "--json"]),
         Output(schema: "diagnose", arguments: ["--device", "sim", "diagnose", "--json"]),
     ]
