@@ -25,8 +25,6 @@ enum Console {
         var wroteResult = false
         /// The running command's outcome reached stdout whole, in one write (`outcome`).
         var outcomeWritten = false
-        /// stdout carries many results (the shell): each JSON document on one line (`jsonLines`).
-        var jsonLines = false
     }
 
     private static let state = Mutex(State())
@@ -96,9 +94,12 @@ enum Console {
     /// Whether stdout is JSON lines: a stream of results (the shell's commands, a script's lines) is one JSON document a
     /// line, never indented documents one after the other (docs/json.md, "One style a stream").
     static var jsonLines: Bool {
-        get { state.withLock { $0.jsonLines } }
-        set { state.withLock { $0.jsonLines = newValue } }
+        get { jsonLinesMode.load(ordering: .relaxed) }
+        set { jsonLinesMode.store(newValue, ordering: .relaxed) }
     }
+
+    /// stdout carries many results (the shell): each JSON document on one line.
+    private static let jsonLinesMode = Atomic<Bool>(false)
 
     /// Whether this command's outcome reached stdout whole (`outcome`).
     static var outcomeWritten: Bool { state.withLock { $0.outcomeWritten } }

@@ -118,7 +118,7 @@ enum RootHelp {
 
         SEE ALSO:
           docs/guide.md, docs/exit-codes.md, docs/README.md, docs/protocol.md,
-          docs/fleet.md, docs/authorization.md, docs/serve.md
+          docs/fleet.md, docs/authorization.md, docs/serve.md, docs/json.md
         """#
     /// Never wrapped.
     static let usage = #"""
