@@ -93,6 +93,7 @@ import Testing
         let recording = sandbox.directory.appendingPathComponent("pay.rec").path
         let pay = try await sandbox.run([
             "--device", "sim", "--record", recording, "pay", "12.50", "--json", "--receipt-file", receiptFile,
+            "--request-id", "order-1",
         ])
         #expect(pay.status == 0, "\(pay.stderr)")
         try await Self.check(pay.stdout, "pay", .document, in: sandbox)
@@ -101,6 +102,11 @@ import Testing
         let id = try #require(
             (try JSONSerialization.jsonObject(with: Data(pay.stdout.utf8)) as? [String: Any])?["request"]
                 .flatMap { ($0 as? [String: Any])?["requestID"] as? String })
+        // The same request id again takes no payment: the journal's entry is the output.
+        let again = try await sandbox.run(["--device", "sim", "pay", "12.50", "--json", "--request-id", "order-1"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!again.stdout.contains(#""states""#), "no second payment: \(again.stdout)")
+        try await Self.check(again.stdout, "pay", .document, in: sandbox)
         for (arguments, schema) in [
             (["history", "--json"], "history"), (["history", "show", id, "--json"], "history"),
             (["history", "show", id, "--receipt", "--json"], "receipt"),
