@@ -47,7 +47,7 @@ SOURCES := Package.swift $(shell find Sources -type f)
 DEBDIR := .build/deb
 
 # The documents, as the repository lays them out (README.md, docs/, Suites/), so that their links hold.
-DOCS := README.md $(sort $(wildcard docs/*.md docs/*.json docs/*.yaml docs/examples/*)) $(sort $(wildcard Suites/*.json))
+DOCS := README.md $(sort $(wildcard docs/*.md docs/*.json docs/*.yaml docs/examples/* docs/schemas/*)) $(sort $(wildcard Suites/*.json))
 INSTALLED := $(BINDIR)/ucube $(MANDIR)/man1/ucube.1 $(BASH_COMPLETION_DIR)/ucube $(ZSH_COMPLETION_DIR)/_ucube \
 	$(FISH_COMPLETION_DIR)/ucube.fish $(SYSTEMD_USER_UNIT_DIR)/ucube.service $(addprefix $(DOCDIR)/,$(DOCS))
 
@@ -90,7 +90,7 @@ install: $(STAGED)
 # documents' own directories go once empty (a file someone else put there keeps them).
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
-	-rmdir "$(DESTDIR)$(DOCDIR)/docs/examples" "$(DESTDIR)$(DOCDIR)/docs" "$(DESTDIR)$(DOCDIR)/Suites" \
+	-rmdir "$(DESTDIR)$(DOCDIR)/docs/examples" "$(DESTDIR)$(DOCDIR)/docs/schemas" "$(DESTDIR)$(DOCDIR)/docs" "$(DESTDIR)$(DOCDIR)/Suites" \
 		"$(DESTDIR)$(DOCDIR)" 2>/dev/null
 
 # The package's tree is `make install` into a staging root with PREFIX=/usr (zsh: Debian's directory for packaged

@@ -59,7 +59,7 @@ struct UCube: AsyncParsableCommand {
         stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets \
         the error as one JSON object on one line (the last line of a streaming command such as `mdm-update \
         --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link",\
-        "hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit \
+        "hint":"...","message":"..."},"version":1} (docs/json.md). Every key is always there: code is a stable name from the list below, exit \
         the exit code and exitName its name, hint and detail may be null (detail is filled only with \
         --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with \
         a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout \
@@ -93,7 +93,8 @@ struct UCube: AsyncParsableCommand {
         var arguments = Array(CommandLine.arguments.dropFirst())
         // ArgumentParser accepts --version only alone, and prints just the version. Answering it here skips building
         // the command tree (most of the parse's cost): scripts call `ucube --version` to check what is installed.
-        // `-V` is its short form, and with --json it is a JSON object (`{"commit":"…","version":"…"}`).
+        // `-V` is its short form, and with --json it is a JSON object (`{"commit":"…","jsonVersion":1,"version":"…"}`:
+        // its `version` is ucube's, as before; `jsonVersion` the `version` every other JSON output carries).
         let versionWords: Set<String> = ["--version", "-V", "--json"]
         if !arguments.isEmpty, arguments.count <= 2, Set(arguments).isSubset(of: versionWords),
             arguments.contains(where: { $0 != "--json" })
@@ -102,6 +103,7 @@ struct UCube: AsyncParsableCommand {
                 arguments.contains("--json")
                     ? JSONOutput.Value.object([
                         ("commit", .string(BuildInfo.commit)), ("version", .string(BuildInfo.version)),
+                        ("jsonVersion", .number(String(JSONOutput.version))),
                     ]).line + "\n"
                     : BuildInfo.versionLine + "\n")
             return

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import UCubeLog
 
@@ -165,7 +166,12 @@ import UCubeLog
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0 == "device tcp://127.0.0.1:1" }.count == 1, "\(run.stdout)")
         #expect(lines.filter { $0 == "device sim" }.count == 2, "\(run.stdout)")
-        // Both `info`s printed JSON: the first by its flag, the second by `set json on`.
-        #expect(lines.filter { $0 == "  \"command\": \"get-info\"," }.count == 2, "\(run.stdout)")
+        // Both `info`s printed JSON, one document a line (the shell's stdout is JSON lines, docs/json.md): the first
+        // by its flag, the second by `set json on`.
+        let documents = lines.filter { $0.hasPrefix("{") }
+        #expect(documents.filter { $0.contains(#""command":"get-info""#) }.count == 2, "\(run.stdout)")
+        for document in documents {
+            #expect((try? JSONSerialization.jsonObject(with: Data(document.utf8))) is [String: Any], "\(document)")
+        }
     }
 }

@@ -24,7 +24,7 @@ import UCubeSimulator
         #expect(object["key"] as? String == "01")
         #expect(object["text"] as? String == "Press OK")
         #expect(object["timeout"] as? Int == 30)
-        #expect(Set(object.keys) == ["key", "text", "timeout"])
+        #expect(Set(object.keys) == ["key", "text", "timeout", "version"])
 
         let human = try await sandbox.run(["--device", "sim", "display", "Press OK", "--wait-key"])
         #expect(human.status == 0, "\(human.stderr)")
@@ -74,7 +74,7 @@ import UCubeSimulator
         #expect(object["index"] as? Int == 2)
         #expect(object["item"] as? String == "Tea")
         #expect(object["title"] as? String == "Drink")
-        #expect(Set(object.keys) == ["index", "item", "title"])
+        #expect(Set(object.keys) == ["index", "item", "title", "version"])
     }
 
     @Test func chooseAbortedOnTheTerminalOrTimedOut() async throws {
@@ -107,7 +107,8 @@ import UCubeSimulator
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("displayed: Hello there"))
         #expect(run.stdout.contains("key: 0x02"))
-        #expect(run.stdout.contains(#""item": "Blue""#), "\(run.stdout)")
+        // The shell's stdout is JSON lines: the result on one line (docs/json.md).
+        #expect(run.stdout.contains(#""item":"Blue""#), "\(run.stdout)")
         #expect(run.stdout.components(separatedBy: "card: 476173******0010").count == 3, "read twice: \(run.stdout)")
         #expect(run.stdout.contains("state: READY"), "read-card leaves the terminal READY: \(run.stdout)")
         #expect(!(run.stdout + run.stderr).contains("4761739001010010"))
@@ -157,7 +158,7 @@ import UCubeSimulator
         if let aid { #expect(object["aid"] as? String == aid) } else { #expect(object["aid"] is NSNull) }
         #expect(
             Set(object.keys) == [
-                "aid", "applicationLabel", "applications", "entryMode", "expiry", "maskedPAN", "scheme",
+                "aid", "applicationLabel", "applications", "entryMode", "expiry", "maskedPAN", "scheme", "version",
             ])
         #expect(!(run.stdout + run.stderr).contains(pan), "no clear PAN in the output or the trace")
         #expect(!run.stderr.contains("GENERATE") && !run.stderr.contains("TransactionProcess"))

@@ -129,7 +129,8 @@ import UCubeSimulator
         #expect(ProgressFormat.rate(sent: 100, elapsed: .milliseconds(10)) == nil)
         #expect(
             ProgressFormat.jsonLine(label: "a\"b", sent: 0, total: 10, elapsed: .zero)
-                == #"{"event":"progress","item":"a\"b","bytes":0,"total":10,"percent":0.0,"rate":null,"eta":null}"#)
+                == #"{"event":"progress","item":"a\"b","bytes":0,"total":10,"percent":0.0,"rate":null,"eta":null,"version":1}"#
+        )
     }
 
     /// At 80 columns (and narrower), the bar shrinks before the rate and the ETA go, and the line never wraps.
@@ -180,7 +181,7 @@ import UCubeSimulator
     @Test func jsonLineCarriesRateAndETA() {
         #expect(
             ProgressFormat.jsonLine(label: "ICC EMV config", sent: 500, total: 1000, elapsed: .seconds(2))
-                == #"{"event":"progress","item":"ICC EMV config","bytes":500,"total":1000,"percent":50.0,"rate":250,"eta":2.0}"#
+                == #"{"event":"progress","item":"ICC EMV config","bytes":500,"total":1000,"percent":50.0,"rate":250,"eta":2.0,"version":1}"#
         )
     }
 

@@ -85,7 +85,7 @@ extension UCube {
                     throw CLIFailure(
                         ExitCodes.usage, "no remembered terminal named '\(forget)' (see `ucube connect --list`)")
                 }
-                print("forgot \(forget)")
+                try ValueReport(value: ["forgot": forget], lines: ["forgot \(forget)"]).print(json: context.json)
                 return
             }
             guard let device else { return }

@@ -73,7 +73,7 @@ extension UCube.Decode {
         if json {
             // The frames' payload and data are raw bytes in decode's JSON, hex strings that `Masking.hex` masks and
             // the door masks again string by string: a timestamp, a number, is never touched.
-            Console.outJSON(try JSONOutput.encode(report) + "\n")
+            Console.outJSON(try JSONOutput.encode(report, versioned: true) + "\n")
             Console.noteResult()
         } else {
             for line in report.lines { print(line) }

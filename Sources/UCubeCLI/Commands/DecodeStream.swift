@@ -108,8 +108,10 @@ final class ReportOutput {
         case .text:
             Console.out((count > 0 ? "\n" : "") + report.lines.map { $0 + "\n" }.joined())
         case .json:
-            let element = try JSONOutput.encode(report, pretty: true, indent: 1)
-            Console.outJSON((count == 0 ? "[\n  " : ",\n  ") + element)
+            // Indented, or on one line when stdout is JSON lines (the shell).
+            let pretty = !Console.jsonLines
+            let element = try JSONOutput.encode(report, pretty: pretty, indent: 1, versioned: true)
+            Console.outJSON((count == 0 ? "[" : ",") + (pretty ? "\n  " : "") + element)
             // The array is the result: a failure after its first element closes it and adds no error object.
             if count == 0 { Console.noteResult() }
         }
@@ -121,7 +123,7 @@ final class ReportOutput {
         guard !closed else { return }
         closed = true
         guard sink == .json else { return }
-        Console.out(count == 0 ? "[]\n" : "\n]\n")
+        Console.out(count == 0 ? "[]\n" : Console.jsonLines ? "]\n" : "\n]\n")
         Console.noteResult()
     }
 

@@ -476,7 +476,7 @@ extension UCube {
                 if let list = value as? [String] { object.append((key, .array(list.map { .string($0) }))) }
             }
             var line = ""
-            JSONOutput.write(.object(object), into: &line, pretty: false, indent: 0)
+            JSONOutput.write(JSONOutput.versioned(.object(object)), into: &line, pretty: false, indent: 0)
             RawOutput.stdout(line + "\n")
         }
 

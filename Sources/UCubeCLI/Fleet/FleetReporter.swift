@@ -246,7 +246,7 @@ final class FleetReporter: Sendable {
         // When it was printed: lines of terminals running side by side (or of shards on several hosts) can be ordered.
         // A command's own event that already has a `time` keeps it.
         if !fields.contains(where: { $0.0 == "time" }) { fields.append(("time", .string(PaymentEngine.timestamp()))) }
-        emit(line: JSONOutput.Value.object(fields).line)
+        emit(line: JSONOutput.Value.object(fields).versionedLine)
     }
 
     private func emit(line: String) { write(line + "\n", to: .stdout) }

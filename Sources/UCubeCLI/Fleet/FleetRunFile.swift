@@ -33,6 +33,9 @@ struct FleetRunFile {
         var command: String
         /// What decides the run's work (`FleetWork.fingerprint`), as 64 hex digits.
         var work: String
+        /// The form's version, as every JSON ucube writes has (`JSONOutput.version`; docs/json.md); absent from a run
+        /// file of an older ucube, which is read all the same.
+        var version: Int?
 
         /// The `ucube` field's one value.
         static let kind = "fleet-run"
@@ -41,6 +44,7 @@ struct FleetRunFile {
             ucube = Self.kind
             self.command = command
             self.work = work
+            version = JSONOutput.version
         }
 
         /// The header as the file's first line (without its newline).
@@ -247,7 +251,7 @@ struct FleetRunFile {
     func append(_ verdict: FleetVerdict) throws(CLIFailure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let line = try? encoder.encode(verdict) else { return }
+        guard let line = try? encoder.encode(VersionedVerdict(verdict: verdict)) else { return }
         do {
             // A failure's message may quote what a terminal or a user gave: masked as every file is.
             try AppendOnlyFile(path: path).append(Masking.redactCardData(in: Array(line)))
@@ -261,6 +265,19 @@ struct FleetRunFile {
     func removeIfOurs() -> Bool {
         guard let start = Self.firstBytes(path), Header.parse(start.prefix { $0 != 0x0A }) != nil else { return false }
         return unlink(path) == 0
+    }
+}
+
+/// A verdict line of the run file: the verdict's keys and the form's `version` (`JSONOutput.version`; docs/json.md).
+private struct VersionedVerdict: Encodable {
+    let verdict: FleetVerdict
+
+    private enum CodingKeys: String, CodingKey { case version }
+
+    func encode(to encoder: any Encoder) throws {
+        try verdict.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(JSONOutput.version, forKey: .version)
     }
 }
 

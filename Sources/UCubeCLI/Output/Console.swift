@@ -114,6 +114,16 @@ enum Console {
         }
     }
 
+    /// Whether stdout is JSON lines: a stream of results (the shell's commands, a script's lines) is one JSON document a
+    /// line, never indented documents one after the other (docs/json.md, "One style a stream").
+    static var jsonLines: Bool {
+        get { jsonLinesMode.load(ordering: .relaxed) }
+        set { jsonLinesMode.store(newValue, ordering: .relaxed) }
+    }
+
+    /// stdout carries many results (the shell): each JSON document on one line.
+    private static let jsonLinesMode = Atomic<Bool>(false)
+
     /// Whether this command's outcome reached stdout whole (`outcome`).
     static var outcomeWritten: Bool { state.withLock { $0.outcomeWritten } }
 
@@ -241,7 +251,7 @@ struct ErrorObject: Encodable {
 
     var line: String {
         // Only strings and numbers: encoding cannot fail.
-        (try? JSONOutput.encode(self, pretty: false)) ?? #"{"error":{"code":"failure"}}"#
+        (try? JSONOutput.encode(self, pretty: false, versioned: true)) ?? #"{"error":{"code":"failure"}}"#
     }
 }
 

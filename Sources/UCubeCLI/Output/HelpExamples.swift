@@ -73,7 +73,7 @@ enum HelpExamples {
             ],
             seeAlso: [
                 "docs/guide.md", "docs/exit-codes.md", "docs/README.md", "docs/protocol.md", "docs/fleet.md",
-                "docs/authorization.md", "docs/serve.md",
+                "docs/authorization.md", "docs/serve.md", "docs/json.md",
             ]),
         Entry(
             path: "info",

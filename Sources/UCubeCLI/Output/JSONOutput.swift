@@ -10,17 +10,42 @@ enum JSONOutput {
         case null, bool(Bool), number(String), string(String), array([Value]), object([(String, Value)])
     }
 
+    /// The version of the form of every JSON document and JSON line ucube writes: the `version` key each one carries
+    /// (docs/json.md, with a JSON Schema per output in docs/schemas/). It changes when a key changes meaning or goes;
+    /// a new key may come without a change.
+    static let version = 1
+
+    /// `value` as ucube writes it out: an object gains `version` (one that has its own keeps it), and so does each
+    /// object of an array (`history --json`, `rpc list --json`: each element is a document of its own).
+    static func versioned(_ value: Value) -> Value {
+        switch value {
+        case .object(let fields):
+            if fields.contains(where: { $0.0 == "version" }) { return value }
+            return .object(fields + [("version", .number(String(version)))])
+        case .array(let items):
+            return .array(items.map { if case .object = $0 { versioned($0) } else { $0 } })
+        case .null, .bool, .number, .string:
+            return value
+        }
+    }
+
     /// `indent`: the depth the value sits at (an element of an array written one element at a time is at 1).
-    static func encode<T: Encodable>(_ value: T, pretty: Bool = true, indent: Int = 0) throws -> String {
+    /// `versioned`: an output of ucube's own, with its `version` (`versioned(_:)`); not a document another party
+    /// defines (`serve`'s answers, docs/openapi.yaml; a command's fields inside a trace line).
+    static func encode<T: Encodable>(
+        _ value: T, pretty: Bool = true, indent: Int = 0, versioned: Bool = false
+    ) throws -> String {
         let tree = try TreeEncoder.encode(value)
         var out = ""
-        write(tree, into: &out, pretty: pretty, indent: indent)
+        write(versioned ? Self.versioned(tree) : tree, into: &out, pretty: pretty, indent: indent)
         return out
     }
 
-    /// Prints `value` as JSON on stdout: the command's result (a failure after it adds no error object).
+    /// Prints `value` as JSON on stdout, with its `version`: the command's result (a failure after it adds no error
+    /// object). One line when stdout is JSON lines (`Console.jsonLines`: the shell).
     static func print<T: Encodable>(_ value: T, pretty: Bool = true) throws {
-        Console.outcome(try encode(value, pretty: pretty) + "\n", json: true)
+        let pretty = pretty && !Console.jsonLines
+        Console.outcome(try encode(value, pretty: pretty, versioned: true) + "\n", json: true)
         Console.noteResult()
     }
 
@@ -343,4 +368,7 @@ extension JSONOutput.Value: Decodable {
         JSONOutput.write(self, into: &out, pretty: false, indent: 0)
         return out
     }
+
+    /// One line of JSON as ucube writes it out, with its `version` (`JSONOutput.versioned`).
+    var versionedLine: String { JSONOutput.versioned(self).line }
 }

@@ -22,7 +22,9 @@ struct ReceiptOptions: ParsableArguments {
     /// Writes the receipt file, when asked for.
     func write(_ receipt: Receipt, json: Bool) throws {
         guard let receiptFile else { return }
-        let text = json ? try JSONOutput.encode(receipt) + "\n" : receipt.lines().joined(separator: "\n") + "\n"
+        let text =
+            json
+            ? try JSONOutput.encode(receipt, versioned: true) + "\n" : receipt.lines().joined(separator: "\n") + "\n"
         try Environment.writeOutput(text, to: receiptFile, what: "the receipt to")
     }
 }

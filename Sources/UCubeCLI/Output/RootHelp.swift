@@ -38,7 +38,7 @@ enum RootHelp {
           73  a directory or file cannot be created: the state directory ($XDG_STATE_HOME/ucube), an --output file or its directory; or it is refused: a symbolic link where ucube writes a file, a state or runtime directory another user owns or others can write
           74  a write failed: stdout is full or closed before the command's outcome reached it, a file could not be read or written
 
-        Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets the error as one JSON object on one line (the last line of a streaming command such as `mdm-update --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link","hint":"...","message":"..."}}. Every key is always there: code is a stable name from the list below, exit the exit code and exitName its name, hint and detail may be null (detail is filled only with --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
+        Errors: a failure prints `ucube: error: MESSAGE` and, when there is something to do, `hint: HINT` on stderr; --log-level debug adds the library's own text as `detail: ...`. With --json, stdout also gets the error as one JSON object on one line (the last line of a streaming command such as `mdm-update --json`): {"error":{"code":"connection-refused","detail":null,"exit":5,"exitName":"link","hint":"...","message":"..."},"version":1} (docs/json.md). Every key is always there: code is a stable name from the list below, exit the exit code and exitName its name, hint and detail may be null (detail is filled only with --log-level debug). A command that already printed its JSON result (pay DECLINED, an rpc answer with a terminal status) adds no error object: the result and the exit code say it. A failed write to stdout exits 74 (a closed pipe, as in `ucube ... | head`, without a message).
 
         Error codes, by exit code:
           1  failure
@@ -120,7 +120,7 @@ enum RootHelp {
 
         SEE ALSO:
           docs/guide.md, docs/exit-codes.md, docs/README.md, docs/protocol.md,
-          docs/fleet.md, docs/authorization.md, docs/serve.md
+          docs/fleet.md, docs/authorization.md, docs/serve.md, docs/json.md
         """#
     /// Never wrapped.
     static let usage = #"""

@@ -3,11 +3,8 @@ import UCubeProtocol
 import UCubeSupport
 
 /// `history totals`' result: the totals of the payments a filter took, with the filter's period and devices.
-/// docs/history.md documents the JSON form, key by key; `version` changes when a key changes meaning or goes.
+/// docs/history.md documents the JSON form, key by key; its `version` is every output's (`JSONOutput.version`).
 struct TotalsReport: Report {
-    /// The version of the JSON form.
-    static let version = 1
-
     let totals: PaymentTotals
     let filter: HistoryFilter
     /// The local offset at a UTC second, for the text's period (`LocalTime`); the JSON keeps UTC.
@@ -61,7 +58,7 @@ struct TotalsReport: Report {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.version, forKey: .version)
+        try container.encode(JSONOutput.version, forKey: .version)
         try container.encode(filter.since.map(Self.text), forKey: .since)
         try container.encode(filter.until.map(Self.text), forKey: .until)
         try container.encode(filter.devices.sorted(), forKey: .devices)

@@ -34,7 +34,7 @@ struct UpdateOutput {
                 }
                 enum Key: String, CodingKey { case event }
             }
-            if let line = try? JSONOutput.encode(Line(verdict: verdict), pretty: false) { print(line) }
+            if let line = try? JSONOutput.encode(Line(verdict: verdict), pretty: false, versioned: true) { print(line) }
             return
         }
         let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to ?? "?")"
@@ -68,7 +68,7 @@ struct UpdateOutput {
             ("event", .string("done")), ("installed", .number(String(installed))), ("failed", .number(String(failed))),
         ]
         if let optional { fields.append(("optional", .number(String(optional)))) }
-        return JSONOutput.Value.object(fields).line
+        return JSONOutput.Value.object(fields).versionedLine
     }
 }
 

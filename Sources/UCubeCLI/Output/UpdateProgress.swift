@@ -133,7 +133,8 @@ enum ProgressFormat {
         return 80
     }
 
-    /// One JSON object per sample: `{"event":"progress","item":…,"bytes":…,"total":…,"percent":…,"rate":…,"eta":…}`.
+    /// One JSON object per sample:
+    /// `{"event":"progress","item":…,"bytes":…,"total":…,"percent":…,"rate":…,"eta":…,"version":1}`.
     static func jsonLine(label: String, sent: Int64, total: Int64, elapsed: Duration) -> String {
         let percent = total > 0 ? Double(sent) * 100 / Double(total) : 100
         let rate = rate(sent: sent, elapsed: elapsed)
@@ -144,6 +145,7 @@ enum ProgressFormat {
         ]
         fields.append("\"rate\":" + (rate.map { String(format: "%.0f", $0) } ?? "null"))
         fields.append("\"eta\":" + (eta.map { String(format: "%.1f", $0) } ?? "null"))
+        fields.append("\"version\":\(JSONOutput.version)")
         return "{" + fields.joined(separator: ",") + "}"
     }
 

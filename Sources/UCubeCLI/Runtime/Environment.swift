@@ -275,7 +275,8 @@ enum StandardError {
     /// One event of `pay --events` as a JSON line on stderr, with its time.
     static func writeEvent<E: Encodable>(_ event: E) {
         guard
-            let line = try? JSONOutput.encode(TimedEvent(event: event, time: PaymentEngine.timestamp()), pretty: false)
+            let line = try? JSONOutput.encode(
+                TimedEvent(event: event, time: PaymentEngine.timestamp()), pretty: false, versioned: true)
         else { return }
         RawOutput.stderr(line + "\n")
     }

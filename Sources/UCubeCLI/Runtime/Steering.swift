@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
 
@@ -233,12 +234,16 @@ struct SteeringAnswer: Codable, Sendable, Report {
     var error: String? = nil
     var hint: String? = nil
     var exit: Int32? = nil
+    /// When it was answered (ISO 8601, UTC), on `simulate --json`'s stdout, as its other lines say.
+    var time: String? = nil
 
     /// What changed, then the state.
     var lines: [String] { (changed ?? []) + (status?.lines ?? []) }
 
     /// The answer as one JSON line.
-    var line: String { (try? JSONOutput.encode(self, pretty: false)) ?? #"{"ok":false,"error":"unencodable"}"# }
+    var line: String {
+        (try? JSONOutput.encode(self, pretty: false, versioned: true)) ?? #"{"ok":false,"error":"unencodable"}"#
+    }
 
     /// The answer read back from a line, or nil.
     init?(line: String) {
@@ -378,7 +383,10 @@ final class SteeringServers: Sendable {
             while let line = Self.nextLine() {
                 let done = DispatchSemaphore(value: 0)
                 Task {
-                    for answer in await self.answer(line) { RawOutput.stdout(answer.line + "\n") }
+                    for var answer in await self.answer(line) {
+                        answer.time = PaymentEngine.timestamp()
+                        RawOutput.stdout(answer.line + "\n")
+                    }
                     done.signal()
                 }
                 done.wait()

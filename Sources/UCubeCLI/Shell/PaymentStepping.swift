@@ -75,7 +75,8 @@ final class PaymentStepping: Sendable {
     }
 
     private func showContext(_ context: PaymentContext) {
-        if json, let text = try? JSONOutput.encode(PaymentContextJSON(context: context)) {
+        if json, let text = try? JSONOutput.encode(PaymentContextJSON(context: context), pretty: false, versioned: true)
+        {
             print(text)
         } else {
             for line in Self.contextLines(context) { print(line) }

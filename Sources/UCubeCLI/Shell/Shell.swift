@@ -157,6 +157,8 @@ final class ShellRunner: @unchecked Sendable {
     }
 
     func run() -> Int32 {
+        // Many results on one stdout: with JSON, one document a line.
+        Console.jsonLines = true
         guard output == nil else { return DeviceOutput.$current.withValue(output) { loop() } }
         installShellInterruptHandler()
         return loop()
