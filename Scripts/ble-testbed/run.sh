@@ -78,7 +78,7 @@ rm -rf "$tms_home"
 follow_results() {
     local seen=0 quiet=0 count name verdict seconds detail
     while sleep 10; do
-        count=$(wc -l <"$share/out/results.tsv" 2>/dev/null || echo 0)
+        count=$(wc -l 2>/dev/null <"$share/out/results.tsv" || echo 0)
         if [ "$count" -gt "$seen" ]; then
             while IFS=$'\t' read -r name verdict seconds detail; do
                 say "case $name: $verdict in $seconds s${detail:+: $detail}"
