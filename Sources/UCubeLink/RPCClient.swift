@@ -503,6 +503,9 @@ package actor RPCClient {
         }
         let silent = ContinuousClock.now - since
         if silent < frameSilence { return frameSilence - silent }
+        // Bytes that arrived and wait for this actor (a loaded machine runs the reader late) are not silence: the
+        // reader takes them next and moves `partialFrameSince` on.
+        if transport.incoming.bufferedBytes > 0 { return frameSilence }
         partialWatcherSleeping = false
         partialFrameSince = nil
         guard let p = pending.last(where: { $0.command != .cancelAll }) ?? pending.last else { return nil }

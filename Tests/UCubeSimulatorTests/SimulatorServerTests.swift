@@ -213,8 +213,14 @@ enum BlockingClient {
         }
     }
 
+    /// A write that blocks this long means the server neither reads nor drops the connection: the flood ends and the
+    /// test says so, where a blocking `send` would hold the whole test run (it did once, stop 47: every thread idle,
+    /// this one in `send`). A safety net, ten times the test's own minute under load.
+    static let stalledWrite: Int = 600
+
     /// Connects and writes `chunk()` over and over, never reading, until the server drops the connection (a write
-    /// fails) or `upTo` bytes are written; returns the bytes written. `receiveBuffer`: the socket's SO_RCVBUF.
+    /// fails) or `upTo` bytes are written; returns the bytes written. `receiveBuffer`: the socket's SO_RCVBUF. Throws
+    /// when one write waits `stalledWrite` seconds.
     static func flood(
         port: Int, upTo limit: Int, receiveBuffer: Int32? = nil, chunk: @escaping @Sendable () -> [UInt8]
     ) async throws -> Int {
@@ -224,10 +230,17 @@ enum BlockingClient {
                     with: Result {
                         let fd = try connected(port: port, receiveBuffer: receiveBuffer)
                         defer { close(fd) }
+                        var timeout = timeval(tv_sec: stalledWrite, tv_usec: 0)
+                        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                         let bytes = chunk()
                         var sent = 0
                         while sent < limit {
                             let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                                throw HarnessError.socket(
+                                    "the server neither read nor dropped the connection for \(stalledWrite) s, after \(sent) bytes"
+                                )
+                            }
                             guard n > 0 else { break }
                             sent += n
                         }

@@ -203,6 +203,22 @@ extension UCubeSandbox {
         #expect(text.stdout.contains("hint: "), "\(text.stdout)")
     }
 
+    /// A peer that takes the TCP connection and never answers is not one that refuses it: the finding says the
+    /// connection was accepted, and the hint is not "is it listening?".
+    @Test func tcpThatAcceptsAndNeverAnswersSaysSo() async throws {
+        let sandbox = try UCubeSandbox()
+        let listener = try boundSocket(backlog: 4)
+        defer { close(listener.fd) }
+        let result = try await sandbox.diagnose(["--device", "tcp://127.0.0.1:\(listener.port)", "--rpc-timeout", "1"])
+        #expect(result.run.status == 16, "\(result.run.stdout)\(result.run.stderr)")
+        #expect(result.code("link", "open") == "timeout", "\(result.finding("link", "open") ?? [:])")
+        let message = result.finding("link", "open")?["message"] as? String ?? ""
+        #expect(message.contains("the TCP connection was accepted, but nothing answered"), "\(message)")
+        let hint = result.finding("link", "open")?["hint"] as? String ?? ""
+        #expect(hint.contains("does not speak the terminal's protocol"), "\(hint)")
+        #expect(result.severity("terminal", "answer") == "skipped")
+    }
+
     @Test func overTCPToTheSimulatorAndInTheShell() async throws {
         let sandbox = try UCubeSandbox()
         let (simulator, port) = try await sandbox.startSimulator()
@@ -303,8 +319,15 @@ extension UCubeSandbox {
     }
 
     private func freePort() throws -> Int {
+        let bound = try boundSocket()
+        close(bound.fd)
+        return bound.port
+    }
+
+    /// A socket on a free port of 127.0.0.1, left open for the caller to close; with `backlog`, listening: the kernel
+    /// takes connections into its backlog and nothing ever answers them.
+    private func boundSocket(backlog: Int32? = nil) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -315,8 +338,11 @@ extension UCubeSandbox {
                 bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
-        guard bound else { throw SandboxError(message: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound, backlog.map({ listen(fd, $0) == 0 }) ?? true else {
+            close(fd)
+            throw SandboxError(message: "no free port")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
 

@@ -95,8 +95,8 @@ extension UCube.Diagnose {
                 report.add(.link, "open", .blocking, problem.rawValue, failure.message, hint: hint)
             } else {
                 report.add(
-                    .link, "open", .blocking, failure.code, failure.message,
-                    hint: failure.hint ?? Self.openHint(address))
+                    .link, "open", .blocking, failure.code, Self.openMessage(address, failure),
+                    hint: failure.hint ?? Self.openHint(address, code: failure.code))
             }
             skipTerminal(&report, because: "the link is not open")
             return nil
@@ -121,8 +121,16 @@ extension UCube.Diagnose {
             hint: "bluetoothctl disconnect \(target), or switch the terminal off and on")
     }
 
-    static func openHint(_ address: DeviceAddress) -> String {
+    /// A TCP peer that took the connection and never answered is not one that refused it: say which.
+    static func openMessage(_ address: DeviceAddress, _ failure: CLIFailure) -> String {
+        guard case .tcp = address, failure.code == LinkError.Code.timeout.rawValue else { return failure.message }
+        return "the TCP connection was accepted, but nothing answered: \(failure.message)"
+    }
+
+    static func openHint(_ address: DeviceAddress, code: String? = nil) -> String {
         switch address {
+        case .tcp where code == LinkError.Code.timeout.rawValue:
+            "something listens there but does not speak the terminal's protocol: check that it is a uCube bridge or `ucube simulate --listen`, not another service, and that no other program is talking to the terminal"
         case .tcp: "is the terminal (or `ucube simulate --listen`) running and listening there?"
         case .serial: "check the device file exists and this user may open it (the dialout group)"
         case .ble: "check the terminal is on and in range (`ucube scan`)"
