@@ -32,6 +32,25 @@ final class UCubeSandbox: @unchecked Sendable {
     /// Starts `process`, one launch at a time in this test process (see `launch`).
     static func start(_ process: Process) throws { try launching.withLock { try process.run() } }
 
+    /// Runs Debian's `python3 ARGS…` to its end, off the cooperative pool: its status and its stdout and stderr
+    /// together. `environment` nil: this process's.
+    static func python3(_ arguments: [String], environment: [String: String]? = nil) async throws -> (
+        status: Int32, output: String
+    ) {
+        try await blocking { () throws -> (Int32, String) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = arguments
+            if let environment { process.environment = environment }
+            let out = Pipe.cloexec()
+            process.standardOutput = out
+            process.standardError = out
+            try start(process)
+            let data = out.fileHandleForReading.readAllRetryingInterrupts()
+            return (process.waitForEnd().status, String(decoding: data, as: UTF8.self))
+        }
+    }
+
     init() throws {
         // A test that writes to a child's stdin after the child has exited gets EPIPE, not a SIGPIPE that would end the
         // whole test run with no word of which test it was.

@@ -58,17 +58,7 @@ import Testing
                 count += 1
             print(count, "valid")
             """
-        let result = try await blocking { () throws -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-c", check, schema.path, log.path]
-            let out = Pipe.cloexec()
-            process.standardOutput = out
-            process.standardError = out
-            try UCubeSandbox.start(process)
-            let data = out.fileHandleForReading.readAllRetryingInterrupts()
-            return (process.waitForEnd().status, String(decoding: data, as: UTF8.self))
-        }
+        let result = try await UCubeSandbox.python3(["-c", check, schema.path, log.path])
         #expect(result.0 == 0, "\(result.1)")
         #expect(!result.1.hasPrefix("0 valid"), "no request was validated: \(result.1)")
     }

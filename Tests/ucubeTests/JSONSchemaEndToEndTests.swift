@@ -285,16 +285,7 @@ import Testing
         try Data(text.utf8).write(to: file)
         let schemaPath = root.appendingPathComponent("docs/schemas/\(schema).schema.json").path
         let checker = root.appendingPathComponent("Tests/json/check_output.py").path
-        return try await blocking { () throws -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [checker, schemaPath, style.rawValue, file.path]
-            let out = Pipe.cloexec()
-            process.standardOutput = out
-            process.standardError = out
-            try UCubeSandbox.start(process)
-            let data = out.fileHandleForReading.readAllRetryingInterrupts()
-            return (process.waitForEnd().status, String(decoding: data, as: UTF8.self))
-        }
+        let run = try await UCubeSandbox.python3([checker, schemaPath, style.rawValue, file.path])
+        return (run.status, run.output)
     }
 }

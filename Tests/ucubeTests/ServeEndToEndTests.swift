@@ -174,24 +174,13 @@ final class ServeRun: @unchecked Sendable {
         status: Int32, output: String
     ) {
         let root = ServeEndToEndTests.root
-        return try await blocking { () throws -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments =
-                [root.appendingPathComponent("Tests/serve/\(script)").path] + [
-                    "--openapi", root.appendingPathComponent("docs/openapi.yaml").path, "--ucube",
-                    UCubeSandbox.binary.path,
-                ] + arguments
-            var environment = sandbox.environment
-            environment["PYTHONDONTWRITEBYTECODE"] = "1"
-            process.environment = environment
-            let out = Pipe.cloexec()
-            process.standardOutput = out
-            process.standardError = out
-            try UCubeSandbox.start(process)
-            let data = out.fileHandleForReading.readAllRetryingInterrupts()
-            return (process.waitForEnd().status, String(decoding: data, as: UTF8.self))
-        }
+        var environment = sandbox.environment
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        return try await UCubeSandbox.python3(
+            [root.appendingPathComponent("Tests/serve/\(script)").path] + [
+                "--openapi", root.appendingPathComponent("docs/openapi.yaml").path, "--ucube",
+                UCubeSandbox.binary.path,
+            ] + arguments, environment: environment)
     }
 
     /// An IPv4 address of this machine outside 127.0.0.0/8, if it has one.
