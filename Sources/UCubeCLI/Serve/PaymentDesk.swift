@@ -140,7 +140,7 @@ final class PaymentDesk: Sendable {
         if outcome.needsSignature {
             update(id) { payment in
                 payment.prompt = .signature
-                return ServedEventDocument(type: "prompt", payment: payment)
+                return ServedEventDocument(type: "prompt", payment: payment, full: true)
             }
         }
         update(id) { payment in
