@@ -150,9 +150,7 @@ final class PaymentDesk: Sendable {
             payment.outcome = outcome
             return ServedEventDocument(type: "finished", payment: payment, full: true)
         }
-        state.withLock { state in
-            if let device = state.payments[id]?.device, state.busy[device] == id { state.busy[device] = nil }
-        }
+        freeTerminal(of: id)
     }
 
     /// The payment could not start (the link, the journal): no command reached the terminal for it.
@@ -163,6 +161,11 @@ final class PaymentDesk: Sendable {
             payment.prompt = nil
             return ServedEventDocument(type: "failed", payment: payment, full: true)
         }
+        freeTerminal(of: id)
+    }
+
+    /// The terminal `id` ran on takes the next payment.
+    private func freeTerminal(of id: String) {
         state.withLock { state in
             if let device = state.payments[id]?.device, state.busy[device] == id { state.busy[device] = nil }
         }
