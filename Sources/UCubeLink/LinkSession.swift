@@ -44,8 +44,7 @@ package actor LinkSession {
     /// that took the terminal as idle on the record's word alone, the first such command must confirm it, and the
     /// terminal is reset and asked again if it does not (`RPCClient.sendConfirmingIdle`, spec §8.7); `reset` says so.
     /// Otherwise, and for every later command, it is `client.send`.
-    package func query<C: RPCCommand>(_ command: C) async throws(LinkError) -> (reply: Reply<C.Response>, reset: Bool)
-    {
+    package func query<C: RPCCommand>(_ command: C) async throws(LinkError) -> (reply: Reply<C.Response>, reset: Bool) {
         guard memo.takeUnverified() else { return (try await client.send(command), false) }
         let (reply, reset) = try await client.sendConfirmingIdle(command)
         if reset { memo.wasReset(commandsSent: await client.commandsSent) }

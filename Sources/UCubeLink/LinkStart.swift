@@ -1,4 +1,3 @@
-
 /// What is known of the terminal's link when a payment starts, and so which starting steps it needs (spec §8.6,
 /// PROJECT CHOICE). The link session says it (`LinkSession.linkStart`: the link session file written at the last
 /// process's clean exit, or this process's own view of the link); the payment state machine (UCubePayment) decides

@@ -71,7 +71,7 @@ package struct TransportFactory: Sendable {
             guard let replay else { throw Self.unavailable(address, "no replay") }
             return try replay(path)
         case .remembered(let name):
-            throw LinkError(.connectFailed, "unknown device '\(name)': a remembered name is resolved before a link opens")
+            throw LinkError(.connectFailed, "unknown device '\(name)': a name is resolved before a link opens")
         }
     }
 
