@@ -68,7 +68,6 @@ struct Measurement {
 /// One payment on a link opened as `ucube pay` opens it from `record` (`LinkSession`, the CLI's rules): the client
 /// starts with the rules it trusts, and the payment from what it knows.
 func measure(_ flow: Flow, record: SessionRecord.Loaded, model: LinkModel) async throws -> Measurement {
-    let opening = LinkOpening(record, preparation: .payment)
     guard let scenario = CardCatalogue.named(flow.card) else { fatalError("unknown card \(flow.card)") }
     var configuration = scenario.configuration(SimulatorConfiguration())
     configuration.linkModel = model
@@ -77,18 +76,20 @@ func measure(_ flow: Flow, record: SessionRecord.Loaded, model: LinkModel) async
         _ = await simulator.serve(input: peer.input, output: { peer.write($0) })
     }).open(.simulator)
     let log = FrameLog()
-    let client = RPCClient(transport: link.transport, defaultTimeout: .seconds(120), rules: opening.rules) { event in
-        switch event {
-        case .sent(let bytes, _): log.add(bytes, sent: true)
-        case .received(let bytes, _, _): log.add(bytes, sent: false)
-        default: break
+    let session = LinkSession(record: record, preparation: .payment) { rules in
+        RPCClient(transport: link.transport, defaultTimeout: .seconds(120), rules: rules) { event in
+            switch event {
+            case .sent(let bytes, _): log.add(bytes, sent: true)
+            case .received(let bytes, _, _): log.add(bytes, sent: false)
+            default: break
+            }
         }
     }
+    let client = session.client
     let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve))
     let request = PaymentRequest(amount: 1250, readers: flow.readers, requestID: UUID().uuidString)
     let clock = ContinuousClock()
     let start = clock.now
-    let session = LinkSession(client: client, opening: opening)
     try await session.start()
     let context = await engine.run(request, link: await session.linkStart())
     let wall = clock.now - start

@@ -98,20 +98,24 @@ enum VirtualTerminal {
     /// two cooperative threads with a thousand others gives it longer, since no wait here should ever reach it.
     static func run(_ script: TerminalScript, timeout: Duration = .seconds(1)) async -> Outcome {
         let link = TransportFactory.inProcess(name: "fuzz") { peer in await answer(peer: peer, script: script) }
-        let client = RPCClient(transport: link.transport, defaultTimeout: timeout, frameSilence: Self.frameSilence)
-        await client.start()
-        let outcome = await flows(client)
-        await client.close()
+        let session = LinkSession(record: .stale(owner: nil), preparation: .ready) { rules in
+            RPCClient(transport: link.transport, defaultTimeout: timeout, rules: rules, frameSilence: Self.frameSilence)
+        }
+        await session.client.start()
+        let outcome = await flows(session)
+        await session.client.close()
         await link.peer?.value
         return outcome
     }
 
     /// What the driver does with a terminal, in the order a CLI session would.
-    private static func flows(_ client: RPCClient) async -> Outcome {
+    private static func flows(_ session: LinkSession) async -> Outcome {
         var outcome = Outcome()
+        let client = session.client
         // The link opened as the CLI opens it for a command that needs the terminal READY, on a terminal a process
-        // left in an unknown state: the library's session rules (`LinkSession`), CancelAll and ExitSecureSession.
-        try? await LinkSession(client: client, opening: LinkOpening(.stale(owner: nil), preparation: .ready)).start()
+        // left in an unknown state (the session `run` and `recordings` make): the library's session rules
+        // (`LinkSession`), CancelAll and ExitSecureSession.
+        try? await session.start()
         let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve))
         let context = await engine.run(PaymentRequest(amount: 1_250, cardWaitTimeout: 1, requestID: "fuzz"))
         if context.status == .approved {
@@ -182,10 +186,12 @@ enum VirtualTerminal {
                     peer.write(frame)
                 }
             }
-            let client = RPCClient(transport: link.transport, defaultTimeout: timeout)
-            await client.start()
-            let outcome = await flows(client)
-            await client.close()
+            let session = LinkSession(record: .stale(owner: nil), preparation: .ready) { rules in
+                RPCClient(transport: link.transport, defaultTimeout: timeout, rules: rules)
+            }
+            await session.client.start()
+            let outcome = await flows(session)
+            await session.client.close()
             await link.peer?.value
             recordings.append((scenario.name, await recorder.script, outcome))
         }

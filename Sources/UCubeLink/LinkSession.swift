@@ -7,14 +7,18 @@ import UCubeProtocol
 /// benchmarks; the caller reads and writes the record's file.
 package actor LinkSession {
     package nonisolated let client: RPCClient
-    /// How the link started: the client must have been made with `opening.rules`.
+    /// How the link starts, from the record and the preparation.
     package nonisolated let opening: LinkOpening
     private var memo = LinkMemo()
 
-    /// `client` was made with `opening.rules`; nothing is sent until `start`.
-    package init(client: RPCClient, opening: LinkOpening) {
-        self.client = client
-        self.opening = opening
+    /// A link whose last process left `record` (what the session file, or a recording, says), for a command that
+    /// needs `preparation`. `makeClient` makes the link's client with the rules the opening trusts (the record's
+    /// when clean, a fresh session's otherwise); nothing is sent until `start`.
+    package init(
+        record: SessionRecord.Loaded, preparation: LinkPreparation, client makeClient: (LinkRules) -> RPCClient
+    ) {
+        opening = LinkOpening(record, preparation: preparation)
+        client = makeClient(opening.rules)
     }
 
     /// The record the process writes when it opens the link, before `start` sends anything: ours from now on, so a

@@ -96,13 +96,13 @@ struct Connection {
         }
         // A replay starts from the recording's session; a device from its file.
         let recorded = link.session ?? stored
-        let opening = LinkOpening(recorded, preparation: prepare)
         let recorder = SessionRecorder.active?.link(device: address.description, session: Recording.Session(recorded))
-        let client = RPCClient(
-            transport: link.transport, defaultTimeout: context.timeout, rules: opening.rules,
-            trace: Self.trace(printing: context.trace, recorder: recorder),
-            logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
-        let session = LinkSession(client: client, opening: opening)
+        let session = LinkSession(record: recorded, preparation: prepare) { rules in
+            RPCClient(
+                transport: link.transport, defaultTimeout: context.timeout, rules: rules,
+                trace: Self.trace(printing: context.trace, recorder: recorder),
+                logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
+        }
         var connection = Connection(
             session: session, address: address, peerName: link.peerName, transportAddress: link.transportAddress,
             sessionFile: sessionFile, simulatorTask: link.peer)
@@ -134,19 +134,10 @@ struct Connection {
                 return { peer in _ = await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) }) }
             },
             bluetooth: { address in
-                try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
-                    switch address {
-                    case .ble(let target):
-                        let bleTrace: (@Sendable (BLETraceEvent) -> Void)? =
-                            trace ? { @Sendable event in TracePrinter.print(event) } : nil
-                        let ble = try await BLETransport.connect(target: target, options: bluetooth, trace: bleTrace)
-                        return TransportFactory.Opened(ble, peerName: ble.deviceName, transportAddress: ble.address)
-                    case .rfcomm(let bdaddr, let channel):
-                        return TransportFactory.Opened(
-                            try await RFCOMMTransport.connect(address: bdaddr, channel: UInt8(channel)))
-                    case .simulator, .tcp, .serial, .remembered, .replay:
-                        preconditionFailure("TransportFactory asks for Bluetooth only for ble:// and rfcomm://")
-                    }
+                let bleTrace: (@Sendable (BLETraceEvent) -> Void)? =
+                    trace ? { @Sendable event in TracePrinter.print(event) } : nil
+                return try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
+                    try await TransportFactory.openBluetooth(address, options: bluetooth, trace: bleTrace)
                 }
             },
             replay: { path in try ReplaySource.link(path: path, name: "replay:\(path)", fast: context.fast) })
