@@ -64,7 +64,7 @@ struct TerminalScript: Sendable {
 }
 
 /// The whole driver against a terminal that answers as a `TerminalScript` says: the start-up resynchronisation a
-/// command runs on a terminal left in an unknown state (`LinkOpening`: CancelAll, ExitSecureSession), a payment on both
+/// command runs on a terminal left in an unknown state (`LinkSession`: CancelAll, ExitSecureSession), a payment on both
 /// readers, a GetInfo and a firmware load. Checks what must hold whatever the terminal says: every flow ends, and an
 /// APPROVED payment carries the card's 8-byte cryptogram, never an AAC (docs/protocol.md §8.3).
 enum VirtualTerminal {
