@@ -12,6 +12,10 @@
 #      others are named with why they need none (no text that can hold card data, or bytes a masked writer gave).
 #   5. The network door: every body `ucube serve` writes to a connection (UCubeCLI) is bytes from Console.served
 #      (ServedBytes, which only Console.swift can make), which passes LogScrubber.scrub(JSON).
+#   6. The link session's rules are UCubeLink's (docs/architecture.md, protocol.md §8.6, §8.7): the CLI names none of
+#      them (LinkOpening, LinkMemo, a LinkStart or SessionRecord it builds, the client's lostTrack or commandsSent,
+#      sendConfirmingIdle, verifySecureSession), and builds no transport by hand (InMemoryTransport.pair,
+#      ChannelTransport, BLETransport.connect, RFCOMMTransport.connect): TransportFactory opens every address.
 # Prints what is wrong and exits 1; prints a summary and exits 0.
 #   Scripts/check-architecture.sh
 set -euo pipefail
@@ -135,8 +139,17 @@ if ! grep -A2 'static func served(' "$door" | grep -qE 'LogScrubber\.scrubJSON\(
     status=1
 fi
 
+# 6. No session rule and no hand-built transport in the CLI.
+session_rules='\bLinkOpening\b|\bLinkMemo\b|\bLinkStart\(|\bSessionRecord\(|\.lostTrack\b|\.commandsSent\b|sendConfirmingIdle|verifySecureSession|InMemoryTransport\.pair|ChannelTransport\.|BLETransport\.connect|RFCOMMTransport\.connect'
+if found=$(grep -rnE "$session_rules" Sources/UCubeCLI --include='*.swift' | grep -vE '^[^:]+:[0-9]+:\s*//'); then
+    echo "The CLI applies a link session rule or builds a transport (LinkSession and TransportFactory, UCubeLink, do):"
+    echo "$found"
+    status=1
+fi
+
 if [ $status -eq 0 ]; then
     echo "check-architecture: one door ($door), masked at the exit; $checked names in $doc found in Sources;" \
-        "$writer_files files that write files, each a listed writer (${#masked_writers[@]} masked)."
+        "$writer_files files that write files, each a listed writer (${#masked_writers[@]} masked);" \
+        "no link session rule and no hand-built transport in UCubeCLI."
 fi
 exit $status

@@ -9,7 +9,7 @@
 // "crash" is the link after a process that did not exit cleanly, or the first payment on a machine: the full starting
 // sequence (CancelAll, ExitSecureSession, GetInfo, EnterSecureSession). "clean" is the link after a clean exit that
 // recorded the terminal (spec §8.6): EnterSecureSession first. Each starts from the link session record such a process
-// leaves, through the CLI's rule (`LinkOpening`). The commands are counted on the link (frames written),
+// leaves, through the CLI's rules (`LinkSession`). The commands are counted on the link (frames written),
 // and the payment's own count (`roundTrips`) must agree with it, or the benchmark stops.
 
 import Foundation
@@ -65,33 +65,36 @@ struct Measurement {
     let terminal: KnownTerminal?
 }
 
-/// One payment on a link opened as `ucube pay` opens it from `record` (`LinkOpening`, the CLI's rule): the client
+/// One payment on a link opened as `ucube pay` opens it from `record` (`LinkSession`, the CLI's rules): the client
 /// starts with the rules it trusts, and the payment from what it knows.
 func measure(_ flow: Flow, record: SessionRecord.Loaded, model: LinkModel) async throws -> Measurement {
-    let opening = LinkOpening(record, preparation: .payment)
     guard let scenario = CardCatalogue.named(flow.card) else { fatalError("unknown card \(flow.card)") }
     var configuration = scenario.configuration(SimulatorConfiguration())
     configuration.linkModel = model
     let simulator = try TerminalSimulator(configuration: configuration)
-    let (transport, peer) = InMemoryTransport.pair()
-    let serving = Task { _ = await simulator.serve(input: peer.input, output: { peer.write($0) }) }
+    let link = try await TransportFactory(inProcess: { peer in
+        _ = await simulator.serve(input: peer.input, output: { peer.write($0) })
+    }).open(.simulator)
     let log = FrameLog()
-    let client = RPCClient(transport: transport, defaultTimeout: .seconds(120), rules: opening.rules) { event in
-        switch event {
-        case .sent(let bytes, _): log.add(bytes, sent: true)
-        case .received(let bytes, _, _): log.add(bytes, sent: false)
-        default: break
+    let session = LinkSession(record: record, preparation: .payment) { rules in
+        RPCClient(transport: link.transport, defaultTimeout: .seconds(120), rules: rules) { event in
+            switch event {
+            case .sent(let bytes, _): log.add(bytes, sent: true)
+            case .received(let bytes, _, _): log.add(bytes, sent: false)
+            default: break
+            }
         }
     }
+    let client = session.client
     let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve))
     let request = PaymentRequest(amount: 1250, readers: flow.readers, requestID: UUID().uuidString)
     let clock = ContinuousClock()
     let start = clock.now
-    let link = LinkStart(idle: opening.idle, secured: opening.rules.secured, terminal: opening.terminal)
-    let context = await engine.run(request, link: link)
+    try await session.start()
+    let context = await engine.run(request, link: await session.linkStart())
     let wall = clock.now - start
     await client.close()
-    _ = await serving.value
+    await link.peer?.value
     let frames = log.all
     var modelled: [Int: Duration] = [:]
     for mtu in mtus {

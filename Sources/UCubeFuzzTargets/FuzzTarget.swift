@@ -35,7 +35,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// A Bluetooth HCI capture, as `ucube decode --as btsnoop FILE` reads it (docs/protocol.md §3.5).
     case btsnoop
     /// The whole driver against a virtual terminal that answers every command as the input says: resynchronisation
-    /// (`LinkOpening`: CancelAll, ExitSecureSession), a payment, a GetInfo and a firmware load (`VirtualTerminal`).
+    /// (`LinkSession`: CancelAll, ExitSecureSession), a payment, a GetInfo and a firmware load (`VirtualTerminal`).
     case driver
 
     /// Runs one input.

@@ -64,7 +64,7 @@ struct TerminalScript: Sendable {
 }
 
 /// The whole driver against a terminal that answers as a `TerminalScript` says: the start-up resynchronisation a
-/// command runs on a terminal left in an unknown state (`LinkOpening`: CancelAll, ExitSecureSession), a payment on both
+/// command runs on a terminal left in an unknown state (`LinkSession`: CancelAll, ExitSecureSession), a payment on both
 /// readers, a GetInfo and a firmware load. Checks what must hold whatever the terminal says: every flow ends, and an
 /// APPROVED payment carries the card's 8-byte cryptogram, never an AAC (docs/protocol.md §8.3).
 enum VirtualTerminal {
@@ -97,23 +97,25 @@ enum VirtualTerminal {
     /// `timeout`: the client's RPC timeout, 1 s for the fuzzer (see `frameSilence`); a test that shares the machine's
     /// two cooperative threads with a thousand others gives it longer, since no wait here should ever reach it.
     static func run(_ script: TerminalScript, timeout: Duration = .seconds(1)) async -> Outcome {
-        let (transport, peer) = InMemoryTransport.pair(name: "fuzz")
-        let terminal = Task { await answer(peer: peer, script: script) }
-        let client = RPCClient(transport: transport, defaultTimeout: timeout, frameSilence: Self.frameSilence)
-        await client.start()
-        let outcome = await flows(client)
-        await client.close()
-        peer.disconnect()
-        await terminal.value
+        let link = TransportFactory.inProcess(name: "fuzz") { peer in await answer(peer: peer, script: script) }
+        let session = LinkSession(record: .stale(owner: nil), preparation: .ready) { rules in
+            RPCClient(transport: link.transport, defaultTimeout: timeout, rules: rules, frameSilence: Self.frameSilence)
+        }
+        await session.client.start()
+        let outcome = await flows(session)
+        await session.client.close()
+        await link.peer?.value
         return outcome
     }
 
     /// What the driver does with a terminal, in the order a CLI session would.
-    private static func flows(_ client: RPCClient) async -> Outcome {
+    private static func flows(_ session: LinkSession) async -> Outcome {
         var outcome = Outcome()
+        let client = session.client
         // The link opened as the CLI opens it for a command that needs the terminal READY, on a terminal a process
-        // left in an unknown state: the library's one rule (`LinkOpening`), CancelAll and ExitSecureSession.
-        _ = try? await LinkOpening(.stale(owner: nil), preparation: .ready).perform(on: client)
+        // left in an unknown state (the session `run` and `recordings` make): the library's session rules
+        // (`LinkSession`), CancelAll and ExitSecureSession.
+        try? await session.start()
         let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve))
         let context = await engine.run(PaymentRequest(amount: 1_250, cardWaitTimeout: 1, requestID: "fuzz"))
         if context.status == .approved {
@@ -177,20 +179,20 @@ enum VirtualTerminal {
             var configuration = scenario.configuration(SimulatorConfiguration(timeScale: 0))
             configuration.stateDirectory = nil
             guard let simulator = try? TerminalSimulator(configuration: configuration) else { continue }
-            let (transport, peer) = InMemoryTransport.pair(name: "record")
             let recorder = Recorder()
-            let serving = Task {
-                await simulator.serve(input: peer.input) { frame in
+            let link = TransportFactory.inProcess(name: "record") { peer in
+                _ = await simulator.serve(input: peer.input) { frame in
                     await recorder.add(frame)
                     peer.write(frame)
                 }
-                peer.disconnect()
             }
-            let client = RPCClient(transport: transport, defaultTimeout: timeout)
-            await client.start()
-            let outcome = await flows(client)
-            await client.close()
-            await serving.value
+            let session = LinkSession(record: .stale(owner: nil), preparation: .ready) { rules in
+                RPCClient(transport: link.transport, defaultTimeout: timeout, rules: rules)
+            }
+            await session.client.start()
+            let outcome = await flows(session)
+            await session.client.close()
+            await link.peer?.value
             recordings.append((scenario.name, await recorder.script, outcome))
         }
         return recordings

@@ -23,7 +23,7 @@ import Darwin
     func tcpBackpressure() async throws {
         let total = 16 * 1024 * 1024
         let peer = try StreamingPeer(bytes: total)
-        let transport = try await ChannelTransport.connectTCP(host: "127.0.0.1", port: peer.port)
+        let transport = try await TransportFactory().open(.tcp(host: "127.0.0.1", port: peer.port)).transport
         defer { Task { await transport.close() } }
         let queue = transport.incoming
 

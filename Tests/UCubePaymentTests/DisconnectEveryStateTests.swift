@@ -27,12 +27,11 @@ import UCubeSimulator
         _ simulator: TerminalSimulator, readers: [CardReader], journal: PaymentJournal, recorder: Recorder,
         securedTags: [UCubeProtocol.Tag]? = nil
     ) async -> PaymentContext {
-        let (transport, peer) = InMemoryTransport.pair()
-        let serving = Task {
+        // A fault (or the end of the link) drops the client's stream, as the CLI's `sim` does.
+        let link = TransportFactory.inProcess { peer in
             _ = await simulator.serve(input: peer.input, output: { peer.write($0) })
-            peer.disconnect()  // a fault (or the end of the link) drops the client's stream, as the CLI does
         }
-        let client = RPCClient(transport: transport, defaultTimeout: .seconds(30)) { event in
+        let client = RPCClient(transport: link.transport, defaultTimeout: .seconds(30)) { event in
             if case .sent(_, let frame) = event { recorder.sent(frame.command) }
         }
         let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve), journal: journal)
@@ -42,7 +41,7 @@ import UCubeSimulator
             if case .finished = event { recorder.finish() }
         }
         await client.close()
-        _ = await serving.value
+        await link.peer?.value
         return context
     }
 

@@ -27,17 +27,18 @@ import UCubeSimulator
         let scenario = try #require(CardCatalogue.named(card))
         let simulator = try TerminalSimulator(
             configuration: scenario.configuration(SimulatorConfiguration(timeScale: 0.01)))
-        let (transport, peer) = InMemoryTransport.pair()
-        let serving = Task { _ = await simulator.serve(input: peer.input, output: { peer.write($0) }) }
+        let opened = TransportFactory.inProcess { peer in
+            _ = await simulator.serve(input: peer.input, output: { peer.write($0) })
+        }
         let wire = Wire()
-        let client = RPCClient(transport: transport, defaultTimeout: .seconds(30)) { event in
+        let client = RPCClient(transport: opened.transport, defaultTimeout: .seconds(30)) { event in
             if case .sent(_, let frame) = event { wire.add(frame.command) }
         }
         let engine = PaymentEngine(client: client, authorization: FixedAuthorization(.approve))
         let request = PaymentRequest(amount: 1250, readers: [.icc, .nfc], requestID: "start-\(card)")
         let context = await engine.run(request, link: link)
         await client.close()
-        _ = await serving.value
+        await opened.peer?.value
         return Run(context: context, commands: wire.commands)
     }
 

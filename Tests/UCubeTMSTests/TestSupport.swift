@@ -16,13 +16,11 @@ struct Rig {
 
     /// A client on a fresh link; when the terminal ends the link (fault, reboot) the client sees it close.
     @Sendable func connect() -> RPCClient {
-        let (transport, peer) = InMemoryTransport.pair()
         let simulator = simulator
-        Task {
+        let link = TransportFactory.inProcess { peer in
             _ = await simulator.serve(input: peer.input, output: { peer.write($0) })
-            peer.disconnect()
         }
-        return RPCClient(transport: transport, defaultTimeout: .seconds(30))
+        return RPCClient(transport: link.transport, defaultTimeout: .seconds(30))
     }
 
     func versions() async throws -> DeviceInfo {

@@ -22,7 +22,7 @@ import UCubeSimulator
         let port = try #require(await iterator.next())
         let connect: @Sendable () async throws -> RPCClient = {
             RPCClient(
-                transport: try await ChannelTransport.connectTCP(host: "127.0.0.1", port: port),
+                transport: try await TransportFactory().open(.tcp(host: "127.0.0.1", port: port)).transport,
                 defaultTimeout: .seconds(30))
         }
         let files = try writeLocalImage(.svppFirmware, "6.0.1.0", payloadSize: 30_000, in: try temporaryDirectory())

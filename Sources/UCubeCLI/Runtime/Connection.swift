@@ -9,11 +9,13 @@ import UCubeProtocol
 import UCubeSimulator
 import UCubeSupport
 
-/// Opens the link a command asked for and gives it an RPC client. Also keeps the link session (SEQ and secure
-/// session flag) across one-shot invocations, since the terminal outlives the process (a file per device under the
-/// runtime directory).
+/// Opens the link a command asked for and gives it an RPC client, with the process's part of the link session: the
+/// device lock, the control socket, and the session record's file (one per device under the runtime directory, since
+/// the terminal outlives the process). The session's rules are `LinkSession`'s (UCubeLink).
 struct Connection {
-    let client: RPCClient
+    /// The link's session with the terminal (spec §8.6, §8.7): what a payment may take as known, the record at close.
+    let session: LinkSession
+    var client: RPCClient { session.client }
     let address: DeviceAddress
     /// The terminal's advertised name, when the link knows it (BLE).
     var peerName: String? = nil
@@ -23,9 +25,6 @@ struct Connection {
     private let simulatorTask: Task<Void, Never>?
     /// This link's records, with `--record`.
     private var recorder: LinkRecorder? = nil
-    /// Whether the terminal is known idle, and the terminal a payment met on this link (spec §8.6).
-    private let memo = TerminalMemo()
-
     /// What a command needs from the terminal before its first command (`LinkPreparation`, decided by `LinkOpening`).
     typealias Preparation = LinkPreparation
 
@@ -58,11 +57,11 @@ struct Connection {
         return address
     }
 
-    /// Opens `context`'s device, or `address` when given (`ucube connect`). A remembered name is resolved through
-    /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
     /// Whether this process has yet to say that the built-in simulator stands in for an unnamed terminal.
     private static let simulatorNoticeDue = Mutex(true)
 
+    /// Opens `context`'s device, or `address` when given (`ucube connect`). A remembered name is resolved through
+    /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
     static func open(
         _ context: CommandContext, card: CardScenario? = nil, address given: DeviceAddress? = nil,
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
@@ -82,45 +81,11 @@ struct Connection {
         try DeviceLock.acquire(key: fileKey(address), device: address.description)
         await ControlSocket.listen(forDevice: address.description)
         let sessionFile = Self.sessionPath(for: address)
-        var recorded = sessionFile.map(SessionRecord.load) ?? .missing
-        let transport: any Transport
-        var simulatorTask: Task<Void, Never>? = nil
-        var peerName: String? = nil
-        var transportAddress: String? = nil
+        let stored = sessionFile.map(SessionRecord.load) ?? .missing
+        if case .remembered(let name) = address { throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'") }
+        let link: TransportFactory.Opened
         do {
-            switch address {
-            case .simulator:
-                let (client, peer) = InMemoryTransport.pair(name: "sim")
-                let simulator = try BuiltInSimulator.make(scenario: card)
-                simulatorTask = Task {
-                    // `serve` returns when the client closes, or when a fault scenario drops the link: either way
-                    // the client's stream ends, as a real link would.
-                    _ = await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) })
-                    peer.disconnect()
-                }
-                transport = client
-            case .tcp(let host, let port):
-                transport = try await ChannelTransport.connectTCP(host: host, port: port)
-            case .serial(let path):
-                transport = try await ChannelTransport.openDevice(path: path)
-            case .ble(let target):
-                let bleTrace: (@Sendable (BLETraceEvent) -> Void)? =
-                    context.trace ? { @Sendable event in TracePrinter.print(event) } : nil
-                let ble = try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
-                    try await BLETransport.connect(target: target, options: bluetooth, trace: bleTrace)
-                }
-                peerName = ble.deviceName
-                transportAddress = ble.address
-                transport = ble
-            case .rfcomm(let bdaddr, let channel):
-                transport = try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
-                    try await RFCOMMTransport.connect(address: bdaddr, channel: UInt8(channel))
-                }
-            case .remembered(let name):
-                throw CLIFailure(ExitCodes.usage, "unknown device '\(name)'")
-            case .replay(let path):
-                (transport, recorded) = try ReplaySource.link(path: path, name: address.description, fast: context.fast)
-            }
+            link = try await transports(context, card: card, bluetooth: bluetooth).open(address)
         } catch let error as LinkError {
             throw CLIFailure(error)
         }
@@ -129,35 +94,53 @@ struct Connection {
         } else if card != nil && address != .simulator {
             throw CLIFailure(ExitCodes.usage, "--card chooses the built-in simulator's card; it needs --device sim")
         }
-        let opening = LinkOpening(recorded, preparation: prepare)
+        // A replay starts from the recording's session; a device from its file.
+        let recorded = link.session ?? stored
         let recorder = SessionRecorder.active?.link(device: address.description, session: Recording.Session(recorded))
-        let client = RPCClient(
-            transport: transport, defaultTimeout: context.timeout, rules: opening.rules,
-            trace: Self.trace(printing: context.trace, recorder: recorder),
-            logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
+        let session = LinkSession(record: recorded, preparation: prepare) { rules in
+            RPCClient(
+                transport: link.transport, defaultTimeout: context.timeout, rules: rules,
+                trace: Self.trace(printing: context.trace, recorder: recorder),
+                logger: Logger(layer: .rpc), connectionLogger: Logger(layer: .connection))
+        }
         var connection = Connection(
-            client: client, address: address, peerName: peerName, transportAddress: transportAddress,
-            sessionFile: sessionFile, simulatorTask: simulatorTask)
+            session: session, address: address, peerName: link.peerName, transportAddress: link.transportAddress,
+            sessionFile: sessionFile, simulatorTask: link.peer)
         connection.recorder = recorder
-        // Ours from now on: a process that dies before `close` leaves this mark, and the next one resets.
-        if let sessionFile { opening.openRecord(owner: getpid()).save(to: sessionFile) }
+        if let sessionFile { session.openRecord(owner: getpid()).save(to: sessionFile) }
         if case .stale(let owner) = recorded {
             Logger(layer: .connection).notice(
                 "the last ucube process on \(address)\(owner.map { " (pid \($0))" } ?? "") did not close the link: resetting the terminal"
             )
         }
         do {
-            // The terminal is idle, its secure-session state known, once the last process closed the link cleanly or
-            // this one resynchronised it; a payment's own starting steps resynchronise it otherwise.
-            try await opening.perform(on: connection.client)
-            connection.memo.set(
-                idle: opening.idle, opening.terminal, commandsSent: await connection.client.commandsSent,
-                unverified: opening.unverified)
+            try await session.start()
         } catch {
             await connection.close()
             throw CLIFailure(error)
         }
         return connection
+    }
+
+    /// How this process opens a link (`TransportFactory`): the built-in simulator with `card`, Bluetooth one connect
+    /// at a time (`BluetoothConnectGate`), and a recording's next link (`ReplaySource`).
+    private static func transports(_ context: CommandContext, card: CardScenario?, bluetooth: BLEConnectOptions)
+        -> TransportFactory
+    {
+        let trace = context.trace
+        return TransportFactory(
+            simulator: {
+                let simulator = try BuiltInSimulator.make(scenario: card)
+                return { peer in _ = await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) }) }
+            },
+            bluetooth: { address in
+                let bleTrace: (@Sendable (BLETraceEvent) -> Void)? =
+                    trace ? { @Sendable event in TracePrinter.print(event) } : nil
+                return try await BluetoothConnectGate.shared.serialized { () async throws(LinkError) in
+                    try await TransportFactory.openBluetooth(address, options: bluetooth, trace: bleTrace)
+                }
+            },
+            replay: { path in try ReplaySource.link(path: path, name: "replay:\(path)", fast: context.fast) })
     }
 
     /// What the RPC client does with each frame: print it (`--trace`), record it (`--record`), both or neither.
@@ -173,47 +156,31 @@ struct Connection {
         }
     }
 
-    /// Sends the first command of a `.query` link (a read): when the link took the terminal as idle on the record's
-    /// word alone, the answer must confirm it, and the terminal is reset and asked again if it does not
-    /// (`RPCClient.sendConfirmingIdle`, spec §8.7). Otherwise, and for every later command, it is `client.send`.
+    /// Sends a read whose answer shows whether the terminal is idle (`LinkSession.query`, spec §8.7): on a `.query`
+    /// link that took it as idle on the record's word alone, the terminal is reset and asked again if it was not.
     func query<C: RPCCommand>(_ command: C) async throws(LinkError) -> Reply<C.Response> {
-        guard memo.takeUnverified() else { return try await client.send(command) }
-        let (reply, reset) = try await client.sendConfirmingIdle(command)
+        let (reply, reset) = try await session.query(command)
         if reset {
-            memo.set(idle: true, nil, commandsSent: await client.commandsSent)
             Logger(layer: .connection).notice(
                 "\(address): the terminal was not idle after the last clean exit (another host used it?): it was reset")
         }
         return reply
     }
 
-    /// What a payment starting now may take as known (spec §8.6): the terminal is idle when the link started so and no
-    /// command since went unanswered; the known terminal holds when no command was sent since a payment (or the last
-    /// process) learned it.
-    func linkStart() async -> LinkStart {
-        let lostTrack = await client.lostTrack
-        guard memo.idle, !lostTrack else { return .unknown }
-        return LinkStart(
-            idle: true, secured: await client.isSecured,
-            terminal: memo.terminal(ifCommandsSent: await client.commandsSent))
-    }
+    /// What a payment starting now may take as known (`LinkSession.linkStart`, spec §8.6).
+    func linkStart() async -> LinkStart { await session.linkStart() }
 
-    /// Keeps the terminal a payment met (nil: it learned none, and what was known no longer holds). A payment's
-    /// starting steps leave the terminal's state known, whatever they started from.
-    func remember(_ terminal: KnownTerminal?) async {
-        memo.set(idle: true, terminal, commandsSent: await client.commandsSent)
-    }
+    /// Keeps the terminal a payment met (`LinkSession.remember`).
+    func remember(_ terminal: KnownTerminal?) async { await session.remember(terminal) }
 
-    /// Saves the session (marked closed cleanly) and closes the link. When the client lost track of the terminal (an
-    /// unanswered command, a dropped link), the session is not kept: the file goes, and the next process resets the
-    /// terminal first. The known terminal is kept only when no command followed the payment that learned it.
+    /// Writes the session's closing record, or removes the file when the session is not kept
+    /// (`LinkSession.closingRecord`), and closes the link.
     func close() async {
         if let sessionFile {
-            if await client.lostTrack {
-                unlink(sessionFile)
+            if let record = await session.closingRecord() {
+                record.save(to: sessionFile)
             } else {
-                let terminal = memo.terminal(ifCommandsSent: await client.commandsSent)
-                SessionRecord(rules: await client.rules, owner: nil, terminal: terminal).save(to: sessionFile)
+                unlink(sessionFile)
             }
         }
         await client.close()

@@ -117,13 +117,12 @@ enum ReplaySource {
     private static let state = Mutex(State())
 
     /// The next recorded link of `path`, as a transport, and the recorded process's view of the link session (so the
-    /// command sends the same first frames). Not inlined into `Connection.open`: its types' metadata is then looked up
-    /// only when a recording is replayed, not by every command that opens a link.
+    /// command sends the same first frames), for `TransportFactory.replay`. Not inlined into `Connection.open`: its
+    /// types' metadata is then looked up only when a recording is replayed, not by every command that opens a link.
     @inline(never)
-    static func link(path: String, name: String, fast: Bool) throws(CLIFailure) -> (any Transport, SessionRecord.Loaded)
-    {
+    static func link(path: String, name: String, fast: Bool) throws(CLIFailure) -> TransportFactory.Opened {
         let (replay, link) = try transport(path: path, name: name, fast: fast)
-        return (replay, SessionRecord.Loaded(link.session))
+        return TransportFactory.Opened(replay, session: SessionRecord.Loaded(link.session))
     }
 
     /// The next recorded link of `path`, as a transport.

@@ -1,8 +1,7 @@
-import UCubeLink
-
 /// What is known of the terminal's link when a payment starts, and so which starting steps it needs (spec §8.6,
-/// PROJECT CHOICE). The link layer says it (the link session file written at the last process's clean exit, or this
-/// process's own view of the link); the payment state machine decides from it alone.
+/// PROJECT CHOICE). The link session says it (`LinkSession.linkStart`: the link session file written at the last
+/// process's clean exit, or this process's own view of the link); the payment state machine (UCubePayment) decides
+/// from it alone.
 ///
 /// | known | starting steps sent |
 /// |---|---|
