@@ -55,7 +55,7 @@ extension PaymentStateMachine {
             else { return end(.error, "DisplayListBox answered no valid item", decoded.failure, card: card) }
             return initTransaction(eligible[choice.selectedIndex - 1], card, eligible: eligible)
         case .initTransaction(let card, let eligible, let selected):
-            return initAnswered(response, card, eligible: eligible, selected: selected)
+            return initAnswered(response, in: step.name, card, eligible: eligible, selected: selected)
         case .processTransaction(let card, let left):
             return processAnswered(response, card, left: left)
         case .getAuthorizationSecuredTags(let card):
@@ -73,7 +73,7 @@ extension PaymentStateMachine {
             context.authorizationPlainTags += context.absorb(tlvs)
             return startAuthorization(card)
         case .finalizeTransaction(let card, let left):
-            return finalisationAnswered(response, card, left: left)
+            return finalisationAnswered(response, in: step.name, card, left: left)
         }
     }
 
@@ -162,20 +162,21 @@ extension PaymentStateMachine {
     }
 
     private mutating func initAnswered(
-        _ response: TerminalResponse, _ card: Card, eligible: [CandidateApplication], selected app: CandidateApplication
+        _ response: TerminalResponse, in state: PaymentState, _ card: Card, eligible: [CandidateApplication],
+        selected app: CandidateApplication
     ) -> Action {
         guard response.status.isSuccess else {
             // spec §5.2 0x5511: "On failure the old ICC flow removes that AID from the candidates and re-runs
             // selection."
             context.errors.append(
                 PaymentError(
-                    state: .smcInitTransaction,
+                    state: state,
                     reason: "TransactionInitialization for \(app.aid.hex) answered \(response.status); AID dropped"
                 )
             )
             return chooseApplication(card, eligible: eligible.filter { $0.aid != app.aid })
         }
-        if !response.ciphered, let tlvs = plainTLVs(response, .smcInitTransaction) {
+        if !response.ciphered, let tlvs = plainTLVs(response, state) {
             context.absorb(tlvs)
         }
         return go(.riskManagement(card), .riskManagement(aid: app.aid))
@@ -260,7 +261,9 @@ extension PaymentStateMachine {
         return go(.chip(.finalizeTransaction(card, left: left)), .transactionFinalisation(command))
     }
 
-    private mutating func finalisationAnswered(_ response: TerminalResponse, _ card: Card, left: [Tag]) -> Action {
+    private mutating func finalisationAnswered(
+        _ response: TerminalResponse, in state: PaymentState, _ card: Card, left: [Tag]
+    ) -> Action {
         switch response.status {
         case .finalisationApproved, .finalisationDeclined:
             let approved = response.status == .finalisationApproved
@@ -274,7 +277,7 @@ extension PaymentStateMachine {
             case .failure(let error):
                 // The outcome is then the card's cryptogram that is missing (conclude), and this says why.
                 context.errors.append(
-                    PaymentError(state: .smcFinalizeTransaction, "TransactionFinalisation's TLVs", decoding: error))
+                    PaymentError(state: state, "TransactionFinalisation's TLVs", decoding: error))
             }
             guard approved else { return end(.declined, card: card) }
             // Status 7 is the terminal's word; the second GENERATE AC's TC is the card's (spec §8.3).

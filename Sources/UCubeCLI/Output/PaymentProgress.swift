@@ -44,7 +44,11 @@ final class PaymentProgress: Sendable {
     /// The cardholder's instruction in `state` (what its row in the state table asks of them), or nil when there is
     /// nothing for them to do.
     static func message(for state: PaymentState, readers: [CardReader]) -> String? {
-        guard let prompt = state.row.cardholder else { return nil }
+        state.row.cardholder.map { instruction($0, readers: readers) }
+    }
+
+    /// The words of `prompt`; a card is presented in the ways `readers` allow.
+    static func instruction(_ prompt: PaymentState.Prompt, readers: [CardReader]) -> String {
         switch prompt {
         case .presentCard:
             let verbs = readers.map { reader -> String in
