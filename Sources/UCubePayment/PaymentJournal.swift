@@ -135,7 +135,7 @@ package struct PaymentJournal: Sendable {
         record.payment = payment
         record.command = CommandCatalogue.descriptor(for: command)?.name ?? "\(command)"
         record.result = Int(status.rawValue)
-        record.state = state?.rawValue
+        record.state = state?.name
         try append(record)
     }
 

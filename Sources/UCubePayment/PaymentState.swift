@@ -1,127 +1,231 @@
 import UCubeProtocol
 
-/// A progress state of a payment (spec §8.1), named as the SDKs name it (`rawValue`, e.g. "SMC_BUILD_CANDIDATE_LIST").
-/// The engine emits one event each time the payment enters one.
-package enum PaymentState: String, CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
+/// A progress state of a payment (spec §8.1). The engine emits one event each time the payment enters one. What is
+/// known of each state (its SDK name, the command it sends, its phase, whether a cancel can still stop it, what the
+/// cardholder is asked to do) is its row in the state table (`PaymentState.row`, below the cases), and only
+/// there.
+package enum PaymentState: CaseIterable, Sendable, Hashable, Encodable, CustomStringConvertible {
     // MARK: Starting steps
 
     /// We sent CancelAll to end whatever the terminal was doing (skipped with `skipStartingSteps`).
-    case startCancelAll = "START_CANCEL_ALL"
+    case startCancelAll
     /// We sent ExitSecureSession so the session we open next is fresh (skipped with `skipStartingSteps`).
-    case startExitSecureSession = "START_EXIT_SECURE_SESSION"
+    case startExitSecureSession
     /// We sent GetInfo (D1 firmware, ED NFC module state) (skipped with `skipStartingSteps`).
-    case getInfo = "GET_INFO"
+    case getInfo
     /// We sent EnterSecureSession; its answer carries the SRED KSN.
-    case enterSecureSession = "ENTER_SECURE_SESSION"
+    case enterSecureSession
     /// The secure session is open and the SRED KSN is known.
-    case ksnAvailable = "KSN_AVAILABLE"
+    case ksnAvailable
 
     // MARK: Card
 
     /// We sent NFCStartTransaction (0x5530): the terminal waits for a card; for NFC the whole read happens here.
-    case startTransaction = "START_TRANSACTION"
+    case startTransaction
     /// We sent WaitCard (0x5020), the contact/magstripe-only path when no NFC reader is asked for.
-    case waitingCard = "WAITING_CARD"
+    case waitingCard
     /// The card-wait command answered with an activated reader (DF70); the flow branches on it.
-    case cardReadEnd = "CARD_READ_END"
+    case cardReadEnd
 
     // MARK: Contact (ICC)
 
     /// A card is in the chip reader; the contact flow begins.
-    case startICC = "START_ICC"
+    case startICC
     /// We sent BuildCandidateList (0x5510).
-    case smcBuildCandidateList = "SMC_BUILD_CANDIDATE_LIST"
+    case smcBuildCandidateList
     /// The application-selection task is choosing among several candidates.
-    case smcSelectApplication = "SMC_SELECT_APPLICATION"
+    case smcSelectApplication
     /// We sent DisplayListBox (0x5042): the cardholder chooses the application on the terminal.
-    case smcUserSelectApplication = "SMC_USER_SELECT_APPLICATION"
+    case smcUserSelectApplication
     /// We sent TransactionInitialization (0x5511) for the selected AID.
-    case smcInitTransaction = "SMC_INIT_TRANSACTION"
+    case smcInitTransaction
     /// The risk-management task is computing the TVR.
-    case smcRiskManagement = "SMC_RISK_MANAGEMENT"
+    case smcRiskManagement
     /// We sent TransactionProcess (0x5512); its answer must carry 9F27.
-    case smcProcessTransaction = "SMC_PROCESS_TRANSACTION"
+    case smcProcessTransaction
     /// We sent GetSecuredTag (0x5025) for the authorization secured tags (after an ARQC).
-    case smcGetAuthorizationSecuredTags = "SMC_GET_AUTHORIZATION_SECURED_TAGS"
+    case smcGetAuthorizationSecuredTags
     /// We sent GetPlainTag (0x5026) for the authorization plain tags (after an ARQC).
-    case smcGetAuthorizationPlainTags = "SMC_GET_AUTHORIZATION_PLAIN_TAGS"
+    case smcGetAuthorizationPlainTags
     /// The authorization task is asking the issuer (ICC ARQC, NFC online request, MSR).
-    case authorization = "AUTHORIZATION"
+    case authorization
     /// We sent TransactionFinalisation (0x5513); status 7 approves, 8 declines.
-    case smcFinalizeTransaction = "SMC_FINALIZE_TRANSACTION"
+    case smcFinalizeTransaction
     /// We sent WaitCardRemoval (0x5021) (skipped with `skipCardRemoval`).
-    case smcRemoveCard = "SMC_REMOVE_CARD"
+    case smcRemoveCard
 
     // MARK: Contactless (NFC)
 
     /// A card was read contactlessly; its outcome (DF72) is in the NFCStartTransaction answer.
-    case startNFC = "START_NFC"
+    case startNFC
     /// We sent GetSecuredTag (0x5025) for the NFC authorization secured tags.
-    case nfcGetAuthorizationSecuredTags = "NFC_GET_AUTHORIZATION_SECURED_TAGS"
+    case nfcGetAuthorizationSecuredTags
     /// We sent GetPlainTag (0x5026) for the NFC authorization plain tags.
-    case nfcGetAuthorizationPlainTags = "NFC_GET_AUTHORIZATION_PLAIN_TAGS"
+    case nfcGetAuthorizationPlainTags
     /// We sent SimplifiedOnlinePIN (0x5171): outcome byte 0 was 0x34 or the request forces online PIN.
-    case nfcSimplifiedOnlinePIN = "NFC_SIMPLIFIED_ONLINE_PIN"
+    case nfcSimplifiedOnlinePIN
     /// We sent NFCCompleteTransaction (0x5531) with DF73 = the authorization response code.
-    case nfcCompleteTransaction = "NFC_COMPLETE_TRANSACTION"
+    case nfcCompleteTransaction
 
     // MARK: Magstripe (MSR)
 
     /// A card was swiped; the magstripe flow begins.
-    case startMSR = "START_MSR"
+    case startMSR
     /// We sent GetSecuredTag (0x5025) for the card data block (DF62).
-    case msrGetSecuredTags = "MSR_GET_SECURED_TAGS"
+    case msrGetSecuredTags
     /// We sent GetPlainTag (0x5026) for the MSR action (DF60) and BIN (DF61).
-    case msrGetPlainTags = "MSR_GET_PLAIN_TAGS"
+    case msrGetPlainTags
 
     // MARK: PIN progress (Android)
 
     /// We sent SimplifiedOnlinePIN (0x5171) in the magstripe flow.
-    case onlinePIN = "ONLINE_PIN"
+    case onlinePIN
     /// Offline PIN entry. It happens inside TransactionProcess (spec §5.2 0x5512), where the host cannot see it, so
     /// this machine never enters the state; it is listed because the Android SDK names it.
-    case offlinePIN = "OFFLINE_PIN"
+    case offlinePIN
 
     // MARK: Ending
 
     /// We sent GetSecuredTag (0x5025) for the finalization secured tags (approved or declined payments).
-    case getFinalizationSecuredTags = "GET_FINALIZATION_SECURED_TAGS"
+    case getFinalizationSecuredTags
     /// We sent GetPlainTag (0x5026) for the finalization plain tags (approved or declined payments).
-    case getFinalizationPlainTags = "GET_FINALIZATION_PLAIN_TAGS"
+    case getFinalizationPlainTags
     /// We sent GetInfo CC (SVPP level-2 log record 2) (with `retrieveL2Logs`).
-    case getCCL2Log = "GET_CC_L2_LOG"
+    case getCCL2Log
     /// We sent GetInfo F4 (SVPP level-2 log part) (with `retrieveL2Logs`).
-    case getF4L2Log = "GET_F4_L2_LOG"
+    case getF4L2Log
     /// We sent GetInfo F5 (SVPP level-2 log part) (with `retrieveL2Logs`).
-    case getF5L2Log = "GET_F5_L2_LOG"
+    case getF5L2Log
     /// We sent ExitSecureSession: every end path goes through here, except after a disconnect.
-    case endExitSecureSession = "END_EXIT_SECURE_SESSION"
+    case endExitSecureSession
 
-    /// The SDK name, "SMC_BUILD_CANDIDATE_LIST".
-    package var name: String { rawValue }
-    package var description: String { rawValue }
+    /// The SDK name, "SMC_BUILD_CANDIDATE_LIST": the state table's (`row`).
+    package var name: String { row.name }
+    package var description: String { row.name }
 
-    /// Whether a cancel may still stop the payment in this state (spec §8.1 "Cancel rules": only before the card has
-    /// been read — during the starting steps and START_TRANSACTION / WAITING_CARD). For NFC the end of
-    /// START_TRANSACTION means the card was read; for contact START_TRANSACTION only waits for insertion, so
-    /// CARD_READ_END onward is too late for both. Every state is listed: adding one breaks the build here.
-    var cancelWindow: CancelWindow {
-        switch self {
-        case .startCancelAll, .startExitSecureSession, .getInfo, .enterSecureSession, .ksnAvailable:
-            return .open(longCommandPending: false)
-        case .startTransaction, .waitingCard:
-            return .open(longCommandPending: true)
-        case .cardReadEnd,
-            .startICC, .smcBuildCandidateList, .smcSelectApplication, .smcUserSelectApplication, .smcInitTransaction,
-            .smcRiskManagement, .smcProcessTransaction, .smcGetAuthorizationSecuredTags, .smcGetAuthorizationPlainTags,
-            .authorization, .smcFinalizeTransaction, .smcRemoveCard,
-            .startNFC, .nfcGetAuthorizationSecuredTags, .nfcGetAuthorizationPlainTags, .nfcSimplifiedOnlinePIN,
-            .nfcCompleteTransaction,
-            .startMSR, .msrGetSecuredTags, .msrGetPlainTags,
-            .onlinePIN, .offlinePIN,
-            .getFinalizationSecuredTags, .getFinalizationPlainTags, .getCCL2Log, .getF4L2Log, .getF5L2Log,
-            .endExitSecureSession:
-            return .closed
+    /// Whether a cancel may still stop the payment in this state: the state table's (`row`).
+    var cancelWindow: CancelWindow { row.cancelWindow }
+
+    /// The phase this state belongs to: the state table's (`row`).
+    package var phase: PaymentPhase { row.phase }
+
+    /// The command this state sends, nil for a task's state or one the payment passes through: the state table's.
+    package var command: CommandID? { row.command }
+
+    /// Encoded as its name.
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(name)
+    }
+}
+
+extension PaymentState {
+    /// A row of the state table: what is known of one state.
+    package struct Row: Sendable, Hashable {
+        /// The SDKs' name (spec §8.1), as logged, journalled, shown and written in JSON: "SMC_BUILD_CANDIDATE_LIST".
+        package let name: String
+        /// The command the state sends, whose answer is awaited in it; nil for a task's state or one the payment
+        /// passes through. The machine checks every command it sends, and every answer it is fed, against it.
+        package let command: CommandID?
+        /// The part of the payment an operator times (`PaymentTimings`).
+        package let phase: PaymentPhase
+        /// Whether a cancel may still stop the payment (spec §8.1 "Cancel rules": only before the card has been
+        /// read — during the starting steps and START_TRANSACTION / WAITING_CARD). For NFC the end of
+        /// START_TRANSACTION means the card was read; for contact START_TRANSACTION only waits for insertion, so
+        /// CARD_READ_END onward is too late for both.
+        let cancelWindow: CancelWindow
+        /// What the cardholder is asked to do meanwhile; nil: nothing.
+        package let cardholder: Prompt?
+
+        init(
+            _ name: String, sends command: CommandID? = nil, _ phase: PaymentPhase,
+            cancel cancelWindow: CancelWindow = .closed, cardholder: Prompt? = nil
+        ) {
+            self.name = name
+            self.command = command
+            self.phase = phase
+            self.cancelWindow = cancelWindow
+            self.cardholder = cardholder
+        }
+    }
+
+    /// What a state asks of the cardholder, for an operator's display to word.
+    package enum Prompt: Sendable, Hashable, CaseIterable {
+        /// Insert, tap or swipe a card (as the request's readers allow): the card wait.
+        case presentCard
+        /// The card is being read: leave it in the reader (and enter the PIN if the terminal asks).
+        case leaveCardInReader
+        /// Choose the application on the terminal.
+        case chooseApplication
+        /// Enter the PIN on the terminal.
+        case enterPIN
+        /// The payment is finishing: leave the card in the reader.
+        case leaveCardWhileFinishing
+        /// Remove the card.
+        case removeCard
+    }
+
+    /// The state table: each state's row, the one place a state is named and described. Every state is listed:
+    /// adding one breaks the build here, and only here.
+    package var row: Row {
+        let beforeCard = CancelWindow.open(longCommandPending: false)
+        let cardWait = CancelWindow.open(longCommandPending: true)
+        return switch self {
+        // Starting steps
+        case .startCancelAll: Row("START_CANCEL_ALL", sends: .cancelAll, .start, cancel: beforeCard)
+        case .startExitSecureSession:
+            Row("START_EXIT_SECURE_SESSION", sends: .exitSecureSession, .start, cancel: beforeCard)
+        case .getInfo: Row("GET_INFO", sends: .getInfo, .start, cancel: beforeCard)
+        case .enterSecureSession: Row("ENTER_SECURE_SESSION", sends: .enterSecureSession, .start, cancel: beforeCard)
+        case .ksnAvailable: Row("KSN_AVAILABLE", .start, cancel: beforeCard)
+        // Card
+        case .startTransaction:
+            Row("START_TRANSACTION", sends: .nfcStartTransaction, .cardWait, cancel: cardWait, cardholder: .presentCard)
+        case .waitingCard: Row("WAITING_CARD", sends: .waitCard, .cardWait, cancel: cardWait, cardholder: .presentCard)
+        case .cardReadEnd: Row("CARD_READ_END", .cardRead)
+        // Contact (ICC)
+        case .startICC: Row("START_ICC", .cardRead, cardholder: .leaveCardInReader)
+        case .smcBuildCandidateList:
+            Row("SMC_BUILD_CANDIDATE_LIST", sends: .buildCandidateList, .cardRead, cardholder: .leaveCardInReader)
+        case .smcSelectApplication: Row("SMC_SELECT_APPLICATION", .cardRead)
+        case .smcUserSelectApplication:
+            Row("SMC_USER_SELECT_APPLICATION", sends: .displayListBox, .cardRead, cardholder: .chooseApplication)
+        case .smcInitTransaction:
+            Row("SMC_INIT_TRANSACTION", sends: .transactionInit, .cardRead, cardholder: .leaveCardInReader)
+        case .smcRiskManagement: Row("SMC_RISK_MANAGEMENT", .cardRead)
+        case .smcProcessTransaction:
+            Row("SMC_PROCESS_TRANSACTION", sends: .transactionProcess, .cardRead, cardholder: .leaveCardInReader)
+        case .smcGetAuthorizationSecuredTags:
+            Row("SMC_GET_AUTHORIZATION_SECURED_TAGS", sends: .getSecuredTag, .cardRead)
+        case .smcGetAuthorizationPlainTags: Row("SMC_GET_AUTHORIZATION_PLAIN_TAGS", sends: .getPlainTag, .cardRead)
+        case .authorization: Row("AUTHORIZATION", .authorization)
+        case .smcFinalizeTransaction:
+            Row(
+                "SMC_FINALIZE_TRANSACTION", sends: .transactionFinalisation, .finalisation,
+                cardholder: .leaveCardWhileFinishing)
+        case .smcRemoveCard: Row("SMC_REMOVE_CARD", sends: .waitCardRemoval, .cardRemoval, cardholder: .removeCard)
+        // Contactless (NFC)
+        case .startNFC: Row("START_NFC", .cardRead)
+        case .nfcGetAuthorizationSecuredTags:
+            Row("NFC_GET_AUTHORIZATION_SECURED_TAGS", sends: .getSecuredTag, .cardRead)
+        case .nfcGetAuthorizationPlainTags: Row("NFC_GET_AUTHORIZATION_PLAIN_TAGS", sends: .getPlainTag, .cardRead)
+        case .nfcSimplifiedOnlinePIN:
+            Row("NFC_SIMPLIFIED_ONLINE_PIN", sends: .simplifiedOnlinePIN, .pin, cardholder: .enterPIN)
+        case .nfcCompleteTransaction: Row("NFC_COMPLETE_TRANSACTION", sends: .nfcCompleteTransaction, .finalisation)
+        // Magstripe (MSR)
+        case .startMSR: Row("START_MSR", .cardRead)
+        case .msrGetSecuredTags: Row("MSR_GET_SECURED_TAGS", sends: .getSecuredTag, .cardRead)
+        case .msrGetPlainTags: Row("MSR_GET_PLAIN_TAGS", sends: .getPlainTag, .cardRead)
+        // PIN
+        case .onlinePIN: Row("ONLINE_PIN", sends: .simplifiedOnlinePIN, .pin, cardholder: .enterPIN)
+        case .offlinePIN: Row("OFFLINE_PIN", .pin)
+        // Ending
+        case .getFinalizationSecuredTags: Row("GET_FINALIZATION_SECURED_TAGS", sends: .getSecuredTag, .finalisation)
+        case .getFinalizationPlainTags: Row("GET_FINALIZATION_PLAIN_TAGS", sends: .getPlainTag, .finalisation)
+        case .getCCL2Log: Row("GET_CC_L2_LOG", sends: .getInfo, .end)
+        case .getF4L2Log: Row("GET_F4_L2_LOG", sends: .getInfo, .end)
+        case .getF5L2Log: Row("GET_F5_L2_LOG", sends: .getInfo, .end)
+        case .endExitSecureSession: Row("END_EXIT_SECURE_SESSION", sends: .exitSecureSession, .end)
         }
     }
 }
@@ -157,27 +261,6 @@ package enum PaymentPhase: String, Sendable, CaseIterable, Codable {
         case .finalisation: "finalisation"
         case .cardRemoval: "card removal"
         case .end: "end"
-        }
-    }
-}
-
-extension PaymentState {
-    /// The phase this state belongs to. Every state is listed: adding one breaks the build here.
-    package var phase: PaymentPhase {
-        switch self {
-        case .startCancelAll, .startExitSecureSession, .getInfo, .enterSecureSession, .ksnAvailable: .start
-        case .startTransaction, .waitingCard: .cardWait
-        case .cardReadEnd, .startICC, .smcBuildCandidateList, .smcSelectApplication, .smcUserSelectApplication,
-            .smcInitTransaction, .smcRiskManagement, .smcProcessTransaction, .smcGetAuthorizationSecuredTags,
-            .smcGetAuthorizationPlainTags, .startNFC, .nfcGetAuthorizationSecuredTags, .nfcGetAuthorizationPlainTags,
-            .startMSR, .msrGetSecuredTags, .msrGetPlainTags:
-            .cardRead
-        case .onlinePIN, .offlinePIN, .nfcSimplifiedOnlinePIN: .pin
-        case .authorization: .authorization
-        case .smcFinalizeTransaction, .nfcCompleteTransaction, .getFinalizationSecuredTags, .getFinalizationPlainTags:
-            .finalisation
-        case .smcRemoveCard: .cardRemoval
-        case .getCCL2Log, .getF4L2Log, .getF5L2Log, .endExitSecureSession: .end
         }
     }
 }
@@ -229,7 +312,7 @@ package struct PaymentTimings: Hashable, Sendable, Encodable {
 }
 
 /// Whether a cancel request can still stop the payment.
-enum CancelWindow: Equatable {
+enum CancelWindow: Hashable, Sendable {
     /// Cancel is possible; `longCommandPending`: a card-wait command is outstanding and must be ended with CancelAll.
     case open(longCommandPending: Bool)
     /// The card has been read (or the payment is ending): too late.

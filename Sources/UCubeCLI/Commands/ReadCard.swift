@@ -68,9 +68,7 @@ extension UCube {
                 let inserted = InsertedFlag()
                 let result: Result<CardReading, any Error>
                 let countdown = Countdown.onTerminal(json: context.json)
-                countdown?.start(
-                    PaymentProgress.message(for: .waitingCard, readers: readers) ?? "Present a card",
-                    seconds: Int(timeout))
+                countdown?.start(PaymentProgress.instruction(.presentCard, readers: readers), seconds: Int(timeout))
                 defer { countdown?.finish() }
                 do {
                     result = .success(

@@ -39,12 +39,18 @@ final class PaymentProgress: Sendable {
         StatusLine.clear()
     }
 
-    static func waitsForCard(_ state: PaymentState) -> Bool { state == .startTransaction || state == .waitingCard }
+    static func waitsForCard(_ state: PaymentState) -> Bool { state.row.cardholder == .presentCard }
 
-    /// The cardholder's instruction in `state`, or nil when there is nothing for them to do.
+    /// The cardholder's instruction in `state` (what its row in the state table asks of them), or nil when there is
+    /// nothing for them to do.
     static func message(for state: PaymentState, readers: [CardReader]) -> String? {
-        switch state {
-        case .startTransaction, .waitingCard:
+        state.row.cardholder.map { instruction($0, readers: readers) }
+    }
+
+    /// The words of `prompt`; a card is presented in the ways `readers` allow.
+    static func instruction(_ prompt: PaymentState.Prompt, readers: [CardReader]) -> String {
+        switch prompt {
+        case .presentCard:
             let verbs = readers.map { reader -> String in
                 switch reader {
                 case .icc: "insert"
@@ -56,13 +62,11 @@ final class PaymentProgress: Sendable {
                 verbs.count > 1
                 ? verbs.dropLast().joined(separator: ", ") + " or " + verbs.last! : verbs.first ?? "present"
             return list.prefix(1).uppercased() + list.dropFirst() + " a card"
-        case .startICC, .smcBuildCandidateList, .smcInitTransaction, .smcProcessTransaction:
-            return "Card read: leave it in the reader (enter the PIN on the terminal if it asks)"
-        case .smcUserSelectApplication: return "Choose the application on the terminal"
-        case .nfcSimplifiedOnlinePIN, .onlinePIN: return "Enter the PIN on the terminal"
-        case .smcFinalizeTransaction: return "Finishing: leave the card in the reader"
-        case .smcRemoveCard: return "Remove the card"
-        default: return nil
+        case .leaveCardInReader: return "Card read: leave it in the reader (enter the PIN on the terminal if it asks)"
+        case .chooseApplication: return "Choose the application on the terminal"
+        case .enterPIN: return "Enter the PIN on the terminal"
+        case .leaveCardWhileFinishing: return "Finishing: leave the card in the reader"
+        case .removeCard: return "Remove the card"
         }
     }
 }

@@ -115,8 +115,8 @@ final class PaymentDesk: Sendable {
         switch event {
         case .stateChanged(let paymentState):
             update(id) { payment in
-                payment.state = paymentState.rawValue
-                return ServedEventDocument(type: "state", payment: payment, state: paymentState.rawValue)
+                payment.state = paymentState.name
+                return ServedEventDocument(type: "state", payment: payment, state: paymentState.name)
             }
         case .taskRequested(let task):
             let name: String

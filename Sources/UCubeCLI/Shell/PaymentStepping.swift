@@ -24,7 +24,7 @@ final class PaymentStepping: Sendable {
     /// The engine's pause hook.
     func pause(_ step: PaymentStep) async {
         guard !continuing.withLock({ $0 }) else { return }
-        print("\(step.state?.rawValue ?? "START"): next \(Self.describe(step.action))")
+        print("\(step.state?.name ?? "START"): next \(Self.describe(step.action))")
         for line in Self.contextLines(step.context) { print("  " + line) }
         while true {
             switch await session.readLine(prompt: "ucube step> ") {
@@ -102,7 +102,7 @@ final class PaymentStepping: Sendable {
     /// The summary so far, the states, then the explained data objects (TVR, TSI, the plain tags read).
     static func contextLines(_ context: PaymentContext) -> [String] {
         var lines = PaymentSummary.lines(context).filter { !$0.hasPrefix("status: unknown") }
-        if !context.states.isEmpty { lines.append("states: " + context.states.map(\.rawValue).joined(separator: " ")) }
+        if !context.states.isEmpty { lines.append("states: " + context.states.map(\.name).joined(separator: " ")) }
         let explained = PaymentExplanations.fields(context)
         if !explained.isEmpty {
             lines.append("explained:")
