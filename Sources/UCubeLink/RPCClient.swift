@@ -48,9 +48,10 @@ package enum TaskCancellation: Sendable, Hashable {
     case caller
 }
 
-/// The RPC client: owns the transport, numbers frames, tracks the secure session, keeps one command in flight
-/// (only CancelAll may overlap a pending command, spec §9), applies per-command deadlines and turns every link
-/// failure into a `LinkError` — never a hang.
+/// The RPC client: owns the transport, the deadlines and the continuations, and turns every link failure into a
+/// `LinkError` — never a hang. The protocol's decisions are values it asks: `LinkRules` numbers the frames and tracks
+/// the secure session; `PendingCommands` keeps one command in flight (only CancelAll may overlap it, spec §9) and says
+/// what each incoming frame is, which the actor then acts on (resumes a continuation, traces, logs).
 package actor RPCClient {
     private let transport: any Transport
     private var decoder = FrameDecoder()
@@ -64,10 +65,12 @@ package actor RPCClient {
     private let logger: Logger?
     /// The connection layer's log: link up, closed, dropped. nil: no logging.
     private let connectionLogger: Logger?
-    private var pending: [Pending] = []
+    /// The commands waiting for their answers, and what an incoming frame is (`PendingCommands`).
+    private var pending = PendingCommands()
+    /// What the actor keeps of each waiting command, by its token: the continuation and the deadline.
+    private var waiters: [Int: Waiter] = [:]
     private var readerTask: Task<Void, Never>?
     private var closedReason: String?
-    private var nextToken = 0
     /// When the deadline watchdog wakes next (`nil`: no watchdog sleeping).
     private var watchdogWake: ContinuousClock.Instant?
     /// How long the link may stay silent in the middle of a frame (`ResponseTimeouts.frameSilence`).
@@ -77,16 +80,10 @@ package actor RPCClient {
     /// A task is watching the partial frame (`partialFrameCheck`).
     private var partialWatcherSleeping = false
 
-    private struct Pending {
-        let token: Int
-        let command: CommandID
-        let sequence: UInt8
-        let securedResponse: Bool
+    private struct Waiter {
         let continuation: CheckedContinuation<ResponseFrame, any Error>
         let timeout: Duration
         let deadline: ContinuousClock.Instant
-        /// `staleAnswersDropped` when it was sent: the answers dropped while it waited are the difference.
-        let staleBefore: Int
     }
 
     /// `rules` lets a caller resume a session kept across processes (SEQ and secured flag).
@@ -119,16 +116,12 @@ package actor RPCClient {
     package private(set) var lostTrack = false
     /// Answers dropped as stale: no pending command had their SEQ (duplicates, replays, unknown SEQ; spec §2.4), or
     /// the late −32 of a long-running command a CancelAll ended (spec §2.8).
-    package private(set) var staleAnswersDropped = 0
-    /// The SEQ of the last answer dropped as stale.
-    private var lastStaleSequence: UInt8?
-    /// The last answer taken was CancelAll's: the −32 of a long-running command it ended may follow (spec §2.8).
-    private var lateCancelledAnswerPossible = false
+    package var staleAnswersDropped: Int { pending.staleAnswersDropped }
     /// Commands this client has handed to the transport (CancelAll included): a caller that remembers the count can
     /// tell whether anything was sent since (a terminal's state it learned still holds only if nothing was).
     package private(set) var commandsSent = 0
     /// True while a command other than CancelAll awaits its answer.
-    package var hasPendingCommand: Bool { pending.contains { $0.command != .cancelAll } }
+    package var hasPendingCommand: Bool { pending.hasCommandWaiting }
 
     /// Starts reading from the transport. Called once, before the first command (send calls it too).
     package func start() {
@@ -240,12 +233,7 @@ package actor RPCClient {
     ) async throws(LinkError) -> (UInt8, ResponseFrame) {
         start()
         if let closedReason { throw LinkError(.notConnected, "not connected to a terminal: \(closedReason)") }
-        if id != .cancelAll, let busy = pending.first(where: { $0.command != .cancelAll }) {
-            throw LinkError(.busy, "\(busy.command) is still waiting for its answer; only cancel-all may be sent now")
-        }
-        if pending.contains(where: { $0.command == id }) {
-            throw LinkError(.busy, "\(id) is already in flight")
-        }
+        if let refusal = pending.refusal(toSend: id) { throw refusal }
         // Decide, then act: everything about this command is settled before the first suspension.
         let seq = rules.takeSequence(for: id)
         let frame: CommandFrame
@@ -263,19 +251,14 @@ package actor RPCClient {
             throw LinkError(.invalidRequest, "\(id): \(error.reason)")
         }
         let securedResponse = rules.expectsSecuredResponse(id, outputMode: outputMode)
-        let token = nextToken
-        nextToken += 1
         commandsSent += 1
 
         let result: Result<ResponseFrame, LinkError> = await withTaskCancellationHandler {
             do {
                 let response = try await withCheckedThrowingContinuation {
                     (continuation: CheckedContinuation<ResponseFrame, any Error>) in
-                    pending.append(
-                        Pending(
-                            token: token, command: id, sequence: seq, securedResponse: securedResponse,
-                            continuation: continuation, timeout: timeout, deadline: .now + timeout,
-                            staleBefore: staleAnswersDropped))
+                    let token = pending.sent(id, sequence: seq, securedResponse: securedResponse).token
+                    waiters[token] = Waiter(continuation: continuation, timeout: timeout, deadline: .now + timeout)
                     armWatchdog()
                     trace?(.sent(bytes: bytes, frame: frame))
                     logger?.debug(
@@ -323,7 +306,7 @@ package actor RPCClient {
     /// than the current wake-up. (A per-command sleep, even cancelled, keeps its timer and task allocated until its
     /// deadline on Linux, so thousands of quick commands — a firmware load — grew memory for the whole timeout.)
     private func armWatchdog() {
-        guard let earliest = pending.map(\.deadline).min() else { return }
+        guard let earliest = waiters.values.map(\.deadline).min() else { return }
         if let wake = watchdogWake, wake <= earliest { return }
         watchdogWake = earliest
         // A Dispatch timer, not `Task.sleep`: the first sleep of a process asks whether the executor schedules
@@ -338,51 +321,55 @@ package actor RPCClient {
     private func watchdogFired(_ wake: ContinuousClock.Instant) {
         if watchdogWake == wake { watchdogWake = nil }
         let now = ContinuousClock.now
-        for p in pending where p.deadline <= now { expire(token: p.token, after: p.timeout) }
+        for p in pending.waiting {
+            if let waiter = waiters[p.token], waiter.deadline <= now { expire(token: p.token, after: waiter.timeout) }
+        }
         armWatchdog()
     }
 
     private func expire(token: Int, after timeout: Duration) {
-        guard let p = pending.first(where: { $0.token == token }) else { return }
+        guard let p = pending.waiting.first(where: { $0.token == token }) else { return }
         lostTrack = true
         // Whatever is buffered may be a stray STX waiting for bytes that never come: start clean.
         decoder.reset()
         // A terminal that did answer, each time with a SEQ no command waiting had (spec §2.4), is not a silent one: say
         // how many answers were dropped, and why.
-        let dropped = staleAnswersDropped - p.staleBefore
+        let dropped = pending.staleAnswers(whileWaiting: p)
         let why =
             dropped == 0
             ? ""
-            : ": \(dropped) answer\(dropped == 1 ? "" : "s") came in that time with a SEQ no waiting command had (\(lastStaleSequence.map { "the last seq \($0), " } ?? "")\(p.command) went with seq \(p.sequence)) and \(dropped == 1 ? "was" : "were") dropped (spec §2.4: an answer carries its command's SEQ)"
+            : ": \(dropped) answer\(dropped == 1 ? "" : "s") came in that time with a SEQ no waiting command had (\(pending.lastStaleSequence.map { "the last seq \($0), " } ?? "")\(p.command) went with seq \(p.sequence)) and \(dropped == 1 ? "was" : "were") dropped (spec §2.4: an answer carries its command's SEQ)"
         logger?.warning("no answer to \(Self.name(p.command)) seq \(p.sequence) within \(timeout)\(why)")
         fail(token: token, LinkError(.timeout, "no answer to \(p.command) within \(timeout)\(why)"))
     }
 
     private func fail(token: Int, _ error: LinkError) {
-        guard let i = pending.firstIndex(where: { $0.token == token }) else { return }
-        let p = pending.remove(at: i)
-        p.continuation.resume(throwing: error)
+        guard pending.remove(token: token) != nil else { return }
+        waiters.removeValue(forKey: token)?.continuation.resume(throwing: error)
     }
 
-    private func resolve(index i: Int, raw: RawFrame) {
-        let p = pending.remove(at: i)
-        var secured = p.securedResponse && raw.command != .unrecognised
-        if secured && raw.body.count < FrameLimits.cryptoHeaderSize + FrameLimits.statusSize {
-            // Too short for the SECURED layout (crypto header + status, spec §2.3): a READY answer. The terminal left
-            // the secure session this process believed open (a reboot, another process): read it plain and say so.
-            secured = false
+    /// Hands a command that no longer waits (`PendingCommands` said so) its answer or its failure.
+    private func finish(_ p: PendingCommands.Command, _ result: Result<ResponseFrame, LinkError>) {
+        waiters.removeValue(forKey: p.token)?.continuation.resume(with: result.mapError { $0 })
+    }
+
+    private func resolve(_ answer: PendingCommands.Answer, raw: RawFrame) {
+        let p = answer.command
+        if answer.leftSecureSession {
+            // The terminal left the secure session this process believed open (a reboot, another process): the
+            // answer was read plain; say so.
             rules.secureSessionLost()
             logger?.warning(
                 "\(Self.name(raw.command)) answered in the READY layout: the terminal is not in a secure session")
         }
-        do {
-            let frame = try ResponseFrame(raw: raw, secured: secured)
+        switch answer.frame {
+        case .success(let frame):
             logger?.debug(
                 "received message: \(Self.name(raw.command)) seq \(raw.sequence) \(raw.body.count) bytes status \(frame.status)\(Self.loggableData(p.command, frame.data))"
             )
-            p.continuation.resume(returning: frame)
-        } catch {
-            p.continuation.resume(throwing: LinkError(.badFrame, "\(p.command) response: \(error.reason)"))
+            finish(p, .success(frame))
+        case .failure(let error):
+            finish(p, .failure(LinkError(.badFrame, "\(p.command) response: \(error.reason)")))
         }
     }
 
@@ -402,42 +389,31 @@ package actor RPCClient {
                 trace?(.rejected(error))
                 logger?.warning("rejected bytes from the terminal: \(error.reason)")
                 // A bad frame answers nothing we can trust: fail the command waiting for it (not CancelAll).
-                if let p = pending.last(where: { $0.command != .cancelAll }) ?? pending.last {
+                if let p = pending.awaitedAnswer {
                     fail(token: p.token, LinkError(.badFrame, "bad frame from the terminal: \(error.reason)"))
                 }
                 continue
             }
-            // spec §2.4, §2.8: an answer belongs to the pending command with its SEQ and CMD ID ("command ID is 0x8000
-            // in case of error": its SEQ alone, spec §2.7).
-            let sameSequence =
-                pending.firstIndex { $0.sequence == raw.sequence && $0.command != .cancelAll }
-                ?? pending.firstIndex { $0.sequence == raw.sequence }
-            let answered = sameSequence.flatMap { i in
-                pending[i].command == raw.command || raw.command == .unrecognised ? i : nil
-            }
+            let verdict = pending.received(raw)
             if let bytes = try? raw.encoded() {
-                let secured = answered.map { pending[$0].securedResponse && raw.command != .unrecognised } ?? false
+                let secured: Bool
+                if case .answer(let answer) = verdict { secured = answer.dueSecured } else { secured = false }
                 trace?(.received(bytes: bytes, frame: raw, secured: secured))
             }
-            if let i = answered {
-                // spec §2.8: CancelAll's 0 comes first, then the −32 of the command it ended.
-                lateCancelledAnswerPossible = pending[i].command == .cancelAll
-                resolve(index: i, raw: raw)
-            } else if let i = sameSequence, !isLateCancelledAnswer(raw) {
-                // The SEQ of the command waiting, another command's id: the terminal broke the protocol.
-                let p = pending[i]
-                fail(
-                    token: p.token,
-                    LinkError(
-                        .unexpectedResponse, "the terminal answered \(raw.command) while \(p.command) was pending"))
-            } else {
-                // No pending command has this SEQ: a duplicate of an answer already taken, a replay of an older one,
-                // or a SEQ never sent. Dropped, logged and counted; the pending command waits for its own answer
-                // (a late answer after a timeout is one of these too).
-                staleAnswersDropped += 1
-                lastStaleSequence = raw.sequence
+            switch verdict {
+            case .answer(let answer):
+                resolve(answer, raw: raw)
+            case .protocolBreak(let p, let answered):
+                finish(
+                    p,
+                    .failure(
+                        LinkError(
+                            .unexpectedResponse, "the terminal answered \(answered) while \(p.command) was pending")
+                    ))
+            case .stale, .lateCancelled:
+                // Dropped, logged and counted; the waiting command waits for its own answer.
                 logger?.warning(
-                    "dropped an answer that belongs to no pending command: \(Self.name(raw.command)) seq \(raw.sequence)\(pending.isEmpty ? "" : " (waiting for \(pending.map { "\(Self.name($0.command)) seq \($0.sequence)" }.joined(separator: ", ")))")"
+                    "dropped an answer that belongs to no pending command: \(Self.name(raw.command)) seq \(raw.sequence)\(pending.waiting.isEmpty ? "" : " (waiting for \(pending.waiting.map { "\(Self.name($0.command)) seq \($0.sequence)" }.joined(separator: ", ")))")"
                 )
             }
         }
@@ -458,28 +434,11 @@ package actor RPCClient {
         Task { await transport.close() }
     }
 
-    /// Whether `raw`, an answer with the SEQ of the pending command but another command's id, is the −32 of a
-    /// long-running command that the last CancelAll ended (spec §2.8): one this client never sent, left pending by a
-    /// process before it (a card wait the terminal kept through a dropped link), so its SEQ may be any. Once, right
-    /// after a CancelAll's answer: a stale answer, dropped, not a broken protocol.
-    private func isLateCancelledAnswer(_ raw: RawFrame) -> Bool {
-        guard lateCancelledAnswerPossible, CommandCatalogue.descriptor(for: raw.command)?.isLongRunning == true else {
-            return false
-        }
-        // Plain, or in the SECURED layout when the process before left a secure session.
-        let cancelled = [false, true].contains { secured in
-            guard let frame = try? ResponseFrame(raw: raw, secured: secured) else { return false }
-            return frame.status == .cancelled
-        }
-        if cancelled { lateCancelledAnswerPossible = false }
-        return cancelled
-    }
-
     /// After bytes arrived: when they leave a frame incomplete and a command waits, the rest must follow within
     /// `frameSilence` of the last byte, or the command fails now (a terminal that began an answer and went silent).
     /// One watcher sleeps at a time, however many chunks a frame arrives in.
     private func watchPartialFrame() {
-        guard decoder.bufferedCount > 0, !pending.isEmpty else {
+        guard decoder.bufferedCount > 0, !pending.waiting.isEmpty else {
             partialFrameSince = nil
             return
         }
@@ -508,7 +467,7 @@ package actor RPCClient {
         if transport.incoming.bufferedBytes > 0 { return frameSilence }
         partialWatcherSleeping = false
         partialFrameSince = nil
-        guard let p = pending.last(where: { $0.command != .cancelAll }) ?? pending.last else { return nil }
+        guard let p = pending.awaitedAnswer else { return nil }
         let buffered = decoder.bufferedCount
         decoder.reset()
         lostTrack = true
@@ -535,11 +494,8 @@ package actor RPCClient {
         }
         let reason = closedReason!
         rules.reset()
-        let failing = pending
-        pending.removeAll()
-        for p in failing {
-            p.continuation.resume(
-                throwing: LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)"))
+        for p in pending.removeAll() {
+            finish(p, .failure(LinkError(.disconnected, "link lost while waiting for \(p.command): \(reason)")))
         }
     }
 

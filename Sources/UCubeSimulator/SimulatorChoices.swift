@@ -13,7 +13,8 @@ import UCubeProtocol
 ///   resynchronises on the next STX and the next good frame is answered (`TerminalSimulator.serve`).
 /// - §2.3: in SECURED state a command is read wrapped iff its input mode ≠ NONE and its body is non-empty (plus the
 ///   legacy rule below); the answer is secured iff the output mode ≠ NONE, errors included; 0x5102 is always plain.
-///   A secured answer's crypto header is a seeded byte; its MAC is present only when DATA is non-empty.
+///   A secured answer's crypto header is a seeded byte; its MAC is present only when DATA is non-empty
+///   (`TerminalCore.received`).
 /// - §3.4: `SimulatorServer` serves one TCP connection at a time. A second client is accepted by the kernel and
 ///   waits, unread, until the first disconnects (nothing is refused). The device state survives connections.
 /// - §3.4: what a host queues is bounded, and the bound reaches its socket: the server stops reading a connection
@@ -24,11 +25,11 @@ import UCubeProtocol
 /// - §9: long-running commands (catalogue `isLongRunning`) do not block reading. While one is pending only CancelAll,
 ///   GetStatus and RepeatLastMessage are served (`servedWhilePending`); anything else is answered `busyStatus` at once
 ///   and the pending command keeps waiting. CancelAll ends it: CancelAll's 0 is written first, then the pending
-///   command's −32 (§2.8). When the connection ends, a pending command is dropped without an answer.
+///   command's −32 (§2.8). When the connection ends, a pending command is dropped without an answer (`TerminalCore`).
 /// - §2.9: GetStatus answers 0 and one byte, `busyProcessState` while a command is pending, else 00. RepeatLastMessage
 ///   sends again, byte for byte, the last answer of this connection to anything but GetStatus and RepeatLastMessage;
 ///   while a command is pending it sends nothing (that command's answer is still to come, with its SEQ and id); with
-///   no answer yet on the connection it is answered 0 under its own id.
+///   no answer yet on the connection it is answered 0 under its own id (`TerminalCore`).
 /// - §2.8: every answer leaves no sooner than `SimulatorConfiguration.minimumAnswerDelay` after the last command frame
 ///   arrived (0 by default, `vendorAppMinimumAnswerDelay` for `ucube simulate --vendor-app`).
 /// - §2.2: command frames up to 2560 bytes are read; §2.3: any crypto header byte is accepted; a wrapped command with

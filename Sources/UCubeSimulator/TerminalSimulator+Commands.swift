@@ -41,8 +41,8 @@ extension TerminalSimulator {
     func dispatch(_ request: Request) -> Outcome? {
         switch request.id {
         case .cancelAll:
-            // The pending command's −32 follows this answer (`receive`): the current SDK needs CancelAll's own answer
-            // first (spec §2.8).
+            // The pending command's −32 follows this answer (`TerminalCore.ran`): the current SDK needs CancelAll's
+            // own answer first (spec §2.8).
             return parsed(CancelAll.self, request) { _ in .now(.ok()) }
         case .getInfo: return parsed(GetInfo.self, request) { .now(getInfo($0)) }
         case .setInfoField: return parsed(SetInfoField.self, request) { .now(setInfoField($0)) }

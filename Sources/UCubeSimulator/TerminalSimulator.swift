@@ -40,15 +40,15 @@ package actor TerminalSimulator {
     /// The name of the card the script presents, as `ucube sim status` shows it (`nameCard`, `steer`).
     package internal(set) var cardLabel: String
     private var connectionWaiters: [CheckedContinuation<Void, Never>] = []
-    private var pending: PendingCommand?
-    /// The last answer written on this connection to anything but a recovery command (RepeatLastMessage, spec §2.9).
-    private var lastAnswer: [UInt8]?
+    /// What a frame gets, the long-running command waiting and the answer to repeat (`TerminalCore`).
+    private var core = TerminalCore()
+    /// The timer of the long-running command waiting (`core.waiting`).
+    private var waitTimer: Task<Void, Never>?
     /// `elapsed()` when the last command frame of this connection was read (`minimumAnswerDelay` counts from it); with
     /// a link model, when it was due to have crossed the link.
     private var lastArrival: Duration = .zero
     /// The link model's schedule on this connection (`LinkTimeline`).
     private var timeline = LinkTimeline()
-    private var nextPendingID: UInt64 = 0
     private var sessionKeyCache: SessionKeys?
     /// Told each time an injected fault fires (`ucube simulate` prints it, so a test or a person sees when).
     private var faultObserver: (@Sendable (String) -> Void)?
@@ -231,9 +231,9 @@ package actor TerminalSimulator {
         // The link is gone: a partial download is discarded (the next one starts with InstallForLoad), and there is
         // no last answer to repeat on the next connection.
         runtime.download = nil
-        lastAnswer = nil
         if case .rebooted = end { startReboot() }
         dropPending()
+        core.connectionEnded()
         closeAnswers()
         await writer.value
         connection = nil
@@ -369,98 +369,33 @@ package actor TerminalSimulator {
     /// Queues an answer, no sooner than `minimumAnswerDelay` after the last command frame arrived; it becomes the
     /// answer RepeatLastMessage sends again, unless it answers a recovery command itself (spec §2.9).
     private func send(_ bytes: [UInt8]) {
-        if bytes.count > 5 {
-            let command = CommandID(UInt16(bytes[4]) << 8 | UInt16(bytes[5]))
-            if !SimulatorChoices.servedWhilePending.contains(command) { lastAnswer = bytes }
-        }
+        core.answerWritten(bytes)
         queueAnswer(
             Outgoing(frame: bytes, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
     // MARK: - One command
 
-    /// Reads one frame and answers it, now or when its wait ends (spec §2.3 framing, §2.7 states, §9 long commands).
+    /// Reads one frame and answers it, now or when its wait ends: `TerminalCore` decides, this does what it says.
     private func receive(_ raw: RawFrame) {
-        guard let descriptor = CommandCatalogue.descriptor(for: raw.command),
-            raw.command != .magstripeRead || SimulatorChoices.hasMagstripeReader
-        else {
+        let context = TerminalCore.Context(
+            state: device.terminalState, legacySecuredCommands: configuration.legacySecuredCommands,
+            commandStatuses: script.card?.commandStatuses ?? [:])
+        switch core.received(raw, in: context, macVerifies: macVerifies) {
+        case .unknownCommand:
             send(unknownCommandResponse(to: raw))
-            return
-        }
-        let state = device.terminalState
-        // spec §2.3 PROJECT CHOICE: 0x5102 is always plain; otherwise the modes decide.
-        let secured = state == .secured && raw.command != .exitSecureSession
-        let securedAnswer = secured && descriptor.outputMode != .none
-        let answer = AnswerFormat(
-            sequence: raw.sequence,
-            command: raw.command,
-            secured: securedAnswer,
-            ciphered: securedAnswer && descriptor.outputMode == .signedCiphered
-        )
-
-        if pending != nil && !SimulatorChoices.servedWhilePending.contains(raw.command) {
-            send(encode(Reply(SimulatorChoices.busyStatus), answer))
-            return
-        }
-        switch raw.command {
-        case .getStatus where raw.body.isEmpty:
-            // spec §2.9: status 0 and the process-state byte; a pending long command is the secure firmware's.
-            let state = pending == nil ? GetStatus.Response.idle : SimulatorChoices.busyProcessState
-            send(encode(.ok(GetStatus.Response(processState: state).encodeData()), answer))
-            return
-        case .repeatLastMessage where raw.body.isEmpty:
-            repeatLastAnswer(answer)
-            return
-        default:
-            break
-        }
-        guard descriptor.allowedStates.contains(state) else {
-            send(encode(Reply(.badTerminalState), answer))
-            return
-        }
-
-        let wrapped =
-            secured && !raw.body.isEmpty
-            && (descriptor.inputMode != .none || (configuration.legacySecuredCommands && looksLegacyWrapped(raw.body)))
-        let frame: CommandFrame
-        do {
-            frame = try CommandFrame(raw: raw, secured: wrapped)
-        } catch {
-            send(encode(Reply(SimulatorChoices.malformedRequestStatus), answer))
-            return
-        }
-        if wrapped && descriptor.inputMode == .signed && !macVerifies(frame) {
-            send(encode(Reply(SimulatorChoices.macMismatchStatus), answer))
-            return
-        }
-
-        // A suite's card image may answer a command with a status of its own (CardProfile.commandStatuses).
-        if let status = script.card?.commandStatuses[raw.command] {
-            send(encode(Reply(status), answer))
-            return
-        }
-        switch dispatch(Request(id: raw.command, payload: frame.payload, descriptor: descriptor)) {
-        case .none:
-            send(unknownCommandResponse(to: raw))
-        case .now(let reply):
+        case .answer(let reply, let answer):
             send(encode(reply, answer))
-            // spec §2.8: CancelAll is answered first, then the command it ends answers −32. The current SDK takes a
-            // −32 that comes first for a failed cancel (libApp 3.5.13 then reports a disconnection).
-            if raw.command == .cancelAll && reply.status.isSuccess { cancelPending() }
-        case .after(let delay, let reply):
-            guard delay > .zero else {
-                apply(reply.effects)
-                send(encode(reply, answer))
-                return
-            }
-            startPending(delay: delay, reply: reply, answer: answer)
+        case .repeatAnswer(let bytes):
+            // Sent again as it was: not a new answer for RepeatLastMessage to repeat.
+            queueAnswer(
+                Outgoing(frame: bytes, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
+        case .nothing:
+            break
+        case .run(let request, let answer):
+            let outcome = dispatch(request)
+            perform(core.ran(request, answer: answer, outcome: outcome), for: raw)
         }
-    }
-
-    /// spec §2.3 legacy switch: a NONE-mode body that ends with the old SDK's zero MAC (SimulatorChoices).
-    private func looksLegacyWrapped(_ body: [UInt8]) -> Bool {
-        body.count > FrameLimits.cryptoHeaderSize + FrameLimits.macSize
-            && Array(body.suffix(FrameLimits.macSize)) == SimulatorChoices.legacyWrappedMAC
     }
 
     /// spec §12.3: SIGNED inputs carry the MAC-request-variant retail MAC over SEQ ‖ CMD ‖ crypto header ‖ payload.
@@ -469,58 +404,45 @@ package actor TerminalSimulator {
         return Self.crypto { try RetailMAC.verify(mac: mac, key: sessionKeys.macRequest, data: frame.macInput) }
     }
 
-    // MARK: - Recovery (spec §2.9)
-
-    /// RepeatLastMessage: while a command is pending its answer is still to come, with its own SEQ and CMD ID, so
-    /// nothing is sent now; otherwise the last answer of this connection is sent again byte for byte. With no answer
-    /// yet, RepeatLastMessage is answered 0 under its own id (SimulatorChoices).
-    private func repeatLastAnswer(_ answer: AnswerFormat) {
-        guard pending == nil else { return }
-        guard let lastAnswer else {
-            send(encode(.ok(), answer))
-            return
+    /// Does what `TerminalCore` said, in order. `raw`: the frame a `.unknownCommand` step answers.
+    private func perform(_ steps: [TerminalCore.Step], for raw: RawFrame?) {
+        for step in steps {
+            switch step {
+            case .unknownCommand:
+                if let raw { send(unknownCommandResponse(to: raw)) }
+            case .send(let reply, let answer):
+                send(encode(reply, answer))
+            case .apply(let effects):
+                apply(effects)
+            case .startTimer(let id, let delay):
+                let clock = configuration.clock
+                waitTimer = Task {
+                    do {
+                        try await Self.sleep(on: clock, for: delay)
+                    } catch {
+                        return  // cancelled: CancelAll or the end of the connection answered instead
+                    }
+                    self.waitEnded(id)
+                }
+            case .stopTimer:
+                waitTimer?.cancel()
+                waitTimer = nil
+            }
         }
-        queueAnswer(
-            Outgoing(frame: lastAnswer, notBefore: lastArrival + configuration.minimumAnswerDelay, readyAt: elapsed()))
     }
 
     // MARK: - Long-running commands
 
-    private func startPending(delay: Duration, reply: Reply, answer: AnswerFormat) {
-        nextPendingID += 1
-        let id = nextPendingID
-        let clock = configuration.clock
-        let timer = Task {
-            do {
-                try await Self.sleep(on: clock, for: delay)
-            } catch {
-                return  // cancelled: CancelAll or the end of the connection answered instead
-            }
-            self.pendingExpired(id)
-        }
-        pending = PendingCommand(id: id, answer: answer, reply: reply, timer: timer)
+    /// The wait ended: the waiting command is answered with its prepared reply.
+    private func waitEnded(_ id: UInt64) {
+        perform(core.waitEnded(id), for: nil)
     }
 
-    /// The wait ended: answer the pending command with its prepared reply.
-    private func pendingExpired(_ id: UInt64) {
-        guard let current = pending, current.id == id else { return }
-        pending = nil
-        apply(current.reply.effects)
-        send(encode(current.reply, current.answer))
-    }
-
-    /// CancelAll (spec §5.2 0x0202): the pending command answers −32 first; CancelAll itself then answers 0.
-    func cancelPending() {
-        guard let current = pending else { return }
-        pending = nil
-        current.timer.cancel()
-        send(encode(Reply(SimulatorChoices.cancelledStatus), current.answer))
-    }
-
-    /// The connection ended (or a reset): forget the pending command without answering.
+    /// The connection ended (or a reset): forget the waiting command without answering.
     private func dropPending() {
-        pending?.timer.cancel()
-        pending = nil
+        waitTimer?.cancel()
+        waitTimer = nil
+        core.dropWait()
     }
 
     private func apply(_ effects: [Effect]) {
@@ -667,14 +589,6 @@ private struct Outgoing: Sendable {
     let notBefore: Duration
     /// `elapsed()` when it was produced: where its transfer over a link model starts (`LinkTimeline`).
     let readyAt: Duration
-}
-
-/// A long-running command waiting for its event or timeout (spec §9); `reply` is sent when the wait ends.
-private struct PendingCommand {
-    let id: UInt64
-    let answer: AnswerFormat
-    let reply: Reply
-    let timer: Task<Void, Never>
 }
 
 /// How to answer one command: its SEQ and id, and whether the answer is secured and ciphered (spec §2.3 rule).
