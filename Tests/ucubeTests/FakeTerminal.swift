@@ -45,7 +45,12 @@ final class FakeTerminal: @unchecked Sendable {
         thread.start()
     }
 
-    deinit { close(listener) }
+    /// `shutdown` first: it ends an `accept` still waiting (a `close` alone would not, and the thread would outlive
+    /// the test).
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
 
     /// A TCP socket listening on 127.0.0.1 at a port the kernel picks.
     static func listenOnLoopback() throws -> (fd: Int32, port: Int) {

@@ -42,17 +42,35 @@ import Glibc
         init(upstream: Int, forgery: Forgery?) throws {
             (listener, port) = try FakeTerminal.listenOnLoopback()
             let listener = self.listener
+            // The accepting thread owns the listener and closes it once `accept` fails: `deinit` shuts the socket down,
+            // which ends a blocked `accept` (a `close` would not, and the thread would outlive the test, or call
+            // `accept` on a descriptor number another test had been given since).
             Thread {
+                defer { close(listener) }
                 while true {
                     let client = accept(listener, nil, nil)
-                    guard client >= 0, let terminal = try? FakeTerminal.connectToLoopback(upstream) else { return }
-                    Thread { Self.pump(from: client, to: terminal, forgery: nil) }.start()
-                    Thread { Self.pump(from: terminal, to: client, forgery: forgery) }.start()
+                    guard client >= 0 else { return }
+                    guard let terminal = try? FakeTerminal.connectToLoopback(upstream) else {
+                        close(client)
+                        return
+                    }
+                    // Each pump shuts both sockets down as it ends, which ends the other; the last one closes them.
+                    let bothDone = DispatchSemaphore(value: 0)
+                    Thread {
+                        Self.pump(from: client, to: terminal, forgery: nil)
+                        bothDone.signal()
+                    }.start()
+                    Thread {
+                        Self.pump(from: terminal, to: client, forgery: forgery)
+                        bothDone.wait()
+                        close(client)
+                        close(terminal)
+                    }.start()
                 }
             }.start()
         }
 
-        deinit { close(listener) }
+        deinit { shutdown(listener, Int32(SHUT_RDWR)) }
 
         /// Copies whole frames from `source` to `destination`, forged as `forgery` says, until either side closes.
         private static func pump(from source: Int32, to destination: Int32, forgery: Forgery?) {
