@@ -70,7 +70,7 @@ import FoundationXML
 
         // Registration: every terminal but the one that never answers.
         let register = try await sandbox.run(
-            ["--json", "--rpc-timeout", "2", "mdm-register", "--devices", fleet.file], timeout: .seconds(120))
+            ["--json", "--rpc-timeout", "20", "mdm-register", "--devices", fleet.file], timeout: .seconds(900))
         #expect(register.status == 18, "\(register.stderr)")
         let registered = Self.ends(register.stdout)
         #expect(registered.count == 20)
@@ -84,8 +84,8 @@ import FoundationXML
         // The update: 17 and 3, in the JSON lines and the JUnit report.
         let junit = sandbox.directory.appendingPathComponent("update.xml").path
         let update = try await sandbox.run(
-            ["--json", "--rpc-timeout", "2", "mdm-update", "--devices", fleet.file, "--junit", junit],
-            timeout: .seconds(300))
+            ["--json", "--rpc-timeout", "20", "mdm-update", "--devices", fleet.file, "--junit", junit],
+            timeout: .seconds(900))
         #expect(update.status == 18, "\(update.stderr)")
         let events = Self.events(update.stdout)
         #expect(events.count == update.stdout.split(separator: "\n").count, "every line is a JSON object")
@@ -118,8 +118,8 @@ import FoundationXML
 
         // Again: the 17 are done (the run file says so); only the 3 are tried, and the link drop was a one-off.
         let again = try await sandbox.run(
-            ["--json", "--rpc-timeout", "2", "mdm-update", "--devices", fleet.file, "--junit", junit],
-            timeout: .seconds(300))
+            ["--json", "--rpc-timeout", "20", "mdm-update", "--devices", fleet.file, "--junit", junit],
+            timeout: .seconds(900))
         #expect(again.status == 18, "\(again.stderr)")
         let started = Set(
             Self.events(again.stdout).filter { $0["event"] as? String == "start" }.compactMap {
@@ -146,7 +146,7 @@ import FoundationXML
         let junit = sandbox.directory.appendingPathComponent("info.xml").path
         let run = try await sandbox.run(
             [
-                "--json", "--rpc-timeout", "1", "info", "--devices", fleet.file, "--parallel", "1", "--max-failures",
+                "--json", "--rpc-timeout", "10", "info", "--devices", fleet.file, "--parallel", "1", "--max-failures",
                 "2", "--junit", junit,
             ])
         #expect(run.status == 18, "\(run.stderr)")
@@ -174,7 +174,7 @@ import FoundationXML
         // starts all six both times.
         for _ in 0..<2 {
             let all = try await sandbox.run(
-                ["--rpc-timeout", "1", "info", "--devices", fleet.file])
+                ["--rpc-timeout", "10", "info", "--devices", fleet.file])
             #expect(all.status == 18)
             for device in fleet.devices[2...] { #expect(all.stdout.contains("\(device)  ok"), "\(all.stdout)") }
             #expect(all.stdout.contains("4 ok, 2 failed, 0 not started of 6 terminals"), "\(all.stdout)")

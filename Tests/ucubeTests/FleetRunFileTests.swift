@@ -119,7 +119,7 @@ import Testing
         let devices = sandbox.directory.appendingPathComponent("devices.txt")
         try Data("sim\ntcp://127.0.0.1:1\n".utf8).write(to: devices)
         let runFile = sandbox.directory.appendingPathComponent("suite.run").path
-        let line = ["--json", "--rpc-timeout", "2", "test", suite, "--devices", devices.path, "--run-file", runFile]
+        let line = ["--json", "--rpc-timeout", "15", "test", suite, "--devices", devices.path, "--run-file", runFile]
         func started(_ stdout: String) -> Set<String> {
             Set(
                 FleetRunEndToEndTests.events(stdout).filter { $0["event"] as? String == "start" }.compactMap {

@@ -34,13 +34,14 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let faulty = Set([fleet.devices[4], fleet.devices[16], fleet.devices[28]])
         // The muted terminals cost one --rpc-timeout per run; the others must never reach it, even with 40 at once on a
-        // loaded machine (at 1 s, a full parallel test run timed out three healthy ones).
-        let info = ["--rpc-timeout", "4", "info", "--devices", fleet.file]
+        // loaded machine (at 1 s, a full parallel test run timed out three healthy ones; at 2 s, at load 23, six in
+        // FleetRunEndToEndTests): 20 s, ten times the slowest healthy answer seen under load.
+        let info = ["--rpc-timeout", "20", "info", "--devices", fleet.file]
         let directory = sandbox.directory.path
 
         // One process, the whole fleet: the reference.
         let reference = try await sandbox.run(
-            ["--json"] + info + ["--junit", "\(directory)/one.xml"], timeout: .seconds(120))
+            ["--json"] + info + ["--junit", "\(directory)/one.xml"], timeout: .seconds(900))
         #expect(reference.status == 18, "\(reference.stderr)")
         let ends = FleetRunEndToEndTests.ends(reference.stdout)
         #expect(Set(ends.filter { $0.value["result"] as? String == "failed" }.keys) == faulty)
@@ -59,7 +60,7 @@ import FoundationXML
                     options: .regularExpression) != nil, "\(line)")
         }
         let oneXML = Self.normalised(try String(contentsOfFile: "\(directory)/one.xml", encoding: .utf8))
-        let referenceText = try await sandbox.run(info, timeout: .seconds(120))
+        let referenceText = try await sandbox.run(info, timeout: .seconds(900))
         #expect(referenceText.status == 18)
 
         for count in [1, 3, 4] {
@@ -71,7 +72,7 @@ import FoundationXML
                             ["--json"] + info + [
                                 "--shard", "\(index)/\(count)", "--junit", "\(directory)/shard-\(count)-\(index).xml",
                             ],
-                            timeout: .seconds(120))
+                            timeout: .seconds(900))
                         return (index, run)
                     }
                 }
@@ -136,7 +137,7 @@ import FoundationXML
         defer { fleet.process.terminate() }
         let junit = sandbox.directory.appendingPathComponent("diagnose.xml").path
         let run = try await sandbox.run(
-            ["--json", "--rpc-timeout", "3", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit])
+            ["--json", "--rpc-timeout", "15", "diagnose", "--devices", fleet.file, "--parallel", "2", "--junit", junit])
         #expect(run.status == 18, "\(run.stderr)")
         let ends = FleetRunEndToEndTests.ends(run.stdout)
         #expect(ends.count == 3)
@@ -173,7 +174,7 @@ import FoundationXML
         _ = try await sandbox.run(["--device", fleet.devices[0], "info"])  // something to send
 
         let failed = try await sandbox.run(
-            ["--json", "--rpc-timeout", "3", "send-logs", "--devices", fleet.file, "--parallel", "3"])
+            ["--json", "--rpc-timeout", "15", "send-logs", "--devices", fleet.file, "--parallel", "3"])
         #expect(failed.status == 18, "\(failed.stderr)")
         let ends = FleetRunEndToEndTests.ends(failed.stdout)
         #expect(ends.filter { $0.value["result"] as? String == "ok" }.count == 2, "\(failed.stdout)")
@@ -209,10 +210,10 @@ import FoundationXML
         let junit = sandbox.directory.appendingPathComponent("suite.xml").path
         let run = try await sandbox.run(
             [
-                "--json", "--rpc-timeout", "3", "test", suite, "--devices", fleet.file, "--parallel", "3", "--junit",
+                "--json", "--rpc-timeout", "15", "test", suite, "--devices", fleet.file, "--parallel", "3", "--junit",
                 junit,
             ],
-            timeout: .seconds(120))
+            timeout: .seconds(900))
         #expect(run.status == 18, "\(run.stderr)")
         let ends = FleetRunEndToEndTests.ends(run.stdout)
         #expect(ends[fleet.devices[0]]?["exit"] as? Int == 17, "\(ends)")

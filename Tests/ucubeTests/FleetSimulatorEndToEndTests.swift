@@ -8,7 +8,7 @@ import Testing
     static func firmware(_ sandbox: UCubeSandbox, _ device: String) async throws -> (serial: String, firmware: String)?
     {
         let run = try await sandbox.run(
-            ["--device", device, "--json", "--rpc-timeout", "2", "info"])
+            ["--device", device, "--json", "--rpc-timeout", "15", "info"])
         guard run.status == 0,
             let json = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
             let info = json["response"] as? [String: Any]
