@@ -125,8 +125,8 @@ package enum TaskResult: Hashable, Sendable {
     case authorized(AuthorizationResponse)
     /// The task gave up (prompt aborted, cancelled): the payment ends CANCELLED.
     case cancelled
-    /// The task failed: the payment ends ERROR with this reason.
-    case failed(String)
+    /// The task failed: the payment ends ERROR with its reason, and its code in the payment's errors.
+    case failed(TaskFailure)
 }
 
 /// How a payment ended: its status and, when not self-explanatory, why.

@@ -312,11 +312,11 @@ package actor PaymentEngine {
         case .failure(let error):
             switch error.code {
             case .disconnected, .notConnected:
-                return run.machine.linkLost(error.reason)
+                return run.machine.linkLost(error)
             case .timeout, .connectFailed, .connectionRefused, .hostUnreachable, .hostNotFound, .badFrame,
                 .unexpectedResponse,
                 .malformedResponse, .busy, .invalidRequest, .replayDiverged:
-                return run.machine.commandFailed("\(C.descriptor.name): \(error.code.rawValue): \(error.reason)")
+                return run.machine.commandFailed(CommandFailure(command: C.descriptor.name, error: error))
             }
         }
     }
@@ -341,7 +341,7 @@ package actor PaymentEngine {
             } catch is CancellationError {
                 return .cancelled
             } catch {
-                return .failed("\(error)")
+                return .failed(TaskFailure(error))
             }
         }.value
         return run.machine.taskFinished(result)

@@ -67,13 +67,14 @@ extension PaymentStateMachine {
     /// Decides the status and starts the ending steps. `card`: the card read, nil before it (no finalization tags,
     /// no card removal).
     mutating func end(
-        _ status: PaymentStatus, _ reason: String? = nil, _ cause: CommandError? = nil, card: Card?
+        _ status: PaymentStatus, _ reason: String? = nil, _ cause: CommandError? = nil, code: String? = nil,
+        card: Card?
     ) -> Action {
         let outcome = PaymentOutcome(status, reason: reason)
         if let reason, status != .approved, status != .declined {
             context.errors.append(
                 cause.map { PaymentError(state: currentState, reason, decoding: $0) }
-                    ?? PaymentError(state: currentState, reason: reason))
+                    ?? PaymentError(state: currentState, code: code, reason: reason))
         }
         var steps: [Ending] = []
         if status == .approved || status == .declined, let card {

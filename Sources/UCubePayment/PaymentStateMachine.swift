@@ -227,8 +227,8 @@ package struct PaymentStateMachine: Sendable {
         switch (step, result) {
         case (_, .cancelled):
             return end(.cancelled, "the \(step.name) task cancelled the payment", card: step.card)
-        case (_, .failed(let reason)):
-            return end(.error, "the \(step.name) task failed: \(reason)", card: step.card)
+        case (_, .failed(let failure)):
+            return end(.error, "the \(step.name) task failed: \(failure.reason)", code: failure.code, card: step.card)
         case (.selectApplication(let card, let eligible), .applicationSelected(let choice)):
             return applicationChosen(choice, card, eligible: eligible)
         case (.riskManagement(let card), .riskManagementDone(let tvr)):
@@ -273,40 +273,44 @@ package struct PaymentStateMachine: Sendable {
 
     /// The link dropped. Before the status is decided the payment ends ERROR_DISCONNECT at once (no
     /// END_EXIT_SECURE_SESSION: nothing can be sent); during the ending steps the decided status stands.
-    package mutating func linkLost(_ reason: String = "the link to the terminal dropped") -> Action {
+    package mutating func linkLost(_ error: LinkError? = nil) -> Action {
+        let reason = error?.reason ?? "the link to the terminal dropped"
+        let code = error?.code.rawValue
         switch state {
         case .finished:
             return .none
         case .idle:
             return finishNow(PaymentOutcome(.errorDisconnect, reason: reason))
         case .command(let step), .cancelling(let step):
-            context.errors.append(PaymentError(state: step.name, reason: reason))
+            context.errors.append(PaymentError(state: step.name, code: code, reason: reason))
             return finishNow(PaymentOutcome(.errorDisconnect, reason: reason))
         case .task(let task):
-            context.errors.append(PaymentError(state: task.name, reason: reason))
+            context.errors.append(PaymentError(state: task.name, code: code, reason: reason))
             return finishNow(PaymentOutcome(.errorDisconnect, reason: reason))
         case .closing(let closing):
-            context.errors.append(PaymentError(state: closing.step.name, reason: reason))
+            context.errors.append(PaymentError(state: closing.step.name, code: code, reason: reason))
             return finishNow(closing.outcome)
         }
     }
 
     /// The outstanding command failed on the link without a disconnect (timeout, bad frame, malformed response,
     /// a request that could not be encoded): ERROR, or the next ending step when the status is already decided.
-    package mutating func commandFailed(_ reason: String) -> Action {
+    package mutating func commandFailed(_ failure: CommandFailure) -> Action {
+        let reason = failure.reason
+        let code = failure.error.code.rawValue
         switch state {
         case .finished:
             return .none
         case .idle:
             preconditionFailure("a command failure before start()")
         case .command(let step):
-            return end(.error, reason, card: step.card)
+            return end(.error, reason, code: code, card: step.card)
         case .cancelling(let step):
-            return end(.cancelled, reason, card: step.card)
+            return end(.cancelled, reason, code: code, card: step.card)
         case .task(let task):
-            return end(.error, reason, card: task.card)
+            return end(.error, reason, code: code, card: task.card)
         case .closing(let closing):
-            context.errors.append(PaymentError(state: closing.step.name, reason: reason))
+            context.errors.append(PaymentError(state: closing.step.name, code: code, reason: reason))
             return nextClosingStep(closing.outcome, closing.remaining)
         }
     }

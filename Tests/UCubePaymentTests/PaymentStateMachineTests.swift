@@ -1,4 +1,5 @@
 import Testing
+import UCubeLink
 import UCubeProtocol
 
 @testable import UCubePayment
@@ -93,7 +94,7 @@ import UCubeProtocol
         #expect(m.responseReceived(Fixture.exitOK).isNone)
         #expect(m.taskFinished(.cancelled).isNone)
         #expect(m.linkLost().isNone)
-        #expect(m.commandFailed("late").isNone)
+        #expect(m.commandFailed(CommandFailure(command: "GetInfo", error: LinkError(.timeout, "late"))).isNone)
         #expect(m.start().isNone)
         #expect(m.cancelRequested() == .refused("the payment has already ended APPROVED"))
         #expect(m.outcome == PaymentOutcome(.approved))
@@ -629,12 +630,53 @@ import UCubeProtocol
 
     @Test func commandFailureIsErrorAndStillExitsTheSession() {
         var (m, _) = replay(Fixture.request(), ContactTranscriptTests.toProcess)
-        #expect(m.commandFailed("TransactionProcess: timeout").command == .waitCardRemoval)
-        #expect(m.commandFailed("WaitCardRemoval: timeout").command == .exitSecureSession)
+        let timeout = LinkError(.timeout, "no answer within 30 s")
         #expect(
-            m.responseReceived(Fixture.exitOK) == .finish(PaymentOutcome(.error, reason: "TransactionProcess: timeout"))
+            m.commandFailed(CommandFailure(command: "TransactionProcess", error: timeout)).command == .waitCardRemoval)
+        #expect(
+            m.commandFailed(CommandFailure(command: "WaitCardRemoval", error: timeout)).command == .exitSecureSession)
+        #expect(
+            m.responseReceived(Fixture.exitOK)
+                == .finish(PaymentOutcome(.error, reason: "TransactionProcess: timeout: no answer within 30 s"))
         )
         #expect(m.context.errors.count == 2)
+    }
+
+    /// Typed edges (issue 42): a link failure reaches the machine as the link's error, and its code is kept in the
+    /// payment's errors beside the sentence, where a string lost it.
+    @Test func aLinkFailureKeepsItsCodeInThePaymentsErrors() {
+        var (m, _) = replay(Fixture.request(), ContactTranscriptTests.toProcess)
+        _ = m.commandFailed(CommandFailure(command: "TransactionProcess", error: LinkError(.badFrame, "CRC mismatch")))
+        #expect(
+            m.context.errors.first
+                == PaymentError(
+                    state: .smcProcessTransaction, code: "badFrame",
+                    reason: "TransactionProcess: badFrame: CRC mismatch"))
+
+        var (dropped, _) = replay(Fixture.request(), ContactTranscriptTests.toProcess)
+        #expect(
+            dropped.linkLost(LinkError(.disconnected, "the peer closed the connection")).finished == .errorDisconnect)
+        #expect(dropped.context.errors.map(\.code) == ["disconnected"])
+        #expect(dropped.context.errors.map(\.reason) == ["the peer closed the connection"])
+    }
+
+    /// A task that fails with a coded error: the payment's error keeps the code; any other error keeps its words.
+    @Test func aTaskFailureKeepsItsCode() {
+        #expect(
+            TaskFailure(LinkError(.timeout, "the host did not answer"))
+                == TaskFailure(code: "timeout", reason: "the host did not answer"))
+        struct Plain: Error, CustomStringConvertible { var description: String { "plain words" } }
+        #expect(TaskFailure(Plain()) == TaskFailure(code: nil, reason: "plain words"))
+
+        var (m, _) = replay(
+            Fixture.request(),
+            ContactTranscriptTests.toProcess + [
+                .response(Fixture.processed(cid: [0x80])), .response(Fixture.securedOK), .response(Fixture.plainOK),
+            ]
+        )
+        _ = m.taskFinished(.failed(TaskFailure(code: "host-unreachable", reason: "connection refused")))
+        #expect(m.context.errors.last?.code == "host-unreachable")
+        #expect(m.context.errors.last?.reason.hasSuffix("task failed: connection refused") == true)
     }
 
     /// The full contact transcript (ARQC → approved), as feeds.
