@@ -28,22 +28,35 @@ package enum SimulatorServer {
     /// served one after the other: a second client is accepted by the kernel and waits, unread, until the first one
     /// disconnects (SimulatorChoices). The device state lives in `simulator`, so it
     /// survives between connections. What a connection queues is bounded (SimulatorChoices §3.4): a host that sends
-    /// noise or never reads its answers is dropped, and `dropped` receives the reason in a sentence. Throws `SimulatorError(.addressInUse)` when another socket holds the address, `.bindFailed` when it cannot be
-    /// bound otherwise.
+    /// noise or never reads its answers is dropped, and `dropped` receives the reason in a sentence. `answerBuffer`:
+    /// the bytes of answers a connection may hold unwritten (the socket's SO_SNDBUF and NIO's write buffer), so that a
+    /// host that never reads is dropped after that many; nil keeps the kernel's and NIO's defaults (a few MB, which a
+    /// test that needs the drop pays for in tens of thousands of answers). Throws `SimulatorError(.addressInUse)` when
+    /// another socket holds the address, `.bindFailed` when it cannot be bound otherwise.
     package static func listen(
         host: String,
         port: Int = SimulatorChoices.defaultTCPPort,
         simulator: TerminalSimulator,
         codec: SimulatorStreamCodec = .raw,
         dropped: @escaping @Sendable (String) -> Void = { _ in },
+        answerBuffer: Int? = nil,
         ready: @Sendable (Int) -> Void
     ) async throws {
         let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
         do {
-            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            var bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 8)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            if let answerBuffer {
+                bootstrap = bootstrap.childChannelOption(
+                    .socketOption(.so_sndbuf), value: SocketOptionValue(answerBuffer)
+                )
+                .childChannelOption(
+                    .writeBufferWaterMark, value: .init(low: max(1, answerBuffer / 2), high: max(2, answerBuffer)))
+            }
+            server =
+                try await bootstrap
                 .bind(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
