@@ -6,6 +6,9 @@
 # those, not a test, once turned a green run red). Writes the clone to $PROOF_DIR/cold-N and the log to $PROOF_DIR/cold-N.log (default /work/proof),
 # with the load every minute (.ci/run lists the 20 slowest tests). The BLE test bed gets an empty cache of its own
 # ($PROOF_DIR/cold-N-cache), as on a new machine: it builds its VM image and fetches its packages again.
+# With PROOF_FIRST=1 it first runs the README's first command (the first line of its first sh block: set up, build,
+# pay on the simulator) in the clone, under the same load, as a new user's first step; then it removes the packages
+# and the build directory again, so that the test command still starts cold.
 #   Scripts/proof-run.sh N COMMIT
 set -u
 n=${1:?usage: Scripts/proof-run.sh N COMMIT}; commit=${2:?usage: Scripts/proof-run.sh N COMMIT}
@@ -29,10 +32,20 @@ git clone -q "$repo" "$dir" && git -C "$dir" checkout -q "$commit"
 cd "$dir"
 stress-ng --cpu 4 --timeout 10800 >/dev/null 2>&1 &
 stress=$!
-echo "+ bash .ci/run"
-start=$(date +%s)
 ( while sleep 60; do echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"; done ) &
 loadlog=$!
+if [ "${PROOF_FIRST:-0}" = 1 ]; then
+    first_command=$(awk '/^```sh$/ { inside = 1; next } inside && /^```/ { exit } inside { print; exit }' README.md)
+    echo "+ $first_command"
+    first_start=$(date +%s)
+    bash -c "$first_command" 2>&1
+    echo "== the README's first command: exit $? after $(( $(date +%s) - first_start )) s"
+    apt-get remove -y $packages >/dev/null 2>&1
+    rm -rf .build
+    echo "removed packages and .build again; still installed: $(dpkg -l $packages 2>/dev/null | grep -c '^ii')"
+fi
+echo "+ bash .ci/run"
+start=$(date +%s)
 bash .ci/run 2>&1
 status=$?
 kill $loadlog $stress 2>/dev/null
