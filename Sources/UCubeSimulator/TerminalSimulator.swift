@@ -177,8 +177,6 @@ package actor TerminalSimulator {
         var decoder = FrameDecoder(maxFrameSize: SimulatorChoices.maxCommandFrameSize)
         var end = ConnectionEnd.inputFinished
         var silent = false
-        /// `decoder.discardedBytes` at the last valid frame: what follows it is noise.
-        var noiseBefore = 0
         reading: for await chunk in input {
             decoder.append(chunk)
             while true {
@@ -189,7 +187,6 @@ package actor TerminalSimulator {
                     continue  // a bad frame: the terminal stays silent (spec §2.2; SimulatorChoices)
                 }
                 guard let frame else { break }
-                noiseBefore = decoder.discardedBytes
                 if let link {
                     let due = timeline.arrival(seenAt: elapsed(), transfer: link.transferTime(for: frame))
                     try? await Self.sleep(on: clock, until: due, elapsed: elapsed)
@@ -219,7 +216,7 @@ package actor TerminalSimulator {
                 // stays in the socket, not here (SimulatorChoices.maxQueuedAnswers).
                 if (connection?.answers.count ?? 0) >= SimulatorChoices.maxQueuedAnswers { await answersTaken() }
             }
-            let noise = decoder.discardedBytes - noiseBefore
+            let noise = decoder.noiseSinceLastFrame
             if noise > SimulatorChoices.maxNoiseBytes {
                 end = .refused(
                     "\(noise) bytes without one valid frame (more than \(SimulatorChoices.maxNoiseBytes), the bound on noise)"
