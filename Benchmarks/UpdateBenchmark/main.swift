@@ -16,6 +16,7 @@
 // frame, each paying the per-frame latency). Throughput = image bytes ÷ wall time of InstallForLoad + all Loads.
 
 import Foundation
+import Synchronization
 import UCubeLink
 import UCubeProtocol
 import UCubeSimulator
@@ -64,21 +65,22 @@ try SimulatedFirmware.writeImage(
 let peakBefore = peakMemoryKiB()
 
 let simulator = try TerminalSimulator(configuration: SimulatorConfiguration(linkModel: model, timeScale: 0.001))
-let (transport, peer) = InMemoryTransport.pair()
-let serving = Task {
+// How the simulator's side of the link ended (it reboots once the image is installed).
+let ending = Mutex<String?>(nil)
+let link = try await TransportFactory(inProcess: { peer in
     let end = await simulator.serve(input: peer.input, output: { peer.write($0) })
-    peer.disconnect()
-    return end
-}
+    ending.withLock { $0 = "\(end)" }
+}).open(.simulator)
 let rpcTimeout = Duration.seconds(CommandLine.arguments.dropFirst(2).compactMap(Int.init).first ?? 10)
-let client = RPCClient(transport: transport, defaultTimeout: rpcTimeout)
+let client = RPCClient(transport: link.transport, defaultTimeout: rpcTimeout)
 let clock = ContinuousClock()
 let start = clock.now
 let samples = Samples()
 let result = try await BinaryLoader(client: client).load(
     LocalImage(imagePath: imagePath, signaturePath: signaturePath), progress: { samples.record($0) })
 let wall = clock.now - start
-let end = await serving.value
+await link.peer?.value
+let end = ending.withLock { $0 } ?? "unknown"
 await client.close()
 let installed = await simulator.device.firmwareVersion
 let peakAfter = peakMemoryKiB()

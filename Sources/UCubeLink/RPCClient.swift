@@ -55,8 +55,6 @@ package enum TaskCancellation: Sendable, Hashable {
 package actor RPCClient {
     private let transport: any Transport
     private var decoder = FrameDecoder()
-    /// `decoder.discardedBytes` when the last valid frame was decoded: what follows it is noise (`dropIfNoise`).
-    private var noiseBeforeFrame = 0
     package private(set) var rules: LinkRules
     private var defaultTimeout: Duration
     private var trace: (@Sendable (TraceEvent) -> Void)?
@@ -384,7 +382,6 @@ package actor RPCClient {
             do {
                 guard let next = try decoder.next() else { break }
                 raw = next
-                noiseBeforeFrame = decoder.discardedBytes
             } catch {
                 trace?(.rejected(error))
                 logger?.warning("rejected bytes from the terminal: \(error.reason)")
@@ -423,7 +420,7 @@ package actor RPCClient {
     /// A peer that sends more than `LinkRules.maxNoiseBytes` without one valid frame is not a terminal (or no longer
     /// talks the protocol): the link is dropped, and the command waiting fails with the reason.
     private func dropIfNoise() {
-        let noise = decoder.discardedBytes - noiseBeforeFrame
+        let noise = decoder.noiseSinceLastFrame
         guard noise > LinkRules.maxNoiseBytes else { return }
         decoder.reset()
         logger?.warning("\(noise) bytes from the terminal without one valid frame: dropping the link")

@@ -365,6 +365,52 @@ package struct SimulatorFaults: Sendable, Hashable {
         self.rebootAtFrame = rebootAtFrame
     }
 
+    /// What the faults do when a command frame arrives (SimulatorChoices "Faults"): each fires once and is then spent.
+    package struct Arrival: Equatable, Sendable {
+        /// The link drops now, without an answer: the fault log's sentence. Nothing else fires with it.
+        package var drop: String?
+        /// The cardholder pulls the card out just before the terminal handles the frame.
+        package var cardRemoved = false
+        /// The terminal reboots now, without an answer: the fault log's sentence.
+        package var reboot: String?
+
+        package init(drop: String? = nil, cardRemoved: Bool = false, reboot: String? = nil) {
+            self.drop = drop
+            self.cardRemoved = cardRemoved
+            self.reboot = reboot
+        }
+    }
+
+    /// The `frame`th frame since the script was set (from 1), the `occurrence`th arrival of `command`: what fires, in
+    /// the order the terminal applies it (a drop by command, a drop by frame, then the card pulled out and a reboot).
+    package mutating func arrival(of command: CommandID, occurrence: Int, frame: Int) -> Arrival {
+        if disconnectAt == command && disconnectOccurrence == occurrence {
+            disconnectAt = nil
+            return Arrival(drop: "fault: link dropped at \(command) (arrival \(occurrence))")
+        }
+        if disconnectAtFrame == frame {
+            disconnectAtFrame = nil
+            return Arrival(drop: "fault: drop@\(frame): link dropped at \(command)")
+        }
+        var fired = Arrival()
+        if cardRemovedAt == command && cardRemovedOccurrence == occurrence {
+            cardRemovedAt = nil
+            fired.cardRemoved = true
+        }
+        if rebootAtFrame == frame {
+            rebootAtFrame = nil
+            fired.reboot = "fault: reboot@\(frame): the terminal reboots at \(command)"
+        }
+        return fired
+    }
+
+    /// Whether the terminal goes silent at the `frame`th frame (`silentFromFrame`): the fault log's sentence, once.
+    package mutating func silence(atFrame frame: Int) -> String? {
+        guard silentFromFrame == frame else { return nil }
+        silentFromFrame = nil
+        return "fault: silent@\(frame): no answer from this frame on, for this connection"
+    }
+
     /// Parses the fault list of `ucube simulate --fault` and `$UCUBE_SIM_FAULT`: comma-separated `drop@N` (the link
     /// drops when the Nth frame arrives), `silent@N` (the Nth frame and the rest of that connection go unanswered),
     /// `reboot@N` (the terminal reboots when the Nth frame arrives), N counting from 1; `load-drop@K` (the link

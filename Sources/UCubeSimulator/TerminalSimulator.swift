@@ -177,8 +177,6 @@ package actor TerminalSimulator {
         var decoder = FrameDecoder(maxFrameSize: SimulatorChoices.maxCommandFrameSize)
         var end = ConnectionEnd.inputFinished
         var silent = false
-        /// `decoder.discardedBytes` at the last valid frame: what follows it is noise.
-        var noiseBefore = 0
         reading: for await chunk in input {
             decoder.append(chunk)
             while true {
@@ -189,7 +187,6 @@ package actor TerminalSimulator {
                     continue  // a bad frame: the terminal stays silent (spec §2.2; SimulatorChoices)
                 }
                 guard let frame else { break }
-                noiseBefore = decoder.discardedBytes
                 if let link {
                     let due = timeline.arrival(seenAt: elapsed(), transfer: link.transferTime(for: frame))
                     try? await Self.sleep(on: clock, until: due, elapsed: elapsed)
@@ -198,11 +195,15 @@ package actor TerminalSimulator {
                 } else {
                     lastArrival = elapsed()
                 }
-                if disconnectFires(frame.command) {
+                let fired = faultsAtArrival(of: frame.command)
+                if let drop = fired.drop {
+                    faultObserver?(drop)
                     end = .disconnected(frame.command)
                     break reading
                 }
-                if rebootFires(frame.command) {
+                if fired.cardRemoved { runtime.cardPresent = nil }
+                if let reboot = fired.reboot {
+                    faultObserver?(reboot)
                     end = .rebooted
                     break reading
                 }
@@ -219,7 +220,7 @@ package actor TerminalSimulator {
                 // stays in the socket, not here (SimulatorChoices.maxQueuedAnswers).
                 if (connection?.answers.count ?? 0) >= SimulatorChoices.maxQueuedAnswers { await answersTaken() }
             }
-            let noise = decoder.discardedBytes - noiseBefore
+            let noise = decoder.noiseSinceLastFrame
             if noise > SimulatorChoices.maxNoiseBytes {
                 end = .refused(
                     "\(noise) bytes without one valid frame (more than \(SimulatorChoices.maxNoiseBytes), the bound on noise)"
@@ -325,44 +326,19 @@ package actor TerminalSimulator {
 
     // MARK: - Faults
 
-    /// Counts the arrival of `command` and fires the faults of the script (SimulatorChoices "Faults"): a card pulled
-    /// out is applied here; `true` when the link must drop now.
-    private func disconnectFires(_ command: CommandID) -> Bool {
+    /// Counts the arrival of `command` and asks the script's faults what fires (`SimulatorFaults.arrival`).
+    private func faultsAtArrival(of command: CommandID) -> SimulatorFaults.Arrival {
         let count = runtime.arrivals[command, default: 0] + 1
         runtime.arrivals[command] = count
         runtime.framesReceived += 1
-        let faults = script.faults
-        if faults.disconnectAt == command && faults.disconnectOccurrence == count {
-            script.faults.disconnectAt = nil
-            faultObserver?("fault: link dropped at \(command) (arrival \(count))")
-            return true
-        }
-        if faults.disconnectAtFrame == runtime.framesReceived {
-            script.faults.disconnectAtFrame = nil
-            faultObserver?("fault: drop@\(runtime.framesReceived): link dropped at \(command)")
-            return true
-        }
-        if faults.cardRemovedAt == command && faults.cardRemovedOccurrence == count {
-            script.faults.cardRemovedAt = nil
-            runtime.cardPresent = nil
-        }
-        return false
+        return script.faults.arrival(of: command, occurrence: count, frame: runtime.framesReceived)
     }
 
-    /// The frame just counted by `disconnectFires` is the one `rebootAtFrame` names: the terminal reboots now.
-    private func rebootFires(_ command: CommandID) -> Bool {
-        guard script.faults.rebootAtFrame == runtime.framesReceived else { return false }
-        script.faults.rebootAtFrame = nil
-        faultObserver?("fault: reboot@\(runtime.framesReceived): the terminal reboots at \(command)")
-        return true
-    }
-
-    /// The frame just counted by `disconnectFires` is the one `silentFromFrame` names: the terminal hangs from here
-    /// to the end of this connection.
+    /// The frame just counted is the one `silentFromFrame` names: the terminal hangs from here to the end of this
+    /// connection.
     private func silenceFires() -> Bool {
-        guard script.faults.silentFromFrame == runtime.framesReceived else { return false }
-        script.faults.silentFromFrame = nil
-        faultObserver?("fault: silent@\(runtime.framesReceived): no answer from this frame on, for this connection")
+        guard let sentence = script.faults.silence(atFrame: runtime.framesReceived) else { return false }
+        faultObserver?(sentence)
         return true
     }
 

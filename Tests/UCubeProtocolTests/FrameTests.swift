@@ -240,6 +240,28 @@ let workedFrames: [WorkedFrame] = [
         #expect(decoder.discardedBytes == 4)
     }
 
+    /// Noise is what was dropped since the last valid frame: a valid frame ends it, a reset forgets it, and bytes of
+    /// a rejected frame count (the bound each side drops a peer at: protocol.md §2.2).
+    @Test func noiseCountsFromTheLastValidFrame() throws {
+        var decoder = FrameDecoder()
+        decoder.append([0xFF, 0x00, 0x13])
+        #expect(try decoder.next() == nil)
+        #expect(decoder.noiseSinceLastFrame == 3)
+        decoder.append(workedFrames[0].bytes + [0x55, 0x66])
+        #expect(try decoder.next()?.command == .getInfo)
+        #expect(decoder.noiseSinceLastFrame == 0, "a valid frame ends the noise before it")
+        #expect(try decoder.next() == nil)
+        #expect(decoder.noiseSinceLastFrame == 2)
+        var bad = workedFrames[0].bytes
+        bad[bad.count - 2] ^= 0x01  // the CRC's low byte
+        decoder.append(bad)
+        #expect(throws: FrameError(.crcMismatch, "")) { try decoder.next() }
+        #expect(decoder.noiseSinceLastFrame == 2 + bad.count, "a rejected frame is noise")
+        decoder.reset()
+        #expect(decoder.noiseSinceLastFrame == 0)
+        #expect(decoder.discardedBytes == 2 + bad.count + 3, "the total still counts everything dropped")
+    }
+
     @Test func badETX() throws {
         var bytes = workedFrames[0].bytes
         bytes[bytes.count - 1] = 0x04

@@ -247,13 +247,4 @@ import Testing
             #expect(run.stdout.contains("\(device): hint: is `ucube simulate --listen"), "\(run.stdout)")
         }
     }
-
-    @Test func hintsComeFromTheFindingsThatAreNotOK() throws {
-        let result = try #require(
-            JSONOutput.Value.parse(
-                #"{"findings":[{"severity":"ok","hint":null},{"severity":"warning","hint":"charge it"},{"severity":"blocking","hint":"start it"},{"severity":"warning","hint":"charge it"}]}"#
-            ))
-        #expect(DeviceCapture.hint(of: result) == "charge it; start it")
-        #expect(DeviceCapture.hint(of: try #require(JSONOutput.Value.parse(#"{"findings":[]}"#))) == nil)
-    }
 }

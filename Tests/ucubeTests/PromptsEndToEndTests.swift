@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UCubePayment
 import UCubeProtocol
 import UCubeSimulator
 

@@ -122,3 +122,10 @@ extension UCube {
         }
     }
 }
+
+extension UCube.MDMRegister.Registered: FleetSummarised {
+    /// mdm-register in a fleet run: the terminal and whether it is registered now.
+    var fleetSummary: FleetSummary {
+        FleetSummary(detail: "serial \(output.serial) \(output.registered ? "registered" : "not registered")")
+    }
+}

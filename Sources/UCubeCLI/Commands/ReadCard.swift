@@ -78,6 +78,8 @@ extension UCube {
                                 countdown?.finish()
                             }
                         })
+                } catch let failure as CardReading.Failure {
+                    result = .failure(CLIFailure(failure))
                 } catch {
                     result = .failure(error)
                 }
@@ -100,128 +102,8 @@ final class InsertedFlag: Sendable {
     var isSet: Bool { value.withLock { $0 } }
 }
 
-/// What `read-card` shows: never the clear PAN, never track data.
-struct CardReading: Report, Sendable {
-    struct Application: Encodable, Sendable {
-        let aid: String
-        let label: String
-        let priority: Int
-    }
-
-    var entryMode: EntryMode
-    var maskedPAN: String?
-    /// MM/YY.
-    var expiry: String?
-    var aid: [UInt8]?
-    var applicationLabel: String?
-    var scheme: String?
-    var applications: [Application] = []
-
-    /// The safe tags asked of GetPlainTag: AID (4F, 84), label (50), PAN as the terminal truncates it (5A), expiry
-    /// (5F24).
-    static let plainTags: [Tag] = [Tag(0x4F), Tag(0x84), Tag(0x50), Tag(0x5A), Tag(0x5F24)]
-
-    /// The transaction read-card starts: 0.00 EUR, INQUIRY (PROJECT CHOICE: no amount is ever at stake).
-    static func startRequest(readers: [CardReader], timeout: UInt8) -> NFCStartTransaction {
-        NFCStartTransaction(
-            readers: readers, cardWaitTimeout: timeout, type: .inquiry, currencyCode: Currency.eur.numeric,
-            exponent: UInt8(Currency.eur.exponent), amount: 0, requestedTags: [Tag(0x4F), Tag(0x84), Tag(0x50)])
-    }
-
-    /// Runs the steps inside the cancellable task; `insertedICC` is called once a chip card is in the reader.
-    static func read(
-        _ client: RPCClient, readers: [CardReader], timeout: UInt8, insertedICC: @Sendable () -> Void
-    ) async throws -> CardReading {
-        try Task.checkCancellation()
-        let session = try await client.send(EnterSecureSession())
-        try check(session.status, "EnterSecureSession", cancelled: "read-card")
-        try Task.checkCancellation()
-        let start = try await client.send(startRequest(readers: readers, timeout: timeout))
-        switch start.status {
-        case .success: break
-        case .timeout: throw CLIFailure.noAnswer("no card was presented within \(timeout) s", option: "--card-timeout")
-        default: try check(start.status, "NFCStartTransaction", cancelled: "read-card", cardProblem: true)
-        }
-        guard let response = start.response, let reader = response.activatedReader else {
-            throw CLIFailure(ExitCodes.protocolError, "NFCStartTransaction answered no activated reader (DF70)")
-        }
-        var reading = CardReading(entryMode: entryMode(reader))
-        reading.absorb(response.tlvs)
-        if reader == .icc {
-            insertedICC()
-            let list = try await client.send(BuildCandidateList())
-            if list.status == .emvNotSupported {
-                throw CLIFailure(
-                    ExitCodes.card, "the card has no application in common with the terminal (EMV_NOT_SUPPORT, -300)")
-            }
-            try check(list.status, "BuildCandidateList", cancelled: "read-card", cardProblem: true)
-            let candidates = list.response?.candidates ?? []
-            reading.applications = candidates.map {
-                Application(aid: Hex.encode($0.aid), label: $0.label, priority: Int($0.priority))
-            }
-            // The application the terminal would try first (EMV priority: 1 is the highest, 0 none).
-            if let first = candidates.filter({ !$0.blocked }).min(by: { rank($0.priority) < rank($1.priority) }) {
-                reading.aid = first.aid
-                reading.applicationLabel = first.label.isEmpty ? nil : first.label
-            }
-        }
-        let tags = try await client.send(GetPlainTag(tags: plainTags))
-        try check(tags.status, "GetPlainTag", cancelled: "read-card")
-        reading.absorb(tags.response?.tlvs ?? [])
-        reading.scheme =
-            reading.aid.flatMap(CardSchemes.scheme(aid:))
-            ?? reading.maskedPAN.flatMap(CardSchemes.scheme(panPrefix:))
-        return reading
-    }
-
-    private static func rank(_ priority: UInt8) -> Int { priority == 0 ? 16 : Int(priority) }
-
-    static func entryMode(_ reader: CardReader) -> EntryMode {
-        switch reader {
-        case .icc: .icc
-        case .nfc: .nfc
-        case .msr: .msr
-        }
-    }
-
-    /// A non-success status as the failure the exit codes name.
-    static func check(_ status: Status, _ command: String, cancelled what: String, cardProblem: Bool = false) throws {
-        switch status {
-        case .success: return
-        case .cancelled: throw CLIFailure.cancelled(what)
-        default:
-            let message = RPCOutput.statusMessage(status, command: command)
-            throw CLIFailure(cardProblem ? ExitCodes.card : ExitCodes.terminalStatus, message)
-        }
-    }
-
-    /// Keeps the safe values: the AID, the label, the PAN masked, the expiry as MM/YY.
-    mutating func absorb(_ tlvs: [TLV]) {
-        for tlv in tlvs {
-            let value = tlv.value
-            switch tlv.tag.rawValue {
-            case 0x4F, 0x84: if !value.isEmpty && aid == nil { aid = value }
-            case 0x50:
-                if applicationLabel == nil, !value.isEmpty, value.allSatisfy({ (0x20...0x7E).contains($0) }) {
-                    applicationLabel = String(decoding: value, as: UTF8.self)
-                }
-            case 0x5A: if let masked = PaymentContext.maskedPAN(fromBCD: value) { maskedPAN = masked }
-            case 0x5F24: if let text = Self.expiry(value) { expiry = text }
-            default: break
-            }
-        }
-    }
-
-    /// 5F24 (YYMMDD, BCD) as MM/YY; nil unless the month is 01…12.
-    static func expiry(_ value: [UInt8]) -> String? {
-        guard value.count >= 2 else { return nil }
-        let digits = value.prefix(2).flatMap { [$0 >> 4, $0 & 0x0F] }
-        guard digits.allSatisfy({ $0 <= 9 }) else { return nil }
-        let month = Int(digits[2]) * 10 + Int(digits[3])
-        guard (1...12).contains(month) else { return nil }
-        return "\(digits[2])\(digits[3])/\(digits[0])\(digits[1])"
-    }
-
+/// `read-card`'s result as text; its JSON form is `CardReading`'s own (UCubePayment).
+extension CardReading: Report {
     var lines: [String] {
         var out = ["entry mode: \(entryMode.rawValue)"]
         out.append("card: \(maskedPAN ?? "(the terminal gave no PAN in plain)")")
@@ -233,19 +115,26 @@ struct CardReading: Report, Sendable {
         }
         return out
     }
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case entryMode, maskedPAN, expiry, aid, applicationLabel, scheme, applications
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(entryMode.rawValue, forKey: .entryMode)
-        try c.encode(maskedPAN, forKey: .maskedPAN)
-        try c.encode(expiry, forKey: .expiry)
-        try c.encode(aid.map { Hex.encode($0) }, forKey: .aid)
-        try c.encode(applicationLabel, forKey: .applicationLabel)
-        try c.encode(scheme, forKey: .scheme)
-        try c.encode(applications, forKey: .applications)
+extension CLIFailure {
+    /// A failed `read-card` as the exit codes name it: 4 no card, 11 cancelled, 12 the card's problem, 3 another
+    /// terminal status.
+    init(_ failure: CardReading.Failure) {
+        switch failure {
+        case .noCard(let timeout):
+            self = .noAnswer("no card was presented within \(timeout) s", option: "--card-timeout")
+        case .cancelled:
+            self = .cancelled("read-card")
+        case .noCommonApplication:
+            self.init(
+                ExitCodes.card, "the card has no application in common with the terminal (EMV_NOT_SUPPORT, -300)")
+        case .noActivatedReader:
+            self.init(ExitCodes.protocolError, "NFCStartTransaction answered no activated reader (DF70)")
+        case .status(let status, let command, let cardProblem):
+            self.init(
+                cardProblem ? ExitCodes.card : ExitCodes.terminalStatus,
+                RPCOutput.statusMessage(status, command: command))
+        }
     }
 }

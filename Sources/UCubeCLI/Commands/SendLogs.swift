@@ -173,3 +173,8 @@ extension UCube {
         }
     }
 }
+
+extension UCube.SendLogs.Sent: FleetSummarised {
+    /// send-logs in a fleet run: what went where.
+    var fleetSummary: FleetSummary { FleetSummary(detail: "serial \(terminal): \(bytes) bytes of logs sent") }
+}

@@ -168,16 +168,15 @@ extension UCube {
                         stop: stop, attended: !inFleet, steered: steering != nil)
                 }
                 results.append(result)
-                if inFleet {
-                    let verdict = result.notRun != nil ? "not-run" : result.passed ? "passed" : "failed"
-                    let error: JSONOutput.Value =
-                        result.passed ? .null : .string(LogScrubber.scrub(result.notRun ?? SuiteReport.summary(result)))
-                    Console.out(
-                        JSONOutput.Value.object([
-                            ("event", .string("case")), ("case", .string(suiteCase.name)), ("result", .string(verdict)),
-                            ("error", error),
-                            ("seconds", .number(String(format: "%.3f", result.seconds))),
-                        ]).line + "\n")
+                if inFleet, let device = DeviceOutput.current {
+                    device.report(
+                        .testCase(
+                            FleetVerdict.Item(
+                                item: suiteCase.name,
+                                result: result.notRun != nil ? "not-run" : result.passed ? "passed" : "failed",
+                                error: result.passed
+                                    ? nil : LogScrubber.scrub(result.notRun ?? SuiteReport.summary(result)),
+                                seconds: result.seconds)))
                 } else if streaming {
                     Console.out(SuiteReport.tapEntry(result, number: index + 1))
                 } else if result.notRun == nil {

@@ -196,3 +196,21 @@ struct DiagnoseReport: Report {
         return out
     }
 }
+
+extension DiagnoseReport: FleetSummarised {
+    /// diagnose in a fleet run: the findings that are not ok, by severity, and their hints, each once, in the
+    /// report's order (as its `hint:` lines).
+    var fleetSummary: FleetSummary {
+        let count = { (severity: DiagnoseFinding.Severity) in findings.filter { $0.severity == severity }.count }
+        let (blockingCount, warnings) = (count(.blocking), count(.warning))
+        let detail =
+            blockingCount > 0
+            ? "\(blockingCount) blocking, \(warnings) warning\(warnings == 1 ? "" : "s")"
+            : "nothing blocks a payment; \(warnings) warning\(warnings == 1 ? "" : "s")"
+        var hints: [String] = []
+        for finding in grouped where finding.severity != .ok {
+            if let hint = finding.hint, !hints.contains(hint) { hints.append(hint) }
+        }
+        return FleetSummary(detail: detail, hint: hints.isEmpty ? nil : hints.joined(separator: "; "))
+    }
+}

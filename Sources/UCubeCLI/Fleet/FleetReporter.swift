@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import UCubeLog
 import UCubePayment
+import UCubeTMS
 
 /// A fleet run's output, one line at a time from any terminal's task. With `--json`: every event a JSON line on stdout
 /// with the terminal's `device` (`start`, the command's own events, `end`, and a last `summary`). Otherwise: the
@@ -65,27 +66,14 @@ final class FleetReporter: Sendable {
         logProgress()
     }
 
-    /// One event of `device`'s command (JSON mode: as is, with the device; text mode: the update items and any text).
-    func event(_ device: String, _ value: JSONOutput.Value) {
+    /// One event of `device`'s command: with `--json` its line with the device; in text, its line (if it has one)
+    /// after the device.
+    func event(_ device: String, _ event: FleetEvent) {
         if json {
-            guard case .object(let fields) = value else { return }
+            guard case .object(let fields) = event.json else { return }
             emit(object: fields, device: device)
-            return
-        }
-        switch value["event"]?.text {
-        case "item":
-            let change = "\(value["item"]?.text ?? "?") \(value["from"]?.text ?? "—") → \(value["to"]?.text ?? "?")"
-            let result = value["result"]?.text ?? "?"
-            let error = value["error"]?.text.map { ": \($0)" } ?? ""
-            emit(line: "\(device): \(change): \(result == "failed" ? "FAILED" : result)\(error)")
-        case "case":
-            let result = value["result"]?.text ?? "?"
-            let error = value["error"]?.text.map { ": \($0)" } ?? ""
-            emit(line: "\(device): \(value["case"]?.text ?? "?"): \(result == "failed" ? "FAILED" : result)\(error)")
-        case "output":
-            emit(line: "\(device): \(value["text"]?.text ?? "")")
-        default:
-            break
+        } else if let line = event.text {
+            emit(line: "\(device): \(line)")
         }
     }
 
@@ -246,7 +234,7 @@ final class FleetReporter: Sendable {
         // When it was printed: lines of terminals running side by side (or of shards on several hosts) can be ordered.
         // A command's own event that already has a `time` keeps it.
         if !fields.contains(where: { $0.0 == "time" }) { fields.append(("time", .string(PaymentEngine.timestamp()))) }
-        emit(line: JSONOutput.Value.object(fields).versionedLine)
+        write(JSONOutput.Value.object(fields).versionedLine + "\n", to: .stdout, json: true)
     }
 
     private func emit(line: String) { write(line + "\n", to: .stdout) }
@@ -255,12 +243,13 @@ final class FleetReporter: Sendable {
     /// status line below the text.
     /// Every line is escaped (`VisibleText`): device names come from a devices file, a terminal's lines from the
     /// terminal, and neither may drive the screen. (A JSON line has no control character left to escape.)
-    private func write(_ text: String, to stream: Console.Stream) {
+    /// `json`: `text` is a JSON line, masked value by value (`Console.outJSON`: a number stays a number).
+    private func write(_ text: String, to stream: Console.Stream, json: Bool = false) {
         let text = VisibleText.escaped(text, keepingNewlines: true)
         DeviceOutput.$current.withValue(nil) {
             if showsStatus { StatusLine.clear() }
             switch stream {
-            case .stdout: Console.out(text)
+            case .stdout: json ? Console.outJSON(text) : Console.out(text)
             case .stderr: Console.err(text)
             }
         }
@@ -277,9 +266,9 @@ final class FleetReporter: Sendable {
     }
 }
 
-/// One terminal's output in a fleet run: its `DeviceOutput`. Each write of the command is one whole line or JSON
-/// document (`Console.out`); JSON events go to the reporter with the device, and mdm-update's items and the command's
-/// result are kept for the terminal's verdict.
+/// One terminal's output in a fleet run: its `DeviceOutput`. The command's text lines and its events (`FleetEvent`)
+/// go to the reporter with the device; mdm-update's items, test's cases and what the result says are kept for the
+/// terminal's verdict.
 final class DeviceCapture: Sendable {
     private struct State {
         var items: [FleetVerdict.Item] = []
@@ -298,7 +287,13 @@ final class DeviceCapture: Sendable {
 
     var output: DeviceOutput {
         DeviceOutput(
-            device: device, stdout: { [self] in stdout($0) }, stderr: { [self] in reporter.stderr(device, $0) })
+            device: device,
+            stdout: { [self] text in
+                for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+                    take(.output(String(line)))
+                }
+            },
+            stderr: { [self] in reporter.stderr(device, $0) }, report: { [self] in take($0) })
     }
 
     var items: [FleetVerdict.Item] { state.withLock { $0.items } }
@@ -306,99 +301,35 @@ final class DeviceCapture: Sendable {
     /// What the command's result says to do (diagnose's findings' hints), when its failure, if any, says nothing.
     var hint: String? { state.withLock { $0.hint } }
 
-    private func stdout(_ text: String) {
-        if let value = JSONOutput.Value.parse(Substring(text)) {
-            take(value)
-            return
-        }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            take(
-                JSONOutput.Value.parse(line)
-                    ?? .object([("event", .string("output")), ("text", .string(String(line)))]))
-        }
-    }
-
-    private func take(_ value: JSONOutput.Value) {
-        let event: JSONOutput.Value
-        switch value["event"]?.text {
-        case "item"?:
-            if let item = value["item"]?.text, let result = value["result"]?.text {
-                state.withLock {
-                    $0.items.append(
-                        FleetVerdict.Item(
-                            item: item, result: result, error: value["error"]?.text,
-                            seconds: value["seconds"]?.text.flatMap(Double.init)))
-                }
-            }
-            event = value
-        case "case"?:
-            // test: each case of the suite, a test case of the terminal's testsuite in the JUnit report.
-            if let name = value["case"]?.text, let result = value["result"]?.text {
-                state.withLock {
-                    $0.items.append(
-                        FleetVerdict.Item(
-                            item: name, result: result, error: value["error"]?.text,
-                            seconds: value["seconds"]?.text.flatMap(Double.init)))
-                    let passed = $0.items.filter(\.succeeded).count
-                    $0.detail = "\(passed) of \($0.items.count) cases passed"
-                }
-            }
-            event = value
-        case "done"?:
-            let installed = value["installed"]?.text ?? "0"
-            let failed = value["failed"]?.text ?? "0"
-            state.withLock {
-                $0.detail =
-                    failed == "0"
-                    ? (installed == "0" ? "nothing to install" : "\(installed) installed")
-                    : "\(installed) installed, \(failed) failed"
-            }
-            event = value
-        case _?:
-            event = value
-        case nil:
-            if let error = value["error"] {
-                event = .object([("event", .string("error")), ("error", error)])
-            } else {
-                if let detail = Self.detail(of: value) { state.withLock { $0.detail = detail } }
-                if let hint = Self.hint(of: value) { state.withLock { $0.hint = hint } }
-                event = .object([("event", .string("result")), ("result", value)])
-            }
-        }
+    private func take(_ event: FleetEvent) {
+        state.withLock { Self.record(event, into: &$0.items, detail: &$0.detail, hint: &$0.hint) }
         reporter.event(device, event)
     }
 
-    /// What a command's JSON result says to do: diagnose's hints, one per finding that is not ok (as its `hint:`
-    /// lines), in the report's order, each once.
-    static func hint(of result: JSONOutput.Value) -> String? {
-        guard case .array(let findings)? = result["findings"] else { return nil }
-        var hints: [String] = []
-        for finding in findings where finding["severity"]?.text != "ok" {
-            if let hint = finding["hint"]?.text, !hints.contains(hint) { hints.append(hint) }
+    /// What `event` adds to the terminal's verdict: an item, and the summary's line and hint.
+    static func record(
+        _ event: FleetEvent, into items: inout [FleetVerdict.Item], detail: inout String?, hint: inout String?
+    ) {
+        switch event {
+        case .item(let verdict):
+            items.append(
+                FleetVerdict.Item(
+                    item: verdict.item, result: verdict.result.rawValue, error: verdict.error,
+                    seconds: verdict.seconds))
+        case .testCase(let item):
+            items.append(item)
+            let passed = items.filter(\.succeeded).count
+            detail = "\(passed) of \(items.count) cases passed"
+        case .updateDone(let installed, let failed, _):
+            detail =
+                failed == 0
+                ? (installed == 0 ? "nothing to install" : "\(installed) installed")
+                : "\(installed) installed, \(failed) failed"
+        case .result(_, let summary):
+            if let line = summary.detail { detail = line }
+            if let what = summary.hint { hint = what }
+        case .failure, .output:
+            break
         }
-        return hints.isEmpty ? nil : hints.joined(separator: "; ")
-    }
-
-    /// The line a command's JSON result gives the summary: who the terminal is.
-    static func detail(of result: JSONOutput.Value) -> String? {
-        if let info = result["response"], let serial = info["serialNumber"]?.text {
-            return "serial \(serial)" + (info["firmwareVersion"]?.text.map { ", firmware \($0)" } ?? "")
-        }
-        if case .array(let findings)? = result["findings"] {
-            // diagnose: the findings that are not ok, by severity.
-            let count = { (severity: String) in findings.filter { $0["severity"]?.text == severity }.count }
-            let (blocking, warnings) = (count("blocking"), count("warning"))
-            return blocking > 0
-                ? "\(blocking) blocking, \(warnings) warning\(warnings == 1 ? "" : "s")"
-                : "nothing blocks a payment; \(warnings) warning\(warnings == 1 ? "" : "s")"
-        }
-        if let serial = result["terminal"]?.text, let bytes = result["bytes"]?.text, result["server"] != nil {
-            return "serial \(serial): \(bytes) bytes of logs sent"
-        }
-        if let serial = result["serial"]?.text, let registered = result["registered"] {
-            if case .bool(true) = registered { return "serial \(serial) registered" }
-            return "serial \(serial) not registered"
-        }
-        return nil
     }
 }

@@ -179,7 +179,12 @@ enum Console {
             StandardError.write(lines.joined(separator: "\n"))
         }
         if json && !state.withLock({ $0.wroteResult }) {
-            out(ErrorObject(failure, showDetail: showDetail).line + "\n")
+            let object = ErrorObject(failure, showDetail: showDetail)
+            if let device = DeviceOutput.current {
+                device.report(.failure(object.error))
+            } else {
+                out(object.line + "\n")
+            }
         }
     }
 }
@@ -192,8 +197,12 @@ struct DeviceOutput: Sendable {
 
     /// The terminal, as the run names it.
     let device: String
+    /// Text the command writes on stdout (`Console.out`): whole lines.
     let stdout: @Sendable (String) -> Void
     let stderr: @Sendable (String) -> Void
+    /// What the command says as values: its result (`JSONOutput.print`), its failure (`Console.report`), its event
+    /// lines (mdm-update's items, test's cases). The run never reads back what a command printed.
+    let report: @Sendable (FleetEvent) -> Void
 
     /// `device=…` on every log line written for a fleet run's terminal, so the log of twenty terminals at once can be
     /// told apart.

@@ -41,9 +41,18 @@ enum JSONOutput {
         return out
     }
 
+    /// `value` as a tree (`[UInt8]` as masked hex, as `encode` writes it).
+    static func tree<T: Encodable>(_ value: T) throws -> Value { try TreeEncoder.encode(value) }
+
     /// Prints `value` as JSON on stdout, with its `version`: the command's result (a failure after it adds no error
     /// object). One line when stdout is JSON lines (`Console.jsonLines`: the shell).
+    /// For one terminal of a fleet run (`DeviceOutput`), the result goes to the run as a value instead
+    /// (`FleetEvent.result`), with what the run's summary says of it when the value can say (`FleetSummarised`).
     static func print<T: Encodable>(_ value: T, pretty: Bool = true) throws {
+        if let device = DeviceOutput.current {
+            device.report(.result(versioned(try tree(value)), (value as? any FleetSummarised)?.fleetSummary ?? .init()))
+            return
+        }
         let pretty = pretty && !Console.jsonLines
         Console.outcome(try encode(value, pretty: pretty, versioned: true) + "\n", json: true)
         Console.noteResult()

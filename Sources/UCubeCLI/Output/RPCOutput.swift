@@ -82,3 +82,11 @@ enum RPCOutput {
         return "\(command) failed: status \(status)"
     }
 }
+
+extension RPCOutput.ReplyJSON: FleetSummarised {
+    /// `info` in a fleet run: who the terminal is, "serial 202401001, firmware 6.0.0.54".
+    var fleetSummary: FleetSummary {
+        guard let info = response as? DeviceInfo, let serial = info.serialNumber else { return FleetSummary() }
+        return FleetSummary(detail: "serial \(serial)" + (info.firmwareVersion.map { ", firmware \($0)" } ?? ""))
+    }
+}

@@ -11,7 +11,7 @@ struct UpdateOutput {
     /// Nothing chosen: every item is current, or only optional ones are proposed.
     func nothingToDo(terminal serial: String, optional: Int) {
         if json {
-            print(Self.doneEvent(installed: 0, failed: 0, optional: optional))
+            emit(.updateDone(installed: 0, failed: 0, optional: optional))
         } else {
             print(
                 "terminal \(serial): nothing to do"
@@ -24,17 +24,7 @@ struct UpdateOutput {
     /// One item's verdict.
     func verdict(_ verdict: UpdateVerdict) {
         if json {
-            struct Line: Encodable {
-                let event = "item"
-                let verdict: UpdateVerdict
-                func encode(to encoder: any Encoder) throws {
-                    var c = encoder.container(keyedBy: Key.self)
-                    try c.encode(event, forKey: .event)
-                    try verdict.encode(to: encoder)
-                }
-                enum Key: String, CodingKey { case event }
-            }
-            if let line = try? JSONOutput.encode(Line(verdict: verdict), pretty: false, versioned: true) { print(line) }
+            emit(.item(verdict))
             return
         }
         let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to ?? "?")"
@@ -54,21 +44,21 @@ struct UpdateOutput {
 
     /// The run's end: `--json`'s last line (text says it in the verdicts and the exit).
     func done(installed: Int, failed: Int) {
-        if json { print(Self.doneEvent(installed: installed, failed: failed, optional: nil)) }
+        if json { emit(.updateDone(installed: installed, failed: failed, optional: nil)) }
+    }
+
+    /// An event line: to the fleet run as a value for one terminal of a run (`DeviceOutput`), else on stdout.
+    private func emit(_ event: FleetEvent) {
+        if let device = DeviceOutput.current {
+            device.report(event)
+        } else {
+            Console.outJSON(event.json.versionedLine + "\n")
+        }
     }
 
     private static func amount(_ verdict: UpdateVerdict) -> String {
         guard let bytes = verdict.bytes, let seconds = verdict.seconds else { return "" }
         return " (\(ProgressFormat.bytes(Int64(bytes))) in \(String(format: "%.1f", seconds)) s)"
-    }
-
-    /// `--json`'s last line: `{"event":"done","failed":0,"installed":2}`, with `optional` when nothing was chosen.
-    static func doneEvent(installed: Int, failed: Int, optional: Int?) -> String {
-        var fields: [(String, JSONOutput.Value)] = [
-            ("event", .string("done")), ("installed", .number(String(installed))), ("failed", .number(String(failed))),
-        ]
-        if let optional { fields.append(("optional", .number(String(optional)))) }
-        return JSONOutput.Value.object(fields).versionedLine
     }
 }
 

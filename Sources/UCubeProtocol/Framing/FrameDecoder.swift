@@ -12,6 +12,12 @@ package struct FrameDecoder: Sendable {
     private var start = 0
     /// Garbage bytes dropped while looking for STX, and bytes of rejected frames.
     package private(set) var discardedBytes = 0
+    /// `discardedBytes` when the last valid frame was returned (or the decoder was reset).
+    private var discardedAtLastFrame = 0
+    /// Bytes dropped since the last valid frame: noise. A peer that sends more of it than a bound without one valid
+    /// frame is not talking the protocol, and each side drops it (`LinkRules.maxNoiseBytes`,
+    /// `SimulatorChoices.maxNoiseBytes`).
+    package var noiseSinceLastFrame: Int { discardedBytes - discardedAtLastFrame }
     /// The largest frame accepted (spec §2.2): `FrameLimits.maxFrameSize` (2068, the 2020 SDK's and ucube's), or
     /// `FrameLimits.currentSDKMaxFrameSize` (2560) for a peer that must read what the current SDK may send.
     package let maxFrameSize: Int
@@ -41,6 +47,7 @@ package struct FrameDecoder: Sendable {
     package mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         start = 0
+        discardedAtLastFrame = discardedBytes
     }
 
     /// The next complete frame, `nil` if more bytes are needed, or a throw for a bad frame.
@@ -81,6 +88,7 @@ package struct FrameDecoder: Sendable {
             command: CommandID(UInt16(buffer[start + 4]) << 8 | UInt16(buffer[start + 5])),
             body: Array(buffer[(start + 6)..<(end - 3)]))
         start = end
+        discardedAtLastFrame = discardedBytes
         return frame
     }
 
