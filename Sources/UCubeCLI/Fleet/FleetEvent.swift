@@ -59,8 +59,7 @@ enum FleetEvent: Sendable {
     var text: String? {
         switch self {
         case .item(let verdict):
-            let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to ?? "?")"
-            return "\(change): \(Self.word(verdict.result.rawValue))\(verdict.error.map { ": \($0)" } ?? "")"
+            return "\(verdict.change): \(Self.word(verdict.result.rawValue))\(verdict.error.map { ": \($0)" } ?? "")"
         case .testCase(let verdict):
             return "\(verdict.item): \(Self.word(verdict.result))\(verdict.error.map { ": \($0)" } ?? "")"
         case .output(let line):

@@ -27,7 +27,7 @@ struct UpdateOutput {
             emit(.item(verdict))
             return
         }
-        let change = "\(verdict.item) \(verdict.from ?? "—") → \(verdict.to ?? "?")"
+        let change = verdict.change
         switch verdict.result {
         case .installed:
             print("\(change): installed\(Self.amount(verdict))")
@@ -128,4 +128,9 @@ final class ProgressSink: Sendable {
 
     /// The update ended: no more lines.
     func stop() { log.stop() }
+}
+
+extension UpdateVerdict {
+    /// "firmware 6.0.0.54 → 6.0.2.0": what the item changes, as text says it.
+    var change: String { "\(item) \(from ?? "—") → \(to ?? "?")" }
 }
