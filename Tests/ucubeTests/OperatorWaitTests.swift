@@ -6,13 +6,16 @@ import Testing
 /// Issue 41, item 3: every wait can be stopped. The operator's prompt (`test`'s "press Enter when ready", `pay
 /// --authorize prompt`) on a real terminal (a pseudo-terminal here) ends within a second of SIGTERM, Ctrl-C or `ucube
 /// cancel`, and a case stopped before it started is `# SKIP`; a second signal to a fleet run abandons the terminals
-/// still running and the summary follows at once. Each test prints the time it measured; its verdict does not depend
-/// on it beyond a safety net 10 times the product's promise.
+/// still running and the summary follows at once. Each test prints the time it measured, but its verdict is what ended
+/// the wait (exit 11 and the cases `# SKIP`ped as stopped, where a timeout or the end of the input would fail the case
+/// instead): the 1 s promise is a speed goal, measured by `Benchmarks/signal-stop.sh` (docs/development.md).
 @Suite struct OperatorWaitTests {
     /// The product's promise: the prompt stops within a second.
     static let promise: Duration = .seconds(1)
-    /// The test's own deadline for it: a safety net against a hang on a loaded machine, not the verdict's measure.
-    static let safetyNet: Duration = promise * 10
+    /// The test's own deadline: a safety net against a hang, never the verdict's measure. Stops took 0.03–0.55 s in
+    /// the loaded full-suite runs of issue 36, and once 10.8 s (the test process's own queue at the run's busiest
+    /// moment, load 12–14): this is over ten times that.
+    static let safetyNet: Duration = .seconds(120)
 
     /// `ucube --device tcp://… test SUITE` attended on a terminal, waiting for the operator before its first case.
     static func waitingRun(_ sandbox: UCubeSandbox) async throws -> (
@@ -39,6 +42,17 @@ import Testing
         return (status, ContinuousClock.now - since)
     }
 
+    /// Sends `signal` and waits for the process to end, both on a thread of its own: the time measured is the
+    /// process's, not how long this test's task waited for a thread of the test run's busy cooperative pool.
+    static func signalled(_ process: Process, _ signal: Int32) async -> (Int32, Duration) {
+        await blocking { [process] in
+            let sent = ContinuousClock.now
+            kill(process.processIdentifier, signal)
+            let status = process.waitForEnd().status
+            return (status, ContinuousClock.now - sent)
+        }
+    }
+
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func theOperatorPromptStopsWithinASecondOfASignal(signal: Int32) async throws {
         let sandbox = try UCubeSandbox()
@@ -48,9 +62,7 @@ import Testing
             close(run.master)
             close(run.slave)
         }
-        let sent = ContinuousClock.now
-        kill(run.process.processIdentifier, signal)
-        let (status, took) = await Self.ended(run.process, since: sent)
+        let (status, took) = await Self.signalled(run.process, signal)
         print("OperatorWaitTests: signal \(signal) ended the operator prompt in \(took)")
         #expect(status == 11)
         #expect(took < Self.safetyNet, "stopped in \(took): the promise is \(Self.promise)")
@@ -97,9 +109,7 @@ import Testing
         }
         let seen = await UCubeSandbox.readUntil(run.stderr, contains: "approve / decline / unable")
         #expect(seen.contains("authorization:"), "\(seen)")
-        let sent = ContinuousClock.now
-        kill(run.process.processIdentifier, SIGTERM)
-        let (status, took) = await Self.ended(run.process, since: sent)
+        let (status, took) = await Self.signalled(run.process, SIGTERM)
         print("OperatorWaitTests: SIGTERM ended the authorization prompt in \(took)")
         let stdout = await UCubeSandbox.readToEnd(run.stdout)
         let stderr = await UCubeSandbox.readToEnd(run.stderr)

@@ -10,8 +10,9 @@ import UCubeSimulator
 /// Each flow below is interrupted at every one of its commands, on the in-process simulator and over TCP, in two
 /// ways: SIGKILL while the terminal holds command k unanswered (the simulator's `silent@k` fault: a hung terminal,
 /// the process killed waiting), and a link dropped when command k arrives (`drop@k`). Then the three commands run
-/// straight after, in the same state directories, and must succeed.
-@Suite(.serialized) struct RecoveryEndToEndTests {
+/// straight after, in the same state directories, and must succeed. The eight flows run in parallel, each in its own
+/// sandbox (one after the other, the slowest test of the suite took as long as the rest of it together).
+@Suite struct RecoveryEndToEndTests {
     enum Transport: String, CaseIterable, CustomTestStringConvertible {
         case sim, tcp
         var testDescription: String { rawValue }
@@ -72,7 +73,7 @@ import UCubeSimulator
         if let killAfter, let server {
             // Bounded: a flow that ends before frame k would leave this read waiting; stopping the server ends it.
             let watchdog = Task {
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: SafetyNet.process)
                 server.process.terminate()
             }
             defer { watchdog.cancel() }
@@ -96,12 +97,15 @@ import UCubeSimulator
             }
             return frames
         }
-        // Above the longest command timeout of the flows (TransactionProcess: 65 s), so only a real hang is reported.
-        let deadline = ContinuousClock.now + .seconds(120)
+        // A safety net far above the longest command timeout of the flows (TransactionProcess: 65 s), so only a real
+        // hang is reported.
+        let deadline = ContinuousClock.now + SafetyNet.process
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            Issue.record("ucube \(arguments.joined(separator: " ")) did not end within 120 s (\(sent) frames sent)")
+            Issue.record(
+                "ucube \(arguments.joined(separator: " ")) did not end within \(SafetyNet.process) (\(sent) frames sent)"
+            )
         }
         _ = await process.exit()
         return sent

@@ -167,6 +167,9 @@ struct DiagnoseReport: Report {
         add(area, check, severity, failure.code, failure.message, hint: failure.hint)
     }
 
+    /// How many findings have `severity`: the text's last line and a fleet run's summary each word the counts.
+    func count(_ severity: DiagnoseFinding.Severity) -> Int { findings.filter { $0.severity == severity }.count }
+
     /// The text form: a heading per area, one line per check, a hint line under each finding that has one.
     var lines: [String] {
         var out: [String] = []
@@ -185,9 +188,7 @@ struct DiagnoseReport: Report {
                 }
             }
         }
-        let count = { (s: DiagnoseFinding.Severity) in self.findings.filter { $0.severity == s }.count }
-        let blockingCount = count(.blocking)
-        let warnings = count(.warning)
+        let (blockingCount, warnings) = (count(.blocking), count(.warning))
         let summary =
             blockingCount > 0
             ? "\(blockingCount) finding\(blockingCount == 1 ? "" : "s") block\(blockingCount == 1 ? "s" : "") a payment"
@@ -201,7 +202,6 @@ extension DiagnoseReport: FleetSummarised {
     /// diagnose in a fleet run: the findings that are not ok, by severity, and their hints, each once, in the
     /// report's order (as its `hint:` lines).
     var fleetSummary: FleetSummary {
-        let count = { (severity: DiagnoseFinding.Severity) in findings.filter { $0.severity == severity }.count }
         let (blockingCount, warnings) = (count(.blocking), count(.warning))
         let detail =
             blockingCount > 0
