@@ -18,17 +18,14 @@ seconds=${2:-30}
 goal_kb=$((64 * 1000))
 
 work=$(mktemp -d)
-pids=()
+pids=() sim=
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}" $sim; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
-export HOME=$work/home XDG_STATE_HOME=$work/home/state XDG_CONFIG_HOME=$work/home/config
-export XDG_RUNTIME_DIR=$work/run UCUBE_SIM_HOME=$work/sim
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
+bench_home "$work"
 
 # The peers: `noise` and `unread` connect to PORT and flood it for SECONDS, reconnecting when dropped; `server`
 # listens on an ephemeral port (printed first) and streams noise at every connection for SECONDS. Each prints how
@@ -103,12 +100,7 @@ peak_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 verdict() { [ "$1" -lt "$goal_kb" ] && echo "met" || echo "NOT met"; }
 
 # 1. The simulator, flooded with noise, then with commands whose answers are never read.
-"$ucube" simulate --listen 127.0.0.1:0 >"$work/sim.out" 2>"$work/sim.err" &
-sim=$!
-pids+=("$sim")
-for _ in $(seq 1 600); do grep -q "listening on" "$work/sim.out" && break; sleep 0.1; done
-port=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$work/sim.out" | head -1)
-[ -n "$port" ] || { echo "noise.sh: the simulator did not listen:"; cat "$work/sim.err"; exit 1; }
+bench_simulator "$work" "$ucube"
 start_kb=$(peak_kb "$sim")
 python3 "$work/peer.py" noise "$seconds" "$port"
 after_noise_kb=$(peak_kb "$sim")
@@ -116,6 +108,7 @@ python3 "$work/peer.py" unread "$seconds" "$port"
 after_unread_kb=$(peak_kb "$sim")
 kill "$sim"
 wait "$sim" 2>/dev/null || true
+sim=
 printf 'simulate: peak RSS %d kB at start, %d kB after %s s of noise, %d kB after %s s of unread GetInfo; goal < %d kB: %s\n' \
     "$start_kb" "$after_noise_kb" "$seconds" "$after_unread_kb" "$seconds" "$goal_kb" "$(verdict "$after_unread_kb")"
 echo "simulate said (first lines): $(sort "$work/sim.err" | uniq -c | sort -rn | head -3 | tr -s ' ' | tr '\n' ';')"

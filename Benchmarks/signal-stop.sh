@@ -23,10 +23,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-export HOME=$work/home XDG_STATE_HOME=$work/home/state XDG_CONFIG_HOME=$work/home/config
-export XDG_RUNTIME_DIR=$work/run UCUBE_SIM_HOME=$work/sim
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
+bench_home "$work"
 
 cat >"$work/suite.json" <<'EOF'
 {"name": "stop", "cases": [
@@ -35,11 +32,7 @@ cat >"$work/suite.json" <<'EOF'
 ]}
 EOF
 
-"$ucube" simulate --listen 127.0.0.1:0 --card visa-contact >"$work/sim.out" 2>"$work/sim.err" &
-sim=$!
-for _ in $(seq 1 600); do grep -q "listening on" "$work/sim.out" && break; sleep 0.1; done
-port=$(sed -n 's/.*:\([0-9]*\)$/\1/p' "$work/sim.out" | head -1)
-[ -n "$port" ] || { echo "signal-stop.sh: the simulator did not listen:"; cat "$work/sim.err"; exit 1; }
+bench_simulator "$work" "$ucube" --card visa-contact
 
 python3 - "$ucube" "tcp://127.0.0.1:$port" "$work/suite.json" "$runs" <<'EOF'
 import os, pty, select, signal, statistics, subprocess, sys, time
