@@ -60,7 +60,13 @@ for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             sys.exit(f"signal-stop.sh: no prompt within 300 s: {seen.decode(errors='replace')}")
         sent = time.monotonic()
         child.send_signal(signum)
-        child.wait()
+        try:
+            child.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+            print(f"{signum.name}: the process was still running 60 s after the signal (killed)")
+            failed = True
         took = time.monotonic() - sent
         tap = child.stdout.read().decode(errors="replace")
         child.stderr.read()
