@@ -14,6 +14,8 @@ command -v python3 >/dev/null || { echo "signal-stop.sh: needs python3" >&2; exi
 
 ucube=$(bench_ucube ${1:+"$1"})
 runs=${2:-10}
+[ -x "$ucube" ] || { echo "signal-stop.sh: $ucube is not an executable ucube" >&2; exit 1; }
+[[ $runs =~ ^[1-9][0-9]{0,3}$ ]] || { echo "signal-stop.sh: RUNS is 1 to 9999, not '$runs'" >&2; exit 1; }
 
 work=$(mktemp -d)
 sim=
