@@ -120,15 +120,15 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),
-        // The command line: every command, the shell, the output seam. A library so that the tests and the fuzz
-        // targets (Fuzz/) reach it; the `ucube` executable is its one-line main.
+        // What every command runs on, below the command line: the one door out (`Console`) and the JSON forms, the
+        // error table and exit codes, the state and runtime directories, bounded reads, locks and the files kept
+        // between commands, the authorisation hook, and a fleet run's values (events, verdicts, shards, run files,
+        // merges, JUnit). No argument parsing and no prompting.
         .target(
-            name: "UCubeCLI",
+            name: "UCubeRuntime",
             dependencies: [
-                "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
-                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "UCubeHostSimulator", "CBuildInfo",
-                "UCubeSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubePayment", "UCubeLog", "UCubeBluetooth",
+                "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo", "UCubeSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // SHA-256 of the files a fleet run's work is read from (FleetWork).
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -137,12 +137,31 @@ let package = Package(
             ] + httpsStack,
             swiftSettings: strict
         ),
+        // The command line: every command, the shell, the output seam. A library so that the tests and the fuzz
+        // targets (Fuzz/) reach it; the `ucube` executable is its one-line main.
+        .target(
+            name: "UCubeCLI",
+            dependencies: [
+                "UCubeRuntime", "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubePayment", "CReadline",
+                "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "UCubeHostSimulator", "UCubeSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                // SHA-256 of serve's paired tokens (ServeTokens.swift).
+                .product(name: "Crypto", package: "swift-crypto"),
+                // `ucube serve`'s HTTP server.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(name: "ucube", dependencies: ["UCubeCLI"], swiftSettings: strict),
         // Every input from outside the process as a libFuzzer target (Fuzz/README.md); `swift test` replays their corpora.
         .target(
             name: "UCubeFuzzTargets",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeBluetooth", "UCubePayment", "UCubeTMS", "UCubeCLI",
+                "UCubeRuntime",
                 "UCubeSimulator", "UCubeSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),
@@ -263,7 +282,8 @@ let package = Package(
         .testTarget(
             name: "ucubeTests",
             dependencies: [
-                "ucube", "UCubeCLI", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment", "UCubeLog",
+                "ucube", "UCubeCLI", "UCubeRuntime", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment",
+                "UCubeLog",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),

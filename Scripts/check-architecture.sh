@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Keeps docs/architecture.md's claims about output and masking true, as check-doc-citations.sh keeps protocol.md's
 # section numbers: what "Nothing sensitive leaks" and "Standard streams" say about the code is checked in the code.
-#   1. One door: nothing in Sources writes to fd 1 or fd 2 but Sources/UCubeCLI/Output/Console.swift (readline's own
+#   1. One door: nothing in Sources writes to fd 1 or fd 2 but Sources/UCubeRuntime/Output/Console.swift (readline's own
 #      terminal handling aside): no write(2)/StandardStream.write to STDOUT_FILENO or STDERR_FILENO, no
 #      FileHandle.standardOutput/standardError, no C stdio writer, no Swift.print (an unqualified `print` outside
 #      UCubeCLI is Swift's, to stdout).
@@ -12,17 +12,18 @@
 #      others are named with why they need none (no text that can hold card data, or bytes a masked writer gave).
 #   5. The network door: every body `ucube serve` writes to a connection (UCubeCLI) is bytes from Console.served
 #      (ServedBytes, which only Console.swift can make), which passes LogScrubber.scrub(JSON).
-#   6. The link session's rules are UCubeLink's (docs/architecture.md, protocol.md §8.6, §8.7): the CLI names none of
-#      them (LinkOpening, LinkMemo, a LinkStart or SessionRecord it builds, the client's lostTrack or commandsSent,
-#      sendConfirmingIdle, verifySecureSession), and builds no transport by hand (InMemoryTransport.pair,
-#      ChannelTransport, BLETransport.connect, RFCOMMTransport.connect): TransportFactory opens every address.
+#   6. The link session's rules are UCubeLink's (docs/architecture.md, protocol.md §8.6, §8.7): the CLI and its
+#      runtime (UCubeRuntime) name none of them (LinkOpening, LinkMemo, a LinkStart or SessionRecord they build, the
+#      client's lostTrack or commandsSent, sendConfirmingIdle, verifySecureSession), and build no transport by hand
+#      (InMemoryTransport.pair, ChannelTransport, BLETransport.connect, RFCOMMTransport.connect): TransportFactory
+#      opens every address.
 # Prints what is wrong and exits 1; prints a summary and exits 0.
 #   Scripts/check-architecture.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 doc=docs/architecture.md
-door=Sources/UCubeCLI/Output/Console.swift
+door=Sources/UCubeRuntime/Output/Console.swift
 status=0
 
 # 1. Writers to the standard streams, outside the door.
@@ -35,7 +36,7 @@ if found=$(grep -rnE "$writers" Sources --include='*.swift' | grep -v "^$door:" 
 fi
 # Swift's own print, outside the executable's module (where `print` is Console's).
 if found=$(grep -rnE '(^|[^.A-Za-z_])print\(' Sources --include='*.swift' | grep -v '^Sources/UCubeCLI/' \
-    | grep -vE '^[^:]+:[0-9]+:\s*//'); then
+    | grep -vE '^[^:]+:[0-9]+:\s*//' | grep -vE 'func print\('); then
     echo "print( outside UCubeCLI is Swift.print, straight to stdout:"
     echo "$found"
     status=1
@@ -79,8 +80,8 @@ done
 # 4. File writers.
 masked_writers=(
     Sources/UCubeCLI/Fleet/FleetRun.swift             # --junit reports
-    Sources/UCubeCLI/Fleet/FleetRunFile.swift         # the fleet run file
-    Sources/UCubeCLI/Runtime/Environment.swift        # receipts, test reports (--output, --junit)
+    Sources/UCubeRuntime/Fleet/FleetRunFile.swift     # the fleet run file
+    Sources/UCubeRuntime/Environment.swift            # receipts, test reports (--output, --junit)
     Sources/UCubeCLI/Runtime/Recorder.swift           # recordings (frames by Recording.line, the command line)
     Sources/UCubeCLI/Shell/LineInput.swift            # the shell's history
     Sources/UCubeHostSimulator/HostLogEntry.swift     # the host simulator's JSON Lines log
@@ -93,10 +94,10 @@ unmasked_writers=(
     Sources/UCubeLink/AppendOnlyFile.swift            # the primitive the journal and the run file append through
     Sources/UCubeLink/PrivateFile.swift               # the primitive receipts, reports and recordings go through
     Sources/UCubeLink/NIOTransports.swift             # a serial device (/dev/tty…), not a file
-    Sources/UCubeCLI/Runtime/DeviceLock.swift         # a lock file holding a pid
-    Sources/UCubeCLI/Runtime/JournalLock.swift        # a lock file
-    Sources/UCubeCLI/Runtime/SessionFile.swift        # a session record: device, session, sequence numbers
-    Sources/UCubeCLI/Runtime/RememberedDevices.swift  # devices remembered by connect: names and addresses
+    Sources/UCubeRuntime/Files/DeviceLock.swift       # a lock file holding a pid
+    Sources/UCubeRuntime/Files/JournalLock.swift      # a lock file
+    Sources/UCubeRuntime/Files/SessionFile.swift      # a session record: device, session, sequence numbers
+    Sources/UCubeRuntime/Files/RememberedDevices.swift  # devices remembered by connect: names and addresses
     Sources/UCubeCLI/Serve/ServeTokens.swift          # serve-tokens: SHA-256 hashes of paired tokens, names, times
     Sources/UCubeCLI/Commands/Simulate.swift          # the simulator's --devices-file: addresses
     Sources/UCubeSimulator/DeviceState.swift          # the simulated terminal's state
@@ -141,8 +142,10 @@ fi
 
 # 6. No session rule and no hand-built transport in the CLI.
 session_rules='\bLinkOpening\b|\bLinkMemo\b|\bLinkStart\(|\bSessionRecord\(|\.lostTrack\b|\.commandsSent\b|sendConfirmingIdle|verifySecureSession|InMemoryTransport\.pair|ChannelTransport\.|BLETransport\.connect|RFCOMMTransport\.connect'
-if found=$(grep -rnE "$session_rules" Sources/UCubeCLI --include='*.swift' | grep -vE '^[^:]+:[0-9]+:\s*//'); then
-    echo "The CLI applies a link session rule or builds a transport (LinkSession and TransportFactory, UCubeLink, do):"
+if found=$(grep -rnE "$session_rules" Sources/UCubeCLI Sources/UCubeRuntime --include='*.swift' \
+    | grep -vE '^[^:]+:[0-9]+:\s*//'); then
+    echo "The CLI or its runtime applies a link session rule or builds a transport (LinkSession and TransportFactory,"
+    echo "UCubeLink, do):"
     echo "$found"
     status=1
 fi
@@ -150,6 +153,6 @@ fi
 if [ $status -eq 0 ]; then
     echo "check-architecture: one door ($door), masked at the exit; $checked names in $doc found in Sources;" \
         "$writer_files files that write files, each a listed writer (${#masked_writers[@]} masked);" \
-        "no link session rule and no hand-built transport in UCubeCLI."
+        "no link session rule and no hand-built transport in UCubeCLI or UCubeRuntime."
 fi
 exit $status

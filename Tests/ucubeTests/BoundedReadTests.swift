@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import UCubeLink
+import UCubeRuntime
 
 @testable import UCubeCLI
 

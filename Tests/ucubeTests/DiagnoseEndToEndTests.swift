@@ -6,6 +6,7 @@ import UCubeProtocol
 
 #if canImport(Glibc)
 import Glibc
+import UCubeRuntime
 #endif
 
 /// `ucube diagnose` (issue 16): one finding per check, the exit status says whether anything blocks a payment.

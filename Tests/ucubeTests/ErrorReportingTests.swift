@@ -6,6 +6,7 @@ import UCubeProtocol
 
 #if canImport(Glibc)
 import Glibc
+import UCubeRuntime
 #endif
 
 /// Issue 12, parts 3 and 4: every failure is one error with a stable code, its documented exit code, a sentence and

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 @testable import UCubeCLI
 

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import UCubeProtocol
+import UCubeRuntime
 import UCubeTMS
 
 @testable import UCubeCLI

@@ -6,6 +6,7 @@ import UCubeLink
 
 #if canImport(FoundationXML)
 import FoundationXML
+import UCubeRuntime
 #endif
 
 /// The pure parts of a fleet run: the run file's key and lines, and the JUnit report's cases and escaping.

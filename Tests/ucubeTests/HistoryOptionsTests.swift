@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 import UCubePayment
+import UCubeRuntime
 
 @testable import UCubeCLI
 

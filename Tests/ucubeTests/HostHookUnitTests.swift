@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubePayment
+import UCubeRuntime
 
 @testable import UCubeCLI
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 import ZIPFoundation
 
 @testable import UCubeCLI

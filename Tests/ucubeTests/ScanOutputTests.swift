@@ -1,4 +1,5 @@
 import Testing
+import UCubeRuntime
 
 @testable import UCubeCLI
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubeLink
+import UCubeRuntime
 
 @testable import UCubeCLI
 

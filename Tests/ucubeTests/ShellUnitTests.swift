@@ -1,5 +1,6 @@
 import Testing
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 
 @testable import UCubeCLI

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UCubeRuntime
 
 /// What the raw command line asks for, read before (or without) ArgumentParser, so that a line that does not parse
 /// still gets the output it asked for.

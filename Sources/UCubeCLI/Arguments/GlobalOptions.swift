@@ -3,6 +3,7 @@ import Foundation
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 
 /// Options every command takes, before or after the subcommand name: what the line says, nothing more. Values are
 /// optional so the shell's `set …`, the environment and devices.json can fill what the line leaves out; that is

@@ -1,4 +1,5 @@
 import ArgumentParser
+import UCubeRuntime
 
 /// A command's own options written before its name (`ucube --tms https://tms.example mdm-update`, as `--device` and
 /// `--json` may be): ArgumentParser reads the words before a subcommand as the root's, and took the URL for a command.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
+import UCubeRuntime
 import UCubeTMS
 
 /// Where the TMS is and whom to trust, for `mdm-register`, `mdm-update` and `send-logs`.

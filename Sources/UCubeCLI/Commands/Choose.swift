@@ -1,6 +1,7 @@
 import ArgumentParser
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 extension UCube {
     /// `ucube choose ITEM…`: DisplayListBox (spec §5.2 0x5042); prints the chosen item.

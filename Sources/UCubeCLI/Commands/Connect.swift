@@ -4,6 +4,7 @@ import UCubeBluetooth
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 extension UCube {
     /// `ucube connect DEVICE`: connects, reads GetInfo, shows the terminal and remembers it as the default device.

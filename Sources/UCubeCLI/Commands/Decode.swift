@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 extension UCube {

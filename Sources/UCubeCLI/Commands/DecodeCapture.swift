@@ -1,6 +1,7 @@
 import Foundation
 import UCubeBluetooth
 import UCubeProtocol
+import UCubeRuntime
 
 /// `ucube decode --as btsnoop FILE`: the uCube frames of a Bluetooth HCI capture (spec §3.5), each decoded as a
 /// `--trace` dump's frame is (`TraceDump.decode`: command name, sequence, security, status and meaning, TLV).

@@ -1,6 +1,7 @@
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 /// `decode`'s text, decoded as it is read (issue 27): each frame of a recording or a `--trace` dump is shown as soon as
 /// its line (and, in a dump, the note line after it) has come, so memory holds one line and one report, not the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 extension UCube {
     /// `ucube display TEXT`: DisplayMessage with one centred line (spec §5.2 0x5040).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UCubeRuntime
 
 extension UCube {
     /// `ucube fleet-merge`: the shards of a fleet run (`--shard I/N`, one per CI job) as one run.

@@ -3,6 +3,7 @@ import Foundation
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 extension UCube {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 extension UCube {
     /// `ucube info`: GetInfo with the standard tags, shown decoded.

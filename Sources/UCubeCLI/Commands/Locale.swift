@@ -1,6 +1,7 @@
 import ArgumentParser
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 extension UCube {
     /// `ucube locale get|set|list`: the terminal's merchant locale (spec §5.2 "Locale commands": GetInfo F6/F7,

@@ -5,6 +5,7 @@ import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 import UCubeTMS
 
 extension UCube {

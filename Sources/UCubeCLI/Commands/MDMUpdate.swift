@@ -4,6 +4,7 @@ import Logging
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 import UCubeTMS
 

@@ -5,6 +5,7 @@ import UCubeLink
 import UCubeLog
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 import UCubeSupport
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 extension UCube {
     /// `ucube rpc`: one subcommand per terminal command of the catalogue, plus `raw` and `list`.

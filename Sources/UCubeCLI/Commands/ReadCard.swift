@@ -3,6 +3,7 @@ import Synchronization
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 
 extension UCube {
@@ -104,7 +105,7 @@ final class InsertedFlag: Sendable {
 
 /// `read-card`'s result as text; its JSON form is `CardReading`'s own (UCubePayment).
 extension CardReading: Report {
-    var lines: [String] {
+    package var lines: [String] {
         var out = ["entry mode: \(entryMode.rawValue)"]
         out.append("card: \(maskedPAN ?? "(the terminal gave no PAN in plain)")")
         out.append("expiry: \(expiry ?? "(not given in plain; an SRED tag on this terminal)")")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeBluetooth
 import UCubeLink
+import UCubeRuntime
 
 extension UCube {
     /// `ucube scan`: lists the uCube terminals BlueZ sees (spec §3.3).

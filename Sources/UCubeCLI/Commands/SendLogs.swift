@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 import UCubeTMS
 
 extension UCube {

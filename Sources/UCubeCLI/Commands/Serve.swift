@@ -3,6 +3,7 @@ import Foundation
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 extension UCube {
@@ -97,7 +98,7 @@ extension UCube {
             for device in devices {
                 let address = try Connection.resolve(
                     try? DeviceAddress(parsing: device), context.single(device, json: false))
-                try DeviceLock.acquire(key: Connection.fileKey(address), device: device)
+                try DeviceLock.acquire(key: Environment.fileKey(address), device: device)
             }
             // Reversals a host is owed (an earlier payment's process died) go first, as `pay` sends them.
             await Reversals.sendOwed(journalPath: Environment.journalPath)

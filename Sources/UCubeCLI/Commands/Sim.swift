@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import UCubeLink
+import UCubeRuntime
 import UCubeSimulator
 
 extension UCube {
@@ -134,7 +135,7 @@ extension UCube {
 
         /// Sends one line to the steering socket at `path`; the simulator's answer object.
         static func ask(_ line: String, at path: String, device: String) async throws -> SteeringAnswer {
-            let deadline = ContinuousClock.now + ControlSocket.reachBudget
+            let deadline = ContinuousClock.now + ControlChoices.reachBudget
             var lastBusy = ""
             while true {
                 switch await ControlSocket.request(line, at: path) {

@@ -4,6 +4,7 @@ import Synchronization
 import UCubeHostSimulator
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 import UCubeTMS
 import UCubeTMSSimulator

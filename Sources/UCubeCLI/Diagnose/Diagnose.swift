@@ -4,6 +4,7 @@ import UCubeBluetooth
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeTMS
 
 extension UCube {

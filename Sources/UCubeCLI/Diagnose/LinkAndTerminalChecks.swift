@@ -4,6 +4,7 @@ import UCubeBluetooth
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeTMS
 
 /// `ucube diagnose`: the link and terminal checks.
@@ -27,7 +28,7 @@ extension UCube.Diagnose {
         let shellLink = context.shell != nil
         if !shellLink {
             do {
-                try DeviceLock.acquire(key: Connection.fileKey(address), device: address.description)
+                try DeviceLock.acquire(key: Environment.fileKey(address), device: address.description)
                 report.ok(.link, "lock", "no other ucube process holds \(address.description)")
             } catch {
                 report.add(.link, "lock", .blocking, error)

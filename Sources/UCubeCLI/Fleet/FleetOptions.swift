@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import UCubeLink
+import UCubeRuntime
 
 /// How `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` run over several terminals: the
 /// options of every fleet run (`FleetQueryOptions`) and the run file these commands resume from (docs/fleet.md).
@@ -119,21 +120,6 @@ struct FleetOptionValues: Sendable, Equatable {
         devices != nil || shard != nil || parallel != nil || junit != nil || maxFailures != nil || runFile != nil
             || restart
     }
-}
-
-/// The fleet run's limits, in one place.
-enum FleetChoices {
-    static let maximumParallel = 256
-    /// Terminals in one run (a devices file longer than this is a mistake, not a fleet).
-    static let maximumDevices = 4096
-    /// A devices file or a run file is read only up to this size.
-    static let maximumFileSize = 4 << 20
-    /// A shard's JSON lines, for `ucube fleet-merge`: every event of up to 4096 terminals (mdm-update's progress too).
-    static let maximumReportSize = 256 << 20
-    /// The options that change how a run goes, not what it does: left out of the run file's key, so the same command
-    /// with another `--parallel` resumes the same run. The ones that take a value come first.
-    static let controlOptionsWithValue: Set<String> = ["--parallel", "--max-failures", "--junit", "--run-file"]
-    static let controlFlags: Set<String> = ["--restart", "--json"]
 }
 
 /// The terminals of a run: every `--device`, then every line of `--devices`, each checked before anything starts.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import UCubeLog
 import UCubePayment
+import UCubeRuntime
 import UCubeTMS
 
 /// A fleet run's output, one line at a time from any terminal's task. With `--json`: every event a JSON line on stdout

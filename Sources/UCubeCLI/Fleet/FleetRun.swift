@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 /// One command over several terminals (docs/fleet.md): `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` with a

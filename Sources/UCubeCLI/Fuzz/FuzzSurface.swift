@@ -1,6 +1,7 @@
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 /// What the fuzz targets (Fuzz/, `@_spi(Fuzz) import UCubeCLI`) reach in the command line: the files ucube reads back
 /// from disk, the control socket, and text typed on the command line or in the shell. Each entry runs the same code

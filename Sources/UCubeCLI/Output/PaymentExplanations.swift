@@ -1,5 +1,6 @@
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// The explanations of a payment's data objects (`Explainer`): what `pay --json` adds as `explanations`, and what
 /// the shell's `context` and `tlv TAG` views show below the summary. Only the plain tags a payment keeps (`SafeTLV`,

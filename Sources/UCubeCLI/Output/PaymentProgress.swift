@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// What the cardholder must do now, on a terminal's stderr, updated in place (`StatusLine`): "Insert, tap or swipe
 /// a card (27 s left)" while the terminal waits for one, then "Enter the PIN on the terminal", "Remove the card".

@@ -1,5 +1,6 @@
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// The human summary of a payment.
 enum PaymentSummary {

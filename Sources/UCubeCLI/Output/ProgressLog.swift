@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import UCubeRuntime
 import UCubeSupport
 
 /// The plain progress lines of a log (stderr not a terminal: a CI log, a file, a pipe) for any long work: an update's

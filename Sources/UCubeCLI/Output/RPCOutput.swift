@@ -1,5 +1,6 @@
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 /// Prints a command's reply: the decoded response on success, the status and its meaning otherwise. A non-success

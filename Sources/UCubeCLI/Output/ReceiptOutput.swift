@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubeLink
 import UCubePayment
+import UCubeRuntime
 
 /// `--receipt` and `--receipt-file FILE` (`pay`, `history show`): the receipt on stdout, in a file, or both; text 40
 /// columns wide, or JSON with `--json`.

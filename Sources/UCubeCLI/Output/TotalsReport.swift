@@ -1,5 +1,6 @@
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 /// `history totals`' result: the totals of the payments a filter took, with the filter's period and devices.

@@ -1,6 +1,7 @@
 import UCubeBluetooth
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 /// `--trace`: every frame, both ways, as hex with its fields (spec §2 layout), on stderr.

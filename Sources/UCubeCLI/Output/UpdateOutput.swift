@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import UCubeRuntime
 import UCubeTMS
 
 /// What `mdm-update` says as it runs, in one place: each item's verdict and the run's end, as text lines or as the
@@ -128,9 +129,4 @@ final class ProgressSink: Sendable {
 
     /// The update ended: no more lines.
     func stop() { log.stop() }
-}
-
-extension UpdateVerdict {
-    /// "firmware 6.0.0.54 → 6.0.2.0": what the item changes, as text says it.
-    var change: String { "\(item) \(from ?? "—") → \(to ?? "?")" }
 }

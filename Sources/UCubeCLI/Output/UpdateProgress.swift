@@ -1,4 +1,5 @@
 import Foundation
+import UCubeRuntime
 import UCubeSupport
 
 /// How an update shows its progress: a redrawn bar on a TTY (stderr, the `StatusLine`, fitted to the terminal's

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 
 /// The built-in simulator as the CLI configures it: state under $UCUBE_SIM_HOME (or $XDG_STATE_HOME/ucube/simulator),

@@ -1,5 +1,6 @@
 import Foundation
 import UCubeLog
+import UCubeRuntime
 
 /// Every setting a command reads, resolved once when the command is dispatched (`UCube.main`, `CommonLines`, the
 /// shell's line loop) and passed to it (`UCubeCommand.run(in:)`). Nothing below the dispatcher reads the shell, the

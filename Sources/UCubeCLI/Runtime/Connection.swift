@@ -6,6 +6,7 @@ import UCubeLink
 import UCubeLog
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 import UCubeSupport
 
@@ -78,7 +79,7 @@ struct Connection {
                 "ucube: no terminal named (--device, $UCUBE_DEVICE, `ucube connect`): using the built-in simulator; its outcomes are simulated (--device sim or UCUBE_DEVICE=sim chooses it and silences this)"
             )
         }
-        try DeviceLock.acquire(key: fileKey(address), device: address.description)
+        try DeviceLock.acquire(key: Environment.fileKey(address), device: address.description)
         await ControlSocket.listen(forDevice: address.description)
         let sessionFile = Self.sessionPath(for: address)
         let stored = sessionFile.map(SessionRecord.load) ?? .missing
@@ -192,13 +193,6 @@ struct Connection {
     static func sessionPath(for address: DeviceAddress) -> String? {
         // A replay starts from the recording's session and leaves the real terminals' files alone.
         if case .replay = address { return nil }
-        return Environment.runtimeDirectory + "/session-" + fileKey(address)
-    }
-
-    /// The device as a file-name part: letters and digits kept, everything else `_`.
-    static func fileKey(_ address: DeviceAddress) -> String { fileKey(address.description) }
-
-    static func fileKey(_ device: String) -> String {
-        String(device.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        return Environment.runtimeDirectory + "/session-" + Environment.fileKey(address)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import UCubeLog
+import UCubeRuntime
 import UCubeSupport
 
 /// A per-device Unix socket under the runtime directory through which `ucube cancel` reaches the process that holds
@@ -15,7 +16,7 @@ import UCubeSupport
 enum ControlSocket {
     /// `$XDG_RUNTIME_DIR/ucube/control-<device>.sock`.
     static func path(forDevice device: String) -> String {
-        Environment.runtimeDirectory + "/control-" + Connection.fileKey(device) + ".sock"
+        Environment.runtimeDirectory + "/control-" + Environment.fileKey(device) + ".sock"
     }
 
     /// How long a connection may take to send its whole request line; then it is answered `busy` and closed.
@@ -200,9 +201,6 @@ enum ControlSocket {
     }
 
     // MARK: The asker's side
-
-    /// How long `ucube cancel` keeps trying to hand its request over (a full queue, a holder starting or ending).
-    static let reachBudget: Duration = .seconds(5)
 
     /// How long `ucube cancel` waits for the answer once its request is sent.
     static let answerTimeout: Duration = .seconds(30)

@@ -1,5 +1,6 @@
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 /// A long terminal command that Ctrl-C and `ucube cancel` can stop: `body` runs in a task of its own, and either
 /// cancels that task, which makes the RPC client send CancelAll (the pending command then answers −32, spec §5.2

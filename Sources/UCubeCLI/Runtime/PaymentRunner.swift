@@ -4,6 +4,7 @@ import UCubeLink
 import UCubeLog
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// Runs one payment on an open connection as `pay` does, for `pay` and `test`: the engine, `ucube cancel` through the
 /// control socket, Ctrl-C (the shell's handler inside `ucube shell`, SIGINT otherwise) through the cancel rule, the

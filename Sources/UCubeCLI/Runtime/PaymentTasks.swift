@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// The words `pay --authorize` and `--select` take (and a suite case's `authorize` and `select`), as tasks.
 enum PaymentTasks {
@@ -121,29 +122,6 @@ struct PromptSelection: ApplicationSelectionTask {
             }
             if line.trimmingCharacters(in: .whitespaces) == "cancel" { return nil }
         }
-    }
-}
-
-/// The authorisation host's settings (docs/authorization.md).
-enum HostChoices {
-    /// --authorize-timeout's default: a host that has not answered by then is "unable to go online".
-    static let defaultTimeout: Duration = .seconds(30)
-    /// The --authorize word when none is given.
-    static let environmentVariable = "UCUBE_AUTHORIZE"
-    /// The https hook's files when their options are not given, and its bearer token.
-    static let caVariable = "UCUBE_AUTHORIZE_CA"
-    static let certificateVariable = "UCUBE_AUTHORIZE_CERT"
-    static let keyVariable = "UCUBE_AUTHORIZE_KEY"
-    static let tokenFileVariable = "UCUBE_AUTHORIZE_TOKEN_FILE"
-    static let tokenVariable = "UCUBE_AUTHORIZE_TOKEN"
-
-    /// The https hook's files: each option given, else its variable.
-    static func files(
-        ca: String? = nil, certificate: String? = nil, key: String? = nil, tokenFile: String? = nil
-    ) -> HostTLSFiles {
-        HostTLSFiles(
-            ca: ca ?? Environment.value(caVariable), certificate: certificate ?? Environment.value(certificateVariable),
-            key: key ?? Environment.value(keyVariable), tokenFile: tokenFile ?? Environment.value(tokenFileVariable))
     }
 }
 

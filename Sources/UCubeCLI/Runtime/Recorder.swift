@@ -3,6 +3,7 @@ import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 /// `--record FILE`: the session written as a recording (docs/recording.md) — the command line, then every link the

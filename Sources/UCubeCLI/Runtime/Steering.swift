@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 
 /// Steering a running `ucube simulate` (docs/vendor-apps.md "Steering a running simulator"): the words of `ucube sim`
@@ -321,7 +322,7 @@ struct SteeredTerminal: Sendable {
 /// address the terminal serves (`$XDG_RUNTIME_DIR/ucube/sim-<address>.sock`), owner-only as the control socket is.
 enum SteeringSocket {
     static func path(forDevice device: String) -> String {
-        Environment.runtimeDirectory + "/sim-" + Connection.fileKey(device) + ".sock"
+        Environment.runtimeDirectory + "/sim-" + Environment.fileKey(device) + ".sock"
     }
 
     /// Serves `terminal`'s steering at `device`'s socket until the returned server is closed; nil (with a warning)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import UCubeLog
+import UCubeRuntime
 import UCubeTMS
 
 /// The executable's TMS paths and client lifetime.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import UCubeRuntime
 
 /// Reading a person's answer to a prompt.
 enum Terminal {

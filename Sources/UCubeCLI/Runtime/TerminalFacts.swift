@@ -1,6 +1,7 @@
 import Foundation
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 import UCubeTMS
 
 /// What the MDM commands need from the terminal: who it is (for the URLs) and what it runs (for the plan).

@@ -3,6 +3,7 @@ import Foundation
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// One HTTP request as the API reads it: what the HTTP layer (`ServeHTTP`) took off the connection, bounded.
 struct ServeRequest: Sendable {

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+import UCubeRuntime
 import UCubeSupport
 import UCubeTMSSimulator
 

@@ -3,6 +3,7 @@ import Foundation
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 
 /// The body of `POST /v1/payments`. The amount is a string in the currency's units, as `pay` takes it ("12.50").
@@ -64,7 +65,7 @@ struct ServePayments: Sendable {
         }
         // Another process (a `ucube pay`, another server) may hold the terminal: refused before anything is claimed.
         let address = prepared.address
-        if let holder = DeviceLock.holder(key: Connection.fileKey(address)), holder != getpid() {
+        if let holder = DeviceLock.holder(key: Environment.fileKey(address)), holder != getpid() {
             desk.release(request.requestID)
             return .failure(
                 ServeError(

@@ -4,6 +4,7 @@ import Synchronization
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 /// The tokens a POS shows from outside the loopback (docs/serve.md, "Pairing"): `ucube serve --pair` shows a code on

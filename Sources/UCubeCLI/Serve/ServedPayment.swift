@@ -1,6 +1,7 @@
 import Foundation
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// One payment as `ucube serve` answers it (`GET /v1/payments/{requestId}`, and in its events).
 struct ServedPayment: Sendable {

@@ -2,6 +2,7 @@ import CReadline
 import Foundation
 import Synchronization
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSupport
 
 /// Where the shell's lines come from: readline on a terminal, or plain lines from a script or a pipe.

@@ -3,6 +3,7 @@ import Synchronization
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// `pay … --step` in the shell: before each state, shows the state, the command or task that comes next and the
 /// context so far, then reads `next`, `continue`, `context`, `tlv TAG` or `cancel` at the shell's prompt.

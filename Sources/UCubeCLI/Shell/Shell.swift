@@ -6,6 +6,7 @@ import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 
 extension UCube {
     /// `ucube shell`: the same commands at a readline prompt, on one link kept open, with session settings,

@@ -4,6 +4,7 @@ import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 
 /// The shell's `set …` values. They apply to every line that does not say otherwise (`--json` on a line still

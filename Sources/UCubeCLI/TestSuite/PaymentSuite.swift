@@ -3,6 +3,7 @@ import Foundation
 import UCubeLog
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 import UCubeSimulator
 
 /// A scripted payment test suite (docs/suites.md): named card images and the cases that run payments against them

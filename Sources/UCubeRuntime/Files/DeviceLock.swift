@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import UCubeLink
+
+/// One process at a time owns a terminal: an exclusive `flock` on `$XDG_RUNTIME_DIR/ucube/lock-<device>`, taken
+/// before the link opens and held until the process ends. The kernel releases it when the process dies, however it
+/// dies, so a crash never leaves a stale lock; the file holds the owner's pid only to name it in the refusal.
+package enum DeviceLock {
+    /// Locks already held by this process, by lock-file path (a process reopens its link after a reboot, and the
+    /// shell keeps several devices): held once, never released before exit.
+    private static let held = Mutex<[String: Int32]>([:])
+
+    /// Takes the lock of the device whose file key is `key`, or throws exit 7 naming the process that holds it.
+    /// A runtime directory that cannot be written is no reason to refuse a command: the lock is then skipped. A
+    /// directory or lock file that is not safe to use (another user's, a planted link) is: exit 73.
+    package static func acquire(key: String, device: String) throws(CLIFailure) {
+        let path = Environment.runtimeDirectory + "/lock-" + key
+        if held.withLock({ $0[path] != nil }) { return }
+        let fd: Int32
+        do throws(PrivateFileError) {
+            try Environment.ensureDirectory(Environment.runtimeDirectory)
+            // Never truncate what a link points to: the pid is written into this file only.
+            fd = try PrivateFile.open(path, read: true)
+        } catch {
+            if error.isRefusal { throw CLIFailure.unsafePath(error) }
+            return
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = owner(fd)
+            close(fd)
+            throw CLIFailure(
+                ExitCodes.busy,
+                "\(device) is in use by another ucube process\(holder.map { " (pid \($0))" } ?? ""): wait for it to end (`ucube cancel` stops a running payment)"
+            )
+        }
+        let pid = "\(getpid())\n"
+        _ = ftruncate(fd, 0)
+        _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+        held.withLock { $0[path] = fd }
+    }
+
+    /// The pid of the process that holds the lock of the device whose file key is `key` now, if one does. Read from
+    /// the kernel's table of locks (/proc/locks: a FLOCK on the lock file's device and inode), so asking takes no
+    /// lock itself: a `history` run beside a `pay` starting can never make that payment find its terminal busy.
+    package static func holder(key: String) -> Int32? {
+        guard let file = PrivateFile.identity(of: Environment.runtimeDirectory + "/lock-" + key),
+            let table = try? BoundedFile.read("/proc/locks", limit: 4 << 20)
+        else { return nil }
+        return holder(in: String(decoding: table, as: UTF8.self), device: file.device, inode: file.inode)
+    }
+
+    /// The pid of the FLOCK held on `device`/`inode` in a /proc/locks text (`1: FLOCK  ADVISORY  WRITE 4242
+    /// 00:2a:1234 0 EOF`; a waiter's line has `->` after the number and is not a holder). Pure.
+    package static func holder(in table: String, device: UInt64, inode: UInt64) -> Int32? {
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
+        let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
+        for line in table.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
+            let place = fields[5].split(separator: ":")
+            guard place.count == 3, UInt64(place[0], radix: 16) == major, UInt64(place[1], radix: 16) == minor,
+                UInt64(place[2]) == inode
+            else { continue }
+            return pid
+        }
+        return nil
+    }
+
+    /// The pid written by the holder, if the file says one.
+    private static func owner(_ fd: Int32) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = pread(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { return nil }
+        return Int32(String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
