@@ -82,7 +82,7 @@ masked_writers=(
     Sources/UCubeCLI/Fleet/FleetRun.swift             # --junit reports
     Sources/UCubeRuntime/Fleet/FleetRunFile.swift     # the fleet run file
     Sources/UCubeRuntime/Environment.swift            # receipts, test reports (--output, --junit)
-    Sources/UCubeCLI/Runtime/Recorder.swift           # recordings (frames by Recording.line, the command line)
+    Sources/UCubeRuntime/Link/Recorder.swift           # recordings (frames by Recording.line, the command line)
     Sources/UCubeCLI/Shell/LineInput.swift            # the shell's history
     Sources/UCubeHostSimulator/HostLogEntry.swift     # the host simulator's JSON Lines log
     Sources/UCubeLog/LogBundle.swift                  # the send-logs bundle

@@ -259,23 +259,3 @@ struct UCube: AsyncParsableCommand {
         if let detail = failure.detail { logger.debug("detail: \(detail)") }
     }
 }
-
-/// Runs `body` with an open connection and always closes it, saving the link session. Inside `ucube shell` (the
-/// context's shell) the shell's one link is used and stays open. `prepare`: the state the command needs the terminal in.
-func withConnection<T>(
-    _ context: CommandContext, card: CardScenario? = nil, prepare: Connection.Preparation = .ready,
-    _ body: (Connection) async throws -> T
-) async throws -> T {
-    if let session = context.shell {
-        return try await body(try await session.connection(context, card: card))
-    }
-    let connection = try await Connection.open(context, card: card, prepare: prepare)
-    do {
-        let result = try await body(connection)
-        await connection.close()
-        return result
-    } catch {
-        await connection.close()
-        throw error
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UCubeLog
+import UCubeRuntime
 
 @testable import UCubeCLI
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UCubeRuntime
 
 @testable import UCubeCLI
 

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 import UCubeProtocol
+import UCubeRuntime
 
 @testable import UCubeCLI
 
 #if canImport(Glibc)
 import Glibc
-import UCubeRuntime
 #endif
 
 /// `ucube diagnose` (issue 16): one finding per check, the exit status says whether anything blocks a payment.
@@ -450,9 +450,9 @@ struct DiagnoseBluetoothTests {
 
     @Test func terminalTimeIsReadAsUTC() {
         let t = RTCDateTime(year: 2026, month: 11, day: 24, hour: 10, minute: 0, second: 5)
-        #expect(UCube.Diagnose.epochSeconds(t) == 1_795_514_405)
+        #expect(Diagnosis.epochSeconds(t) == 1_795_514_405)
         #expect(
-            UCube.Diagnose.epochSeconds(RTCDateTime(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0))
+            Diagnosis.epochSeconds(RTCDateTime(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0))
                 == 946_684_800)
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 import UCubeProtocol
+import UCubeRuntime
 
 @testable import UCubeCLI
 
 #if canImport(Glibc)
 import Glibc
-import UCubeRuntime
 #endif
 
 /// Issue 12, parts 3 and 4: every failure is one error with a stable code, its documented exit code, a sentence and

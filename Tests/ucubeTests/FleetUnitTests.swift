@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 import UCubeLink
+import UCubeRuntime
 
 @testable import UCubeCLI
 
 #if canImport(FoundationXML)
 import FoundationXML
-import UCubeRuntime
 #endif
 
 /// The pure parts of a fleet run: the run file's key and lines, and the JUnit report's cases and escaping.

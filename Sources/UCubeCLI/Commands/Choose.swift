@@ -74,7 +74,7 @@ extension UCube {
             case .timeout: throw CLIFailure.noAnswer("no item was chosen within \(timeout) s")
             default:
                 throw CLIFailure(
-                    ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "DisplayListBox"))
+                    ExitCodes.terminalStatus, reply.status.failureMessage(command: "DisplayListBox"))
             }
             guard let index = reply.response?.selectedIndex, items.indices.contains(index - 1) else {
                 throw CLIFailure(

@@ -84,7 +84,7 @@ extension UCube {
             case .timeout: throw CLIFailure.noAnswer("no key was pressed within \(seconds) s")
             default:
                 throw CLIFailure(
-                    ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "DisplayMessage"))
+                    ExitCodes.terminalStatus, reply.status.failureMessage(command: "DisplayMessage"))
             }
             let key = reply.response?.key
             if waitKey && key == nil { throw CLIFailure.noAnswer("no key was pressed within \(seconds) s") }

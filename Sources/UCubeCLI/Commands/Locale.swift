@@ -81,7 +81,7 @@ extension UCube.Locale {
                 let reply = try await connection.client.send(try SetInfoField.locale(locale))
                 guard reply.succeeded else {
                     throw CLIFailure(
-                        ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "SetInfoField"))
+                        ExitCodes.terminalStatus, reply.status.failureMessage(command: "SetInfoField"))
                 }
                 try LocaleReport(locale: locale, text: "locale set to \(locale)").print(json: context.json)
             }

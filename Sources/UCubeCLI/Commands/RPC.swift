@@ -166,7 +166,7 @@ extension UCube.RPC {
                 }
                 if !frame.status.isSuccess {
                     throw CLIFailure(
-                        ExitCodes.terminalStatus, RPCOutput.statusMessage(frame.status, command: id.description))
+                        ExitCodes.terminalStatus, frame.status.failureMessage(command: id.description))
                 }
             }
         }

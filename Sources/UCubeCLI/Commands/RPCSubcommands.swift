@@ -1,6 +1,7 @@
 import ArgumentParser
 import UCubeLink
 import UCubeProtocol
+import UCubeRuntime
 
 /// One `ucube rpc` subcommand per command of `CommandCatalogue.all`, in catalogue order. Each builds the typed request
 /// of `UCubeProtocol` from its arguments, sends it and prints the decoded reply (`RPCOutput`).

@@ -135,7 +135,7 @@ extension CLIFailure {
         case .status(let status, let command, let cardProblem):
             self.init(
                 cardProblem ? ExitCodes.card : ExitCodes.terminalStatus,
-                RPCOutput.statusMessage(status, command: command))
+                status.failureMessage(command: command))
         }
     }
 }

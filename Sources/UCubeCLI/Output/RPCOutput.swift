@@ -72,15 +72,8 @@ enum RPCOutput {
             if !text.isEmpty { Console.out(text.joinedWithoutLookup(separator: "\n") + "\n") }
         }
         if !succeeded {
-            throw CLIFailure(ExitCodes.terminalStatus, statusMessage(reply.status, command: command.name))
+            throw CLIFailure(ExitCodes.terminalStatus, reply.status.failureMessage(command: command.name))
         }
-    }
-
-    static func statusMessage(_ status: Status, command: String) -> String {
-        if let info = status.info {
-            return "\(command) failed: \(status) — \(info.meaning)"
-        }
-        return "\(command) failed: status \(status)"
     }
 }
 

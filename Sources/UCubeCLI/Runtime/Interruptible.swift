@@ -7,7 +7,7 @@ import UCubeRuntime
 /// 0x0202). In the shell, Ctrl-C reaches the same cancel through the session.
 enum Interruptible {
     static func run<T: Sendable>(
-        _ what: String, shell: ShellSession?, _ body: @escaping @Sendable () async throws -> T
+        _ what: String, shell: (any CommandShell)?, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         // Every way to stop it is in place before the work starts, so none can come too early to count.
         let stop = CancelSlot()

@@ -12,7 +12,7 @@ import UCubeRuntime
 /// Ctrl-C. `observe`: each of the engine's events, in order (`ucube serve`'s event stream).
 enum PaymentRunner {
     static func run(
-        on connection: Connection, shell session: ShellSession?, request: PaymentRequest,
+        on connection: Connection, shell session: (any CommandShell)?, request: PaymentRequest,
         selection: any ApplicationSelectionTask,
         authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
         stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import UCubeRuntime
 
 /// A ucube command: ArgumentParser reads its words into its options, and the dispatcher (`UCube.main`, the shell's
 /// line loop) resolves its settings into a `CommandContext` and calls `run(in:)`.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// What `ucube serve` knows of the payments it took (and of the ones the journal answers for), of its terminals, and
 /// of the events it sent: one lock, no I/O. The engine's events arrive here in the order it emits them (`note` is

@@ -8,12 +8,12 @@ import UCubeRuntime
 /// `pay … --step` in the shell: before each state, shows the state, the command or task that comes next and the
 /// context so far, then reads `next`, `continue`, `context`, `tlv TAG` or `cancel` at the shell's prompt.
 final class PaymentStepping: Sendable {
-    private let session: ShellSession
+    private let session: any CommandShell
     private let json: Bool
     private let engine = Mutex<PaymentEngine?>(nil)
     private let continuing = Mutex(false)
 
-    init(session: ShellSession, json: Bool) {
+    init(session: any CommandShell, json: Bool) {
         self.session = session
         self.json = json
     }

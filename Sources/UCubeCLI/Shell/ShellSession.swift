@@ -89,20 +89,10 @@ struct ShellSettings: Sendable, Equatable {
     }
 }
 
-/// One line the shell read: a line, Ctrl-C (the line was cleared), the end of the input (Ctrl-D, end of script), or
-/// a line too long to be a command (the input is refused from there on).
-enum LineRead: Sendable, Equatable {
-    case line(String)
-    case interrupted
-    case end
-    /// Longer than `PlainLineSource.maximumLineLength`: the rest of it was not read, so nothing after it can be.
-    case tooLong
-}
-
 /// A running shell: its settings, its one open link, and the way a running command reads a line at the shell's
 /// prompt. Each line's command gets it in its `CommandContext` (`shell`), so `withConnection` and the prompts find
 /// it.
-final class ShellSession: Sendable {
+final class ShellSession: CommandShell {
     /// The open link and what it was opened for.
     struct Link: Sendable {
         let connection: Connection

@@ -74,7 +74,8 @@ extension UCube {
             // finding fails (exit 16 in its `end`), naming the blocking codes. Read-only: no run file.
             if let run = try FleetRun(command: "diagnose", context: context, options: fleet.values, resumes: false) {
                 try await run.run { [tms] device in
-                    let report = await Self.diagnose(context: context.single(device, json: true), tms: tms)
+                    let report = await Diagnosis.run(
+                        context: context.single(device, json: true), tms: Self.tmsSettings(tms))
                     try JSONOutput.print(report, pretty: false)
                     let blocking = report.grouped.filter { $0.severity == .blocking }
                     if !blocking.isEmpty {
@@ -85,18 +86,15 @@ extension UCube {
                 }
                 return
             }
-            let report = await Self.diagnose(context: context, tms: tms)
+            let report = await Diagnosis.run(context: context, tms: Self.tmsSettings(tms))
             try report.print(json: context.json)
             if report.blocking { throw ExitCode(ExitCodes.diagnoseBlocking.code) }
         }
 
-        static func diagnose(context: CommandContext, tms: TMSOptions) async -> DiagnoseReport {
-            var report = DiagnoseReport(device: context.deviceAddress)
-            let facts = await checkLinkAndTerminal(context, into: &report)
-            await checkTMS(tms, facts: facts, into: &report)
-            checkJournal(into: &report)
-            checkDisk(into: &report)
-            return report
+        /// The TMS the options name, for diagnosis: its settings or why there are none, and whether --tms-timeout
+        /// was given (diagnose's own shorter wait applies when it was not).
+        static func tmsSettings(_ options: TMSOptions) -> Diagnosis.TMS {
+            Diagnosis.TMS(settings: Result { try options.settings() }, timeoutGiven: options.timeout != nil)
         }
     }
 }

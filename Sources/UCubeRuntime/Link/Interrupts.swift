@@ -15,9 +15,9 @@ import Synchronization
 /// ignored: the handler is installed before the registration is visible. (A Dispatch signal source set up per command
 /// left a window between `SIG_IGN` and the source where a Ctrl-C was dropped: `display --wait-key` then ran to its
 /// timeout.)
-final class Interrupts: Sendable {
+package final class Interrupts: Sendable {
     /// The signals that end a command as Ctrl-C does.
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     private let id: Int
 
@@ -26,14 +26,14 @@ final class Interrupts: Sendable {
     /// Calls `handler` on each SIGINT, SIGTERM or SIGHUP until `cancel()`. `consuming`: while this registration is
     /// the newest, the signal is its alone (an operator's prompt, which a signal answers with "cancel"): the older
     /// registrations do not hear it.
-    static func onInterrupt(consuming: Bool = false, _ handler: @escaping @Sendable () -> Void) -> Interrupts {
+    package static func onInterrupt(consuming: Bool = false, _ handler: @escaping @Sendable () -> Void) -> Interrupts {
         Interrupts(registry.withLock { $0.add(handler, consuming: consuming) })
     }
 
     /// Runs `body` in a task that an interrupt cancels (after `first`, which runs on each interrupt before the
     /// cancel), as does `stop` when another party (`ucube cancel`) holds it. The handler is in place before the task
     /// starts, so an interrupt at any moment reaches the work.
-    static func cancelling<T: Sendable>(
+    package static func cancelling<T: Sendable>(
         _ body: @escaping @Sendable () async throws -> T, stop: CancelSlot = CancelSlot(),
         first: @escaping @Sendable () -> Void = {}
     ) async throws -> T {
@@ -47,7 +47,7 @@ final class Interrupts: Sendable {
         return try await task.value
     }
 
-    func cancel() { Self.registry.withLock { $0.remove(id) } }
+    package func cancel() { Self.registry.withLock { $0.remove(id) } }
 
     /// Called on the pipe's thread for each signal: every registration, outside the lock (a handler may register or
     /// cancel one); false when none is registered.
@@ -87,10 +87,12 @@ final class Interrupts: Sendable {
 }
 
 /// A task's cancel that may be asked for before the task exists: `hold` then cancels at once.
-final class CancelSlot: Sendable {
+package final class CancelSlot: Sendable {
     private let state = Mutex<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
 
-    func hold(_ cancel: @escaping @Sendable () -> Void) {
+    package init() {}
+
+    package func hold(_ cancel: @escaping @Sendable () -> Void) {
         let already = state.withLock { state in
             state.cancel = cancel
             return state.cancelled
@@ -100,7 +102,7 @@ final class CancelSlot: Sendable {
 
     /// Cancels the task (now, or as soon as it is held); false when an earlier call already did.
     @discardableResult
-    func cancel() -> Bool {
+    package func cancel() -> Bool {
         let (call, first) = state.withLock { state in
             defer { state.cancelled = true }
             return (state.cancel, !state.cancelled)
@@ -156,7 +158,7 @@ private enum SignalPipe {
 
 /// A request to stop (a signal, `ucube cancel`) noted from any thread, for work that looks at it when it can: a suite
 /// run between its cases, a payment not started yet.
-final class StopRequest: Sendable {
+package final class StopRequest: Sendable {
     private struct State {
         var requested = false
         var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -164,7 +166,9 @@ final class StopRequest: Sendable {
     }
     private let state = Mutex(State())
 
-    func request() {
+    package init() {}
+
+    package func request() {
         let waiting = state.withLock { state in
             state.requested = true
             defer { state.waiting = [:] }
@@ -173,11 +177,11 @@ final class StopRequest: Sendable {
         for continuation in waiting { continuation.resume() }
     }
 
-    var isRequested: Bool { state.withLock { $0.requested } }
+    package var isRequested: Bool { state.withLock { $0.requested } }
 
     /// Returns once a stop is requested (at once when it was), or when the task is cancelled: for a wait that a stop
     /// ends (the operator's Enter in a suite run).
-    func wait() async {
+    package func wait() async {
         let id = state.withLock { state in
             state.next += 1
             return state.next

@@ -1,14 +1,12 @@
-import ArgumentParser
 import Foundation
 import UCubeBluetooth
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 import UCubeTMS
 
 /// `ucube diagnose`: the link and terminal checks.
-extension UCube.Diagnose {
+extension Diagnosis {
 
     static func checkLinkAndTerminal(_ context: CommandContext, into report: inout DiagnoseReport) async -> DeviceInfo?
     {
@@ -256,7 +254,7 @@ extension UCube.Diagnose {
         guard let time = reply.response?.dateTime else {
             report.add(
                 .terminal, "clock", .warning, DiagnoseCode.clockUnreadable.name,
-                RPCOutput.statusMessage(reply.status, command: "RTCGet"), hint: "`ucube rpc rtc-get` shows the answer")
+                reply.status.failureMessage(command: "RTCGet"), hint: "`ucube rpc rtc-get` shows the answer")
             return
         }
         let host = Int(Date().timeIntervalSince1970)
@@ -278,7 +276,7 @@ extension UCube.Diagnose {
     }
 
     /// Seconds since 1970 of a terminal date and time read as UTC (the clock has no time zone; ucube sets UTC).
-    static func epochSeconds(_ t: RTCDateTime) -> Int {
+    package static func epochSeconds(_ t: RTCDateTime) -> Int {
         // Days from civil (Howard Hinnant's algorithm).
         let y = t.month <= 2 ? t.year - 1 : t.year
         let era = (y >= 0 ? y : y - 399) / 400

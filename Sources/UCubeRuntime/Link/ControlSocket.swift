@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import Logging
 import UCubeLog
-import UCubeRuntime
 import UCubeSupport
 
 /// A per-device Unix socket under the runtime directory through which `ucube cancel` reaches the process that holds
@@ -13,28 +12,28 @@ import UCubeSupport
 /// on one serial queue of its own, and each connection has a time budget (`requestBudget`) and a size budget
 /// (`RequestLineBuffer.maxRequest`) for its request. Idle or slow peers, however many, cost a file descriptor each
 /// for at most the budget, never a thread.
-enum ControlSocket {
+package enum ControlSocket {
     /// `$XDG_RUNTIME_DIR/ucube/control-<device>.sock`.
-    static func path(forDevice device: String) -> String {
+    package static func path(forDevice device: String) -> String {
         Environment.runtimeDirectory + "/control-" + Environment.fileKey(device) + ".sock"
     }
 
     /// How long a connection may take to send its whole request line; then it is answered `busy` and closed.
-    static let requestBudget: Duration = .seconds(2)
+    package static let requestBudget: Duration = .seconds(2)
     /// Connections served at once; one more is answered `busy` at once and closed. Each costs a descriptor for at
     /// most `requestBudget`.
-    static let maxConnections = 64
+    package static let maxConnections = 64
     /// Pending connections the kernel queues before `connect` fails with EAGAIN.
-    static let backlog: Int32 = 64
+    package static let backlog: Int32 = 64
     /// How long `close` lets answers already being prepared go out before it closes their connections.
-    static let drainBudget: Duration = .seconds(1)
+    package static let drainBudget: Duration = .seconds(1)
 
     /// Serves requests until the returned server is closed. `handle` gets the request line and returns the answer;
     /// `budget` is the time each connection has for its request (`requestBudget`; tests choose another).
     ///
     /// A plain Unix socket watched by Dispatch sources, not NIO: every command that holds a terminal listens, and
     /// starting NIO's event loops and a server channel for it was a measurable part of a short command's start-up.
-    static func serve(
+    package static func serve(
         at path: String, budget: Duration = requestBudget, maxRequest: Int = RequestLineBuffer.maxRequest,
         handle: @escaping @Sendable (String) async -> String
     ) throws -> ControlServer {
@@ -49,7 +48,7 @@ enum ControlSocket {
     /// The unit of work the current task belongs to, when the process runs several side by side: a fleet run's
     /// terminal (its device, `FleetRun`). nil: the process's one command. A control socket opened in a unit answers
     /// with that unit's route, so that `ucube cancel --device D` reaches D's work and no other terminal's.
-    @TaskLocal static var unit: String?
+    @TaskLocal package static var unit: String?
 
     /// Every process that holds a terminal listens on its device's control socket, so that `ucube cancel` reaches it,
     /// whatever the command (`Connection.open` calls this). A `cancel` request is answered by the route the command
@@ -57,7 +56,7 @@ enum ControlSocket {
     /// runs); without one, by the unit's own stop (`unitRoute`: a fleet run's terminal stops its work), and for the
     /// process's one command by interrupting this process as Ctrl-C would (mdm-update stops after the current block,
     /// the shell stops its running command, others end).
-    static func listen(forDevice device: String) async {
+    package static func listen(forDevice device: String) async {
         let path = path(forDevice: device)
         guard holder.claim(path) else { return }
         let unit = unit
@@ -70,16 +69,16 @@ enum ControlSocket {
     }
 
     /// Stops listening for `device` (the link is closed); `mdm-update` listens again when it reconnects.
-    static func stopListening(forDevice device: String) async {
+    package static func stopListening(forDevice device: String) async {
         await holder.take(path(forDevice: device))?.close()
     }
 
     /// Sets (or with nil, clears) what answers a `cancel` in the current unit of work (`unit`).
-    static func route(_ handler: (@Sendable () async -> CancelAnswer)?) { holder.setRoute(handler, unit: unit) }
+    package static func route(_ handler: (@Sendable () async -> CancelAnswer)?) { holder.setRoute(handler, unit: unit) }
 
     /// Runs `body` with `handler` answering a `cancel` in the current unit of work, then puts back the route that was
     /// there (an operator's prompt inside a payment: the payment's cancel rule answers again once it is answered).
-    static func routing<T: Sendable>(
+    package static func routing<T: Sendable>(
         _ handler: @escaping @Sendable () async -> CancelAnswer, _ body: () async throws -> T
     ) async rethrows -> T {
         let unit = unit
@@ -90,7 +89,7 @@ enum ControlSocket {
 
     /// Runs `body` as the unit of work `name` (a fleet run's terminal): a `cancel` that reaches one of its control
     /// sockets and finds no route the work set is answered by `stop`, which stops this unit only.
-    static func inUnit<T: Sendable>(
+    package static func inUnit<T: Sendable>(
         _ name: String, stop: @escaping @Sendable () -> CancelAnswer, _ body: () async throws -> T
     ) async rethrows -> T {
         holder.setUnitRoute(stop, unit: name)
@@ -105,7 +104,7 @@ enum ControlSocket {
 
     /// Answers a `cancel` for the unit of work `unit` in this process, as its control socket would answer
     /// `ucube cancel` (`ucube serve`'s `POST /v1/payments/{id}/cancel`). A unit's answer never interrupts the process.
-    static func cancelInProcess(unit: String) async -> CancelAnswer {
+    package static func cancelInProcess(unit: String) async -> CancelAnswer {
         CancelAnswer(line: await answer("cancel", unit: unit))
     }
 
@@ -203,11 +202,13 @@ enum ControlSocket {
     // MARK: The asker's side
 
     /// How long `ucube cancel` waits for the answer once its request is sent.
-    static let answerTimeout: Duration = .seconds(30)
+    package static let answerTimeout: Duration = .seconds(30)
 
     /// Sends one request line to whoever listens at `path` and returns what came of it. Never removes anything: a
     /// socket file is removed only by the process that will bind it, once it has proved that nobody listens.
-    static func request(_ line: String, at path: String, timeout: Duration = answerTimeout) async -> ControlReach {
+    package static func request(_ line: String, at path: String, timeout: Duration = answerTimeout) async
+        -> ControlReach
+    {
         await withCheckedContinuation { continuation in
             // A thread of its own: the wait for the answer is a blocking poll.
             Thread { continuation.resume(returning: ControlClient.exchange(line, at: path, timeout: timeout)) }.start()
@@ -216,7 +217,7 @@ enum ControlSocket {
 }
 
 /// What trying to reach the holder of a control socket gave (`ControlSocket.request`).
-enum ControlReach: Equatable, Sendable {
+package enum ControlReach: Equatable, Sendable {
     /// The holder's answer line.
     case answered(String)
     /// Nobody listens: no socket file (ENOENT), or one that nobody accepts on (ECONNREFUSED, a stale file).
@@ -228,7 +229,7 @@ enum ControlReach: Equatable, Sendable {
     case busy(String)
 
     /// What a failed `connect` means (the unit seam for errors a test cannot provoke, such as EACCES as root).
-    static func connectFailed(errno code: Int32) -> ControlReach {
+    package static func connectFailed(errno code: Int32) -> ControlReach {
         switch code {
         case ENOENT, ECONNREFUSED, ENOTDIR, ENOTSOCK, ENAMETOOLONG:
             // ENAMETOOLONG: no holder can bind such a path either.
@@ -315,21 +316,21 @@ private struct UnixAddress {
 }
 
 /// Why the control socket could not be set up.
-struct ControlSocketError: Error, CustomStringConvertible {
-    let description: String
+package struct ControlSocketError: Error, CustomStringConvertible {
+    package let description: String
 }
 
 /// Binding the listening socket, and the one rule for removing a socket file that is already there.
-enum ListeningSocket {
+package enum ListeningSocket {
     /// The file a server bound (device and inode), so that it removes that file and never another one.
-    struct Identity: Equatable, Sendable {
-        let device: UInt64
-        let inode: UInt64
-        let isSocket: Bool
+    package struct Identity: Equatable, Sendable {
+        package let device: UInt64
+        package let inode: UInt64
+        package let isSocket: Bool
 
         /// The file at `path` itself (a link is not followed), or nil when there is none. lstat(2) rather than
         /// FileManager's attributes, which cost 1.5 M instructions at every command's start (callgrind).
-        init?(path: String) {
+        package init?(path: String) {
             guard let found = FileStatus.identity(ofLink: path) else { return nil }
             (device, inode, isSocket) = found
         }
@@ -339,7 +340,7 @@ enum ListeningSocket {
     /// is refused (ECONNREFUSED: the process that bound it died); one somebody accepts on, or anything that is not a
     /// socket, is left alone and the bind is refused. The caller holds the device lock, so no other ucube process of
     /// this device binds between the check and the bind.
-    static func bind(_ path: String) throws -> (Int32, Identity) {
+    package static func bind(_ path: String) throws -> (Int32, Identity) {
         guard var address = UnixAddress(path) else {
             throw ControlSocketError(description: "the path \(path) is too long for a socket")
         }
@@ -370,7 +371,7 @@ enum ListeningSocket {
 extension ControlClient {
     /// Why a connect to `path` fails, or nil when somebody accepts there. Nothing is sent: a server drops a
     /// connection closed before its request without an answer.
-    static func connectError(_ path: String) -> Int32? {
+    package static func connectError(_ path: String) -> Int32? {
         guard var address = UnixAddress(path) else { return ENAMETOOLONG }
         let fd = UnixAddress.newSocket()
         guard fd >= 0 else { return errno }
@@ -381,9 +382,9 @@ extension ControlClient {
 
 /// A listening control socket and its connections. Every mutable field is touched only on `queue`, a serial queue
 /// of its own; no handler on it blocks (non-blocking sockets, and the request's answer is computed in a task).
-final class ControlServer: @unchecked Sendable {
+package final class ControlServer: @unchecked Sendable {
     // @unchecked: the state below is confined to `queue`.
-    let path: String
+    package let path: String
     private let identity: ListeningSocket.Identity
     private let handle: @Sendable (String) async -> String
     /// The time each connection has for its whole request.
@@ -445,7 +446,7 @@ final class ControlServer: @unchecked Sendable {
     ///
     /// The stop itself runs on the calling thread (`queue.sync`: nothing on the queue blocks, so the wait is short).
     /// Handing it to the queue asynchronously woke, and at a command's end usually created, a thread only for it.
-    func close() async {
+    package func close() async {
         let draining: Bool = queue.sync {
             guard !closing else { return false }
             closing = true
@@ -610,32 +611,32 @@ extension Duration {
     fileprivate var timeInterval: TimeInterval { seconds }
 
     /// "2 s", or "300 ms" for less than a whole second.
-    var shortText: String {
+    package var shortText: String {
         components.attoseconds == 0 ? "\(components.seconds) s" : "\(Int((timeInterval * 1000).rounded())) ms"
     }
 }
 
 /// The requests the control socket understands.
-enum ControlRequest: Equatable {
+package enum ControlRequest: Equatable {
     case cancel
 
-    init?(line: String) {
+    package init?(line: String) {
         guard line == "cancel" else { return nil }
         self = .cancel
     }
 }
 
 /// One request line put back together from the reads it arrives in (pure: the server feeds it).
-struct RequestLineBuffer {
+package struct RequestLineBuffer {
     /// A control request's limit (`cancel`); the steering socket takes longer lines (`Steering.maximumLine`).
-    static let maxRequest = 256
+    package static let maxRequest = 256
 
     /// The longest line taken.
-    let limit: Int
+    package let limit: Int
 
-    init(limit: Int = maxRequest) { self.limit = limit }
+    package init(limit: Int = maxRequest) { self.limit = limit }
 
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// No newline yet.
         case needMore
         /// The bytes before the first newline, trimmed.
@@ -646,7 +647,7 @@ struct RequestLineBuffer {
 
     private var pending: [UInt8] = []
 
-    mutating func append(_ bytes: [UInt8]) -> Outcome {
+    package mutating func append(_ bytes: [UInt8]) -> Outcome {
         pending += bytes
         guard let newline = pending.firstIndex(of: 0x0A) else {
             return pending.count > limit ? .tooLong : .needMore

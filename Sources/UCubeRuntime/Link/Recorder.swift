@@ -3,7 +3,6 @@ import Synchronization
 import UCubeLink
 import UCubeLog
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSupport
 
 /// `--record FILE`: the session written as a recording (docs/recording.md) — the command line, then every link the
@@ -11,7 +10,7 @@ import UCubeSupport
 /// commands all go into it), written a line at a time with write(2), so a process killed mid-command leaves every
 /// frame up to its death. `Recording.line` masks the card data of plain frames; the command line is masked as the
 /// log masks it.
-final class SessionRecorder: Sendable {
+package final class SessionRecorder: Sendable {
     private static let current = Mutex<SessionRecorder?>(nil)
 
     private let path: String
@@ -36,7 +35,7 @@ final class SessionRecorder: Sendable {
     /// Starts recording this process into `path` (0600, created or truncated once a link opens; its directory and
     /// its not being a link are checked now). A second call in the same process (a shell line with `--record`) keeps
     /// the first file.
-    static func start(path: String, arguments: [String]) throws(CLIFailure) {
+    package static func start(path: String, arguments: [String]) throws(CLIFailure) {
         try Environment.checkOutputFile(path, option: "--record")
         current.withLock { (recorder: inout SessionRecorder?) in
             guard recorder == nil else { return }
@@ -47,10 +46,10 @@ final class SessionRecorder: Sendable {
     }
 
     /// The links of this process are being recorded into it, when `--record` was given.
-    static var active: SessionRecorder? { current.withLock { $0 } }
+    package static var active: SessionRecorder? { current.withLock { $0 } }
 
     /// Starts a link's records; its events go through the returned recorder.
-    func link(device: String, session: Recording.Session) -> LinkRecorder {
+    package func link(device: String, session: Recording.Session) -> LinkRecorder {
         let fresh = file.withLock { (file: inout File) -> Bool in
             guard file.fd == nil, !file.refused else { return false }
             do throws(PrivateFileError) {
@@ -81,7 +80,7 @@ final class SessionRecorder: Sendable {
 }
 
 /// One link's records, timed from when the link opened.
-final class LinkRecorder: Sendable {
+package final class LinkRecorder: Sendable {
     private let recorder: SessionRecorder
     private let opened = ContinuousClock.now
 
@@ -92,7 +91,7 @@ final class LinkRecorder: Sendable {
     }
 
     /// The RPC client's view of a frame or a drop (the `--trace` events).
-    func record(_ event: TraceEvent) {
+    package func record(_ event: TraceEvent) {
         let kind: Recording.Event.Kind
         switch event {
         case .sent(let bytes, let frame): kind = .sent(bytes, secured: frame.envelope != nil)
@@ -104,13 +103,13 @@ final class LinkRecorder: Sendable {
     }
 
     /// The host closed the link.
-    func closed() { recorder.append(Recording.line(for: Recording.Event(time: elapsed, kind: .closed))) }
+    package func closed() { recorder.append(Recording.line(for: Recording.Event(time: elapsed, kind: .closed))) }
 }
 
 /// `--device replay:FILE`: each link the process opens takes the recording's next link, in order (the shell opens
 /// one per command line), and what each replay found is kept for `UCube.main`, which reports a divergence whatever
 /// the command made of it.
-enum ReplaySource {
+package enum ReplaySource {
     private struct State {
         var recordings: [String: (recording: Recording, next: Int)] = [:]
         var outcomes: [ReplayTransport.Outcome] = []
@@ -121,7 +120,7 @@ enum ReplaySource {
     /// command sends the same first frames), for `TransportFactory.replay`. Not inlined into `Connection.open`: its
     /// types' metadata is then looked up only when a recording is replayed, not by every command that opens a link.
     @inline(never)
-    static func link(path: String, name: String, fast: Bool) throws(CLIFailure) -> TransportFactory.Opened {
+    package static func link(path: String, name: String, fast: Bool) throws(CLIFailure) -> TransportFactory.Opened {
         let (replay, link) = try transport(path: path, name: name, fast: fast)
         return TransportFactory.Opened(replay, session: SessionRecord.Loaded(link.session))
     }
@@ -150,7 +149,7 @@ enum ReplaySource {
     }
 
     /// The first divergence of any replayed link of this process.
-    static var divergence: LinkError? {
+    package static var divergence: LinkError? {
         state.withLock { $0.outcomes.lazy.compactMap(\.divergence).first }
     }
 

@@ -6,32 +6,31 @@ import UCubeLink
 import UCubeLog
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSimulator
 import UCubeSupport
 
 /// Opens the link a command asked for and gives it an RPC client, with the process's part of the link session: the
 /// device lock, the control socket, and the session record's file (one per device under the runtime directory, since
 /// the terminal outlives the process). The session's rules are `LinkSession`'s (UCubeLink).
-struct Connection {
+package struct Connection {
     /// The link's session with the terminal (spec §8.6, §8.7): what a payment may take as known, the record at close.
-    let session: LinkSession
-    var client: RPCClient { session.client }
-    let address: DeviceAddress
+    package let session: LinkSession
+    package var client: RPCClient { session.client }
+    package let address: DeviceAddress
     /// The terminal's advertised name, when the link knows it (BLE).
-    var peerName: String? = nil
+    package var peerName: String? = nil
     /// The Bluetooth address of a BLE terminal (`AA:BB:…`), whatever name it was reached by.
-    var transportAddress: String? = nil
+    package var transportAddress: String? = nil
     private let sessionFile: String?
     private let simulatorTask: Task<Void, Never>?
     /// This link's records, with `--record`.
     private var recorder: LinkRecorder? = nil
     /// What a command needs from the terminal before its first command (`LinkPreparation`, decided by `LinkOpening`).
-    typealias Preparation = LinkPreparation
+    package typealias Preparation = LinkPreparation
 
     /// The device a command addresses: `given`, else `--device`; a name remembered by `ucube connect` is resolved
     /// through devices.json. `ucube cancel` uses it too, to find the same control socket.
-    static func resolve(_ given: DeviceAddress?, _ context: CommandContext) throws -> DeviceAddress {
+    package static func resolve(_ given: DeviceAddress?, _ context: CommandContext) throws -> DeviceAddress {
         if given == nil && context.givenDevices.count > 1 {
             throw CLIFailure(
                 ExitCodes.usage,
@@ -63,7 +62,7 @@ struct Connection {
 
     /// Opens `context`'s device, or `address` when given (`ucube connect`). A remembered name is resolved through
     /// devices.json first. `prepare` says what state the command needs the terminal in (see `Preparation`).
-    static func open(
+    package static func open(
         _ context: CommandContext, card: CardScenario? = nil, address given: DeviceAddress? = nil,
         bluetooth: BLEConnectOptions = BLEConnectOptions(), prepare: Preparation = .ready
     ) async throws -> Connection {
@@ -123,7 +122,8 @@ struct Connection {
         return connection
     }
 
-    /// How this process opens a link (`TransportFactory`): the built-in simulator with `card`, Bluetooth one connect
+    /// How this process opens a link (`TransportFactory`): the built-in simulator with `card` (as the context makes it),
+    /// Bluetooth one connect
     /// at a time (`BluetoothConnectGate`), and a recording's next link (`ReplaySource`).
     private static func transports(_ context: CommandContext, card: CardScenario?, bluetooth: BLEConnectOptions)
         -> TransportFactory
@@ -131,7 +131,7 @@ struct Connection {
         let trace = context.trace
         return TransportFactory(
             simulator: {
-                let simulator = try BuiltInSimulator.make(scenario: card)
+                let simulator = try context.builtInSimulator(card)
                 return { peer in _ = await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) }) }
             },
             bluetooth: { address in
@@ -145,7 +145,7 @@ struct Connection {
     }
 
     /// What the RPC client does with each frame: print it (`--trace`), record it (`--record`), both or neither.
-    func trace(printing: Bool) -> (@Sendable (TraceEvent) -> Void)? {
+    package func trace(printing: Bool) -> (@Sendable (TraceEvent) -> Void)? {
         Self.trace(printing: printing, recorder: recorder)
     }
 
@@ -159,7 +159,7 @@ struct Connection {
 
     /// Sends a read whose answer shows whether the terminal is idle (`LinkSession.query`, spec §8.7): on a `.query`
     /// link that took it as idle on the record's word alone, the terminal is reset and asked again if it was not.
-    func query<C: RPCCommand>(_ command: C) async throws(LinkError) -> Reply<C.Response> {
+    package func query<C: RPCCommand>(_ command: C) async throws(LinkError) -> Reply<C.Response> {
         let (reply, reset) = try await session.query(command)
         if reset {
             Logger(layer: .connection).notice(
@@ -169,14 +169,14 @@ struct Connection {
     }
 
     /// What a payment starting now may take as known (`LinkSession.linkStart`, spec §8.6).
-    func linkStart() async -> LinkStart { await session.linkStart() }
+    package func linkStart() async -> LinkStart { await session.linkStart() }
 
     /// Keeps the terminal a payment met (`LinkSession.remember`).
-    func remember(_ terminal: KnownTerminal?) async { await session.remember(terminal) }
+    package func remember(_ terminal: KnownTerminal?) async { await session.remember(terminal) }
 
     /// Writes the session's closing record, or removes the file when the session is not kept
     /// (`LinkSession.closingRecord`), and closes the link.
-    func close() async {
+    package func close() async {
         if let sessionFile {
             if let record = await session.closingRecord() {
                 record.save(to: sessionFile)
@@ -190,9 +190,29 @@ struct Connection {
         await ControlSocket.stopListening(forDevice: address.description)
     }
 
-    static func sessionPath(for address: DeviceAddress) -> String? {
+    package static func sessionPath(for address: DeviceAddress) -> String? {
         // A replay starts from the recording's session and leaves the real terminals' files alone.
         if case .replay = address { return nil }
         return Environment.runtimeDirectory + "/session-" + Environment.fileKey(address)
+    }
+}
+
+/// Runs `body` with an open connection and always closes it, saving the link session. Inside `ucube shell` (the
+/// context's shell) the shell's one link is used and stays open. `prepare`: the state the command needs the terminal in.
+package func withConnection<T>(
+    _ context: CommandContext, card: CardScenario? = nil, prepare: Connection.Preparation = .ready,
+    _ body: (Connection) async throws -> T
+) async throws -> T {
+    if let session = context.shell {
+        return try await body(try await session.connection(context, card: card))
+    }
+    let connection = try await Connection.open(context, card: card, prepare: prepare)
+    do {
+        let result = try await body(connection)
+        await connection.close()
+        return result
+    } catch {
+        await connection.close()
+        throw error
     }
 }

@@ -1,14 +1,12 @@
-import ArgumentParser
 import Foundation
 import UCubeBluetooth
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 import UCubeTMS
 
 /// `ucube diagnose`: the journal and disk checks.
-extension UCube.Diagnose {
+extension Diagnosis {
 
     static var journalPath: String { Environment.stateDirectory + "/journal.jsonl" }
 

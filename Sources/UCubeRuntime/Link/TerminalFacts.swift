@@ -1,19 +1,24 @@
 import Foundation
 import UCubeLink
 import UCubeProtocol
-import UCubeRuntime
 import UCubeTMS
 
 /// What the MDM commands need from the terminal: who it is (for the URLs) and what it runs (for the plan).
-struct TerminalFacts {
-    let identity: TerminalIdentity
-    let versions: DeviceVersions
-    let info: DeviceInfo
+package struct TerminalFacts {
+    package let identity: TerminalIdentity
+    package let versions: DeviceVersions
+    package let info: DeviceInfo
+
+    package init(identity: TerminalIdentity, versions: DeviceVersions, info: DeviceInfo) {
+        self.identity = identity
+        self.versions = versions
+        self.info = info
+    }
 
     /// Serial, part number and every version the plan compares (spec §10.3 step 1, §10.4).
-    static let tags: [UInt8] = [0xC1, 0xC2, 0xC3, 0xC4, 0xD1, 0xE8, 0xEA, 0xEB, 0xED]
+    package static let tags: [UInt8] = [0xC1, 0xC2, 0xC3, 0xC4, 0xD1, 0xE8, 0xEA, 0xEB, 0xED]
 
-    static func read(_ client: RPCClient) async throws -> TerminalFacts {
+    package static func read(_ client: RPCClient) async throws -> TerminalFacts {
         let info = try await client.deviceInfo(tags: tags)
         let identity: TerminalIdentity
         do {
@@ -25,11 +30,11 @@ struct TerminalFacts {
     }
 
     /// InstallForLoadKey's whole answer: the "dongle certificate" the register and binary requests carry (spec §5.2).
-    static func certificate(_ client: RPCClient) async throws -> [UInt8] {
+    package static func certificate(_ client: RPCClient) async throws -> [UInt8] {
         let reply = try await client.send(InstallForLoadKey())
         guard let response = reply.response else {
             throw CLIFailure(
-                ExitCodes.terminalStatus, RPCOutput.statusMessage(reply.status, command: "InstallForLoadKey"))
+                ExitCodes.terminalStatus, reply.status.failureMessage(command: "InstallForLoadKey"))
         }
         return response.encodeData()
     }

@@ -3,9 +3,9 @@ import UCubePayment
 
 /// The answer to a `cancel` request: the line the control socket sends back (`WORD: MESSAGE`), what Ctrl-C prints,
 /// and what `ucube cancel` reports and exits with. docs/architecture.md ("The control socket") lists the words.
-struct CancelAnswer: Sendable, Equatable {
+package struct CancelAnswer: Sendable, Equatable {
     /// The answer's first word: what became of the request.
-    enum Kind: String, CaseIterable, Sendable {
+    package enum Kind: String, CaseIterable, Sendable {
         /// This request cancels: the payment will end CANCELLED, or the command is interrupted as by Ctrl-C.
         case accepted
         /// An earlier cancel was accepted, or the terminal cancelled: the payment ends (or ended) CANCELLED.
@@ -22,15 +22,15 @@ struct CancelAnswer: Sendable, Equatable {
         case error
     }
 
-    let kind: Kind
-    let message: String
+    package let kind: Kind
+    package let message: String
 
-    init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    init(_ decision: CancelDecision) {
+    package init(_ decision: CancelDecision) {
         switch decision {
         case .accepted:
             self.init(.accepted, "cancelling the payment")
@@ -43,7 +43,7 @@ struct CancelAnswer: Sendable, Equatable {
     }
 
     /// Parses `WORD: MESSAGE`; a line whose word is not one of ours is an `error` carrying the whole line.
-    init(line: String) {
+    package init(line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         if let colon = trimmed.firstIndex(of: ":"), let kind = Kind(rawValue: String(trimmed[..<colon])) {
             self.init(kind, trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))
@@ -53,5 +53,5 @@ struct CancelAnswer: Sendable, Equatable {
     }
 
     /// The answer as the control socket sends it (without its newline).
-    var line: String { kind.rawValue + ": " + message }
+    package var line: String { kind.rawValue + ": " + message }
 }

@@ -1,12 +1,11 @@
 import UCubeBluetooth
 import UCubeLink
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSupport
 
 /// `--trace`: every frame, both ways, as hex with its fields (spec §2 layout), on stderr.
-enum TracePrinter {
-    static func print(_ event: TraceEvent) {
+package enum TracePrinter {
+    package static func print(_ event: TraceEvent) {
         switch event {
         // `ucube decode` reads these lines back: the arrow gives the direction, the note the layout.
         case .sent(let bytes, let frame):
@@ -33,7 +32,7 @@ enum TracePrinter {
     }
 
     /// The BLE layer under the frames (spec §3.1): stuffing, each write of at most MTU − 3 bytes, notifications.
-    static func print(_ event: BLETraceEvent) {
+    package static func print(_ event: BLETraceEvent) {
         switch event {
         case .stuffed(let frame, let stuffed, let writes, let chunkSize):
             StandardError.write(

@@ -1,19 +1,20 @@
 import Foundation
 import Logging
 import UCubeLog
-import UCubeRuntime
 import UCubeTMS
 
 /// The executable's TMS paths and client lifetime.
-enum TMSContext {
+package enum TMSContext {
     /// One PKCS#12 client identity per terminal serial (spec §10.3): `$XDG_CONFIG_HOME/ucube/tms/SERIAL.p12`, 0600.
-    static var identities: TMSIdentityStore { TMSIdentityStore(directory: Environment.configDirectory + "/tms") }
+    package static var identities: TMSIdentityStore {
+        TMSIdentityStore(directory: Environment.configDirectory + "/tms")
+    }
 
     /// Downloaded binaries, each deleted once loaded: `$XDG_STATE_HOME/ucube/downloads`.
-    static var downloads: String { Environment.stateDirectory + "/downloads" }
+    package static var downloads: String { Environment.stateDirectory + "/downloads" }
 
     /// Runs `body` with a TMS client and always shuts it down (AsyncHTTPClient requires it).
-    static func with<T>(
+    package static func with<T>(
         _ settings: TMSSettings, identity: TMSIdentity?, _ body: (TMSClient) async throws -> T
     ) async throws -> T {
         let client: TMSClient

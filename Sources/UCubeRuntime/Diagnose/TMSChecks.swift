@@ -1,19 +1,17 @@
-import ArgumentParser
 import Foundation
 import UCubeBluetooth
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 import UCubeTMS
 
 /// `ucube diagnose`: the TMS checks.
-extension UCube.Diagnose {
+extension Diagnosis {
 
-    static func checkTMS(_ options: TMSOptions, facts info: DeviceInfo?, into report: inout DiagnoseReport) async {
+    static func checkTMS(_ tms: TMS, facts info: DeviceInfo?, into report: inout DiagnoseReport) async {
         var settings: TMSSettings
         do {
-            settings = try options.settings()
+            settings = try tms.settings.get()
         } catch {
             let failure = CLIFailure(reporting: error)
             if failure.code == CLIErrorCode.name(of: TMSError.Code.notConfigured) {
@@ -29,7 +27,7 @@ extension UCube.Diagnose {
             return
         }
         report.ok(.tms, "configured", settings.baseURL, details: ["url": .string(settings.baseURL)])
-        if options.timeout == nil {
+        if !tms.timeoutGiven {
             settings.connectTimeout = min(settings.connectTimeout, DiagnoseChoices.tmsTimeout)
             settings.readTimeout = min(settings.readTimeout, DiagnoseChoices.tmsTimeout)
         }
