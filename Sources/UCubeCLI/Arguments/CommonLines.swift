@@ -1,4 +1,5 @@
 import ArgumentParser
+import UCubeRuntime
 
 /// The most common command lines, read without ArgumentParser: its parse of `ucube --device sim info` reflects every
 /// option of the root, GlobalOptions and the command (`Mirror`), and each first check of an option's type against a

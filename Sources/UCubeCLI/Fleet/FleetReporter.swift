@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Synchronization
 import UCubeLog
@@ -9,7 +10,7 @@ import UCubeTMS
 /// with the terminal's `device` (`start`, the command's own events, `end`, and a last `summary`). Otherwise: the
 /// update items and each terminal's end as they come, then a summary table. A terminal's stderr goes to stderr, each
 /// line prefixed with the device. On a terminal, stderr also shows how many are running, done and failed.
-final class FleetReporter: Sendable {
+final class FleetReporter: FleetRunReporting {
     private struct Counts {
         var running = 0
         var succeeded = 0
@@ -267,70 +268,20 @@ final class FleetReporter: Sendable {
     }
 }
 
-/// One terminal's output in a fleet run: its `DeviceOutput`. The command's text lines and its events (`FleetEvent`)
-/// go to the reporter with the device; mdm-update's items, test's cases and what the result says are kept for the
-/// terminal's verdict.
-final class DeviceCapture: Sendable {
-    private struct State {
-        var items: [FleetVerdict.Item] = []
-        var detail: String?
-        var hint: String?
-    }
-
-    let device: String
-    private let reporter: FleetReporter
-    private let state = Mutex(State())
-
-    init(device: String, reporter: FleetReporter) {
-        self.device = device
-        self.reporter = reporter
-    }
-
-    var output: DeviceOutput {
-        DeviceOutput(
-            device: device,
-            stdout: { [self] text in
-                for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-                    take(.output(String(line)))
-                }
-            },
-            stderr: { [self] in reporter.stderr(device, $0) }, report: { [self] in take($0) })
-    }
-
-    var items: [FleetVerdict.Item] { state.withLock { $0.items } }
-    var detail: String? { state.withLock { $0.detail } }
-    /// What the command's result says to do (diagnose's findings' hints), when its failure, if any, says nothing.
-    var hint: String? { state.withLock { $0.hint } }
-
-    private func take(_ event: FleetEvent) {
-        state.withLock { Self.record(event, into: &$0.items, detail: &$0.detail, hint: &$0.hint) }
-        reporter.event(device, event)
-    }
-
-    /// What `event` adds to the terminal's verdict: an item, and the summary's line and hint.
-    static func record(
-        _ event: FleetEvent, into items: inout [FleetVerdict.Item], detail: inout String?, hint: inout String?
-    ) {
-        switch event {
-        case .item(let verdict):
-            items.append(
-                FleetVerdict.Item(
-                    item: verdict.item, result: verdict.result.rawValue, error: verdict.error,
-                    seconds: verdict.seconds))
-        case .testCase(let item):
-            items.append(item)
-            let passed = items.filter(\.succeeded).count
-            detail = "\(passed) of \(items.count) cases passed"
-        case .updateDone(let installed, let failed, _):
-            detail =
-                failed == 0
-                ? (installed == 0 ? "nothing to install" : "\(installed) installed")
-                : "\(installed) installed, \(failed) failed"
-        case .result(_, let summary):
-            if let line = summary.detail { detail = line }
-            if let what = summary.hint { hint = what }
-        case .failure, .output:
-            break
+extension FleetRun {
+    /// Runs `work` for each terminal not yet done, reported as text lines and a table, or JSON lines with `--json`
+    /// (`FleetReporter`). A script's `exit N` (`ExitCode`) fails its terminal with that exit, as `UCube.report` says it.
+    func run(_ work: @escaping @Sendable (String) async throws -> Void) async throws {
+        let reporter = FleetReporter(
+            command: command, json: json, total: devices.count, shard: shard, shardInput: shardInput)
+        try await run(reporting: reporter) { device in
+            do {
+                try await work(device)
+            } catch let code as ExitCode {
+                // A script's failing line, already reported in the terminal's own events.
+                let entry = ExitCodes.all.first { $0.code == code.rawValue } ?? ExitCodes.failure
+                throw CLIFailure(entry, "the script stopped with exit \(code.rawValue) (\(entry.name))")
+            }
         }
     }
 }

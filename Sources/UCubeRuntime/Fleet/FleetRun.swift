@@ -1,8 +1,6 @@
-import ArgumentParser
 import Foundation
 import Synchronization
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSupport
 
 /// One command over several terminals (docs/fleet.md): `info`, `diagnose`, `mdm-register`, `mdm-update`, `send-logs`, `test` and `shell --script` with a
@@ -11,29 +9,29 @@ import UCubeSupport
 /// the command becomes a JSON line with a `device` key, and each terminal ends with an `end` event; otherwise a line per
 /// terminal as it ends and a summary table. Verdicts go to the run file as they come, and to `--junit` at the end.
 /// Exit 0 only when every terminal succeeded; 18 (`fleet-failed`) otherwise, 11 after Ctrl-C.
-struct FleetRun: Sendable {
-    let command: String
-    let devices: [String]
-    let json: Bool
-    let parallel: Int
-    let maxFailures: Int?
-    let junit: String?
-    let runFile: FleetRunFile
+package struct FleetRun: Sendable {
+    package let command: String
+    package let devices: [String]
+    package let json: Bool
+    package let parallel: Int
+    package let maxFailures: Int?
+    package let junit: String?
+    package let runFile: FleetRunFile
     /// What decides the run's work (`FleetWork`): a run resumes only from a run file of the same work.
-    let work: String
-    let restart: Bool
+    package let work: String
+    package let restart: Bool
     /// The command changes terminals (an update, a registration, a script), so a run resumes from its run file. A
     /// read-only one (`info`) asks every terminal every time: an earlier run's answers would be stale.
-    let resumes: Bool
+    package let resumes: Bool
     /// `--shard`: this process drives one part of the devices (`FleetShard`); its summary says which.
-    let shard: FleetShard?
+    package let shard: FleetShard?
     /// With `--shard`: the whole list's fingerprint and pins, in the summary for `fleet-merge`.
-    let shardInput: FleetShardInput?
+    package let shardInput: FleetShardInput?
 
     /// The fleet run the command line asks for, or nil when it names one terminal and no fleet option. `inputs`: the
     /// files besides the devices file that the command reads its work from (a suite, an image, a script), part of
     /// the run's work with the command line and the devices file (`FleetWork`).
-    init?(
+    package init?(
         command: String, context: CommandContext, options: FleetOptionValues, resumes: Bool = true,
         inputs: [String] = [], arguments: [String] = Array(CommandLine.arguments.dropFirst())
     ) throws(CLIFailure) {
@@ -76,9 +74,13 @@ struct FleetRun: Sendable {
         work = resumes ? FleetWork.fingerprint(arguments: arguments, files: expanded) : ""
     }
 
-    /// Runs `work` for each terminal not yet done, and reports. `work` runs the command for one terminal, with its
-    /// output going to the run (`DeviceOutput`); it throws what the command would have.
-    func run(_ work: @escaping @Sendable (String) async throws -> Void) async throws {
+    /// Runs `work` for each terminal not yet done, and reports to `reporter`. `work` runs the command for one terminal,
+    /// with its output going to the run (`DeviceOutput`); it throws what the command would have.
+    package func run(
+        reporting reporter: any FleetRunReporting, _ work: @escaping @Sendable (String) async throws -> Void
+    )
+        async throws
+    {
         let started = Date()
         let clock = ContinuousClock.now
         // Before any terminal: a file at the run file's path that ucube did not make is refused, and left alone.
@@ -90,8 +92,6 @@ struct FleetRun: Sendable {
         }
         let done = devices.compactMap { earlier[$0] }.filter { $0.result == .ok }
         let todo = devices.filter { earlier[$0]?.result != .ok }
-        let reporter = FleetReporter(
-            command: command, json: json, total: devices.count, shard: shard, shardInput: shardInput)
         if let note { reporter.note(note) }
         reporter.resuming(done: done, runFile: runFile.path)
         let stopping = StopFlag()
@@ -130,7 +130,9 @@ struct FleetRun: Sendable {
     }
 
     /// Writes the JUnit report of `verdicts` to `path` (a fleet run's `--junit`, `ucube fleet-merge --junit`).
-    static func writeJUnit(_ path: String, command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double)
+    package static func writeJUnit(
+        _ path: String, command: String, verdicts: [FleetVerdict], timestamp: Date, seconds: Double
+    )
         throws(CLIFailure)
     {
         let xml = Masking.redactCardData(
@@ -147,7 +149,7 @@ struct FleetRun: Sendable {
     }
 
     /// The failure a run with failed or not-started terminals ends with (exit 18).
-    static func failedRun(failed: Int, notStarted: Int, of total: Int, hint: String) -> CLIFailure {
+    package static func failedRun(failed: Int, notStarted: Int, of total: Int, hint: String) -> CLIFailure {
         CLIFailure(
             ExitCodes.fleetFailed,
             "\(failed) of \(total) terminal\(total == 1 ? "" : "s") failed\(notStarted > 0 ? ", \(notStarted) not started" : "")",
@@ -158,7 +160,7 @@ struct FleetRun: Sendable {
     /// running ones (each as its command stops); a second abandons those still running, so that the summary is
     /// written at once: each gets a `failed` verdict that says it was abandoned, and the run's end does not wait for it.
     private func runStoppable(
-        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter,
+        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: any FleetRunReporting,
         stopping: StopFlag, ledger: FleetLedger
     ) async -> [FleetVerdict] {
         let abandon = StopRequest()
@@ -217,7 +219,7 @@ struct FleetRun: Sendable {
     /// Starts terminals up to `parallel` at a time until all have run, `--max-failures` is reached or the run is
     /// interrupted; the terminals never started get a `not-started` verdict.
     private func runAll(
-        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter,
+        _ todo: [String], work: @escaping @Sendable (String) async throws -> Void, reporter: any FleetRunReporting,
         stopping: StopFlag, ledger: FleetLedger
     ) async -> [FleetVerdict] {
         var verdicts: [FleetVerdict] = []
@@ -270,7 +272,7 @@ struct FleetRun: Sendable {
 
     /// One terminal: the command with its output captured, and what became of it.
     private static func runOne(
-        _ device: String, work: @escaping @Sendable (String) async throws -> Void, reporter: FleetReporter
+        _ device: String, work: @escaping @Sendable (String) async throws -> Void, reporter: any FleetRunReporting
     )
         async
         -> FleetVerdict
@@ -310,12 +312,7 @@ struct FleetRun: Sendable {
     }
 
     /// What a command's error means for its terminal, as `UCube.report` would say it.
-    static func failure(_ error: any Error) -> CLIFailure {
-        if let code = error as? ExitCode {
-            // A script's failing line, already reported in the terminal's own events.
-            let entry = ExitCodes.all.first { $0.code == code.rawValue } ?? ExitCodes.failure
-            return CLIFailure(entry, "the script stopped with exit \(code.rawValue) (\(entry.name))")
-        }
+    package static func failure(_ error: any Error) -> CLIFailure {
         if error is CancellationError { return CLIFailure(ExitCodes.cancelled, "interrupted") }
         return CLIFailure(reporting: error)
     }
@@ -324,11 +321,11 @@ struct FleetRun: Sendable {
 
 /// What each signal to a fleet run means, in order: the first stops it, the second abandons the terminals still
 /// running, later ones change nothing.
-final class FleetSignals: Sendable {
-    enum Meaning: Equatable, Sendable { case stop, abandon, ignore }
+package final class FleetSignals: Sendable {
+    package enum Meaning: Equatable, Sendable { case stop, abandon, ignore }
     private let count = Mutex(0)
 
-    func next() -> Meaning {
+    package func next() -> Meaning {
         let n = count.withLock { count in
             count += 1
             return count
@@ -337,12 +334,12 @@ final class FleetSignals: Sendable {
     }
 
     /// The meaning of the `n`th signal (from 1).
-    static func meaning(ofSignal n: Int) -> Meaning { n == 1 ? .stop : n == 2 ? .abandon : .ignore }
+    package static func meaning(ofSignal n: Int) -> Meaning { n == 1 ? .stop : n == 2 ? .abandon : .ignore }
 }
 
 /// The terminals of a fleet run as they start and end, until the run is abandoned (`close`): then the verdicts so far
 /// and the terminals still running, and nothing more is taken.
-final class FleetLedger: Sendable {
+package final class FleetLedger: Sendable {
     private struct State {
         var ended: [FleetVerdict] = []
         var running: [(device: String, since: ContinuousClock.Instant)] = []
@@ -351,7 +348,7 @@ final class FleetLedger: Sendable {
     private let state = Mutex(State())
 
     /// A terminal starts; false once the run is abandoned.
-    func started(_ device: String) -> Bool {
+    package func started(_ device: String) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
             state.running.append((device, ContinuousClock.now))
@@ -360,7 +357,7 @@ final class FleetLedger: Sendable {
     }
 
     /// A terminal's verdict; false once the run is abandoned (the verdict is then not reported).
-    func ended(_ verdict: FleetVerdict) -> Bool {
+    package func ended(_ verdict: FleetVerdict) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
             state.running.removeAll { $0.device == verdict.device }
@@ -370,7 +367,7 @@ final class FleetLedger: Sendable {
     }
 
     /// Abandons the run: the verdicts so far and the terminals still running, with when each started.
-    func close() -> (ended: [FleetVerdict], running: [(device: String, since: ContinuousClock.Instant)]) {
+    package func close() -> (ended: [FleetVerdict], running: [(device: String, since: ContinuousClock.Instant)]) {
         state.withLock { state in
             state.closed = true
             return (state.ended, state.running)
@@ -379,10 +376,10 @@ final class FleetLedger: Sendable {
 }
 
 /// The first of several racers' values (`finish` from each; the later ones are dropped).
-final class FirstOf<Value: Sendable>: Sendable {
+package final class FirstOf<Value: Sendable>: Sendable {
     private let state = Mutex<(value: Value?, waiting: CheckedContinuation<Value, Never>?)>((nil, nil))
 
-    func finish(_ value: Value) {
+    package func finish(_ value: Value) {
         let waiting = state.withLock { state -> CheckedContinuation<Value, Never>? in
             guard state.value == nil else { return nil }
             state.value = value
@@ -392,7 +389,7 @@ final class FirstOf<Value: Sendable>: Sendable {
         waiting?.resume(returning: value)
     }
 
-    var value: Value {
+    package var value: Value {
         get async {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Value? in
@@ -407,9 +404,11 @@ final class FirstOf<Value: Sendable>: Sendable {
 }
 
 /// Set once, by Ctrl-C: the run starts no more terminals.
-final class StopFlag: Sendable {
+package final class StopFlag: Sendable {
     private let value = Atomic<Bool>(false)
 
-    func set() { value.store(true, ordering: .sequentiallyConsistent) }
-    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+    package init() {}
+
+    package func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    package var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }
