@@ -79,7 +79,7 @@ done
 
 # 4. File writers.
 masked_writers=(
-    Sources/UCubeCLI/Fleet/FleetRun.swift             # --junit reports
+    Sources/UCubeRuntime/Fleet/FleetRun.swift         # --junit reports
     Sources/UCubeRuntime/Fleet/FleetRunFile.swift     # the fleet run file
     Sources/UCubeRuntime/Environment.swift            # receipts, test reports (--output, --junit)
     Sources/UCubeRuntime/Link/Recorder.swift           # recordings (frames by Recording.line, the command line)
