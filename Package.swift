@@ -161,7 +161,6 @@ let package = Package(
             name: "UCubeFuzzTargets",
             dependencies: [
                 "UCubeProtocol", "UCubeCrypto", "UCubeLink", "UCubeBluetooth", "UCubePayment", "UCubeTMS", "UCubeCLI",
-                "UCubeRuntime",
                 "UCubeSimulator", "UCubeSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),
