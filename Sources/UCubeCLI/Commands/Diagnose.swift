@@ -91,10 +91,10 @@ extension UCube {
             if report.blocking { throw ExitCode(ExitCodes.diagnoseBlocking.code) }
         }
 
-        /// The TMS the options name, for diagnosis: its settings or why there are none, and whether --tms-timeout
-        /// was given (diagnose's own shorter wait applies when it was not).
+        /// The TMS the options name, for diagnosis: how to resolve its settings, and whether --tms-timeout was given
+        /// (diagnose's own shorter wait applies when it was not).
         static func tmsSettings(_ options: TMSOptions) -> Diagnosis.TMS {
-            Diagnosis.TMS(settings: Result { try options.settings() }, timeoutGiven: options.timeout != nil)
+            Diagnosis.TMS(settings: { try options.settings() }, timeoutGiven: options.timeout != nil)
         }
     }
 }

@@ -5,13 +5,13 @@ import UCubeTMS
 /// result). Every wait is bounded: the terminal by the context's RPC timeout, the TMS by `DiagnoseChoices.tmsTimeout`
 /// unless the command line gave one, a BLE connection by `DiagnoseChoices.bluetoothTimeout`.
 package enum Diagnosis {
-    /// The TMS as the command line names it: its settings, or the error that says why there are none, and whether
-    /// the command line gave a timeout of its own.
+    /// The TMS as the command line names it: how to resolve its settings (read when the TMS checks start, after the
+    /// link's; an error says why there are none), and whether the command line gave a timeout of its own.
     package struct TMS: Sendable {
-        package var settings: Result<TMSSettings, any Error>
+        package var settings: @Sendable () throws -> TMSSettings
         package var timeoutGiven: Bool
 
-        package init(settings: Result<TMSSettings, any Error>, timeoutGiven: Bool) {
+        package init(settings: @escaping @Sendable () throws -> TMSSettings, timeoutGiven: Bool) {
             self.settings = settings
             self.timeoutGiven = timeoutGiven
         }

@@ -11,7 +11,7 @@ extension Diagnosis {
     static func checkTMS(_ tms: TMS, facts info: DeviceInfo?, into report: inout DiagnoseReport) async {
         var settings: TMSSettings
         do {
-            settings = try tms.settings.get()
+            settings = try tms.settings()
         } catch {
             let failure = CLIFailure(reporting: error)
             if failure.code == CLIErrorCode.name(of: TMSError.Code.notConfigured) {
