@@ -32,15 +32,13 @@ extension UCube {
         /// The journal's payments, oldest first, once the reversals a host is owed were sent (docs/authorization.md).
         static func entries() async throws -> [JournalEntry] {
             try Environment.requireStateDirectory()
-            await Reversals.sendOwed(journalPath: journalPath)
+            await Reversals.sendOwed(journalPath: Environment.journalPath)
             do {
-                return RunningPayments.marked(try PaymentJournal.history(journalPath))
+                return RunningPayments.marked(try PaymentJournal.history(Environment.journalPath))
             } catch {
                 throw CLIFailure(ExitCodes.dataError, "cannot read the journal: \(error.reason)")
             }
         }
-
-        static var journalPath: String { Environment.stateDirectory + "/journal.jsonl" }
 
         /// The filter the line asks for: `period`, `statuses`, and the line's own `--device` (never the shell's
         /// `set device`, `$UCUBE_DEVICE` or the remembered default: without `--device`, every device).
@@ -320,7 +318,7 @@ extension UCube.History {
             }
             let decided = PaymentStatus(rawValue: status.uppercased())!
             do {
-                try PaymentJournal(path: UCube.History.journalPath).recordResolution(
+                try PaymentJournal(path: Environment.journalPath).recordResolution(
                     requestID: entry.requestID, payment: entry.payment, status: decided, note: note,
                     time: PaymentEngine.timestamp())
             } catch {

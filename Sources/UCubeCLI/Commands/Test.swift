@@ -118,7 +118,7 @@ extension UCube {
             if let output { try Environment.checkOutputFile(output, option: "--output") }
             let junit = junit.map { ($0 as NSString).expandingTildeInPath }
             if let junit { try Environment.checkOutputFile(junit, option: "--junit") }
-            let journal = PaymentJournal(path: Environment.stateDirectory + "/journal.jsonl")
+            let journal = PaymentJournal(path: Environment.journalPath)
             let timestamp = Date()
             var results: [SuiteResult] = []
             // TAP on stdout streams, a line per case as it ends: a run killed or timed out still says how far it got.

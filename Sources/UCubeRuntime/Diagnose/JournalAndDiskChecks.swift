@@ -8,16 +8,15 @@ import UCubeTMS
 /// `ucube diagnose`: the journal and disk checks.
 extension Diagnosis {
 
-    static var journalPath: String { Environment.stateDirectory + "/journal.jsonl" }
-
     static func checkJournal(into report: inout DiagnoseReport) {
         let entries: [JournalEntry]
         do {
-            entries = RunningPayments.marked(try PaymentJournal.history(journalPath))
+            entries = RunningPayments.marked(try PaymentJournal.history(Environment.journalPath))
         } catch {
             report.add(
                 .journal, "unresolved", .warning, DiagnoseCode.journalUnreadable.name,
-                "the journal cannot be read: \(error.reason)", hint: "check \(journalPath) and its permissions")
+                "the journal cannot be read: \(error.reason)",
+                hint: "check \(Environment.journalPath) and its permissions")
             return
         }
         let running = entries.compactMap { e in e.runningPID.map { "\(e.requestID) (pid \($0))" } }
