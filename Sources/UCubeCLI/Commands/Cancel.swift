@@ -20,7 +20,7 @@ extension UCube {
                 block and the terminal keeps its installed version. When no process holds the terminal, sends \
                 CancelAll and ExitSecureSession so the terminal is back in READY. A socket of another user's payment \
                 exits \(ExitCodes.notYours.code) and leaves the terminal alone; a holder that cannot take the request within \
-                \(ControlChoices.reachBudget.components.seconds) s (a full queue, a process starting or ending) exits \
+                \(ControlSocket.reachBudget.components.seconds) s (a full queue, a process starting or ending) exits \
                 \(ExitCodes.tryAgain.code): try again.
                 """ + HelpExamples.section("cancel"))
 
@@ -29,7 +29,7 @@ extension UCube {
         func run(in context: CommandContext) async throws {
             let device = try Connection.resolve(nil, context).description
             let path = ControlSocket.path(forDevice: device)
-            let deadline = ContinuousClock.now + ControlChoices.reachBudget
+            let deadline = ContinuousClock.now + ControlSocket.reachBudget
             var lastBusy = ""
             while true {
                 switch await ControlSocket.request("cancel", at: path) {

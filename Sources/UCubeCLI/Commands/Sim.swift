@@ -135,7 +135,7 @@ extension UCube {
 
         /// Sends one line to the steering socket at `path`; the simulator's answer object.
         static func ask(_ line: String, at path: String, device: String) async throws -> SteeringAnswer {
-            let deadline = ContinuousClock.now + ControlChoices.reachBudget
+            let deadline = ContinuousClock.now + ControlSocket.reachBudget
             var lastBusy = ""
             while true {
                 switch await ControlSocket.request(line, at: path) {

@@ -96,7 +96,7 @@ package enum ExitCodes {
     package static let tryAgain = Entry(
         code: 21, name: "try-again",
         meaning:
-            "cancel: the process holding the device did not take the request within \(ControlChoices.reachBudget.components.seconds) s (its queue full, or it was starting or ending); nothing was cancelled, try again"
+            "cancel: the process holding the device did not take the request within \(ControlSocket.reachBudget.components.seconds) s (its queue full, or it was starting or ending); nothing was cancelled, try again"
     )
 
     package static let diagnoseBlocking = Entry(

@@ -201,6 +201,9 @@ package enum ControlSocket {
 
     // MARK: The asker's side
 
+    /// How long `ucube cancel` keeps trying to hand its request over (a full queue, a holder starting or ending).
+    package static let reachBudget: Duration = .seconds(5)
+
     /// How long `ucube cancel` waits for the answer once its request is sent.
     package static let answerTimeout: Duration = .seconds(30)
 
