@@ -209,6 +209,8 @@ struct UCube: AsyncParsableCommand {
     /// object on stdout (`Console.report`). `arguments` is the command line, for a mistyped command's suggestion.
     static func report(_ error: any Error, json: Bool, arguments: [String] = []) -> Int32 {
         if let code = error as? ExitCode { return code.rawValue }
+        // The runtime's word parsers' usage errors read as ArgumentParser's own: with the usage line, exit 64.
+        let error = (error as? UsageError).map { ValidationError(usage: $0) } ?? error
         let failure: CLIFailure
         var text: String? = nil
         switch error {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import UCubePayment
 import UCubeProtocol
+import UCubeRuntime
 
 /// `--readers` and `--card-timeout`: which readers wait for a card, and for how long (`pay`, `read-card`).
 struct CardWaitOptions: ParsableArguments {

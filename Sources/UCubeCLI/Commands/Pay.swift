@@ -138,10 +138,12 @@ extension UCube {
         /// The words only: whether a prompt can be answered, and whether this is the shell, are the context's
         /// (`run(in:)` checks them before any link is opened).
         func validate() throws {
-            _ = try request(authorizing: authorizeWord(nil))
-            _ = try authorizationTask(authorizeWord(nil), prompts: .standardInput)
-            _ = try selectionTask(prompts: .standardInput)
-            if let card { _ = try BuiltInSimulator.scenario(named: card) }
+            try ValidationError.checking {
+                _ = try request(authorizing: authorizeWord(nil))
+                _ = try authorizationTask(authorizeWord(nil), prompts: .standardInput)
+                _ = try selectionTask(prompts: .standardInput)
+                if let card { _ = try BuiltInSimulator.scenario(named: card) }
+            }
         }
 
         func request(authorizing authorizeWord: RememberedHook) throws -> PaymentRequest {
@@ -206,6 +208,8 @@ extension UCube {
                     try authorizationTask(authorizeWord(context), prompts: context.prompts)
                 )
             } catch let error as ValidationError {
+                throw CLIFailure(ExitCodes.usage, error.message, hint: usage)
+            } catch let error as UsageError {
                 throw CLIFailure(ExitCodes.usage, error.message, hint: usage)
             }
         }

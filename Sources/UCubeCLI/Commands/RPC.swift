@@ -85,14 +85,16 @@ extension UCube.RPC {
         var outMode: SecurityMode?
 
         func validate() throws {
-            _ = try parsedID()
-            let bytes = try parsedPayload()
-            // Worst case a secured body adds the crypto header and the MAC.
-            let limit = FrameLimits.maxBodySize - FrameLimits.cryptoHeaderSize - FrameLimits.macSize
-            if bytes.count > limit {
-                throw ValidationError(
-                    "payload of \(bytes.count) bytes is too long: a frame carries at most \(limit) payload bytes (2068-byte limit, spec §2.2)"
-                )
+            try ValidationError.checking {
+                _ = try parsedID()
+                let bytes = try parsedPayload()
+                // Worst case a secured body adds the crypto header and the MAC.
+                let limit = FrameLimits.maxBodySize - FrameLimits.cryptoHeaderSize - FrameLimits.macSize
+                if bytes.count > limit {
+                    throw ValidationError(
+                        "payload of \(bytes.count) bytes is too long: a frame carries at most \(limit) payload bytes (2068-byte limit, spec §2.2)"
+                    )
+                }
             }
         }
 

@@ -90,10 +90,12 @@ extension RPCSubcommand {
     /// Builds and encodes the request, so a value the layout refuses (a text too long, a block over 2040 bytes…) is
     /// a usage error that names the command.
     func validate() throws {
-        do {
-            _ = try request().encodePayload()
-        } catch let error as CommandError {
-            throw ValidationError("\(Request.descriptor.cliName): \(error.reason)")
+        try ValidationError.checking {
+            do {
+                _ = try request().encodePayload()
+            } catch let error as CommandError {
+                throw ValidationError("\(Request.descriptor.cliName): \(error.reason)")
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import UCubeProtocol
+import UCubeRuntime
 
 // The terminal, card-reader, display and download commands of `ucube rpc` (spec §5.2).
 

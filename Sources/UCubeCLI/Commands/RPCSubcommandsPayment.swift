@@ -1,5 +1,6 @@
 import ArgumentParser
 import UCubeProtocol
+import UCubeRuntime
 
 // The PIN and payment commands of `ucube rpc` (spec §5.2 0x5171, 0x5511…0x5513, 0x5530, 0x5531). They run in a
 // secure session: `ucube rpc enter-secure-session` first.

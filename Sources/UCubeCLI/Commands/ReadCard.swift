@@ -48,13 +48,15 @@ extension UCube {
         var card: String?
 
         func validate() throws {
-            guard (1...255).contains(cardWait.cardTimeout) else {
-                throw ValidationError("--card-timeout is 1…255 seconds, got \(cardWait.cardTimeout)")
+            try ValidationError.checking {
+                guard (1...255).contains(cardWait.cardTimeout) else {
+                    throw ValidationError("--card-timeout is 1…255 seconds, got \(cardWait.cardTimeout)")
+                }
+                if let readers = cardWait.readers, Set(readers).count != readers.count {
+                    throw ValidationError("--readers names a reader twice")
+                }
+                if let card { _ = try BuiltInSimulator.scenario(named: card) }
             }
-            if let readers = cardWait.readers, Set(readers).count != readers.count {
-                throw ValidationError("--readers names a reader twice")
-            }
-            if let card { _ = try BuiltInSimulator.scenario(named: card) }
         }
 
         func run(in context: CommandContext) async throws {

@@ -265,14 +265,17 @@ extension UCube {
             if catalogue != nil && tms == nil {
                 throw ValidationError("--catalogue is the TMS simulator's: add --tms HOST:PORT")
             }
-            if let card { _ = try BuiltInSimulator.scenario(named: card) }
+            if let card { _ = try ValidationError.checking { try BuiltInSimulator.scenario(named: card) } }
             if (suite == nil) != (suiteCard == nil) { throw ValidationError("--suite and --suite-card go together") }
             if suite != nil && card != nil {
                 throw ValidationError("--card and --suite-card both choose the card: give one")
             }
-            if let fault { _ = try BuiltInSimulator.faults(fault) }
-            if let keys { _ = try BuiltInSimulator.keys(keys) }
-            if let choices { _ = try BuiltInSimulator.choices(choices) }
+            // The simulator's own words: its usage errors made ArgumentParser's, as every usage error here.
+            try ValidationError.checking {
+                if let fault { _ = try BuiltInSimulator.faults(fault) }
+                if let keys { _ = try BuiltInSimulator.keys(keys) }
+                if let choices { _ = try BuiltInSimulator.choices(choices) }
+            }
             if let tmsFirmwareSize {
                 guard tms != nil, catalogue == nil else {
                     throw ValidationError(
@@ -521,7 +524,7 @@ extension UCube {
                     throw ValidationError(
                         "--fleet-fault '\(item)': expected I:FAULTS with I from 1 to the fleet's size")
                 }
-                _ = try BuiltInSimulator.faults(parts[1])
+                _ = try ValidationError.checking { try BuiltInSimulator.faults(parts[1]) }
                 byTerminal[index] = byTerminal[index].map { $0 + "," + parts[1] } ?? parts[1]
             }
             return byTerminal

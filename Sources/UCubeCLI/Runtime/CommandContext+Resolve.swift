@@ -27,7 +27,6 @@ extension CommandContext {
         context.authorizeSetting = settings?.authorize ?? environment(HostChoices.environmentVariable)
         context.authorizeSettingIsShell = settings?.authorize != nil
         context.rememberedHook = rememberedHook
-        context.builtInSimulator = { try BuiltInSimulator.make(scenario: $0) }
         return context
     }
 

@@ -175,6 +175,8 @@ struct ServePayments: Sendable {
                     address: address))
         } catch let error as ValidationError {
             return .failure(ServeError(400, "invalid-payment", error.message))
+        } catch let error as UsageError {
+            return .failure(ServeError(400, "invalid-payment", error.message))
         } catch let failure as CLIFailure {
             return .failure(ServeError(400, "invalid-payment", failure.message))
         } catch {

@@ -58,7 +58,7 @@ struct ShellSettings: Sendable, Equatable {
         case .authorize:
             do {
                 _ = try PaymentTasks.authorization(value, field: "set authorize", prompts: .standardInput)
-            } catch let error as ValidationError {
+            } catch let error as UsageError {
                 throw CLIFailure(ExitCodes.usage, error.message)
             } catch {
                 throw CLIFailure(ExitCodes.usage, "set authorize: \(error)")

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import UCubeLog
 import UCubePayment
@@ -204,11 +203,11 @@ struct SuiteRequest: Decodable {
     init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        /// A check written for the command line (ValidationError), as an error at `key`.
+        /// A check of the command line's words (a `UsageError`), as an error at `key`.
         func field<T>(_ key: CodingKeys, _ body: () throws -> T) throws -> T {
             do {
                 return try body()
-            } catch let error as ValidationError {
+            } catch let error as UsageError {
                 throw c.invalid(key, error.message)
             }
         }
@@ -297,7 +296,7 @@ struct SuiteRequest: Decodable {
         do {
             try request.validate()
         } catch {
-            throw ValidationError(error.reason)
+            throw UsageError(error.reason)
         }
         return request
     }
@@ -317,7 +316,7 @@ struct SuiteRequest: Decodable {
         }
         let own = context.defaultAuthorization(for: context.deviceAddress)
         guard HostHook.names(own.word) else {
-            throw ValidationError(
+            throw UsageError(
                 "authorize \"host\": no hook is set for \(context.deviceAddress) (`ucube connect DEVICE --authorize HOOK`, $\(HostChoices.environmentVariable))"
             )
         }

@@ -91,6 +91,8 @@ extension CLIFailure {
         switch error {
         case let failure as CLIFailure:
             self = failure
+        case let error as UsageError:
+            self.init(ExitCodes.usage, error.message)
         case let error as LinkError:
             self.init(error)
         case let error as TMSError:

@@ -38,13 +38,8 @@ package struct CommandContext: Sendable {
     package var authorizeSettingIsShell = false
     /// A remembered terminal's hook, by the name or address a command names it with (devices.json, read when asked).
     package var rememberedHook: @Sendable (String) -> RememberedHook? = { _ in nil }
-    /// The built-in simulator (`--device sim`, or no device named) with a card, as the executable configures it
-    /// (`BuiltInSimulator.make`: its state directory, $UCUBE_SIM_FAULT, $UCUBE_SIM_SEED …), set at dispatch.
-    package var builtInSimulator: @Sendable (CardScenario?) throws -> TerminalSimulator = { _ in
-        throw CLIFailure(ExitCodes.failure, "no built-in simulator is set for this command")
-    }
 
-    /// The settings every dispatcher resolves; the shell's and the terminals' hooks and the simulator are set after.
+    /// The settings every dispatcher resolves; the shell's and the terminals' hooks are set after.
     package init(
         givenDevices: [String], namedDevice: String?, json: Bool, trace: Bool, record: String?, fast: Bool,
         timeout: Duration, logLevels: LogLevels, mirrorsLogToStderr: Bool, shell: (any CommandShell)?,
@@ -97,7 +92,6 @@ package struct CommandContext: Sendable {
         context.authorizeSetting = authorizeSetting
         context.authorizeSettingIsShell = authorizeSettingIsShell
         context.rememberedHook = rememberedHook
-        context.builtInSimulator = builtInSimulator
         context.quiet = quiet
         return context
     }

@@ -122,16 +122,16 @@ package struct Connection {
         return connection
     }
 
-    /// How this process opens a link (`TransportFactory`): the built-in simulator with `card` (as the context makes it),
-    /// Bluetooth one connect
-    /// at a time (`BluetoothConnectGate`), and a recording's next link (`ReplaySource`).
+    /// How this process opens a link (`TransportFactory`): the built-in simulator with `card` (`BuiltInSimulator`:
+    /// its state directory, $UCUBE_SIM_FAULT, $UCUBE_SIM_SEED …), Bluetooth one connect at a time
+    /// (`BluetoothConnectGate`), and a recording's next link (`ReplaySource`).
     private static func transports(_ context: CommandContext, card: CardScenario?, bluetooth: BLEConnectOptions)
         -> TransportFactory
     {
         let trace = context.trace
         return TransportFactory(
             simulator: {
-                let simulator = try context.builtInSimulator(card)
+                let simulator = try BuiltInSimulator.make(scenario: card)
                 return { peer in _ = await simulator.serve(input: peer.input, output: { bytes in peer.write(bytes) }) }
             },
             bluetooth: { address in

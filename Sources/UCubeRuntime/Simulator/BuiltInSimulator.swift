@@ -1,13 +1,11 @@
-import ArgumentParser
 import Foundation
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSimulator
 
 /// The built-in simulator as the CLI configures it: state under $UCUBE_SIM_HOME (or $XDG_STATE_HOME/ucube/simulator),
 /// seed from $UCUBE_SIM_SEED, the card from `--card` (default visa-contact).
-enum BuiltInSimulator {
-    static func configuration(
+package enum BuiltInSimulator {
+    package static func configuration(
         linkModel: LinkModel? = nil, scenario: CardScenario? = nil, stateDirectory: String? = nil,
         faults: String? = nil,
         keys: String? = nil, choices: String? = nil
@@ -48,13 +46,13 @@ enum BuiltInSimulator {
         return configuration
     }
 
-    static func make(linkModel: LinkModel? = nil, scenario: CardScenario? = nil) throws -> TerminalSimulator {
+    package static func make(linkModel: LinkModel? = nil, scenario: CardScenario? = nil) throws -> TerminalSimulator {
         try TerminalSimulator(configuration: configuration(linkModel: linkModel, scenario: scenario))
     }
 
     /// `$UCUBE_SIM_TIME_SCALE` read: a number from 0 to `SimulatorConfiguration.maximumTimeScale`, or a usage error
     /// (a scale of 1e300 once overflowed the first wait it multiplied, mid-payment).
-    static func timeScale(_ text: String) throws(CLIFailure) -> Double {
+    package static func timeScale(_ text: String) throws(CLIFailure) -> Double {
         let maximum = SimulatorConfiguration.maximumTimeScale
         guard let scale = Double(text.trimmingCharacters(in: .whitespaces)), scale >= 0, scale <= maximum else {
             throw CLIFailure(
@@ -66,39 +64,39 @@ enum BuiltInSimulator {
     }
 
     /// `simulate --fault` / `$UCUBE_SIM_FAULT` parsed, or a usage error.
-    static func faults(_ spec: String) throws -> SimulatorFaults {
+    package static func faults(_ spec: String) throws -> SimulatorFaults {
         do {
             return try SimulatorFaults(parsing: spec)
         } catch {
-            throw ValidationError(error.reason)
+            throw UsageError(error.reason)
         }
     }
 
     /// `simulate --keys` / `$UCUBE_SIM_KEYS` parsed, or a usage error.
-    static func keys(_ spec: String) throws -> [UInt8] {
+    package static func keys(_ spec: String) throws -> [UInt8] {
         do {
             return try SimulatorScript.parseKeys(spec)
         } catch {
-            throw ValidationError(error.reason)
+            throw UsageError(error.reason)
         }
     }
 
     /// `simulate --choices` / `$UCUBE_SIM_CHOICES` parsed, or a usage error.
-    static func choices(_ spec: String) throws -> [Int] {
+    package static func choices(_ spec: String) throws -> [Int] {
         do {
             return try SimulatorScript.parseChoices(spec)
         } catch {
-            throw ValidationError(error.reason)
+            throw UsageError(error.reason)
         }
     }
 
     /// The scenario named by `--card`, or a usage error listing the names.
-    static func scenario(named name: String) throws -> CardScenario {
+    package static func scenario(named name: String) throws -> CardScenario {
         guard let scenario = CardCatalogue.named(name) else {
-            // A ValidationError: ArgumentParser reports it with the usage line and exit 64, in validate() and run().
+            // A usage error: reported with the usage line and exit 64, in validate() and run().
             let nearest = Suggestion.nearest(to: name, in: CardCatalogue.names)
             let guess = nearest.isEmpty ? "" : " (did you mean \(nearest.map { "'\($0)'" }.joined(separator: " or "))?)"
-            throw ValidationError(
+            throw UsageError(
                 "unknown card '\(name)'\(guess); the simulator's cards are: \(CardCatalogue.names.joined(separator: ", "))"
             )
         }
