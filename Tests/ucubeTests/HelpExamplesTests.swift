@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import UCubeRuntime
 
 @testable import UCubeCLI
 

@@ -6,6 +6,7 @@ import UCubePayment
 
 #if canImport(FoundationXML)
 import FoundationXML
+import UCubeRuntime
 #endif
 
 /// `ucube test SUITE` through the built binary: the shipped suite passes on the simulator, a wrong expectation fails

@@ -2,18 +2,17 @@ import Foundation
 import Synchronization
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSimulator
 
 /// Steering a running `ucube simulate` (docs/vendor-apps.md "Steering a running simulator"): the words of `ucube sim`
 /// (`card visa-contactless`, `keys 01,02`, `fault drop@1`, `status`), read by one parser for the command line, the
 /// simulator's steering socket and `simulate --json`'s stdin, and what the simulator answers.
-enum Steering {
+package enum Steering {
     /// The verbs, with what each takes, for help and completion.
-    enum Verb: String, CaseIterable, Sendable {
+    package enum Verb: String, CaseIterable, Sendable {
         case status, card, keys, choices, pin, fault, battery, suite, reset
 
-        var usage: String {
+        package var usage: String {
             switch self {
             case .status: "status"
             case .card: "card NAME|none"
@@ -29,21 +28,21 @@ enum Steering {
     }
 
     /// What a steering request asks: nothing but the state, a change, or the script the simulator started with.
-    enum Request: Sendable, Equatable {
+    package enum Request: Sendable, Equatable {
         case status
         case change(ScriptChange)
         case reset
     }
 
     /// Queued keys or choices: at most this many (a script of one payment needs a handful).
-    static let maximumQueue = 64
+    package static let maximumQueue = 64
     /// A steering line on the socket or stdin: a suite's path and a case's name fit.
-    static let maximumLine = 4096
+    package static let maximumLine = 4096
     /// The PIN a cardholder types: 4 to 12 digits (ISO 9564-1).
-    static let pinLengths = 4...12
+    package static let pinLengths = 4...12
 
     /// Parses one request's words. A bad one throws a usage failure (exit 64) that says what to write instead.
-    static func parse(_ words: [String]) throws(CLIFailure) -> Request {
+    package static func parse(_ words: [String]) throws(CLIFailure) -> Request {
         guard let first = words.first else {
             throw usage("no steering command", hint: "one of: \(Verb.allCases.map(\.usage).joined(separator: "; "))")
         }
@@ -96,7 +95,7 @@ enum Steering {
     }
 
     /// A catalogue scenario by name (`none`: no card comes), with "did you mean" for a near miss.
-    static func card(_ name: String) throws(CLIFailure) -> NamedScript {
+    package static func card(_ name: String) throws(CLIFailure) -> NamedScript {
         if name == "none" { return NamedScript(name: "none", script: SimulatorScript(card: nil)) }
         guard let scenario = CardCatalogue.named(name) else {
             let nearest = nearestCards(to: name)
@@ -112,7 +111,7 @@ enum Steering {
 
     /// The catalogue's names nearest to `word`: a typo (`Suggestion`), else the names sharing the most of its
     /// dash-separated words, read with the usual synonyms (`mastercard` is `mc`, `chip` is `contact`).
-    static func nearestCards(to word: String) -> [String] {
+    package static func nearestCards(to word: String) -> [String] {
         let typo = Suggestion.nearest(to: word, in: CardCatalogue.names)
         if !typo.isEmpty { return typo }
         let synonyms = [
@@ -127,7 +126,7 @@ enum Steering {
     }
 
     /// A suite's card image or case (its card, with the case's PIN and list-box choices), as `simulate --suite-card`.
-    static func suiteScript(file: String, name: String) throws(CLIFailure) -> NamedScript {
+    package static func suiteScript(file: String, name: String) throws(CLIFailure) -> NamedScript {
         let loaded: PaymentSuite
         do {
             loaded = try PaymentSuite.load(path: file)
@@ -161,7 +160,7 @@ enum Steering {
     // MARK: Answers
 
     /// What changed, a line each, from the state before and after.
-    static func changes(_ before: SteeringSnapshot, _ after: SteeringSnapshot) -> [String] {
+    package static func changes(_ before: SteeringSnapshot, _ after: SteeringSnapshot) -> [String] {
         var lines: [String] = []
         func note(_ what: String, _ old: String, _ new: String, _ when: String) {
             if old != new { lines.append("\(what): \(old) → \(new) (\(when))") }
@@ -183,20 +182,20 @@ enum Steering {
 }
 
 /// What the simulator holds, as `ucube sim` and the steering answers show it (`SteeringSnapshot` in JSON's words).
-struct SteeringStatus: Codable, Sendable, Equatable {
-    let card: String
-    let interfaces: [String]
-    let keys: [String]
-    let choices: [String]
-    let pinDigits: Int
-    let faults: String
-    let cardFaults: String?
-    let batteryPercent: Int
-    let connected: Bool
-    let connections: Int
-    let rebooting: Bool
+package struct SteeringStatus: Codable, Sendable, Equatable {
+    package let card: String
+    package let interfaces: [String]
+    package let keys: [String]
+    package let choices: [String]
+    package let pinDigits: Int
+    package let faults: String
+    package let cardFaults: String?
+    package let batteryPercent: Int
+    package let connected: Bool
+    package let connections: Int
+    package let rebooting: Bool
 
-    init(_ snapshot: SteeringSnapshot) {
+    package init(_ snapshot: SteeringSnapshot) {
         card = snapshot.card
         interfaces = snapshot.interfaces
         keys = snapshot.keys
@@ -210,7 +209,7 @@ struct SteeringStatus: Codable, Sendable, Equatable {
         rebooting = snapshot.rebooting
     }
 
-    var lines: [String] {
+    package var lines: [String] {
         func list(_ values: [String]) -> String { values.isEmpty ? "none" : values.joined(separator: ",") }
         return [
             "card: \(card)\(interfaces.isEmpty ? "" : " [\(interfaces.joined(separator: ","))]")",
@@ -223,38 +222,38 @@ struct SteeringStatus: Codable, Sendable, Equatable {
 
 /// A steering answer, one JSON line: `{"ok":true,"device":…,"changed":[…],"status":{…}}`, or
 /// `{"ok":false,"error":…,"hint":…,"exit":64}`.
-struct SteeringAnswer: Codable, Sendable, Report {
+package struct SteeringAnswer: Codable, Sendable, Report {
     /// `sim` on `simulate --json`'s stdout.
-    var event: String? = nil
+    package var event: String? = nil
     /// The fleet terminal (1…N) that answers, on `simulate --json`'s stdout.
-    var terminal: Int? = nil
-    let ok: Bool
-    var device: String? = nil
-    var changed: [String]? = nil
-    var status: SteeringStatus? = nil
-    var error: String? = nil
-    var hint: String? = nil
-    var exit: Int32? = nil
+    package var terminal: Int? = nil
+    package let ok: Bool
+    package var device: String? = nil
+    package var changed: [String]? = nil
+    package var status: SteeringStatus? = nil
+    package var error: String? = nil
+    package var hint: String? = nil
+    package var exit: Int32? = nil
     /// When it was answered (ISO 8601, UTC), on `simulate --json`'s stdout, as its other lines say.
-    var time: String? = nil
+    package var time: String? = nil
 
     /// What changed, then the state.
-    var lines: [String] { (changed ?? []) + (status?.lines ?? []) }
+    package var lines: [String] { (changed ?? []) + (status?.lines ?? []) }
 
     /// The answer as one JSON line.
-    var line: String {
+    package var line: String {
         (try? JSONOutput.encode(self, pretty: false, versioned: true)) ?? #"{"ok":false,"error":"unencodable"}"#
     }
 
     /// The answer read back from a line, or nil.
-    init?(line: String) {
+    package init?(line: String) {
         guard let answer = try? JSONDecoder().decode(Self.self, from: Data(line.utf8)) else { return nil }
         self = answer
     }
 
-    init(ok: Bool) { self.ok = ok }
+    package init(ok: Bool) { self.ok = ok }
 
-    init(failure: CLIFailure, device: String) {
+    package init(failure: CLIFailure, device: String) {
         ok = false
         self.device = device
         error = failure.message
@@ -265,15 +264,21 @@ struct SteeringAnswer: Codable, Sendable, Report {
 
 /// One running simulator's steering: its terminal, the script it started with (for `reset`), and how it answers a
 /// request (`ucube sim` over its socket, or a line of `simulate --json`'s stdin).
-struct SteeredTerminal: Sendable {
-    let simulator: TerminalSimulator
+package struct SteeredTerminal: Sendable {
+    package let simulator: TerminalSimulator
     /// The address it serves, as `simulate` printed it.
-    let device: String
+    package let device: String
     /// `simulate`'s own card, cardholder and faults: what `reset` goes back to.
-    let initial: NamedScript
+    package let initial: NamedScript
+
+    package init(simulator: TerminalSimulator, device: String, initial: NamedScript) {
+        self.simulator = simulator
+        self.device = device
+        self.initial = initial
+    }
 
     /// Applies `request` and answers what changed and what the simulator holds now.
-    func answer(_ request: Steering.Request) async -> SteeringAnswer {
+    package func answer(_ request: Steering.Request) async -> SteeringAnswer {
         let before = await simulator.steeringSnapshot
         let after: SteeringSnapshot
         switch request {
@@ -297,7 +302,7 @@ struct SteeredTerminal: Sendable {
     }
 
     /// The answer to one request's words, a refusal included.
-    func answer(words: [String]) async -> SteeringAnswer {
+    package func answer(words: [String]) async -> SteeringAnswer {
         let request: Steering.Request
         do {
             request = try Steering.parse(words)
@@ -308,7 +313,7 @@ struct SteeredTerminal: Sendable {
     }
 
     /// The answer to one line of shell-quoted words (the steering socket's request).
-    func answer(line: String) async -> SteeringAnswer {
+    package func answer(line: String) async -> SteeringAnswer {
         guard let words = try? ShellWords.split(line) else {
             return SteeringAnswer(
                 failure: CLIFailure(ExitCodes.usage, "unterminated quote in '\(line)'", code: .badSteering),
@@ -320,14 +325,14 @@ struct SteeredTerminal: Sendable {
 
 /// The private socket through which `ucube sim` steers a running `ucube simulate`: one per terminal, named after the
 /// address the terminal serves (`$XDG_RUNTIME_DIR/ucube/sim-<address>.sock`), owner-only as the control socket is.
-enum SteeringSocket {
-    static func path(forDevice device: String) -> String {
+package enum SteeringSocket {
+    package static func path(forDevice device: String) -> String {
         Environment.runtimeDirectory + "/sim-" + Environment.fileKey(device) + ".sock"
     }
 
     /// Serves `terminal`'s steering at `device`'s socket until the returned server is closed; nil (with a warning)
     /// when it cannot listen: the simulator runs on, unsteerable.
-    static func serve(_ terminal: SteeredTerminal) -> ControlServer? {
+    package static func serve(_ terminal: SteeredTerminal) -> ControlServer? {
         let device = terminal.device
         let path = path(forDevice: device)
         do {
@@ -345,7 +350,7 @@ enum SteeringSocket {
 /// JSON lines of its stdin for all of them: `{"sim": ["card", "visa-contactless"]}` (or the words as one string,
 /// `{"sim": "card visa-contactless"}`), with `"terminal": I` for one terminal of a fleet; each terminal answers a
 /// line, `{"event":"sim","terminal":I,"ok":true,…}`.
-final class SteeringServers: Sendable {
+package final class SteeringServers: Sendable {
     private struct State {
         var terminals: [Int: SteeredTerminal] = [:]
         var servers: [ControlServer] = []
@@ -354,8 +359,10 @@ final class SteeringServers: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Steers `terminal` (number `index` of a fleet) from now on.
-    func add(_ terminal: SteeredTerminal, index: Int = 1) {
+    package func add(_ terminal: SteeredTerminal, index: Int = 1) {
         let server = SteeringSocket.serve(terminal)
         state.withLock { state in
             state.terminals[index] = terminal
@@ -364,7 +371,7 @@ final class SteeringServers: Sendable {
     }
 
     /// Closes every steering socket (their files go).
-    func closeAll() async {
+    package func closeAll() async {
         let servers = state.withLock { state in
             defer { state.servers = [] }
             return state.servers
@@ -374,7 +381,7 @@ final class SteeringServers: Sendable {
 
     /// Starts reading stdin's steering lines (once), on a thread of its own: each line is answered before the next is
     /// read. The end of stdin ends the reading, not the simulator.
-    func readStandardInput() {
+    package func readStandardInput() {
         let start = state.withLock { state in
             defer { state.reading = true }
             return !state.reading

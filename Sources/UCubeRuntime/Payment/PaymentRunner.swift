@@ -4,18 +4,20 @@ import UCubeLink
 import UCubeLog
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 
-/// Runs one payment on an open connection as `pay` does, for `pay` and `test`: the engine, `ucube cancel` through the
-/// control socket, Ctrl-C (the shell's handler inside `ucube shell`, SIGINT otherwise) through the cancel rule, the
-/// progress line, `--events`, stepping. `shell`: the shell the command runs in (its context's), whose handler gets
-/// Ctrl-C. `observe`: each of the engine's events, in order (`ucube serve`'s event stream).
-enum PaymentRunner {
-    static func run(
+/// Runs one payment on an open connection as `pay` does, for `pay`, `test` and `serve`: the engine, `ucube cancel`
+/// through the control socket, Ctrl-C (the shell's handler inside `ucube shell`, SIGINT otherwise) through the cancel
+/// rule, `--events`. `shell`: the shell the command runs in (its context's), whose handler gets Ctrl-C. `progress`:
+/// what the command line shows while the payment runs (nil: nothing). `attach`: stepping's hold on the engine
+/// (`pay --step` in the shell; nil: no stepping). `observe`: each of the engine's events, in order (`ucube serve`'s
+/// event stream).
+package enum PaymentRunner {
+    package static func run(
         on connection: Connection, shell session: (any CommandShell)?, request: PaymentRequest,
         selection: any ApplicationSelectionTask,
-        authorization: any AuthorizationTask, journal: PaymentJournal, stepping: PaymentStepping? = nil,
-        stepper: PaymentStepper? = nil, events: Bool = false, quiet: Bool = false, cancelAfter: Duration? = nil,
+        authorization: any AuthorizationTask, journal: PaymentJournal, progress: (any PaymentProgressDisplay)?,
+        attach: (@Sendable (PaymentEngine) -> Void)?,
+        stepper: PaymentStepper? = nil, events: Bool = false, cancelAfter: Duration? = nil,
         onStop: (@Sendable () -> Void)? = nil, early: StopRequest? = nil,
         observe: (@Sendable (PaymentEvent) -> Void)? = nil
     ) async -> PaymentContext {
@@ -24,7 +26,7 @@ enum PaymentRunner {
             journal: journal, deviceName: connection.address.description, simulated: connection.address.isSimulated,
             stepper: stepper,
             logger: Logger(layer: .payment))
-        stepping?.attach(engine)
+        attach?(engine)
         // `onStop`: the caller (a suite run) stops too, whatever the payment's cancel rule answers.
         ControlSocket.route {
             onStop?()
@@ -44,7 +46,6 @@ enum PaymentRunner {
                 if !Task.isCancelled { _ = await engine.cancel() }
             }
         }
-        let progress = PaymentProgress.make(request, quiet: quiet)
         // What the link knows of the terminal decides the starting steps (spec §8.6); asked here, right before the
         // payment, so that a shell's earlier commands count.
         let link = await connection.linkStart()
@@ -65,7 +66,7 @@ enum PaymentRunner {
         let context: PaymentContext
         if let session {
             // In the shell, Ctrl-C reaches the shell's own handler; it asks the engine, as below.
-            session.setStepping(stepping != nil)
+            session.setStepping(attach != nil)
             context = await session.onInterrupt(cancelOnInterrupt, runPayment)
             session.setStepping(false)
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+import UCubeRuntime
 import UCubeSimulator
 
 /// What a shell completes with from the suite file already on the command line (docs/suites.md): `test --case` with

@@ -3,14 +3,14 @@ import Foundation
 /// Splits a shell line into words as a POSIX shell would for plain words: whitespace separates, 'single quotes' keep
 /// everything, "double quotes" keep everything but `\"`, `\\`, `\$` and `` \` ``, a backslash outside quotes escapes
 /// the next character, and `#` at the start of a word begins a comment.
-enum ShellWords {
-    struct UnterminatedQuote: Error, CustomStringConvertible {
-        let quote: Character
-        var description: String { "unterminated \(quote == "'" ? "single" : "double") quote" }
+package enum ShellWords {
+    package struct UnterminatedQuote: Error, CustomStringConvertible {
+        package let quote: Character
+        package var description: String { "unterminated \(quote == "'" ? "single" : "double") quote" }
     }
 
     /// The words of `line`; throws on an unterminated quote.
-    static func split(_ line: String) throws -> [String] {
+    package static func split(_ line: String) throws -> [String] {
         let result = scan(line)
         if let quote = result.openQuote { throw UnterminatedQuote(quote: quote) }
         return result.words
@@ -18,14 +18,14 @@ enum ShellWords {
 
     /// `word` as one shell word: unchanged when it needs no quoting, else in single quotes (`'` as `'\''`).
     /// `split(quote(w)) == [w]`, in this shell and in sh/bash, so a printed name or path can be pasted.
-    static func quote(_ word: String) -> String {
+    package static func quote(_ word: String) -> String {
         let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
         if !word.isEmpty && word.allSatisfy(plain.contains) { return word }
         return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// For completion: the words so far, an open quote closing at the end of the line.
-    static func splitLeniently(_ line: String) -> [String] { scan(line).words }
+    package static func splitLeniently(_ line: String) -> [String] { scan(line).words }
 
     private static func scan(_ line: String) -> (words: [String], openQuote: Character?) {
         var words: [String] = []
