@@ -122,17 +122,19 @@ let package = Package(
             swiftSettings: strict),
         // What every command runs on, below the command line: the one door out (`Console`) and the JSON forms, the
         // error table and exit codes, the state and runtime directories, bounded reads, locks and the files kept
-        // between commands, the authorisation hook, and a fleet run's values (events, verdicts, shards, run files,
-        // merges, JUnit). No argument parsing and no prompting.
+        // between commands, a command's link, the authorisation hook, the word parsers, and the workflows that need
+        // no command line: fleet runs, suites, diagnosis and `ucube serve`'s API. No argument parsing, no prompting.
         .target(
             name: "UCubeRuntime",
             dependencies: [
                 "UCubeProtocol", "UCubeLink", "UCubeSimulator", "UCubePayment", "UCubeLog", "UCubeBluetooth",
                 "UCubeTMS", "UCubeTMSSimulator", "CBuildInfo", "UCubeSupport",
                 .product(name: "Logging", package: "swift-log"),
-                // SHA-256 of the files a fleet run's work is read from (FleetWork).
+                // SHA-256 of the files a fleet run's work is read from (FleetWork) and of serve's paired tokens
+                // (ServeTokens.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
-                // The authorisation hook's https form (HostHTTPS.swift), as the TMS client.
+                // The authorisation hook's https form (HostHTTPS.swift), as the TMS client; NIOHTTP1 also carries
+                // `ucube serve`'s HTTP server (ServeHTTP.swift).
                 asyncHTTPClient,
             ] + httpsStack,
             swiftSettings: strict
@@ -146,12 +148,6 @@ let package = Package(
                 "UCubeLog", "UCubeBluetooth", "UCubeTMS", "UCubeTMSSimulator", "UCubeHostSimulator", "UCubeSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                // SHA-256 of serve's paired tokens (ServeTokens.swift).
-                .product(name: "Crypto", package: "swift-crypto"),
-                // `ucube serve`'s HTTP server.
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -98,7 +98,7 @@ unmasked_writers=(
     Sources/UCubeRuntime/Files/JournalLock.swift      # a lock file
     Sources/UCubeRuntime/Files/SessionFile.swift      # a session record: device, session, sequence numbers
     Sources/UCubeRuntime/Files/RememberedDevices.swift  # devices remembered by connect: names and addresses
-    Sources/UCubeCLI/Serve/ServeTokens.swift          # serve-tokens: SHA-256 hashes of paired tokens, names, times
+    Sources/UCubeRuntime/Serve/ServeTokens.swift      # serve-tokens: SHA-256 hashes of paired tokens, names, times
     Sources/UCubeCLI/Commands/Simulate.swift          # the simulator's --devices-file: addresses
     Sources/UCubeSimulator/DeviceState.swift          # the simulated terminal's state
     Sources/UCubeSimulator/SimulatedFirmware.swift    # firmware images and signatures (binary)

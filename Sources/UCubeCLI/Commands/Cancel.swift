@@ -98,12 +98,3 @@ extension UCube {
         }
     }
 }
-
-/// `ucube cancel`'s answer: `{"message":"…","result":"cancelled"}`, or the message; `ucube serve`'s
-/// `POST /v1/payments/{id}/cancel` answers the same.
-struct CancelReport: Report, Sendable {
-    let result: String
-    let message: String
-
-    var lines: [String] { [message] }
-}

@@ -109,7 +109,7 @@ extension UCube {
             let loopback = ServeAccess.isLoopbackAddress(hostName)
             let payments = ServePayments(
                 desk: desk, context: context, authorizeWord: authorize, hostFiles: host.files,
-                hostTimeout: try host.timeout())
+                hostTimeout: try host.timeout(), parsePayment: ServeCommandLine.parsePayment)
             let access = ServeAccess(loopbackListener: loopback, allowedOrigins: Set(allowOrigin))
             // Stop as Ctrl-C stops `pay`: no new payment, each running one asked to cancel (its own handler, which
             // `PaymentRunner` registered, does it by its cancel rule), then the server ends once they have.
@@ -128,7 +128,9 @@ extension UCube {
                 }
             }
             defer { interrupts.cancel() }
-            let api = ServeAPI(desk: desk, payments: payments, access: access, tokens: tokens)
+            let api = ServeAPI(
+                desk: desk, payments: payments, access: access, tokens: tokens,
+                historyAnswer: ServeCommandLine.history)
             let server = try await ServeHTTP.start(host: hostName, port: port, api: api)
             let shown = hostName.contains(":") ? "[\(hostName)]:\(server.port)" : "\(hostName):\(server.port)"
             StandardError.write(

@@ -83,7 +83,7 @@ enum PaymentSummary {
 
 /// `pay`'s result: the outcome as JSON, or as text its summary and, with `--receipt`, the receipt after a blank line.
 extension PaymentContextJSON: Report {
-    var lines: [String] {
+    package var lines: [String] {
         PaymentSummary.lines(context) + PaymentSummary.hostLines(host) + (receipt.map { [""] + $0.lines() } ?? [])
     }
 }

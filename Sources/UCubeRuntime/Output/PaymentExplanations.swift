@@ -1,19 +1,18 @@
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 
 /// The explanations of a payment's data objects (`Explainer`): what `pay --json` adds as `explanations`, and what
 /// the shell's `context` and `tlv TAG` views show below the summary. Only the plain tags a payment keeps (`SafeTLV`,
 /// never cardholder data) and its TVR and TSI are explained.
-enum PaymentExplanations {
+package enum PaymentExplanations {
     /// The explained objects: the plain tags read for the authorization and after finalisation (the later value of
     /// a tag read twice), then the TVR and TSI the payment recorded when no tag carried them.
-    static func fields(_ context: PaymentContext) -> [ExplainedField] {
+    package static func fields(_ context: PaymentContext) -> [ExplainedField] {
         Explainer.fields(objects(context), context: .payment, siblings: siblings(context))
     }
 
     /// The explanation of one tag the payment holds, or nil.
-    static func explanation(of tag: Tag, in context: PaymentContext) -> Explanation? {
+    package static func explanation(of tag: Tag, in context: PaymentContext) -> Explanation? {
         guard let object = objects(context).last(where: { $0.tag == tag }) else { return nil }
         return Explainer.explain(object, context: .payment, siblings: siblings(context))
     }
@@ -47,7 +46,7 @@ enum PaymentExplanations {
 
 extension [ExplainedField] {
     /// "95 terminalVerificationResults: 8000000000" then its explanation, two spaces in, for each field.
-    var displayLines: [String] {
+    package var displayLines: [String] {
         flatMap { field in
             ["\(field.tag)\(field.name.map { " " + $0 } ?? ""): \(field.value)"] + field.explanation.map { "  " + $0 }
         }
@@ -56,16 +55,22 @@ extension [ExplainedField] {
 
 /// A payment's context as `pay --json` and the shell's `context --json` print it: every key of `PaymentContext`,
 /// plus `explanations` (`PaymentExplanations.fields`).
-struct PaymentContextJSON: Encodable {
-    let context: PaymentContext
+package struct PaymentContextJSON: Encodable {
+    package let context: PaymentContext
     /// With `--receipt`.
-    var receipt: Receipt? = nil
+    package var receipt: Receipt? = nil
     /// With a host (`--authorize exec:…`): its decision, beside the card's (`status`).
-    var host: HostAuthorization.HostExchange? = nil
+    package var host: HostAuthorization.HostExchange? = nil
+
+    package init(context: PaymentContext, receipt: Receipt? = nil, host: HostAuthorization.HostExchange? = nil) {
+        self.context = context
+        self.receipt = receipt
+        self.host = host
+    }
 
     private enum CodingKeys: String, CodingKey { case explanations, receipt, host }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try context.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(PaymentExplanations.fields(context), forKey: .explanations)

@@ -1,11 +1,10 @@
 import Foundation
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 
 /// One payment as `ucube serve` answers it (`GET /v1/payments/{requestId}`, and in its events).
-struct ServedPayment: Sendable {
-    enum Phase: String, Sendable, Encodable {
+package struct ServedPayment: Sendable {
+    package enum Phase: String, Sendable, Encodable {
         /// Claimed in the journal; the link is opening.
         case starting
         /// The terminal runs it.
@@ -16,32 +15,32 @@ struct ServedPayment: Sendable {
         /// may be posted again.
         case failed
 
-        var isFinal: Bool { self == .finished || self == .failed }
+        package var isFinal: Bool { self == .finished || self == .failed }
     }
 
-    let requestID: String
-    let device: String
-    let amount: UInt64
-    let currency: String
-    let type: String
-    var phase: Phase = .starting
+    package let requestID: String
+    package let device: String
+    package let amount: UInt64
+    package let currency: String
+    package let type: String
+    package var phase: Phase = .starting
     /// Counts the payment's changes: an answer read before a later event (a POST's, under load) is older and a client
     /// keeps the newer (the demo page does).
-    var version = 0
+    package var version = 0
     /// The last state the engine entered (spec §8.1).
-    var state: String? = nil
-    var prompt: ServedPrompt? = nil
-    var status: String? = nil
-    var outcome: ServedOutcome? = nil
-    var error: ServeError? = nil
+    package var state: String? = nil
+    package var prompt: ServedPrompt? = nil
+    package var status: String? = nil
+    package var outcome: ServedOutcome? = nil
+    package var error: ServeError? = nil
     /// "accepted" once a cancel was accepted.
-    var cancel: String? = nil
+    package var cancel: String? = nil
     /// Answered from the journal: an earlier payment with this request id (another process, an earlier server).
-    var journalled: JournalEntry? = nil
+    package var journalled: JournalEntry? = nil
     /// The receipt of a journalled payment (`history show ID --receipt`).
-    var receiptFromJournal: [String]? = nil
+    package var receiptFromJournal: [String]? = nil
 
-    var location: String {
+    package var location: String {
         "/v1/payments/"
             + (requestID.addingPercentEncoding(
                 withAllowedCharacters: .urlPathAllowed.subtracting(
@@ -53,29 +52,29 @@ struct ServedPayment: Sendable {
 /// 1), answered with `POST …/choice`; or, as an approved payment ends, the cardholder's signature on the receipt (the
 /// card's CVM, EMV Book 3 Annex C3), which the cashier compares with the card's: nothing to post, the receipt carries
 /// the signature line.
-struct ServedPrompt: Sendable, Encodable {
-    let kind: String
-    let candidates: [CandidateApplication]
-    let message: String?
+package struct ServedPrompt: Sendable, Encodable {
+    package let kind: String
+    package let candidates: [CandidateApplication]
+    package let message: String?
 
-    static func application(_ candidates: [CandidateApplication]) -> ServedPrompt {
+    package static func application(_ candidates: [CandidateApplication]) -> ServedPrompt {
         ServedPrompt(kind: "application", candidates: candidates, message: nil)
     }
 
-    static let signature = ServedPrompt(
+    package static let signature = ServedPrompt(
         kind: "signature", candidates: [],
         message: "have the cardholder sign the receipt, and compare the signature with the card's")
 
     private enum CodingKeys: String, CodingKey { case kind, candidates, message }
     private struct Candidate: Encodable {
-        let number: Int
-        let aid: String
-        let label: String
-        let priority: Int
-        let blocked: Bool
+        package let number: Int
+        package let aid: String
+        package let label: String
+        package let priority: Int
+        package let blocked: Bool
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(kind, forKey: .kind)
         try c.encodeIfPresent(message, forKey: .message)
@@ -90,15 +89,15 @@ struct ServedPrompt: Sendable, Encodable {
 }
 
 /// A finished payment: what `pay --json` prints (with its receipt), and the receipt's lines.
-struct ServedOutcome: Sendable, Encodable {
-    let status: String?
-    let result: PaymentContextJSON
-    let receiptLines: [String]
+package struct ServedOutcome: Sendable, Encodable {
+    package let status: String?
+    package let result: PaymentContextJSON
+    package let receiptLines: [String]
 
     /// Approved, with the signature as the cardholder's verification: the receipt is to be signed.
-    var needsSignature: Bool { status == "APPROVED" && result.context.signatureRequired }
+    package var needsSignature: Bool { status == "APPROVED" && result.context.signatureRequired }
 
-    func encode(to encoder: any Encoder) throws { try result.encode(to: encoder) }
+    package func encode(to encoder: any Encoder) throws { try result.encode(to: encoder) }
 }
 
 extension ServedPayment: Encodable {
@@ -107,10 +106,10 @@ extension ServedPayment: Encodable {
         case receipt, journal, links
     }
 
-    func encode(to encoder: any Encoder) throws { try encode(to: encoder, full: true) }
+    package func encode(to encoder: any Encoder) throws { try encode(to: encoder, full: true) }
 
     /// `full`: with the outcome, the receipt and the journal entry (a state event leaves them out).
-    func encode(to encoder: any Encoder, full: Bool) throws {
+    package func encode(to encoder: any Encoder, full: Bool) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(requestID, forKey: .requestId)
         try c.encode(device, forKey: .device)
@@ -134,12 +133,12 @@ extension ServedPayment: Encodable {
 }
 
 /// The `error` member of an answer: `{"code":…,"message":…,"hint":…}`.
-struct ServedErrorBody: Encodable {
-    let code: String
-    let message: String
-    let hint: String?
+package struct ServedErrorBody: Encodable {
+    package let code: String
+    package let message: String
+    package let hint: String?
 
-    init(_ error: ServeError) {
+    package init(_ error: ServeError) {
         code = error.code
         message = error.message
         hint = error.hint
@@ -147,7 +146,7 @@ struct ServedErrorBody: Encodable {
 
     private enum CodingKeys: String, CodingKey { case code, message, hint }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(code, forKey: .code)
         try c.encode(message, forKey: .message)
@@ -156,31 +155,31 @@ struct ServedErrorBody: Encodable {
 }
 
 /// An error answer: `{"error":{…}}`.
-struct ServedErrorDocument: Encodable {
-    let error: ServedErrorBody
-    init(_ error: ServeError) { self.error = ServedErrorBody(error) }
+package struct ServedErrorDocument: Encodable {
+    package let error: ServedErrorBody
+    package init(_ error: ServeError) { self.error = ServedErrorBody(error) }
 }
 
 /// One event's document: `{"type":"state","requestId":…,"device":…,"state":…,"payment":{…}}`.
-struct ServedEventDocument: Encodable {
-    let type: String
-    let payment: ServedPayment
-    var state: String? = nil
-    var task: String? = nil
-    var reason: String? = nil
-    var choice: Int? = nil
+package struct ServedEventDocument: Encodable {
+    package let type: String
+    package let payment: ServedPayment
+    package var state: String? = nil
+    package var task: String? = nil
+    package var reason: String? = nil
+    package var choice: Int? = nil
     /// With the payment's outcome and receipt (`finished`, `failed`, `prompt`); a state's event leaves them out.
-    var full = false
+    package var full = false
 
     private enum CodingKeys: String, CodingKey { case type, requestId, device, state, task, reason, choice, payment }
 
     private struct PaymentView: Encodable {
-        let payment: ServedPayment
-        let full: Bool
-        func encode(to encoder: any Encoder) throws { try payment.encode(to: encoder, full: full) }
+        package let payment: ServedPayment
+        package let full: Bool
+        package func encode(to encoder: any Encoder) throws { try payment.encode(to: encoder, full: full) }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(type, forKey: .type)
         try c.encode(payment.requestID, forKey: .requestId)
@@ -192,10 +191,10 @@ struct ServedEventDocument: Encodable {
         try c.encode(PaymentView(payment: payment, full: full), forKey: .payment)
     }
 
-    var json: String { ServeJSON.encode(self) }
+    package var json: String { ServeJSON.encode(self) }
 
     /// The first event of a stream that missed some: read the payments' states again.
-    static func reset(lastID: String?) -> String {
+    package static func reset(lastID: String?) -> String {
         struct Reset: Encodable {
             let type = "reset"
             let lastEventId: String?
@@ -206,8 +205,8 @@ struct ServedEventDocument: Encodable {
 }
 
 /// Served JSON: one line, encoded as `--json` encodes (masking is the door's, `Console.served`).
-enum ServeJSON {
-    static func encode<T: Encodable>(_ value: T) -> String {
+package enum ServeJSON {
+    package static func encode<T: Encodable>(_ value: T) -> String {
         (try? JSONOutput.encode(value, pretty: false))
             ?? #"{"error":{"code":"encoding","message":"cannot encode the answer","hint":null}}"#
     }

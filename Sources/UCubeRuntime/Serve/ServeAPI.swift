@@ -1,42 +1,41 @@
-import ArgumentParser
 import Foundation
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 
 /// One HTTP request as the API reads it: what the HTTP layer (`ServeHTTP`) took off the connection, bounded.
-struct ServeRequest: Sendable {
-    var method: String
+package struct ServeRequest: Sendable {
+    package var method: String
     /// The path without its query.
-    var path: String
-    var query: [(String, String)]
-    var host: String?
-    var origin: String?
-    var authorization: String?
-    var lastEventID: String?
-    var body: [UInt8]
-    var peerIsLoopback: Bool
+    package var path: String
+    package var query: [(String, String)]
+    package var host: String?
+    package var origin: String?
+    package var authorization: String?
+    package var lastEventID: String?
+    package var body: [UInt8]
+    package var peerIsLoopback: Bool
     /// The port the connection reached.
-    var localPort: Int
+    package var localPort: Int
 }
 
 /// What the API answers: a whole document, or an event stream.
-enum ServeResponse: Sendable {
+package enum ServeResponse: Sendable {
     case document(status: Int, type: String, body: String, headers: [(String, String)])
     case events(replay: [ServedEvent], stream: AsyncStream<ServedEvent>, subscriber: Int, headers: [(String, String)])
 
-    static func json<T: Encodable>(_ status: Int, _ value: T, headers: [(String, String)] = []) -> ServeResponse {
+    package static func json<T: Encodable>(_ status: Int, _ value: T, headers: [(String, String)] = []) -> ServeResponse
+    {
         .document(status: status, type: "application/json", body: ServeJSON.encode(value), headers: headers)
     }
 
-    static func error(_ error: ServeError) -> ServeResponse {
+    package static func error(_ error: ServeError) -> ServeResponse {
         var headers: [(String, String)] = []
         if error.status == 401 { headers.append(("WWW-Authenticate", "Bearer realm=\"ucube\"")) }
         return json(error.status, ServedErrorDocument(error), headers: headers)
     }
 
-    var status: Int {
+    package var status: Int {
         switch self {
         case .document(let status, _, _, _): return status
         case .events: return 200
@@ -46,13 +45,30 @@ enum ServeResponse: Sendable {
 
 /// The routes of `ucube serve` (docs/openapi.yaml): each request checked (`ServeAccess`), routed (`ServeRoute`) and
 /// answered from the desk, the payments runner, the journal or the terminal.
-struct ServeAPI: Sendable {
-    let desk: PaymentDesk
-    let payments: ServePayments
-    let access: ServeAccess
-    let tokens: ServeTokens
+package struct ServeAPI: Sendable {
+    package let desk: PaymentDesk
+    package let payments: ServePayments
+    package let access: ServeAccess
+    package let tokens: ServeTokens
+    /// `GET /v1/history` and `/v1/history/totals` answered from the journal as `ucube history` reads it: the command
+    /// line hands in its own period and status words (`since`, `until`, `status`).
+    package let historyAnswer: @Sendable (ServeHistoryQuery) async -> ServeResponse
 
-    func handle(_ request: ServeRequest) async -> ServeResponse {
+    package init(
+        desk: PaymentDesk,
+        payments: ServePayments,
+        access: ServeAccess,
+        tokens: ServeTokens,
+        historyAnswer: @escaping @Sendable (ServeHistoryQuery) async -> ServeResponse
+    ) {
+        self.desk = desk
+        self.payments = payments
+        self.access = access
+        self.tokens = tokens
+        self.historyAnswer = historyAnswer
+    }
+
+    package func handle(_ request: ServeRequest) async -> ServeResponse {
         // A page of an origin --allow-origin names reads the answers (CORS); its browser asks first (OPTIONS).
         let cors: [(String, String)] =
             request.origin.map { access.allowedOrigins.contains($0) } == true
@@ -206,16 +222,16 @@ struct ServeAPI: Sendable {
     private struct TerminalList: Encodable { let terminals: [TerminalView] }
 
     private struct TerminalView: Encodable {
-        let device: String
-        let busy: Bool
-        let requestId: String?
-        let simulated: Bool
-        let info: DeviceInfo?
-        let error: ServedErrorBody?
+        package let device: String
+        package let busy: Bool
+        package let requestId: String?
+        package let simulated: Bool
+        package let info: DeviceInfo?
+        package let error: ServedErrorBody?
 
         private enum CodingKeys: String, CodingKey { case device, busy, requestId, simulated, info, error }
 
-        func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(device, forKey: .device)
             try c.encode(busy, forKey: .busy)
@@ -282,24 +298,8 @@ struct ServeAPI: Sendable {
                 return .error(ServeError(400, "invalid-query", "unknown query parameter \(name)"))
             }
         }
-        do {
-            let period = try HistoryPeriodOptions.period(
-                since: since, until: until, now: Date(), timeZone: .current)
-            let filter = HistoryFilter(
-                since: period.since, until: period.until,
-                statuses: totals ? [] : try HistoryStatusWords.selectors(statuses),
-                devices: try UCube.History.journalDevices(devices))
-            let entries = filter.apply(try await UCube.History.entries())
-            if totals { return .json(200, TotalsReport(PaymentTotals(entries), filter: filter)) }
-            let shown = last.map { Array(entries.suffix($0)) } ?? entries
-            return .json(200, ["payments": shown])
-        } catch let error as ValidationError {
-            return .error(ServeError(400, "invalid-query", error.message.replacingOccurrences(of: "--", with: "")))
-        } catch let failure as CLIFailure {
-            let status = failure.exit.code == ExitCodes.usage.code ? 400 : 500
-            return .error(ServeError(status, failure.code, failure.message))
-        } catch {
-            return .error(ServeError(500, "journal", "\(error)"))
-        }
+        return await historyAnswer(
+            ServeHistoryQuery(
+                since: since, until: until, statuses: statuses, devices: devices, last: last, totals: totals))
     }
 }

@@ -2,15 +2,14 @@ import Foundation
 import Synchronization
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 
 /// What `ucube serve` knows of the payments it took (and of the ones the journal answers for), of its terminals, and
 /// of the events it sent: one lock, no I/O. The engine's events arrive here in the order it emits them (`note` is
 /// synchronous), each becomes a served event (`EventLog`) and is handed to every open event stream.
-final class PaymentDesk: Sendable {
+package final class PaymentDesk: Sendable {
     /// The answer to a `POST /v1/payments`, decided under the lock, so that two requests with one request id (also at
     /// once) start one payment.
-    enum Reservation: Sendable {
+    package enum Reservation: Sendable {
         /// This request may start the payment: the terminal and the id are reserved for it.
         case reserved
         /// The id is known: its payment's state (started by an earlier request).
@@ -19,24 +18,24 @@ final class PaymentDesk: Sendable {
     }
 
     private struct State {
-        var payments: [String: ServedPayment] = [:]
+        package var payments: [String: ServedPayment] = [:]
         /// Request ids in the order they came (to forget the oldest finished one).
-        var order: [String] = []
+        package var order: [String] = []
         /// The payment each terminal runs.
-        var busy: [String: String] = [:]
-        var log: EventLog
-        var subscribers: [Int: AsyncStream<ServedEvent>.Continuation] = [:]
-        var nextSubscriber = 0
+        package var busy: [String: String] = [:]
+        package var log: EventLog
+        package var subscribers: [Int: AsyncStream<ServedEvent>.Continuation] = [:]
+        package var nextSubscriber = 0
         /// An application choice waiting for its answer, by request id.
-        var choices: [String: CheckedContinuation<Int?, Never>] = [:]
-        var stopping = false
+        package var choices: [String: CheckedContinuation<Int?, Never>] = [:]
+        package var stopping = false
     }
 
     private let state: Mutex<State>
     /// The terminals served, as `--device` (or devices.json) names them.
-    let devices: [String]
+    package let devices: [String]
 
-    init(devices: [String], epoch: String) {
+    package init(devices: [String], epoch: String) {
         self.devices = devices
         state = Mutex(State(log: EventLog(epoch: epoch, capacity: ServeChoices.eventBuffer)))
     }
@@ -45,7 +44,7 @@ final class PaymentDesk: Sendable {
 
     /// Reserves `order`'s request id and terminal, or says why not (the journal's claim, across processes, comes next:
     /// `ServePayments.start`).
-    func reserve(_ order: ServedPayment) -> Reservation {
+    package func reserve(_ order: ServedPayment) -> Reservation {
         state.withLock { state in
             if let existing = state.payments[order.requestID], existing.phase != .failed {
                 if existing.device != order.device || existing.amount != order.amount
@@ -77,7 +76,7 @@ final class PaymentDesk: Sendable {
     }
 
     /// Forgets a reservation that started nothing (refused before its request id was claimed, or found journalled).
-    func release(_ id: String) {
+    package func release(_ id: String) {
         state.withLock { state in
             guard let payment = state.payments.removeValue(forKey: id) else { return }
             state.order.removeAll { $0 == id }
@@ -87,7 +86,7 @@ final class PaymentDesk: Sendable {
 
     /// The payment's state as the journal knows it, kept so that the next asks are answered the same (the id was
     /// claimed by another process or earlier).
-    func remember(_ payment: ServedPayment) {
+    package func remember(_ payment: ServedPayment) {
         state.withLock { state in
             if state.payments[payment.requestID] == nil { state.order.append(payment.requestID) }
             state.payments[payment.requestID] = payment
@@ -104,7 +103,7 @@ final class PaymentDesk: Sendable {
     }
 
     /// The link is open and the payment runs.
-    func started(_ id: String) {
+    package func started(_ id: String) {
         update(id) { payment in
             payment.phase = .running
             return ServedEventDocument(type: "started", payment: payment)
@@ -112,7 +111,7 @@ final class PaymentDesk: Sendable {
     }
 
     /// One of the engine's events, in order.
-    func note(_ id: String, _ event: PaymentEvent) {
+    package func note(_ id: String, _ event: PaymentEvent) {
         switch event {
         case .stateChanged(let paymentState):
             update(id) { payment in
@@ -137,7 +136,7 @@ final class PaymentDesk: Sendable {
 
     /// The payment ended: its outcome (what `pay --json` prints) and its receipt. An approval that needs the
     /// cardholder's signature is told first, as a `signature` prompt, so that a POS asks for it.
-    func finish(_ id: String, outcome: ServedOutcome) {
+    package func finish(_ id: String, outcome: ServedOutcome) {
         if outcome.needsSignature {
             update(id) { payment in
                 payment.prompt = .signature
@@ -155,7 +154,7 @@ final class PaymentDesk: Sendable {
     }
 
     /// The payment could not start (the link, the journal): no command reached the terminal for it.
-    func failed(_ id: String, _ error: ServeError) {
+    package func failed(_ id: String, _ error: ServeError) {
         update(id) { payment in
             payment.phase = .failed
             payment.error = error
@@ -173,27 +172,27 @@ final class PaymentDesk: Sendable {
     }
 
     /// A cancel was asked for `id`: its answer, kept and reported.
-    func cancelAnswered(_ id: String, _ answer: CancelAnswer) {
+    package func cancelAnswered(_ id: String, _ answer: CancelAnswer) {
         update(id) { payment in
             if answer.kind == .accepted || answer.kind == .already { payment.cancel = "accepted" }
             return ServedEventDocument(type: "cancel", payment: payment, reason: answer.kind.rawValue)
         }
     }
 
-    func payment(_ id: String) -> ServedPayment? { state.withLock { $0.payments[id] } }
+    package func payment(_ id: String) -> ServedPayment? { state.withLock { $0.payments[id] } }
 
     /// The payment running on `device`, if any.
-    func running(on device: String) -> String? { state.withLock { $0.busy[device] } }
+    package func running(on device: String) -> String? { state.withLock { $0.busy[device] } }
 
     /// Whether nothing runs; once `stopping`, no payment starts.
-    func stop() -> [String] {
+    package func stop() -> [String] {
         state.withLock { state in
             state.stopping = true
             return Array(state.busy.values)
         }
     }
 
-    var isIdle: Bool { state.withLock { $0.busy.isEmpty } }
+    package var isIdle: Bool { state.withLock { $0.busy.isEmpty } }
 
     /// Changes the payment `id` and sends the event `change` returns.
     private func update(_ id: String, _ change: (inout ServedPayment) -> ServedEventDocument) {
@@ -221,7 +220,8 @@ final class PaymentDesk: Sendable {
 
     /// Asks the client for the application (`POST /v1/payments/{id}/choice`); nil: cancelled, or no answer within
     /// `timeout`.
-    func chooseApplication(_ id: String, _ candidates: [CandidateApplication], timeout: Duration) async -> Int? {
+    package func chooseApplication(_ id: String, _ candidates: [CandidateApplication], timeout: Duration) async -> Int?
+    {
         let timer = Task {
             try? await Task.sleep(for: timeout)
             if !Task.isCancelled { _ = answer(id, nil) }
@@ -242,7 +242,7 @@ final class PaymentDesk: Sendable {
     }
 
     /// Answers the waiting choice of `id` (a candidate's index, nil to cancel); false when none waits.
-    func answer(_ id: String, _ index: Int?) -> Bool {
+    package func answer(_ id: String, _ index: Int?) -> Bool {
         let waiting = state.withLock { $0.choices.removeValue(forKey: id) }
         guard let waiting else { return false }
         update(id) { payment in
@@ -257,7 +257,7 @@ final class PaymentDesk: Sendable {
 
     /// A new event stream: the events after `lastID` (with a `reset` event first when some are gone), then every new
     /// one. nil: too many streams are open.
-    func subscribe(lastID: String?) -> (replay: [ServedEvent], stream: AsyncStream<ServedEvent>, id: Int)? {
+    package func subscribe(lastID: String?) -> (replay: [ServedEvent], stream: AsyncStream<ServedEvent>, id: Int)? {
         state.withLock { state in
             guard state.subscribers.count < ServeChoices.maxSubscribers, !state.stopping else { return nil }
             var (replay, gap) = state.log.since(lastID)
@@ -274,13 +274,13 @@ final class PaymentDesk: Sendable {
         }
     }
 
-    func unsubscribe(_ key: Int) {
+    package func unsubscribe(_ key: Int) {
         let continuation = state.withLock { $0.subscribers.removeValue(forKey: key) }
         continuation?.finish()
     }
 
     /// Every open stream gets a comment line (`heartbeat`), or is ended (`stop`).
-    func heartbeat() {
+    package func heartbeat() {
         state.withLock { state in
             for subscriber in state.subscribers.values {
                 _ = subscriber.yield(ServedEvent(id: "", sequence: 0, json: ""))
@@ -288,7 +288,7 @@ final class PaymentDesk: Sendable {
         }
     }
 
-    func endStreams() {
+    package func endStreams() {
         let all = state.withLock { state in
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)

@@ -4,29 +4,28 @@ import Synchronization
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSupport
 
 /// The tokens a POS shows from outside the loopback (docs/serve.md, "Pairing"): `ucube serve --pair` shows a code on
 /// the terminal's screen; the POS sends it back once (`POST /v1/pair`) and gets a token. Only the token's SHA-256 is
 /// kept, in `$XDG_CONFIG_HOME/ucube/serve-tokens` (0600, one `sha256:HEX NAME TIME` line per token): the file lets
 /// nobody in.
-final class ServeTokens: Sendable {
+package final class ServeTokens: Sendable {
     private struct Pairing {
-        let code: String
-        let expires: ContinuousClock.Instant
-        var attemptsLeft: Int
+        package let code: String
+        package let expires: ContinuousClock.Instant
+        package var attemptsLeft: Int
     }
 
     private struct State {
-        var hashes: [[UInt8]]
-        var pairing: Pairing?
+        package var hashes: [[UInt8]]
+        package var pairing: Pairing?
     }
 
     private let state: Mutex<State>
-    let path: String
+    package let path: String
 
-    init(path: String = Environment.configDirectory + "/" + ServeChoices.tokenFileName) {
+    package init(path: String = Environment.configDirectory + "/" + ServeChoices.tokenFileName) {
         self.path = path
         state = Mutex(State(hashes: Self.load(path), pairing: nil))
     }
@@ -42,7 +41,7 @@ final class ServeTokens: Sendable {
     }
 
     /// Whether `token` is one this server paired (its hash compared in constant time with each).
-    func isValid(_ token: String) -> Bool {
+    package func isValid(_ token: String) -> Bool {
         let hash = Array(SHA256.hash(data: Array(token.utf8)))
         return state.withLock { state in
             state.hashes.reduce(false) { found, known in
@@ -55,7 +54,7 @@ final class ServeTokens: Sendable {
     }
 
     /// Opens pairing with a new code (returned, to be shown on the terminal).
-    func openPairing() -> String {
+    package func openPairing() -> String {
         var generator = SystemRandomNumberGenerator()
         let code = (0..<ServeChoices.pairingDigits).map { _ in String(generator.next(upperBound: UInt8(10))) }
             .joined()
@@ -67,7 +66,7 @@ final class ServeTokens: Sendable {
     }
 
     /// `POST /v1/pair`: the code shown on the terminal gives a new token, once.
-    func pair(code: String, name: String) -> Result<String, ServeError> {
+    package func pair(code: String, name: String) -> Result<String, ServeError> {
         let verdict: ServeError? = state.withLock { state in
             guard var pairing = state.pairing, ContinuousClock.now < pairing.expires else {
                 state.pairing = nil

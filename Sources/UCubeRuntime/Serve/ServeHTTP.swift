@@ -3,7 +3,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
-import UCubeRuntime
 import UCubeSupport
 import UCubeTMSSimulator
 
@@ -11,16 +10,16 @@ import UCubeTMSSimulator
 /// heads bounded by the decoder (`ServeChoices.maxHeaders`), bodies by `maxBody`, connections by `maxConnections`, an
 /// idle connection closed. Each request is handed to `ServeAPI`; every byte of the answer comes from the door
 /// (`Console.served`), and each request gets one access-log line on stderr (`StandardError`, masked).
-struct ServeHTTP: Sendable {
-    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+package struct ServeHTTP: Sendable {
+    package typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     private let server: NIOAsyncChannel<Connection, Never>
     private let task: Task<Void, Never>
     /// The address listened on (its port an ephemeral one when `--listen` gave 0).
-    let host: String
-    let port: Int
+    package let host: String
+    package let port: Int
 
-    static func start(host: String, port: Int, api: ServeAPI) async throws -> ServeHTTP {
+    package static func start(host: String, port: Int, api: ServeAPI) async throws -> ServeHTTP {
         let idle = TimeAmount.milliseconds(Int64(ServeChoices.idleTimeout.wholeMilliseconds))
         let limits = {
             var limits = NIOHTTPDecoderLimitConfiguration()
@@ -87,7 +86,7 @@ struct ServeHTTP: Sendable {
     }
 
     /// Stops accepting, and waits until every connection has ended (the event streams end first: `endStreams`).
-    func stop() async {
+    package func stop() async {
         try? await server.channel.close()
         task.cancel()
         await task.value
@@ -195,7 +194,7 @@ struct ServeHTTP: Sendable {
     }
 
     /// The peer is this computer: 127.0.0.0/8, ::1, or IPv4 loopback mapped into IPv6.
-    static func isLoopback(_ address: SocketAddress?) -> Bool {
+    package static func isLoopback(_ address: SocketAddress?) -> Bool {
         guard let ip = address?.ipAddress else { return false }
         return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
     }
@@ -205,7 +204,7 @@ struct ServeHTTP: Sendable {
 private final class ConnectionCount: Sendable {
     private let count = Mutex(0)
 
-    func admit() -> Bool {
+    package func admit() -> Bool {
         count.withLock { count in
             guard count < ServeChoices.maxConnections else { return false }
             count += 1
@@ -213,14 +212,14 @@ private final class ConnectionCount: Sendable {
         }
     }
 
-    func leave() { count.withLock { $0 -= 1 } }
+    package func leave() { count.withLock { $0 -= 1 } }
 }
 
 /// Closes a connection when `IdleStateHandler` reports it idle.
 private final class ServeCloseOnIdle: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
+    package typealias InboundIn = NIOAny
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
             context.close(promise: nil)
         } else {

@@ -11,24 +11,45 @@ import Foundation
 /// - **Token**: a peer that is not the loopback must show a paired token (`Authorization: Bearer …`); only the pairing
 ///   request itself (`POST /v1/pair`, which needs the code the terminal shows) and the demo page (`GET /`: static, no
 ///   data; it asks for the code, then sends the token) go without one.
-struct ServeAccess: Sendable {
+package struct ServeAccess: Sendable {
     /// The listener is on a loopback address.
-    let loopbackListener: Bool
+    package let loopbackListener: Bool
     /// `--allow-origin`, each as the browser sends it (`https://pos.example.com`).
-    var allowedOrigins: Set<String> = []
+    package var allowedOrigins: Set<String> = []
 
-    struct Request: Sendable {
-        var route: ServeRoute
-        var peerIsLoopback: Bool
-        var host: String?
-        var origin: String?
-        var authorization: String?
+    package init(loopbackListener: Bool, allowedOrigins: Set<String> = []) {
+        self.loopbackListener = loopbackListener
+        self.allowedOrigins = allowedOrigins
+    }
+
+    package struct Request: Sendable {
+        package var route: ServeRoute
+        package var peerIsLoopback: Bool
+        package var host: String?
+        package var origin: String?
+        package var authorization: String?
         /// The port the connection reached (the listener's).
-        var port: Int
+        package var port: Int
+
+        package init(
+            route: ServeRoute,
+            peerIsLoopback: Bool,
+            host: String? = nil,
+            origin: String? = nil,
+            authorization: String? = nil,
+            port: Int
+        ) {
+            self.route = route
+            self.peerIsLoopback = peerIsLoopback
+            self.host = host
+            self.origin = origin
+            self.authorization = authorization
+            self.port = port
+        }
     }
 
     /// nil: allowed. `tokenValid` is asked only when a token is needed and given.
-    func refusal(_ request: Request, tokenValid: (String) -> Bool) -> ServeError? {
+    package func refusal(_ request: Request, tokenValid: (String) -> Bool) -> ServeError? {
         if loopbackListener, !Self.isLoopbackHost(request.host, port: request.port) {
             return ServeError(
                 421, "host-refused",
@@ -59,14 +80,14 @@ struct ServeAccess: Sendable {
     }
 
     /// `host` is `127.0.0.1:PORT`, `localhost:PORT` or `[::1]:PORT` (the port may be left out only when it is 80).
-    static func isLoopbackHost(_ host: String?, port: Int) -> Bool {
+    package static func isLoopbackHost(_ host: String?, port: Int) -> Bool {
         guard let host = host?.lowercased() else { return false }
         let names = ["127.0.0.1", "localhost", "[::1]"]
         return names.contains { host == "\($0):\(port)" || (port == 80 && host == $0) }
     }
 
     /// An address given to `--listen` that is loopback: 127.0.0.0/8, ::1, localhost.
-    static func isLoopbackAddress(_ host: String) -> Bool {
+    package static func isLoopbackAddress(_ host: String) -> Bool {
         let host = host.lowercased()
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }

@@ -5,11 +5,11 @@
 /// `GET /v1/payments/{id}`, then the event stream). Outside the loopback it first asks for the pairing code the terminal
 /// shows (`serve --pair`), trades it for a token (`POST /v1/pair`) and sends that token with every request, the event
 /// stream's included: the stream is read with `fetch`, which can send a header, where `EventSource` cannot.
-enum DemoPage {
-    static let contentSecurityPolicy =
+package enum DemoPage {
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-    static let html = #"""
+    package static let html = #"""
         <!doctype html>
         <html lang="en">
         <head>

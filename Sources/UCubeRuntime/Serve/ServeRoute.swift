@@ -2,26 +2,26 @@ import Foundation
 
 /// A refusal `ucube serve` answers with: an HTTP status, a stable code (docs/openapi.yaml lists them) and a message
 /// for people. `{"error":{"code":"terminal-busy","message":"…","hint":null}}`.
-struct ServeError: Error, Equatable, Sendable {
-    let status: Int
-    let code: String
-    let message: String
-    var hint: String? = nil
+package struct ServeError: Error, Equatable, Sendable {
+    package let status: Int
+    package let code: String
+    package let message: String
+    package var hint: String? = nil
 
-    init(_ status: Int, _ code: String, _ message: String, hint: String? = nil) {
+    package init(_ status: Int, _ code: String, _ message: String, hint: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.hint = hint
     }
 
-    static func notFound(_ path: String) -> ServeError {
+    package static func notFound(_ path: String) -> ServeError {
         ServeError(404, "not-found", "no such resource: \(path)", hint: "docs/openapi.yaml lists the routes")
     }
 }
 
 /// One route of the API, read from the method and the path (pure: tests call `match` directly).
-enum ServeRoute: Equatable, Sendable {
+package enum ServeRoute: Equatable, Sendable {
     case page
     case startPayment
     case payment(String)
@@ -35,7 +35,7 @@ enum ServeRoute: Equatable, Sendable {
     case pair
 
     /// The route `method` and `path` (without its query) name; 404 for no route, 405 for a route with another method.
-    static func match(method: String, path: String) -> Result<ServeRoute, ServeError> {
+    package static func match(method: String, path: String) -> Result<ServeRoute, ServeError> {
         guard path.hasPrefix("/") else { return .failure(.notFound(path)) }
         let raw = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         var segments: [String] = []
@@ -76,7 +76,7 @@ enum ServeRoute: Equatable, Sendable {
     }
 
     /// The query's parameters, percent-decoded (`+` is a space); a name given twice keeps every value, in order.
-    static func query(_ text: Substring?) -> [(String, String)] {
+    package static func query(_ text: Substring?) -> [(String, String)] {
         guard let text, !text.isEmpty else { return [] }
         return text.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

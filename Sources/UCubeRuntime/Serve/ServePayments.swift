@@ -1,42 +1,59 @@
-import ArgumentParser
 import Foundation
 import UCubeLink
 import UCubePayment
 import UCubeProtocol
-import UCubeRuntime
 import UCubeSimulator
 
 /// The body of `POST /v1/payments`. The amount is a string in the currency's units, as `pay` takes it ("12.50").
-struct PaymentOrder: Decodable, Sendable {
-    var amount: String
-    var currency: String?
-    var type: String?
-    var cashback: String?
-    var requestId: String?
-    var device: String?
+package struct PaymentOrder: Decodable, Sendable {
+    package var amount: String
+    package var currency: String?
+    package var type: String?
+    package var cashback: String?
+    package var requestId: String?
+    package var device: String?
     /// The built-in simulator's card (`--device sim` only), as `pay --card`.
-    var card: String?
+    package var card: String?
     /// auto, first, an AID in hex, or prompt (the default: the client is asked, `POST …/choice`).
-    var select: String?
+    package var select: String?
     /// Seconds to wait for a card, 1…255.
-    var cardTimeout: Int?
+    package var cardTimeout: Int?
 }
 
 /// Starts, runs and cancels the payments `ucube serve` takes, as `pay` runs one: the request id claimed in the journal
 /// (`RequestClaim`, so that it holds across processes), the terminal's lock and control socket (`Connection`), the
 /// engine through `PaymentRunner` (the cancel rule, Ctrl-C and SIGTERM, `ucube cancel`), the host's settlement.
-struct ServePayments: Sendable {
-    let desk: PaymentDesk
+package struct ServePayments: Sendable {
+    package let desk: PaymentDesk
     /// The server's context: each payment runs in its terminal's (`single`).
-    let context: CommandContext
+    package let context: CommandContext
     /// `--authorize` (and the host's files), else each terminal's own hook, else `$UCUBE_AUTHORIZE`, else approve: a
     /// web page never decides the issuer's answer.
-    let authorizeWord: String?
-    let hostFiles: HostTLSFiles
-    let hostTimeout: Duration
+    package let authorizeWord: String?
+    package let hostFiles: HostTLSFiles
+    package let hostTimeout: Duration
+    /// `pay`'s own parser over an order's words (the command line's, handed in by `serve`): the settings, or the
+    /// message of why they are not valid.
+    package let parsePayment: @Sendable ([String]) -> Result<any PaymentWords, PaymentWordsRefused>
+
+    package init(
+        desk: PaymentDesk,
+        context: CommandContext,
+        authorizeWord: String?,
+        hostFiles: HostTLSFiles,
+        hostTimeout: Duration,
+        parsePayment: @escaping @Sendable ([String]) -> Result<any PaymentWords, PaymentWordsRefused>
+    ) {
+        self.desk = desk
+        self.context = context
+        self.authorizeWord = authorizeWord
+        self.hostFiles = hostFiles
+        self.hostTimeout = hostTimeout
+        self.parsePayment = parsePayment
+    }
 
     /// Starts `order`: 202 and the new payment, 200 and the payment its request id already names, or a refusal.
-    func start(_ order: PaymentOrder) async -> Result<(Int, ServedPayment), ServeError> {
+    package func start(_ order: PaymentOrder) async -> Result<(Int, ServedPayment), ServeError> {
         let device: String
         if let named = order.device {
             guard desk.devices.contains(named) else { return .failure(unknownTerminal(named)) }
@@ -114,11 +131,11 @@ struct ServePayments: Sendable {
     /// A payment's settings, checked as `pay` checks its command line: the order becomes `pay`'s words (each a word
     /// of its own, options as `--name=value`, the amount after `--`), parsed by `pay`'s own parser.
     private struct Prepared: Sendable {
-        let request: PaymentRequest
-        let scenario: CardScenario?
-        let selection: any ApplicationSelectionTask
-        let authorization: any AuthorizationTask
-        let address: DeviceAddress
+        package let request: PaymentRequest
+        package let scenario: CardScenario?
+        package let selection: any ApplicationSelectionTask
+        package let authorization: any AuthorizationTask
+        package let address: DeviceAddress
     }
 
     private func prepare(_ order: PaymentOrder, device: String) -> Result<Prepared, ServeError> {
@@ -132,11 +149,12 @@ struct ServePayments: Sendable {
         let select = order.select ?? "prompt"
         if select != "prompt" { words.append("--select=\(select)") }
         words += ["--authorize=approve", "--", order.amount]
-        let pay: UCube.Pay
-        do {
-            pay = try UCube.Pay.parse(words)
-        } catch {
-            let message = UCube.Pay.message(for: error).replacingOccurrences(of: "--", with: "")
+        let pay: any PaymentWords
+        switch parsePayment(words) {
+        case .success(let parsed):
+            pay = parsed
+        case .failure(let refused):
+            let message = refused.message.replacingOccurrences(of: "--", with: "")
             return .failure(ServeError(400, "invalid-payment", message, hint: "docs/openapi.yaml: PaymentOrder"))
         }
         let address: DeviceAddress
@@ -165,16 +183,14 @@ struct ServePayments: Sendable {
             let selection: any ApplicationSelectionTask =
                 select == "prompt"
                 ? ServedSelection(desk: desk, requestID: request.requestID, timeout: ServeChoices.choiceTimeout)
-                : try pay.selectionTask(prompts: nil)
+                : try pay.selectionTask()
             let authorization = try PaymentTasks.authorization(
-                hook.word, prompts: nil, timeout: hostTimeout, files: files)
+                hook.word, prompt: nil, timeout: hostTimeout, files: files)
             let scenario = try order.card.map(BuiltInSimulator.scenario(named:))
             return .success(
                 Prepared(
                     request: request, scenario: scenario, selection: selection, authorization: authorization,
                     address: address))
-        } catch let error as ValidationError {
-            return .failure(ServeError(400, "invalid-payment", error.message))
         } catch let error as UsageError {
             return .failure(ServeError(400, "invalid-payment", error.message))
         } catch let failure as CLIFailure {
@@ -202,8 +218,8 @@ struct ServePayments: Sendable {
                     desk.started(id)
                     return await PaymentRunner.run(
                         on: connection, shell: nil, request: prepared.request, selection: prepared.selection,
-                        authorization: prepared.authorization, journal: journal, quiet: true, early: early,
-                        observe: { event in desk.note(id, event) })
+                        authorization: prepared.authorization, journal: journal, progress: nil, attach: nil,
+                        early: early, observe: { event in desk.note(id, event) })
                 }
             }
             // A host's approval the payment did not keep is reversed before the outcome is answered.
@@ -227,7 +243,7 @@ struct ServePayments: Sendable {
     }
 
     /// `POST /v1/payments/{id}/cancel`: what `ucube cancel` would answer for this payment, and its HTTP status.
-    func cancel(_ id: String) async -> (Int, CancelReport) {
+    package func cancel(_ id: String) async -> (Int, CancelReport) {
         guard let payment = desk.payment(id) ?? Self.fromJournal(id) else {
             return (404, CancelReport(result: "no-payment", message: "no payment \(id) is known"))
         }
@@ -266,21 +282,21 @@ struct ServePayments: Sendable {
         }
     }
 
-    func unknownTerminal(_ device: String) -> ServeError {
+    package func unknownTerminal(_ device: String) -> ServeError {
         ServeError(
             404, "unknown-terminal", "\(device) is not one of this server's terminals",
             hint: "GET /v1/terminals lists them")
     }
 
     /// The payment the journal holds for `id` (the last with that request id), as the server answers it.
-    static func fromJournal(_ id: String) -> ServedPayment? {
+    package static func fromJournal(_ id: String) -> ServedPayment? {
         guard let entries = try? PaymentJournal.history(Environment.journalPath),
             let entry = entries.last(where: { $0.requestID == id })
         else { return nil }
         return journalled(RunningPayments.marked([entry])[0])
     }
 
-    static func journalled(_ entry: JournalEntry) -> ServedPayment {
+    package static func journalled(_ entry: JournalEntry) -> ServedPayment {
         var payment = ServedPayment(
             requestID: entry.requestID, device: entry.device ?? "", amount: entry.amount ?? 0,
             currency: entry.currency ?? "", type: entry.type ?? "purchase")
@@ -297,12 +313,14 @@ struct ServePayments: Sendable {
 }
 
 /// `select: prompt`: the client chooses (`POST /v1/payments/{id}/choice`), as the shell's prompt would.
-struct ServedSelection: ApplicationSelectionTask {
-    let desk: PaymentDesk
-    let requestID: String
-    let timeout: Duration
+package struct ServedSelection: ApplicationSelectionTask {
+    package let desk: PaymentDesk
+    package let requestID: String
+    package let timeout: Duration
 
-    func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws -> CandidateApplication? {
+    package func select(_ candidates: [CandidateApplication], context: PaymentContext) async throws
+        -> CandidateApplication?
+    {
         guard let index = await desk.chooseApplication(requestID, candidates, timeout: timeout),
             candidates.indices.contains(index)
         else { return nil }
