@@ -47,7 +47,7 @@ package enum DeviceLock {
         return holder(device: file.device, inode: file.inode) { try? BoundedFile.read("/proc/locks", limit: 4 << 20) }
     }
 
-    /// How many times a lock that seems free is looked for again (`holder(device:inode:reads:table:)`).
+    /// In how many reads of the table a lock that seems free is looked for (`holder(device:inode:reads:table:)`).
     package static let tableReads = 4
 
     /// The holder of the FLOCK on `device`/`inode` in the tables `table` reads. The kernel hands /proc/locks out a
