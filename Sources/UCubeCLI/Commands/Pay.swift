@@ -327,11 +327,5 @@ extension UCube {
 /// A served payment's order, parsed as this command line (`ServeCommandLine.parsePayment`).
 extension UCube.Pay: PaymentWords {
     /// `--select`'s task for a served payment: nobody at this process's terminal answers a prompt.
-    func selectionTask() throws -> any ApplicationSelectionTask {
-        do {
-            return try selectionTask(prompts: nil)
-        } catch let error as ValidationError {
-            throw UsageError(error.message)
-        }
-    }
+    func selectionTask() throws -> any ApplicationSelectionTask { try selectionTask(prompts: nil) }
 }
