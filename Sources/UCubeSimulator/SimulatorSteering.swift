@@ -97,8 +97,8 @@ package struct NamedScript: Sendable, Hashable {
     }
 }
 
-/// What a running simulator holds now, as `ucube sim status` shows it.
-package struct SteeringSnapshot: Sendable, Hashable {
+/// What a running simulator holds now, as `ucube sim status` shows it, and as the steering answers carry it in JSON.
+package struct SteeringSnapshot: Codable, Sendable, Hashable {
     /// The name of the card the next card wait presents (a catalogue scenario, a suite's card image or case).
     package let card: String
     /// The card's interfaces, or empty when no card comes.

@@ -165,10 +165,7 @@ package enum Steering {
         func note(_ what: String, _ old: String, _ new: String, _ when: String) {
             if old != new { lines.append("\(what): \(old) → \(new) (\(when))") }
         }
-        let interfaces = { (s: SteeringSnapshot) in
-            s.interfaces.isEmpty ? "" : " [\(s.interfaces.joined(separator: ","))]"
-        }
-        note("card", before.card + interfaces(before), after.card + interfaces(after), "from the next card wait")
+        note("card", before.cardAndInterfaces, after.cardAndInterfaces, "from the next card wait")
         note("keys", list(before.keys), list(after.keys), "one per display from now")
         note("choices", list(before.choices), list(after.choices), "one per list box from now")
         note("pin", "\(before.pinDigits) digits", "\(after.pinDigits) digits", "from the next PIN entry")
@@ -178,41 +175,20 @@ package enum Steering {
         return lines
     }
 
-    private static func list(_ values: [String]) -> String { values.isEmpty ? "none" : values.joined(separator: ",") }
+    fileprivate static func list(_ values: [String]) -> String {
+        values.isEmpty ? "none" : values.joined(separator: ",")
+    }
 }
 
-/// What the simulator holds, as `ucube sim` and the steering answers show it (`SteeringSnapshot` in JSON's words).
-package struct SteeringStatus: Codable, Sendable, Equatable {
-    package let card: String
-    package let interfaces: [String]
-    package let keys: [String]
-    package let choices: [String]
-    package let pinDigits: Int
-    package let faults: String
-    package let cardFaults: String?
-    package let batteryPercent: Int
-    package let connected: Bool
-    package let connections: Int
-    package let rebooting: Bool
-
-    package init(_ snapshot: SteeringSnapshot) {
-        card = snapshot.card
-        interfaces = snapshot.interfaces
-        keys = snapshot.keys
-        choices = snapshot.choices
-        pinDigits = snapshot.pinDigits
-        faults = snapshot.faults
-        cardFaults = snapshot.cardFaults
-        batteryPercent = snapshot.batteryPercent
-        connected = snapshot.connected
-        connections = snapshot.connections
-        rebooting = snapshot.rebooting
-    }
+/// What the simulator holds, as `ucube sim` shows it: a line each.
+extension SteeringSnapshot {
+    /// The card's name, then its interfaces in brackets when it has any: `visa-contact [icc]`.
+    var cardAndInterfaces: String { interfaces.isEmpty ? card : "\(card) [\(interfaces.joined(separator: ","))]" }
 
     package var lines: [String] {
-        func list(_ values: [String]) -> String { values.isEmpty ? "none" : values.joined(separator: ",") }
+        let list = Steering.list
         return [
-            "card: \(card)\(interfaces.isEmpty ? "" : " [\(interfaces.joined(separator: ","))]")",
+            "card: \(cardAndInterfaces)",
             "keys: \(list(keys))", "choices: \(list(choices))", "pin: \(pinDigits) digits",
             "faults: \(faults)", "card faults: \(cardFaults ?? "none")", "battery: \(batteryPercent) %",
             "link: \(rebooting ? "rebooting" : connected ? "connected" : "no connection") (\(connections) connection\(connections == 1 ? "" : "s") so far)",
@@ -230,7 +206,7 @@ package struct SteeringAnswer: Codable, Sendable, Report {
     package let ok: Bool
     package var device: String? = nil
     package var changed: [String]? = nil
-    package var status: SteeringStatus? = nil
+    package var status: SteeringSnapshot? = nil
     package var error: String? = nil
     package var hint: String? = nil
     package var exit: Int32? = nil
@@ -297,7 +273,7 @@ package struct SteeredTerminal: Sendable {
         var answer = SteeringAnswer(ok: true)
         answer.device = device
         answer.changed = Steering.changes(before, after)
-        answer.status = SteeringStatus(after)
+        answer.status = after
         return answer
     }
 
