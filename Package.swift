@@ -278,7 +278,7 @@ let package = Package(
             name: "ucubeTests",
             dependencies: [
                 "ucube", "UCubeCLI", "UCubeRuntime", "UCubeProtocol", "UCubeCrypto", "UCubeSimulator", "UCubePayment",
-                "UCubeLog",
+                "UCubeLog", "UCubeSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strict),

@@ -39,6 +39,13 @@ package enum FileStatus {
         return (kind == S_IFDIR, kind == S_IFREG ? Int64(info.st_size) : nil)
     }
 
+    /// The device and inode of the regular file open at `fd`, or nil for anything else (or a failed fstat).
+    package static func regularFileIdentity(_ fd: Int32) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
     /// Whether `path` names a directory (links followed).
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UCubeLink
 import UCubeRuntime
+import UCubeSupport
 
 @testable import UCubeCLI
 
@@ -158,6 +159,33 @@ struct LockTableTests {
         #expect(DeviceLock.holder(in: table, device: (8 << 8) | 1, inode: 1234) == 555)
         #expect(DeviceLock.holder(in: table, device: 42, inode: 77) == nil, "a POSIX lock is not ucube's flock")
         #expect(DeviceLock.holder(in: table, device: 42, inode: 5) == nil)
+        // A /proc/PID/fdinfo text (Linux's fs/proc/fd.c): its lock line says the same, its other lines are skipped.
+        let fdinfo =
+            "pos:\t0\nflags:\t02100002\nino:\t1234\n" + "lock:\t1: FLOCK  ADVISORY  WRITE 4242 00:2a:1234 0 EOF\n"
+        #expect(DeviceLock.holder(in: fdinfo, device: 42, inode: 1234) == 4242)
+        #expect(DeviceLock.holder(in: "pos:\t0\nino:\t1234\n", device: 42, inode: 1234) == nil)
+    }
+
+    /// The holder's own descriptors say it exactly, whatever other locks come and go in /proc/locks: a flock this
+    /// process takes is found in its fdinfo, on that file only, and not once it is released.
+    @Test func aHolderIsAskedFromItsOwnDescriptors() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ucube-lock-\(UUID())").path
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        let (device, inode) = try #require(FileStatus.regularFileIdentity(fd))
+        #expect(!DeviceLock.holds(pid: getpid(), device: device, inode: inode), "not locked yet")
+        try #require(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        #expect(DeviceLock.holds(pid: getpid(), device: device, inode: inode))
+        #expect(!DeviceLock.holds(pid: getpid(), device: device, inode: inode + 1), "another file")
+        #expect(!DeviceLock.holds(pid: getppid(), device: device, inode: inode), "another process")
+        #expect(!DeviceLock.holds(pid: 0, device: device, inode: inode))
+        #expect(!DeviceLock.holds(pid: -1, device: device, inode: inode))
+        try #require(flock(fd, LOCK_UN) == 0)
+        #expect(!DeviceLock.holds(pid: getpid(), device: device, inode: inode), "released")
     }
 
     /// A read of /proc/locks can miss a lock held all along when other locks come and go between its pages (the cold

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import UCubeLink
+import UCubeSupport
 
 /// One process at a time owns a terminal: an exclusive `flock` on `$XDG_RUNTIME_DIR/ucube/lock-<device>`, taken
 /// before the link opens and held until the process ends. The kernel releases it when the process dies, however it
@@ -39,12 +40,38 @@ package enum DeviceLock {
         held.withLock { $0[path] = fd }
     }
 
-    /// The pid of the process that holds the lock of the device whose file key is `key` now, if one does. Read from
-    /// the kernel's table of locks (/proc/locks: a FLOCK on the lock file's device and inode), so asking takes no
-    /// lock itself: a `history` run beside a `pay` starting can never make that payment find its terminal busy.
+    /// The pid of the process that holds the lock of the device whose file key is `key` now, if one does. Asking takes
+    /// no lock itself: a `history` run beside a `pay` starting can never make that payment find its terminal busy.
+    /// The process the file names is asked first, from its own descriptors (`holds(pid:device:inode:)`), which is
+    /// exact; when it holds nothing (it has not written its pid yet, or it ended), the kernel's table of locks
+    /// (/proc/locks: a FLOCK on the lock file's device and inode) says who does.
     package static func holder(key: String) -> Int32? {
-        guard let file = PrivateFile.identity(of: Environment.runtimeDirectory + "/lock-" + key) else { return nil }
-        return holder(device: file.device, inode: file.inode) { try? BoundedFile.read("/proc/locks", limit: 4 << 20) }
+        // Opened without following a link or waiting on a FIFO, and measured on the descriptor that is read: a
+        // regular file or nothing. (Closing this descriptor releases no lock: a flock belongs to the descriptor that
+        // took it, this process's own included.)
+        let fd = open(Environment.runtimeDirectory + "/lock-" + key, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let (device, inode) = FileStatus.regularFileIdentity(fd) else { return nil }
+        if let named = owner(fd), holds(pid: named, device: device, inode: inode) { return named }
+        return holder(device: device, inode: inode) { try? BoundedFile.read("/proc/locks", limit: 4 << 20) }
+    }
+
+    /// Whether process `pid` holds the FLOCK on `device`/`inode` through one of its own descriptors, as its
+    /// /proc/PID/fdinfo files show (`lock:\t1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234 0 EOF`). Unlike /proc/locks, a
+    /// process's descriptors are its own: no lock taken or dropped elsewhere can hide this one from the read, and the
+    /// lock's descriptor stays open as long as its holder lives. False for a process that is gone, another user's,
+    /// or a pid reused by a process that holds no such lock.
+    package static func holds(pid: Int32, device: UInt64, inode: UInt64) -> Bool {
+        guard pid > 0 else { return false }
+        let directory = "/proc/\(pid)/fdinfo"
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
+        for descriptor in descriptors where Int32(descriptor) != nil {
+            // An epoll or inotify descriptor's lines can be long; a lock's fdinfo is a few lines.
+            guard let info = try? BoundedFile.read(directory + "/" + descriptor, limit: 64 << 10) else { continue }
+            if holder(in: String(decoding: info, as: UTF8.self), device: device, inode: inode) == pid { return true }
+        }
+        return false
     }
 
     /// In how many reads of the table a lock that seems free is looked for (`holder(device:inode:reads:table:)`).
@@ -64,7 +91,8 @@ package enum DeviceLock {
     }
 
     /// The pid of the FLOCK held on `device`/`inode` in a /proc/locks text (`1: FLOCK  ADVISORY  WRITE 4242
-    /// 00:2a:1234 0 EOF`; a waiter's line has `->` after the number and is not a holder). Pure.
+    /// 00:2a:1234 0 EOF`; a waiter's line has `->` after the number and is not a holder), or in a /proc/PID/fdinfo
+    /// text, whose lock lines start `lock:\t` and whose other lines are skipped. Pure.
     package static func holder(in table: String, device: UInt64, inode: UInt64) -> Int32? {
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
         let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
