@@ -60,13 +60,6 @@ package enum PrivateFile {
         return fd
     }
 
-    /// The device and inode of the regular file at `path` (not followed if it is a link), or nil.
-    package static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
-
     /// Refuses `path` before any work when it is a symbolic link (what `open` would refuse once the work is done: a
     /// receipt after the payment, say). A path that does not exist yet passes.
     package static func checkNotALink(_ path: String) throws(PrivateFileError) {
